@@ -1,0 +1,853 @@
+//! Stage 2: type check. Infers every `let` and literal the way rustc would and records one
+//! type per expression and per variable, which both emitters read.
+//!
+//! Unsuffixed literals start as inference variables (`{integer}`, `{float}`) that unify with
+//! whatever they meet; the ones still open at the end default to `i32` and `f64`, as in Rust.
+
+use crate::ctxt::Ctxt;
+use crate::ir::*;
+use crate::methods::{self, ArgTy, RetTy};
+
+/// The result of type checking: the type of every expression and every variable.
+pub struct Types {
+    pub exprs: Vec<Ty>,
+    pub locals: Vec<Ty>,
+}
+
+impl Types {
+    pub fn expr(&self, id: ExprId) -> Ty {
+        self.exprs[id.0 as usize]
+    }
+
+    pub fn local(&self, id: LocalId) -> Ty {
+        self.locals[id.0 as usize]
+    }
+
+    /// The scalar type of an expression the checker proved to be scalar.
+    pub fn scalar(&self, id: ExprId) -> Scalar {
+        match self.expr(id) {
+            Ty::Scalar(scalar) => scalar,
+            other => unreachable!("checked as scalar, found {other:?}"),
+        }
+    }
+}
+
+/// Type checks `kernel`; `None` when there were errors (they are in `cx`).
+pub fn check_kernel(cx: &Ctxt, kernel: &Kernel) -> Option<Types> {
+    let mut checker = Checker {
+        cx,
+        kernel,
+        exprs: vec![None; kernel.exprs.len()],
+        locals: vec![None; kernel.locals.len()],
+        vars: Vec::new(),
+        loop_depth: 0,
+        negated_literals: Vec::new(),
+        negations: Vec::new(),
+    };
+    for param in &kernel.params {
+        checker.locals[param.local.0 as usize] = Some(T::Ty(param.ty));
+    }
+    checker.block(&kernel.body);
+    checker.finish()
+}
+
+/// A type during inference.
+#[derive(Clone, Copy, Debug)]
+enum T {
+    Ty(Ty),
+    Var(u32),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum VarKind {
+    Int,
+    Float,
+}
+
+/// A literal's inference variable: union-find parent, kind, and the type once known.
+struct Var {
+    parent: u32,
+    kind: VarKind,
+    bound: Option<Scalar>,
+}
+
+struct Checker<'a> {
+    cx: &'a Ctxt,
+    kernel: &'a Kernel,
+    exprs: Vec<Option<T>>,
+    locals: Vec<Option<T>>,
+    vars: Vec<Var>,
+    loop_depth: u32,
+    /// Integer literals directly under a unary minus: they may reach `MIN`.
+    negated_literals: Vec<ExprId>,
+    /// Negations whose operand type was still open when met.
+    negations: Vec<(ExprId, Loc)>,
+}
+
+impl Checker<'_> {
+    // ---- inference variables -----------------------------------------------------------
+
+    fn new_var(&mut self, kind: VarKind) -> T {
+        let id = self.vars.len() as u32;
+        self.vars.push(Var {
+            parent: id,
+            kind,
+            bound: None,
+        });
+        T::Var(id)
+    }
+
+    fn root(&mut self, mut id: u32) -> u32 {
+        while self.vars[id as usize].parent != id {
+            let parent = self.vars[id as usize].parent;
+            self.vars[id as usize].parent = self.vars[parent as usize].parent;
+            id = parent;
+        }
+        id
+    }
+
+    /// `t` with every bound variable replaced by its type.
+    fn resolve(&mut self, t: T) -> T {
+        match t {
+            T::Ty(_) => t,
+            T::Var(id) => {
+                let root = self.root(id);
+                match self.vars[root as usize].bound {
+                    Some(scalar) => T::Ty(Ty::Scalar(scalar)),
+                    None => T::Var(root),
+                }
+            }
+        }
+    }
+
+    fn describe(&mut self, t: T) -> String {
+        match self.resolve(t) {
+            T::Ty(ty) => format!("`{}`", ty.describe()),
+            T::Var(id) => match self.vars[id as usize].kind {
+                VarKind::Int => "integer".to_string(),
+                VarKind::Float => "floating-point number".to_string(),
+            },
+        }
+    }
+
+    /// Makes `found` equal to `expected`, or reports a mismatch at `loc`.
+    fn unify(&mut self, expected: T, found: T, loc: Loc) -> bool {
+        let (e, f) = (self.resolve(expected), self.resolve(found));
+        let ok = match (e, f) {
+            (T::Ty(a), T::Ty(b)) => a == b,
+            (T::Var(v), T::Ty(ty)) | (T::Ty(ty), T::Var(v)) => self.bind(v, ty),
+            (T::Var(a), T::Var(b)) => {
+                if a == b {
+                    true
+                } else if self.vars[a as usize].kind == self.vars[b as usize].kind {
+                    self.vars[b as usize].parent = a;
+                    true
+                } else {
+                    false
+                }
+            }
+        };
+        if !ok {
+            let (expected_text, found_text) = (self.describe(e), self.describe(f));
+            let hint = self.mismatch_hint(e, f);
+            self.cx.error(
+                loc,
+                format!("mismatched types: expected {expected_text}, found {found_text}{hint}"),
+            );
+        }
+        ok
+    }
+
+    fn mismatch_hint(&mut self, expected: T, found: T) -> String {
+        match (expected, found) {
+            (T::Ty(Ty::Scalar(e)), T::Var(v)) if e.is_float() => {
+                if self.vars[v as usize].kind == VarKind::Int {
+                    format!(
+                        "; write a float literal such as `2.0` (or `2.0_{}`)",
+                        e.rust_name()
+                    )
+                } else {
+                    String::new()
+                }
+            }
+            (T::Ty(Ty::Scalar(e)), T::Ty(Ty::Scalar(f)))
+                if e != Scalar::Bool && f != Scalar::Bool =>
+            {
+                format!(
+                    "; kernels convert no number type implicitly: write `... as {}`",
+                    e.rust_name()
+                )
+            }
+            _ => String::new(),
+        }
+    }
+
+    fn bind(&mut self, var: u32, ty: Ty) -> bool {
+        let Ty::Scalar(scalar) = ty else {
+            return false;
+        };
+        let kind_ok = match self.vars[var as usize].kind {
+            VarKind::Int => scalar.is_int(),
+            VarKind::Float => scalar.is_float(),
+        };
+        if kind_ok {
+            self.vars[var as usize].bound = Some(scalar);
+        }
+        kind_ok
+    }
+
+    /// The known scalar type of `t`, if inference has settled it.
+    fn known_scalar(&mut self, t: T) -> Option<Scalar> {
+        match self.resolve(t) {
+            T::Ty(Ty::Scalar(scalar)) => Some(scalar),
+            _ => None,
+        }
+    }
+
+    fn var_kind(&mut self, t: T) -> Option<VarKind> {
+        match self.resolve(t) {
+            T::Var(id) => Some(self.vars[id as usize].kind),
+            T::Ty(_) => None,
+        }
+    }
+
+    fn is_numeric(&mut self, t: T) -> bool {
+        self.var_kind(t).is_some()
+            || self
+                .known_scalar(t)
+                .is_some_and(|s| s.is_int() || s.is_float())
+    }
+
+    fn is_int(&mut self, t: T) -> bool {
+        self.var_kind(t) == Some(VarKind::Int) || self.known_scalar(t).is_some_and(Scalar::is_int)
+    }
+
+    fn loc(&self, id: ExprId) -> Loc {
+        self.kernel.expr(id).span
+    }
+
+    // ---- statements ----------------------------------------------------------------------
+
+    fn block(&mut self, block: &Block) {
+        for stmt in &block.stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::Let { local, init } => {
+                let found = self.expr(*init);
+                let decl = self.kernel.local(*local);
+                let t = match decl.annotation {
+                    Some(annotation) => {
+                        self.unify(T::Ty(annotation), found, self.loc(*init));
+                        T::Ty(annotation)
+                    }
+                    None => found,
+                };
+                if let T::Ty(ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)) = t {
+                    self.cx.error(
+                        self.loc(*init),
+                        format!(
+                            "a value of type `{}` cannot be stored in a variable: {}",
+                            ty.describe(),
+                            match ty {
+                                Ty::Slice { .. } => "index the slice parameter directly",
+                                Ty::Unit => "this expression has no value",
+                                _ => "store one component, e.g. `let tx = thread_idx().x;`",
+                            }
+                        ),
+                    );
+                }
+                self.locals[local.0 as usize] = Some(t);
+            }
+            StmtKind::Assign { place, op, value } => self.assign(*place, *op, *value),
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                self.condition(*cond);
+                self.block(then_block);
+                if let Some(else_block) = else_block {
+                    self.block(else_block);
+                }
+            }
+            StmtKind::While { cond, body } => {
+                self.condition(*cond);
+                self.in_loop(|this| this.block(body));
+            }
+            StmtKind::Loop { body } => self.in_loop(|this| this.block(body)),
+            StmtKind::For {
+                var,
+                start,
+                end,
+                step,
+                body,
+            } => {
+                let start_t = self.expr(*start);
+                let end_t = self.expr(*end);
+                self.unify(start_t, end_t, self.loc(*end));
+                if !self.is_int(start_t) && self.known_scalar(start_t).is_some() {
+                    let text = self.describe(start_t);
+                    self.cx.error(
+                        self.loc(*start),
+                        format!("`for` ranges need integer bounds, found {text}"),
+                    );
+                }
+                if let Some(step) = step {
+                    let step_t = self.expr(*step);
+                    self.unify(T::Ty(Ty::Scalar(Scalar::Usize)), step_t, self.loc(*step));
+                }
+                self.locals[var.0 as usize] = Some(start_t);
+                self.in_loop(|this| this.block(body));
+            }
+            StmtKind::Break | StmtKind::Continue => {
+                if self.loop_depth == 0 {
+                    self.cx.error(
+                        stmt.span,
+                        "`break` and `continue` are only allowed inside a loop",
+                    );
+                }
+            }
+            StmtKind::Return => {}
+            StmtKind::Block(block) => self.block(block),
+            StmtKind::Expr(expr) => {
+                self.expr(*expr);
+            }
+        }
+    }
+
+    fn in_loop(&mut self, f: impl FnOnce(&mut Self)) {
+        self.loop_depth += 1;
+        f(self);
+        self.loop_depth -= 1;
+    }
+
+    fn condition(&mut self, cond: ExprId) {
+        let t = self.expr(cond);
+        self.unify(T::Ty(Ty::Scalar(Scalar::Bool)), t, self.loc(cond));
+    }
+
+    fn assign(&mut self, place: ExprId, op: Option<BinOp>, value: ExprId) {
+        let place_t = self.expr(place);
+        let value_t = self.expr(value);
+        match &self.kernel.expr(place).kind {
+            ExprKind::Local(local) => {
+                let decl = self.kernel.local(*local);
+                if !decl.mutable {
+                    let is_param = self.kernel.params.iter().any(|p| p.local == *local);
+                    let message = if is_param {
+                        format!(
+                            "cannot assign to immutable parameter `{}`: declare it `mut {}`",
+                            decl.name, decl.name
+                        )
+                    } else {
+                        format!(
+                            "cannot assign twice to immutable variable `{}`: declare it `let mut {}`",
+                            decl.name, decl.name
+                        )
+                    };
+                    self.cx.error(self.loc(place), message);
+                }
+            }
+            ExprKind::Index { base, .. } => {
+                if let Some(T::Ty(Ty::Slice { mutable: false, .. })) = self.exprs[base.0 as usize] {
+                    let name = match &self.kernel.expr(*base).kind {
+                        ExprKind::Local(local) => self.kernel.local(*local).name.clone(),
+                        _ => "the slice".to_string(),
+                    };
+                    self.cx.error(
+                        self.loc(place),
+                        format!(
+                            "cannot assign to `{name}[_]`, which is behind a `&` reference: \
+                             declare the parameter as `{name}: &mut [T]`"
+                        ),
+                    );
+                }
+            }
+            _ => self.cx.error(
+                self.loc(place),
+                "cannot assign to this expression: assign to a `let mut` variable or to an element of a `&mut [T]` slice",
+            ),
+        }
+        match op {
+            None => {
+                self.unify(place_t, value_t, self.loc(value));
+            }
+            Some(op) => {
+                self.binary_type(op, place_t, value_t, self.loc(place), self.loc(value));
+            }
+        }
+    }
+
+    // ---- expressions --------------------------------------------------------------------
+
+    fn expr(&mut self, id: ExprId) -> T {
+        let t = self.expr_kind(id);
+        self.exprs[id.0 as usize] = Some(t);
+        t
+    }
+
+    fn expr_kind(&mut self, id: ExprId) -> T {
+        let loc = self.loc(id);
+        let kernel = self.kernel;
+        match &kernel.expr(id).kind {
+            ExprKind::Lit(Lit::Bool(_)) => T::Ty(Ty::Scalar(Scalar::Bool)),
+            ExprKind::Lit(Lit::Int { suffix, .. }) => match suffix {
+                Some(scalar) => T::Ty(Ty::Scalar(*scalar)),
+                None => self.new_var(VarKind::Int),
+            },
+            ExprKind::Lit(Lit::Float { suffix, .. }) => match suffix {
+                Some(scalar) => T::Ty(Ty::Scalar(*scalar)),
+                None => self.new_var(VarKind::Float),
+            },
+            ExprKind::Local(local) => self.locals[local.0 as usize].unwrap_or(T::Ty(Ty::Unit)),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let lhs_t = self.expr(*lhs);
+                let rhs_t = self.expr(*rhs);
+                self.binary_type(*op, lhs_t, rhs_t, self.loc(*lhs), self.loc(*rhs))
+            }
+            ExprKind::Unary { op, operand } => {
+                if let (UnOp::Neg, ExprKind::Lit(Lit::Int { .. })) =
+                    (op, &kernel.expr(*operand).kind)
+                {
+                    self.negated_literals.push(*operand);
+                }
+                let t = self.expr(*operand);
+                self.unary_type(*op, t, id, loc)
+            }
+            ExprKind::Cast { expr, to } => {
+                let from = self.expr(*expr);
+                self.cast(from, *to, loc);
+                T::Ty(Ty::Scalar(*to))
+            }
+            ExprKind::Index { base, index } => {
+                let base_t = self.expr(*base);
+                let index_t = self.expr(*index);
+                let usize_t = T::Ty(Ty::Scalar(Scalar::Usize));
+                let index_ok = match self.resolve(index_t) {
+                    T::Var(_) => self.unify(usize_t, index_t, self.loc(*index)),
+                    T::Ty(Ty::Scalar(Scalar::Usize)) => true,
+                    T::Ty(other) => {
+                        self.cx.error(
+                            self.loc(*index),
+                            format!(
+                                "slices are indexed by `usize`, found `{}`: write `... as usize`",
+                                other.describe()
+                            ),
+                        );
+                        false
+                    }
+                };
+                let _ = index_ok;
+                match self.resolve(base_t) {
+                    T::Ty(Ty::Slice { elem, .. }) => T::Ty(Ty::Scalar(elem)),
+                    _ => {
+                        let text = self.describe(base_t);
+                        self.cx.error(
+                            self.loc(*base),
+                            format!("cannot index into a value of type {text}: only slice parameters can be indexed"),
+                        );
+                        T::Ty(Ty::Unit)
+                    }
+                }
+            }
+            ExprKind::Len(base) => {
+                let base_t = self.expr(*base);
+                if !matches!(self.resolve(base_t), T::Ty(Ty::Slice { .. })) {
+                    let text = self.describe(base_t);
+                    self.cx.error(
+                        loc,
+                        format!("`len()` is only available on slices, not on {text}"),
+                    );
+                }
+                T::Ty(Ty::Scalar(Scalar::Usize))
+            }
+            ExprKind::Method {
+                receiver,
+                method,
+                method_span,
+                args,
+                receiver_ty,
+            } => self.method(*receiver, method, *method_span, args, *receiver_ty),
+            ExprKind::Builtin(builtin) => T::Ty(builtin.ty()),
+            ExprKind::Axis { base, axis } => {
+                let base_t = self.expr(*base);
+                match self.resolve(base_t) {
+                    T::Ty(Ty::Dim3) => T::Ty(Ty::Scalar(Scalar::U32)),
+                    T::Ty(Ty::Index3) => T::Ty(Ty::Scalar(Scalar::Usize)),
+                    _ => {
+                        let text = self.describe(base_t);
+                        self.cx.error(
+                            loc,
+                            format!(
+                                "no field `{}` on {text}: components are read from index intrinsics such as `thread_idx().x`",
+                                axis.name()
+                            ),
+                        );
+                        T::Ty(Ty::Unit)
+                    }
+                }
+            }
+            ExprKind::Const { ty, name } => match constant_type(*ty, name) {
+                Some(t) => T::Ty(Ty::Scalar(t)),
+                None => {
+                    self.cx.error(
+                        loc,
+                        format!(
+                            "unknown constant `{}::{name}`: supported are {}",
+                            ty.rust_name(),
+                            constant_names(*ty)
+                        ),
+                    );
+                    T::Ty(Ty::Scalar(*ty))
+                }
+            },
+            ExprKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
+                self.condition(*cond);
+                let then_t = self.expr(*then_value);
+                let else_t = self.expr(*else_value);
+                self.unify(then_t, else_t, self.loc(*else_value));
+                if !matches!(self.resolve(then_t), T::Var(_) | T::Ty(Ty::Scalar(_))) {
+                    self.cx.error(
+                        loc,
+                        "an `if` used as a value must produce a number or `bool`",
+                    );
+                }
+                then_t
+            }
+        }
+    }
+
+    fn binary_type(&mut self, op: BinOp, lhs: T, rhs: T, lhs_loc: Loc, rhs_loc: Loc) -> T {
+        let bool_t = T::Ty(Ty::Scalar(Scalar::Bool));
+        match op {
+            BinOp::And | BinOp::Or => {
+                self.unify(bool_t, lhs, lhs_loc);
+                self.unify(bool_t, rhs, rhs_loc);
+                bool_t
+            }
+            _ if op.is_comparison() => {
+                self.unify(lhs, rhs, rhs_loc);
+                self.require_scalar(lhs, op, lhs_loc);
+                bool_t
+            }
+            BinOp::Shl | BinOp::Shr => {
+                for (t, loc) in [(lhs, lhs_loc), (rhs, rhs_loc)] {
+                    if !self.is_int(t) {
+                        let text = self.describe(t);
+                        self.cx.error(
+                            loc,
+                            format!("`{}` needs integer operands, found {text}", op.symbol()),
+                        );
+                    }
+                }
+                lhs
+            }
+            _ => {
+                if !self.unify(lhs, rhs, rhs_loc) {
+                    return lhs;
+                }
+                let allowed = match op {
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                        self.is_int(lhs) || self.known_scalar(lhs) == Some(Scalar::Bool)
+                    }
+                    _ => self.is_numeric(lhs),
+                };
+                if !allowed {
+                    let text = self.describe(lhs);
+                    self.cx.error(
+                        lhs_loc,
+                        format!(
+                            "binary operator `{}` cannot be applied to {text}",
+                            op.symbol()
+                        ),
+                    );
+                }
+                lhs
+            }
+        }
+    }
+
+    fn require_scalar(&mut self, t: T, op: BinOp, loc: Loc) {
+        if let T::Ty(ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)) = self.resolve(t) {
+            self.cx.error(
+                loc,
+                format!(
+                    "binary operator `{}` cannot be applied to `{}`",
+                    op.symbol(),
+                    ty.describe()
+                ),
+            );
+        }
+    }
+
+    fn unary_type(&mut self, op: UnOp, t: T, id: ExprId, loc: Loc) -> T {
+        match op {
+            UnOp::Neg => match self.resolve(t) {
+                T::Var(_) => {
+                    self.negations.push((id, loc));
+                    t
+                }
+                T::Ty(Ty::Scalar(s)) if s.is_signed_int() || s.is_float() => t,
+                _ => {
+                    let text = self.describe(t);
+                    self.cx
+                        .error(loc, format!("cannot apply unary operator `-` to {text}"));
+                    t
+                }
+            },
+            UnOp::Not => {
+                let ok = self.is_int(t) || self.known_scalar(t) == Some(Scalar::Bool);
+                if !ok {
+                    let text = self.describe(t);
+                    self.cx
+                        .error(loc, format!("cannot apply unary operator `!` to {text}"));
+                }
+                t
+            }
+        }
+    }
+
+    fn cast(&mut self, from: T, to: Scalar, loc: Loc) {
+        let from_scalar = match self.resolve(from) {
+            T::Ty(Ty::Scalar(s)) => Some(s),
+            T::Var(_) => None,
+            T::Ty(other) => {
+                self.cx.error(
+                    loc,
+                    format!("cannot cast `{}` as `{}`", other.describe(), to.rust_name()),
+                );
+                return;
+            }
+        };
+        let from_text = self.describe(from);
+        if to == Scalar::Bool && from_scalar != Some(Scalar::Bool) {
+            self.cx.error(
+                loc,
+                format!("cannot cast {from_text} as `bool`: compare with zero instead (`x != 0`)"),
+            );
+        } else if from_scalar == Some(Scalar::Bool) && to.is_float() {
+            self.cx.error(
+                loc,
+                format!(
+                    "cannot cast `bool` as `{}`: cast to an integer first (`b as u32 as {}`)",
+                    to.rust_name(),
+                    to.rust_name()
+                ),
+            );
+        }
+    }
+
+    fn method(
+        &mut self,
+        receiver: ExprId,
+        name: &str,
+        name_loc: Loc,
+        args: &[ExprId],
+        receiver_ty: Option<Scalar>,
+    ) -> T {
+        let receiver_t = self.expr(receiver);
+        let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
+        if let Some(ty) = receiver_ty {
+            self.unify(T::Ty(Ty::Scalar(ty)), receiver_t, self.loc(receiver));
+        }
+        let scalar = match self.resolve(receiver_t) {
+            T::Ty(Ty::Scalar(s)) => s,
+            T::Var(_) => {
+                let text = self.describe(receiver_t);
+                let example = if self.var_kind(receiver_t) == Some(VarKind::Float) {
+                    "`2.0_f32`"
+                } else {
+                    "`2_u32`"
+                };
+                self.cx.error(
+                    name_loc,
+                    format!(
+                        "can't call method `{name}` on ambiguous numeric type {{{}}}: give the value a type, \
+                         e.g. {example} or `let x: f32 = ...;`",
+                        text.replace("floating-point number", "float")
+                    ),
+                );
+                return T::Ty(Ty::Unit);
+            }
+            T::Ty(other) => {
+                self.cx.error(
+                    name_loc,
+                    format!(
+                        "no method `{name}` on `{}`: slices support `.len()` and indexing",
+                        other.describe()
+                    ),
+                );
+                return T::Ty(Ty::Unit);
+            }
+        };
+        let Some(method) = methods::lookup(name, scalar) else {
+            let available = methods::names_for(scalar);
+            self.cx.error(
+                name_loc,
+                if available.is_empty() {
+                    format!("no method `{name}` on `{}` in kernels", scalar.rust_name())
+                } else {
+                    format!(
+                        "no method `{name}` on `{}` in kernels; available: {available}",
+                        scalar.rust_name()
+                    )
+                },
+            );
+            return T::Ty(Ty::Unit);
+        };
+        if method.args.len() != args.len() {
+            self.cx.error(
+                name_loc,
+                format!(
+                    "`{name}` takes {} argument{}, found {}",
+                    method.args.len(),
+                    if method.args.len() == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+            return T::Ty(Ty::Unit);
+        }
+        for ((arg, arg_t), expected) in args.iter().zip(arg_ts).zip(method.args) {
+            let expected = match expected {
+                ArgTy::Same => T::Ty(Ty::Scalar(scalar)),
+                ArgTy::I32 => T::Ty(Ty::Scalar(Scalar::I32)),
+                ArgTy::U32 => T::Ty(Ty::Scalar(Scalar::U32)),
+            };
+            self.unify(expected, arg_t, self.loc(*arg));
+        }
+        T::Ty(Ty::Scalar(match method.ret {
+            RetTy::Same => scalar,
+            RetTy::Bool => Scalar::Bool,
+            RetTy::U32 => Scalar::U32,
+        }))
+    }
+
+    // ---- the end: defaults and checks that need final types --------------------------------
+
+    fn finish(mut self) -> Option<Types> {
+        let mut exprs = Vec::with_capacity(self.exprs.len());
+        for t in std::mem::take(&mut self.exprs) {
+            let ty = t.map_or(Ty::Unit, |t| self.finalize(t));
+            exprs.push(ty);
+        }
+        let mut locals = Vec::with_capacity(self.locals.len());
+        for t in std::mem::take(&mut self.locals) {
+            let ty = t.map_or(Ty::Unit, |t| self.finalize(t));
+            locals.push(ty);
+        }
+        for (id, loc) in std::mem::take(&mut self.negations) {
+            if let Ty::Scalar(s) = exprs[id.0 as usize] {
+                if !s.is_signed_int() && !s.is_float() {
+                    self.cx.error(
+                        loc,
+                        format!(
+                            "cannot apply unary operator `-` to type `{}`",
+                            s.rust_name()
+                        ),
+                    );
+                }
+            }
+        }
+        for (index, expr) in self.kernel.exprs.iter().enumerate() {
+            if let ExprKind::Lit(Lit::Int { value, .. }) = expr.kind {
+                if let Ty::Scalar(scalar) = exprs[index] {
+                    let negated = self.negated_literals.contains(&ExprId(index as u32));
+                    if value > int_max(scalar, negated) {
+                        self.cx.error(
+                            expr.span,
+                            format!(
+                                "literal out of range for `{}`: the largest {} is {}",
+                                scalar.rust_name(),
+                                scalar.rust_name(),
+                                int_max(scalar, false)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        if self.cx.has_errors() {
+            return None;
+        }
+        Some(Types { exprs, locals })
+    }
+
+    fn finalize(&mut self, t: T) -> Ty {
+        match self.resolve(t) {
+            T::Ty(ty) => ty,
+            T::Var(id) => Ty::Scalar(match self.vars[id as usize].kind {
+                VarKind::Int => Scalar::I32,
+                VarKind::Float => Scalar::F64,
+            }),
+        }
+    }
+}
+
+/// The largest literal value `scalar` holds; one more for a negated signed literal (`-128`).
+fn int_max(scalar: Scalar, negated: bool) -> u128 {
+    let max = match scalar {
+        Scalar::I32 => i32::MAX as u128,
+        Scalar::U32 => u32::MAX as u128,
+        Scalar::I64 => i64::MAX as u128,
+        Scalar::U64 | Scalar::Usize => u64::MAX as u128,
+        _ => u128::MAX,
+    };
+    if negated && scalar.is_signed_int() {
+        max + 1
+    } else {
+        max
+    }
+}
+
+/// The type of the associated constant `ty::name`, if the language knows it.
+pub fn constant_type(ty: Scalar, name: &str) -> Option<Scalar> {
+    let known = if ty.is_int() {
+        matches!(name, "MAX" | "MIN" | "BITS")
+    } else if ty.is_float() {
+        FLOAT_CONSTANTS.contains(&name)
+    } else {
+        false
+    };
+    match (known, name) {
+        (false, _) => None,
+        (true, "BITS") => Some(Scalar::U32),
+        (true, _) => Some(ty),
+    }
+}
+
+/// The float constants kernels may name, as in `f32::` and `f32::consts::`.
+pub const FLOAT_CONSTANTS: &[&str] = &[
+    "MAX",
+    "MIN",
+    "MIN_POSITIVE",
+    "EPSILON",
+    "INFINITY",
+    "NEG_INFINITY",
+    "NAN",
+    "PI",
+    "TAU",
+    "E",
+    "SQRT_2",
+    "LN_2",
+    "LN_10",
+    "LOG2_E",
+    "LOG10_E",
+    "FRAC_1_SQRT_2",
+    "FRAC_PI_2",
+];
+
+fn constant_names(ty: Scalar) -> String {
+    if ty.is_float() {
+        FLOAT_CONSTANTS.join(", ")
+    } else {
+        "MAX, MIN, BITS".to_string()
+    }
+}

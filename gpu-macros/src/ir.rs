@@ -1,0 +1,441 @@
+//! The kernel IR: what `parse` produces and every later stage reads.
+//!
+//! syn types stop at `parse`; the IR keeps only `Span`s for messages. Expressions live in an
+//! arena (`Kernel::exprs`) and are referred to by `ExprId`, so the type checker can record one
+//! type per expression that both emitters read without re-inferring.
+
+use proc_macro2::{Span, TokenStream};
+
+/// Where a piece of the kernel was written: its first and last token, so a message underlines
+/// the whole construct as rustc would.
+#[derive(Clone, Copy, Debug)]
+pub struct Loc {
+    pub start: Span,
+    pub end: Span,
+}
+
+impl Loc {
+    /// The location covering all of `node`'s tokens.
+    pub fn of(node: &impl quote::ToTokens) -> Loc {
+        let mut tokens = node.to_token_stream().into_iter();
+        let start = tokens
+            .next()
+            .map_or_else(Span::call_site, |token| token.span());
+        let end = tokens.last().map_or(start, |token| token.span());
+        Loc { start, end }
+    }
+
+    /// The 1-based source line the construct starts on.
+    pub fn line(self) -> usize {
+        self.start.start().line
+    }
+}
+
+/// A scalar type of the kernel language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    Bool,
+    I32,
+    U32,
+    I64,
+    U64,
+    Usize,
+    F32,
+    F64,
+}
+
+impl Scalar {
+    /// Every scalar, in the order messages list them.
+    pub const ALL: [Scalar; 8] = [
+        Scalar::Bool,
+        Scalar::I32,
+        Scalar::U32,
+        Scalar::I64,
+        Scalar::U64,
+        Scalar::Usize,
+        Scalar::F32,
+        Scalar::F64,
+    ];
+
+    /// The type's name as written in Rust.
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I32 => "i32",
+            Scalar::U32 => "u32",
+            Scalar::I64 => "i64",
+            Scalar::U64 => "u64",
+            Scalar::Usize => "usize",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+        }
+    }
+
+    /// Looks a Rust type name up.
+    pub fn from_rust_name(name: &str) -> Option<Scalar> {
+        Scalar::ALL.into_iter().find(|s| s.rust_name() == name)
+    }
+
+    /// The variant name of `gpu_runtime::ScalarType` for this type.
+    pub fn runtime_variant(self) -> &'static str {
+        match self {
+            Scalar::Bool => "Bool",
+            Scalar::I32 => "I32",
+            Scalar::U32 => "U32",
+            Scalar::I64 => "I64",
+            Scalar::U64 => "U64",
+            Scalar::Usize => "Usize",
+            Scalar::F32 => "F32",
+            Scalar::F64 => "F64",
+        }
+    }
+
+    pub fn is_int(self) -> bool {
+        matches!(
+            self,
+            Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 | Scalar::Usize
+        )
+    }
+
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, Scalar::I32 | Scalar::I64)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    /// Width in bits of an integer type.
+    pub fn bits(self) -> u32 {
+        match self {
+            Scalar::Bool => 8,
+            Scalar::I32 | Scalar::U32 | Scalar::F32 => 32,
+            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => 64,
+        }
+    }
+}
+
+/// A type of a value in a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Scalar(Scalar),
+    Slice {
+        elem: Scalar,
+        mutable: bool,
+    },
+    /// `thread_idx()` and friends: three `u32` components.
+    Dim3,
+    /// `global_idx()` and friends: three `usize` components.
+    Index3,
+    Unit,
+}
+
+impl Ty {
+    /// The type as a Rust user would write it, for messages.
+    pub fn describe(self) -> String {
+        match self {
+            Ty::Scalar(s) => s.rust_name().to_string(),
+            Ty::Slice { elem, mutable } => {
+                format!(
+                    "&{}[{}]",
+                    if mutable { "mut " } else { "" },
+                    elem.rust_name()
+                )
+            }
+            Ty::Dim3 => "Dim3".to_string(),
+            Ty::Index3 => "Index3".to_string(),
+            Ty::Unit => "()".to_string(),
+        }
+    }
+}
+
+/// Handle to an expression in `Kernel::exprs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ExprId(pub u32);
+
+/// Handle to a variable (parameter or `let`) in `Kernel::locals`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LocalId(pub u32);
+
+/// A parsed kernel.
+pub struct Kernel {
+    pub name: String,
+    pub name_span: Loc,
+    /// The function's visibility, re-used verbatim for the generated module.
+    pub vis: TokenStream,
+    /// Doc comments and other outer attributes, carried to the generated module.
+    pub docs: Vec<TokenStream>,
+    pub params: Vec<Param>,
+    pub body: Block,
+    pub exprs: Vec<Expr>,
+    pub locals: Vec<Local>,
+    /// The file the kernel was written in, for `#line` directives.
+    pub file: String,
+}
+
+impl Kernel {
+    pub fn expr(&self, id: ExprId) -> &Expr {
+        &self.exprs[id.0 as usize]
+    }
+
+    pub fn local(&self, id: LocalId) -> &Local {
+        &self.locals[id.0 as usize]
+    }
+}
+
+/// A kernel parameter.
+pub struct Param {
+    pub local: LocalId,
+    pub ty: Ty,
+    pub span: Loc,
+}
+
+/// A variable: a parameter or a `let` binding.
+pub struct Local {
+    pub name: String,
+    pub mutable: bool,
+    /// The written type, for parameters and annotated `let`s.
+    pub annotation: Option<Ty>,
+}
+
+/// A `{ ... }` block of statements.
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+}
+
+/// A statement, with the span of the whole statement.
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Loc,
+}
+
+pub enum StmtKind {
+    Let {
+        local: LocalId,
+        init: ExprId,
+    },
+    /// `place = value` or `place op= value`.
+    Assign {
+        place: ExprId,
+        op: Option<BinOp>,
+        value: ExprId,
+    },
+    If {
+        cond: ExprId,
+        then_block: Block,
+        else_block: Option<Block>,
+    },
+    While {
+        cond: ExprId,
+        body: Block,
+    },
+    Loop {
+        body: Block,
+    },
+    /// `for var in start..end` or `for var in (start..end).step_by(step)`.
+    For {
+        var: LocalId,
+        start: ExprId,
+        end: ExprId,
+        step: Option<ExprId>,
+        body: Block,
+    },
+    Break,
+    Continue,
+    Return,
+    Block(Block),
+    /// An expression evaluated for its effect.
+    Expr(ExprId),
+}
+
+/// An expression, with its span.
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Loc,
+}
+
+pub enum ExprKind {
+    Lit(Lit),
+    Local(LocalId),
+    Binary {
+        op: BinOp,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
+    Unary {
+        op: UnOp,
+        operand: ExprId,
+    },
+    Cast {
+        expr: ExprId,
+        to: Scalar,
+    },
+    Index {
+        base: ExprId,
+        index: ExprId,
+    },
+    /// `slice.len()`.
+    Len(ExprId),
+    /// A method on a number: `x.sqrt()`, `a.max(b)`.
+    Method {
+        receiver: ExprId,
+        method: String,
+        method_span: Loc,
+        args: Vec<ExprId>,
+        /// The type named in the path form `f32::sqrt(x)`.
+        receiver_ty: Option<Scalar>,
+    },
+    /// `thread_idx()`, `global_idx()`, ...
+    Builtin(Builtin),
+    /// `.x`, `.y` or `.z` of a `Dim3`/`Index3`.
+    Axis {
+        base: ExprId,
+        axis: Axis,
+    },
+    /// An associated constant such as `f32::MAX` or `u32::MIN`.
+    Const {
+        ty: Scalar,
+        name: String,
+    },
+    /// `if c { a } else { b }` used as a value.
+    Select {
+        cond: ExprId,
+        then_value: ExprId,
+        else_value: ExprId,
+    },
+}
+
+/// A literal as written; the type checker gives unsuffixed ones their type.
+#[derive(Clone, Debug)]
+pub enum Lit {
+    Bool(bool),
+    Int {
+        value: u128,
+        suffix: Option<Scalar>,
+    },
+    /// The digits as written (without suffix), so no precision is lost before emission.
+    Float {
+        digits: String,
+        suffix: Option<Scalar>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    /// The operator as written in both Rust and C++.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+impl Axis {
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::X => "x",
+            Axis::Y => "y",
+            Axis::Z => "z",
+        }
+    }
+}
+
+/// Index and dimension intrinsics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    ThreadIdx,
+    BlockIdx,
+    BlockDim,
+    GridDim,
+    /// `block_idx * block_dim + thread_idx`, per axis, as `usize`.
+    GlobalIdx,
+    /// `grid_dim * block_dim`, per axis, as `usize`: the stride of a grid-stride loop.
+    GridSize,
+}
+
+impl Builtin {
+    pub const ALL: [Builtin; 6] = [
+        Builtin::ThreadIdx,
+        Builtin::BlockIdx,
+        Builtin::BlockDim,
+        Builtin::GridDim,
+        Builtin::GlobalIdx,
+        Builtin::GridSize,
+    ];
+
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            Builtin::ThreadIdx => "thread_idx",
+            Builtin::BlockIdx => "block_idx",
+            Builtin::BlockDim => "block_dim",
+            Builtin::GridDim => "grid_dim",
+            Builtin::GlobalIdx => "global_idx",
+            Builtin::GridSize => "grid_size",
+        }
+    }
+
+    pub fn ty(self) -> Ty {
+        match self {
+            Builtin::GlobalIdx | Builtin::GridSize => Ty::Index3,
+            _ => Ty::Dim3,
+        }
+    }
+}

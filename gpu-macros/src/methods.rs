@@ -1,0 +1,295 @@
+//! The methods on numbers that kernels may call, with their signatures and CUDA spellings.
+//!
+//! One table serves the type checker (what a method takes and returns) and the CUDA emitter
+//! (what it becomes), so the two cannot disagree.
+
+use crate::ir::Scalar;
+
+/// Which receivers a method accepts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Receiver {
+    Float,
+    Int,
+    SignedInt,
+    Number,
+}
+
+/// The type of each extra argument.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ArgTy {
+    /// Same type as the receiver.
+    Same,
+    I32,
+    U32,
+}
+
+/// The result type.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum RetTy {
+    Same,
+    Bool,
+    U32,
+}
+
+/// How the call is written in CUDA C++.
+#[derive(Clone, Copy)]
+pub enum Cuda {
+    /// A libdevice function, `f32` name then `f64` name: `sqrtf(x)` / `sqrt(x)`.
+    Func(&'static str, &'static str),
+    /// A helper from the generated prelude, overloaded on the receiver type.
+    Helper(&'static str),
+    /// An integer intrinsic: 32-bit name then 64-bit name.
+    IntFunc(&'static str, &'static str),
+}
+
+/// One method of the table.
+pub struct Method {
+    pub name: &'static str,
+    pub receiver: Receiver,
+    pub args: &'static [ArgTy],
+    pub ret: RetTy,
+    pub cuda: Cuda,
+}
+
+const fn float(
+    name: &'static str,
+    args: &'static [ArgTy],
+    f32_name: &'static str,
+    f64_name: &'static str,
+) -> Method {
+    Method {
+        name,
+        receiver: Receiver::Float,
+        args,
+        ret: RetTy::Same,
+        cuda: Cuda::Func(f32_name, f64_name),
+    }
+}
+
+const NONE: &[ArgTy] = &[];
+const ONE: &[ArgTy] = &[ArgTy::Same];
+const TWO: &[ArgTy] = &[ArgTy::Same, ArgTy::Same];
+
+/// Every method kernels may call on numbers.
+pub const METHODS: &[Method] = &[
+    float("sqrt", NONE, "sqrtf", "sqrt"),
+    float("cbrt", NONE, "cbrtf", "cbrt"),
+    float("exp", NONE, "expf", "exp"),
+    float("exp2", NONE, "exp2f", "exp2"),
+    float("exp_m1", NONE, "expm1f", "expm1"),
+    float("ln", NONE, "logf", "log"),
+    float("log2", NONE, "log2f", "log2"),
+    float("log10", NONE, "log10f", "log10"),
+    float("ln_1p", NONE, "log1pf", "log1p"),
+    float("sin", NONE, "sinf", "sin"),
+    float("cos", NONE, "cosf", "cos"),
+    float("tan", NONE, "tanf", "tan"),
+    float("asin", NONE, "asinf", "asin"),
+    float("acos", NONE, "acosf", "acos"),
+    float("atan", NONE, "atanf", "atan"),
+    float("atan2", ONE, "atan2f", "atan2"),
+    float("sinh", NONE, "sinhf", "sinh"),
+    float("cosh", NONE, "coshf", "cosh"),
+    float("tanh", NONE, "tanhf", "tanh"),
+    float("hypot", ONE, "hypotf", "hypot"),
+    float("powf", ONE, "powf", "pow"),
+    float("floor", NONE, "floorf", "floor"),
+    float("ceil", NONE, "ceilf", "ceil"),
+    float("round", NONE, "roundf", "round"),
+    float("trunc", NONE, "truncf", "trunc"),
+    float("mul_add", TWO, "fmaf", "fma"),
+    float("copysign", ONE, "copysignf", "copysign"),
+    // CUDA's reciprocal square root; not in std, but what GPU code reaches for.
+    float("rsqrt", NONE, "rsqrtf", "rsqrt"),
+    Method {
+        name: "powi",
+        receiver: Receiver::Float,
+        args: &[ArgTy::I32],
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_powi"),
+    },
+    Method {
+        name: "fract",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_fract"),
+    },
+    Method {
+        name: "recip",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_recip"),
+    },
+    Method {
+        name: "signum",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_signum"),
+    },
+    Method {
+        name: "is_nan",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Bool,
+        cuda: Cuda::Helper("rs_is_nan"),
+    },
+    Method {
+        name: "is_infinite",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Bool,
+        cuda: Cuda::Helper("rs_is_infinite"),
+    },
+    Method {
+        name: "is_finite",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Bool,
+        cuda: Cuda::Helper("rs_is_finite"),
+    },
+    Method {
+        name: "to_degrees",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_to_degrees"),
+    },
+    Method {
+        name: "to_radians",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_to_radians"),
+    },
+    // f32::min/max ignore a NaN operand, exactly as fminf/fmaxf do.
+    Method {
+        name: "min",
+        receiver: Receiver::Float,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Func("fminf", "fmin"),
+    },
+    Method {
+        name: "max",
+        receiver: Receiver::Float,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Func("fmaxf", "fmax"),
+    },
+    Method {
+        name: "min",
+        receiver: Receiver::Int,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_min"),
+    },
+    Method {
+        name: "max",
+        receiver: Receiver::Int,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_max"),
+    },
+    Method {
+        name: "clamp",
+        receiver: Receiver::Number,
+        args: TWO,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_clamp"),
+    },
+    Method {
+        name: "abs",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Func("fabsf", "fabs"),
+    },
+    Method {
+        name: "abs",
+        receiver: Receiver::SignedInt,
+        args: NONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_wrapping_abs"),
+    },
+    Method {
+        name: "pow",
+        receiver: Receiver::Int,
+        args: &[ArgTy::U32],
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_wrapping_pow"),
+    },
+    Method {
+        name: "wrapping_add",
+        receiver: Receiver::Int,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_wrapping_add"),
+    },
+    Method {
+        name: "wrapping_sub",
+        receiver: Receiver::Int,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_wrapping_sub"),
+    },
+    Method {
+        name: "wrapping_mul",
+        receiver: Receiver::Int,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_wrapping_mul"),
+    },
+    Method {
+        name: "count_ones",
+        receiver: Receiver::Int,
+        args: NONE,
+        ret: RetTy::U32,
+        cuda: Cuda::IntFunc("__popc", "__popcll"),
+    },
+    Method {
+        name: "leading_zeros",
+        receiver: Receiver::Int,
+        args: NONE,
+        ret: RetTy::U32,
+        cuda: Cuda::IntFunc("__clz", "__clzll"),
+    },
+    Method {
+        name: "trailing_zeros",
+        receiver: Receiver::Int,
+        args: NONE,
+        ret: RetTy::U32,
+        cuda: Cuda::Helper("rs_trailing_zeros"),
+    },
+];
+
+impl Receiver {
+    pub fn accepts(self, scalar: Scalar) -> bool {
+        match self {
+            Receiver::Float => scalar.is_float(),
+            Receiver::Int => scalar.is_int(),
+            Receiver::SignedInt => scalar.is_signed_int(),
+            Receiver::Number => scalar.is_int() || scalar.is_float(),
+        }
+    }
+}
+
+/// The method `name` callable on `receiver`.
+pub fn lookup(name: &str, receiver: Scalar) -> Option<&'static Method> {
+    METHODS
+        .iter()
+        .find(|m| m.name == name && m.receiver.accepts(receiver))
+}
+
+/// The names of the methods available on `receiver`, for messages.
+pub fn names_for(receiver: Scalar) -> String {
+    let mut names: Vec<&str> = METHODS
+        .iter()
+        .filter(|m| m.receiver.accepts(receiver))
+        .map(|m| m.name)
+        .collect();
+    names.dedup();
+    names.join(", ")
+}

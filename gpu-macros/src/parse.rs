@@ -1,0 +1,1020 @@
+//! Stage 1: syn's syntax tree of a `#[kernel]` fn → kernel IR.
+//!
+//! Everything outside the kernel language is rejected here with the user's span and a message
+//! naming the construct and what to use instead. Names are resolved here too (each use of a
+//! variable becomes a `LocalId`), so later stages never look at strings to find a binding.
+
+use crate::ctxt::Ctxt;
+use crate::ir::*;
+use quote::ToTokens;
+
+/// What kernel parameters and `let` annotations may be, for messages.
+pub const SUPPORTED_SCALARS: &str = "bool, i32, u32, i64, u64, usize, f32, f64";
+
+/// Parses a kernel fn into IR, recording every unsupported construct in `cx`.
+pub fn parse_kernel(cx: &Ctxt, item: &syn::ItemFn, file: String) -> Kernel {
+    let mut parser = Parser {
+        cx,
+        exprs: Vec::new(),
+        locals: Vec::new(),
+        scopes: vec![Vec::new()],
+    };
+    check_signature(cx, &item.sig);
+    let params = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| parser.param(input))
+        .collect();
+    let body = parser.block(&item.block);
+    let docs = item
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("doc"))
+        .map(|attr| attr.to_token_stream())
+        .collect();
+    Kernel {
+        name: item.sig.ident.to_string(),
+        name_span: Loc::of(&item.sig.ident),
+        vis: item.vis.to_token_stream(),
+        docs,
+        params,
+        body,
+        exprs: parser.exprs,
+        locals: parser.locals,
+        file,
+    }
+}
+
+fn check_signature(cx: &Ctxt, sig: &syn::Signature) {
+    if let Some(token) = &sig.constness {
+        cx.error_spanned_by(token, "kernels cannot be `const fn`: remove `const`");
+    }
+    if let Some(token) = &sig.asyncness {
+        cx.error_spanned_by(token, "kernels cannot be `async fn`: remove `async`");
+    }
+    if let Some(token) = &sig.unsafety {
+        cx.error_spanned_by(
+            token,
+            "kernels are safe functions: remove `unsafe` (the generated launcher is safe to call)",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned_by(
+            abi,
+            "kernels take no ABI: remove `extern`; the macro chooses the CUDA entry point",
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.error_spanned_by(variadic, "kernels cannot be variadic");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &sig.generics,
+            "generic kernels are not supported yet: write the kernel for concrete types \
+             (bool, i32, u32, i64, u64, usize, f32, f64)",
+        );
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        cx.error_spanned_by(
+            ty,
+            "kernels cannot return a value: write results into a `&mut [T]` parameter",
+        );
+    }
+}
+
+struct Parser<'a> {
+    cx: &'a Ctxt,
+    exprs: Vec<Expr>,
+    locals: Vec<Local>,
+    /// Visible bindings, innermost scope last; later bindings shadow earlier ones.
+    scopes: Vec<Vec<(String, LocalId)>>,
+}
+
+impl Parser<'_> {
+    fn push_expr(&mut self, kind: ExprKind, span: Loc) -> ExprId {
+        self.exprs.push(Expr { kind, span });
+        ExprId(self.exprs.len() as u32 - 1)
+    }
+
+    fn declare(&mut self, local: Local) -> LocalId {
+        let id = LocalId(self.locals.len() as u32);
+        let name = local.name.clone();
+        self.locals.push(local);
+        self.scopes
+            .last_mut()
+            .expect("a scope is always open")
+            .push((name, id));
+        id
+    }
+
+    fn lookup(&self, name: &str) -> Option<LocalId> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|scope| scope.iter().rev())
+            .find(|(n, _)| n == name)
+            .map(|(_, id)| *id)
+    }
+
+    fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.scopes.push(Vec::new());
+        let out = f(self);
+        self.scopes.pop();
+        out
+    }
+
+    // ---- parameters -------------------------------------------------------------------
+
+    fn param(&mut self, input: &syn::FnArg) -> Option<Param> {
+        let typed = match input {
+            syn::FnArg::Receiver(receiver) => {
+                self.cx.error_spanned_by(
+                    receiver,
+                    "kernels cannot take `self`: write a free function with `#[kernel]`",
+                );
+                return None;
+            }
+            syn::FnArg::Typed(typed) => typed,
+        };
+        for attr in &typed.attrs {
+            self.cx
+                .error_spanned_by(attr, "attributes on kernel parameters are not supported");
+        }
+        let (name, mutable) = match &*typed.pat {
+            syn::Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                (pat.ident.to_string(), pat.mutability.is_some())
+            }
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "kernel parameters must be plain names such as `x: &[f32]`; patterns are not supported",
+                );
+                return None;
+            }
+        };
+        let ty = self.param_type(&typed.ty)?;
+        if mutable && matches!(ty, Ty::Slice { .. }) {
+            self.cx.error_spanned_by(
+                &typed.pat,
+                "a slice parameter cannot be rebound: remove `mut` (write `x: &mut [T]` to write its elements)",
+            );
+        }
+        let span = Loc::of(typed);
+        let local = self.declare(Local {
+            name,
+            mutable,
+            annotation: Some(ty),
+        });
+        Some(Param { local, ty, span })
+    }
+
+    fn param_type(&mut self, ty: &syn::Type) -> Option<Ty> {
+        match ty {
+            syn::Type::Reference(reference) => {
+                let mutable = reference.mutability.is_some();
+                match &*reference.elem {
+                    syn::Type::Slice(slice) => {
+                        let elem = self.scalar_type(&slice.elem)?;
+                        Some(Ty::Slice { elem, mutable })
+                    }
+                    inner if mutable => {
+                        self.cx.error_spanned_by(
+                            ty,
+                            format!(
+                                "`&mut {}` parameters are not supported: a kernel cannot write through a \
+                                 reference to a scalar; write results into a slice such as `&mut [{}]`",
+                                inner.to_token_stream(),
+                                inner.to_token_stream()
+                            ),
+                        );
+                        None
+                    }
+                    inner => {
+                        self.cx.error_spanned_by(
+                            ty,
+                            format!(
+                                "scalar parameters are passed by value: write `{}` instead of `&{}`",
+                                inner.to_token_stream(),
+                                inner.to_token_stream()
+                            ),
+                        );
+                        None
+                    }
+                }
+            }
+            syn::Type::Path(path) if path.qself.is_none() && is_named(path, "Vec") => {
+                self.cx.error_spanned_by(
+                    ty,
+                    "`Vec` cannot be passed to a kernel: take a slice (`&[T]` or `&mut [T]`) and pass a `DeviceBuffer<T>` at launch",
+                );
+                None
+            }
+            syn::Type::Path(_) => self.scalar_type(ty).map(Ty::Scalar),
+            syn::Type::Array(_) => {
+                self.cx.error_spanned_by(
+                    ty,
+                    "array parameters are not supported: pass a slice `&[T]` (a `DeviceBuffer<T>` at launch)",
+                );
+                None
+            }
+            _ => {
+                self.cx.error_spanned_by(
+                    ty,
+                    format!(
+                        "unsupported parameter type `{}`: kernel parameters are scalars ({SUPPORTED_SCALARS}) \
+                         or slices of them (`&[T]`, `&mut [T]`)",
+                        ty.to_token_stream()
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn scalar_type(&mut self, ty: &syn::Type) -> Option<Scalar> {
+        let name = match ty {
+            syn::Type::Path(path) if path.qself.is_none() => path
+                .path
+                .get_ident()
+                .map(|ident| ident.to_string())
+                .or_else(|| {
+                    // `core::primitive::f32` and the like
+                    let last = path.path.segments.last()?;
+                    last.arguments
+                        .is_none()
+                        .then(|| last.ident.to_string())
+                        .filter(|name| Scalar::from_rust_name(name).is_some())
+                }),
+            syn::Type::Paren(paren) => return self.scalar_type(&paren.elem),
+            _ => None,
+        };
+        match name.as_deref().and_then(Scalar::from_rust_name) {
+            Some(scalar) => Some(scalar),
+            None => {
+                let written = ty.to_token_stream().to_string();
+                let hint = match written.as_str() {
+                    "i8" | "i16" | "u8" | "u16" | "i128" | "u128" | "isize" | "char" => {
+                        format!("`{written}` is not supported in kernels")
+                    }
+                    "f16" | "bf16" | "half :: f16" | "half :: bf16" => {
+                        format!("`{written}` is not supported yet")
+                    }
+                    _ => format!("unsupported type `{written}`"),
+                };
+                self.cx.error_spanned_by(
+                    ty,
+                    format!("{hint}; the scalar types are {SUPPORTED_SCALARS}"),
+                );
+                None
+            }
+        }
+    }
+
+    // ---- statements ------------------------------------------------------------------
+
+    fn block(&mut self, block: &syn::Block) -> Block {
+        self.scoped(|this| {
+            let mut stmts = Vec::new();
+            for stmt in &block.stmts {
+                if let Some(stmt) = this.stmt(stmt) {
+                    stmts.push(stmt);
+                }
+            }
+            Block { stmts }
+        })
+    }
+
+    fn stmt(&mut self, stmt: &syn::Stmt) -> Option<Stmt> {
+        let span = Loc::of(stmt);
+        let kind = match stmt {
+            syn::Stmt::Local(local) => self.let_stmt(local)?,
+            syn::Stmt::Item(item) => {
+                self.cx.error_spanned_by(
+                    item,
+                    "items (fn, const, struct, use, ...) inside a kernel are not supported: move it out of the kernel",
+                );
+                return None;
+            }
+            syn::Stmt::Macro(mac) => {
+                self.macro_error(&mac.mac);
+                return None;
+            }
+            syn::Stmt::Expr(expr, semi) => self.expr_stmt(expr, semi.is_none())?,
+        };
+        Some(Stmt { kind, span })
+    }
+
+    fn macro_error(&mut self, mac: &syn::Macro) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        self.cx.error_spanned_by(
+            mac,
+            format!(
+                "macros such as `{name}!` are not supported in kernels: they expand to code the GPU cannot run"
+            ),
+        );
+    }
+
+    fn let_stmt(&mut self, local: &syn::Local) -> Option<StmtKind> {
+        let (pat, annotation) = match &local.pat {
+            syn::Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
+            other => (other, None),
+        };
+        let (name, mutable) = match pat {
+            syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                (ident.ident.to_string(), ident.mutability.is_some())
+            }
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "only simple bindings are supported: `let x = ...;` or `let mut x: T = ...;` (no patterns)",
+                );
+                return None;
+            }
+        };
+        let annotation = match annotation {
+            Some(ty) => Some(Ty::Scalar(self.scalar_type(ty)?)),
+            None => None,
+        };
+        let init = match &local.init {
+            Some(init) => {
+                if let Some((_, diverge)) = &init.diverge {
+                    self.cx
+                        .error_spanned_by(diverge, "`let ... else` is not supported in kernels");
+                }
+                // The initializer sees the bindings before this one (`let x = x + 1;` shadows).
+                self.expr(&init.expr)
+            }
+            None => {
+                self.cx.error_spanned_by(
+                    local,
+                    format!(
+                        "`{name}` needs an initial value: write `let {}{name} = ...;`",
+                        if mutable { "mut " } else { "" }
+                    ),
+                );
+                None
+            }
+        };
+        // Declared even when the initializer failed, so later uses don't report a missing name.
+        let local = self.declare(Local {
+            name,
+            mutable,
+            annotation,
+        });
+        Some(StmtKind::Let { local, init: init? })
+    }
+
+    /// An expression in statement position. `tail` is true when it ends a block without `;`.
+    fn expr_stmt(&mut self, expr: &syn::Expr, tail: bool) -> Option<StmtKind> {
+        match expr {
+            syn::Expr::Assign(assign) => {
+                let place = self.place(&assign.left)?;
+                let value = self.expr(&assign.right)?;
+                Some(StmtKind::Assign {
+                    place,
+                    op: None,
+                    value,
+                })
+            }
+            syn::Expr::Binary(binary) if compound_op(&binary.op).is_some() => {
+                let place = self.place(&binary.left)?;
+                let value = self.expr(&binary.right)?;
+                Some(StmtKind::Assign {
+                    place,
+                    op: compound_op(&binary.op),
+                    value,
+                })
+            }
+            syn::Expr::If(if_expr) => self.if_stmt(if_expr),
+            syn::Expr::While(while_expr) => {
+                self.reject_label(while_expr.label.as_ref());
+                if let syn::Expr::Let(let_expr) = &*while_expr.cond {
+                    self.cx.error_spanned_by(
+                        let_expr,
+                        "`while let` is not supported in kernels: use `while condition { ... }`",
+                    );
+                    return None;
+                }
+                let cond = self.expr(&while_expr.cond);
+                let body = self.block(&while_expr.body);
+                Some(StmtKind::While { cond: cond?, body })
+            }
+            syn::Expr::Loop(loop_expr) => {
+                self.reject_label(loop_expr.label.as_ref());
+                let body = self.block(&loop_expr.body);
+                Some(StmtKind::Loop { body })
+            }
+            syn::Expr::ForLoop(for_loop) => self.for_stmt(for_loop),
+            syn::Expr::Break(brk) => {
+                if let Some(label) = &brk.label {
+                    self.cx
+                        .error_spanned_by(label, "labelled `break` is not supported yet");
+                }
+                if let Some(value) = &brk.expr {
+                    self.cx.error_spanned_by(
+                        value,
+                        "`break` with a value is not supported: loops in kernels have no value",
+                    );
+                }
+                Some(StmtKind::Break)
+            }
+            syn::Expr::Continue(cont) => {
+                if let Some(label) = &cont.label {
+                    self.cx
+                        .error_spanned_by(label, "labelled `continue` is not supported yet");
+                }
+                Some(StmtKind::Continue)
+            }
+            syn::Expr::Return(ret) => {
+                if let Some(value) = &ret.expr {
+                    self.cx.error_spanned_by(
+                        value,
+                        "kernels return nothing: write `return;` and store results in a `&mut [T]` parameter",
+                    );
+                    return None;
+                }
+                Some(StmtKind::Return)
+            }
+            syn::Expr::Block(block) if block.label.is_none() => {
+                Some(StmtKind::Block(self.block(&block.block)))
+            }
+            syn::Expr::Macro(mac) => {
+                self.macro_error(&mac.mac);
+                None
+            }
+            other if tail => {
+                // A value at the end of a block would be the block's result, but kernels and the
+                // blocks of `if`/loops in statement position produce nothing.
+                self.cx.error_spanned_by(
+                    other,
+                    "this value is unused: kernels return nothing; end the statement with `;` \
+                     or store the value with `let` or into a `&mut [T]` element",
+                );
+                None
+            }
+            other => self.expr(other).map(StmtKind::Expr),
+        }
+    }
+
+    fn reject_label(&mut self, label: Option<&syn::Label>) {
+        if let Some(label) = label {
+            self.cx
+                .error_spanned_by(label, "loop labels are not supported yet");
+        }
+    }
+
+    fn if_stmt(&mut self, if_expr: &syn::ExprIf) -> Option<StmtKind> {
+        let cond = self.condition(&if_expr.cond);
+        let then_block = self.block(&if_expr.then_branch);
+        let else_block = match &if_expr.else_branch {
+            None => None,
+            Some((_, else_expr)) => match &**else_expr {
+                syn::Expr::Block(block) => Some(self.block(&block.block)),
+                syn::Expr::If(nested) => {
+                    let span = Loc::of(nested);
+                    let nested = self.scoped(|this| this.if_stmt(nested));
+                    Some(Block {
+                        stmts: nested.map(|kind| Stmt { kind, span }).into_iter().collect(),
+                    })
+                }
+                other => {
+                    self.cx
+                        .error_spanned_by(other, "expected a block after `else`");
+                    None
+                }
+            },
+        };
+        Some(StmtKind::If {
+            cond: cond?,
+            then_block,
+            else_block,
+        })
+    }
+
+    fn condition(&mut self, cond: &syn::Expr) -> Option<ExprId> {
+        if let syn::Expr::Let(let_expr) = cond {
+            self.cx.error_spanned_by(
+                let_expr,
+                "`if let` is not supported in kernels: use a boolean condition",
+            );
+            return None;
+        }
+        self.expr(cond)
+    }
+
+    fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
+        self.reject_label(for_loop.label.as_ref());
+        let (range, step) = match &*for_loop.expr {
+            syn::Expr::MethodCall(call) if call.method == "step_by" => {
+                if call.args.len() != 1 {
+                    self.cx
+                        .error_spanned_by(call, "`step_by` takes exactly one argument");
+                    return None;
+                }
+                (strip_parens(&call.receiver), Some(&call.args[0]))
+            }
+            other => (strip_parens(other), None),
+        };
+        let range = match range {
+            syn::Expr::Range(range) => range,
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "`for` loops in kernels iterate over a range: `for i in a..b` or `for i in (a..b).step_by(s)`",
+                );
+                return None;
+            }
+        };
+        if let syn::RangeLimits::Closed(dots) = range.limits {
+            self.cx.error_spanned_by(
+                dots,
+                "inclusive ranges `a..=b` are not supported yet: write `a..b + 1`",
+            );
+            return None;
+        }
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            self.cx
+                .error_spanned_by(range, "a `for` range needs both bounds: `for i in a..b`");
+            return None;
+        };
+        let start = self.expr(start);
+        let end = self.expr(end);
+        let step = step.map(|step| self.expr(step));
+        let name = match &*for_loop.pat {
+            syn::Pat::Ident(ident)
+                if ident.by_ref.is_none()
+                    && ident.subpat.is_none()
+                    && ident.mutability.is_none() =>
+            {
+                ident.ident.to_string()
+            }
+            syn::Pat::Wild(_) => "_".to_string(),
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "the loop variable must be a plain name: `for i in a..b`",
+                );
+                return None;
+            }
+        };
+        let (var, body) = self.scoped(|this| {
+            let var = this.declare(Local {
+                name,
+                mutable: false,
+                annotation: None,
+            });
+            (var, this.block(&for_loop.body))
+        });
+        let step = match step {
+            Some(step) => Some(step?),
+            None => None,
+        };
+        Some(StmtKind::For {
+            var,
+            start: start?,
+            end: end?,
+            step,
+            body,
+        })
+    }
+
+    /// The left side of an assignment: a variable or a slice element.
+    fn place(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        match strip_parens(expr) {
+            syn::Expr::Path(_) | syn::Expr::Index(_) => self.expr(expr),
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "cannot assign to this expression: assign to a `let mut` variable or to an element of a `&mut [T]` slice",
+                );
+                None
+            }
+        }
+    }
+
+    // ---- expressions -----------------------------------------------------------------
+
+    fn expr(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        let span = Loc::of(expr);
+        let kind = match expr {
+            syn::Expr::Lit(lit) => ExprKind::Lit(self.lit(&lit.lit)?),
+            syn::Expr::Path(path) => self.path_expr(path)?,
+            syn::Expr::Paren(paren) => return self.expr(&paren.expr),
+            syn::Expr::Group(group) => return self.expr(&group.expr),
+            syn::Expr::Binary(binary) => {
+                let Some(op) = binary_op(&binary.op) else {
+                    self.cx.error_spanned_by(
+                        binary,
+                        "compound assignment is a statement in kernels: write it on its own line, ending with `;`",
+                    );
+                    return None;
+                };
+                let lhs = self.expr(&binary.left);
+                let rhs = self.expr(&binary.right);
+                ExprKind::Binary {
+                    op,
+                    lhs: lhs?,
+                    rhs: rhs?,
+                }
+            }
+            syn::Expr::Unary(unary) => {
+                let op = match unary.op {
+                    syn::UnOp::Neg(_) => UnOp::Neg,
+                    syn::UnOp::Not(_) => UnOp::Not,
+                    _ => {
+                        self.cx.error_spanned_by(
+                            unary,
+                            "dereferencing (`*x`) is not supported: kernel values are scalars and slices",
+                        );
+                        return None;
+                    }
+                };
+                ExprKind::Unary {
+                    op,
+                    operand: self.expr(&unary.expr)?,
+                }
+            }
+            syn::Expr::Cast(cast) => {
+                let inner = self.expr(&cast.expr);
+                let to = self.scalar_type(&cast.ty)?;
+                ExprKind::Cast { expr: inner?, to }
+            }
+            syn::Expr::Index(index) => {
+                if let syn::Expr::Range(range) = strip_parens(&index.index) {
+                    self.cx.error_spanned_by(
+                        range,
+                        "sub-slicing (`x[a..b]`) is not supported in kernels: index single elements",
+                    );
+                    return None;
+                }
+                let base = self.expr(&index.expr);
+                let idx = self.expr(&index.index);
+                ExprKind::Index {
+                    base: base?,
+                    index: idx?,
+                }
+            }
+            syn::Expr::MethodCall(call) => self.method_call(call)?,
+            syn::Expr::Call(call) => self.call(call)?,
+            syn::Expr::Field(field) => {
+                let axis = match &field.member {
+                    syn::Member::Named(name) if name == "x" => Axis::X,
+                    syn::Member::Named(name) if name == "y" => Axis::Y,
+                    syn::Member::Named(name) if name == "z" => Axis::Z,
+                    member => {
+                        self.cx.error_spanned_by(
+                            member,
+                            "field access is only supported on index intrinsics: `thread_idx().x`, `.y`, `.z`",
+                        );
+                        return None;
+                    }
+                };
+                ExprKind::Axis {
+                    base: self.expr(&field.base)?,
+                    axis,
+                }
+            }
+            syn::Expr::If(if_expr) => self.select(if_expr)?,
+            syn::Expr::Block(block) if block.label.is_none() => {
+                return self.value_block(&block.block);
+            }
+            other => {
+                self.cx.error_spanned_by(other, unsupported_expr(other));
+                return None;
+            }
+        };
+        Some(self.push_expr(kind, span))
+    }
+
+    fn lit(&mut self, lit: &syn::Lit) -> Option<Lit> {
+        match lit {
+            syn::Lit::Bool(b) => Some(Lit::Bool(b.value)),
+            syn::Lit::Int(int) => {
+                let suffix = self.lit_suffix(int.suffix(), lit)?;
+                if suffix.is_some_and(Scalar::is_float) {
+                    return Some(Lit::Float {
+                        digits: int.base10_digits().to_string(),
+                        suffix,
+                    });
+                }
+                match int.base10_digits().parse::<u128>() {
+                    Ok(value) => Some(Lit::Int { value, suffix }),
+                    Err(_) => {
+                        self.cx
+                            .error_spanned_by(lit, "integer literal is too large");
+                        None
+                    }
+                }
+            }
+            syn::Lit::Float(float) => {
+                let suffix = self.lit_suffix(float.suffix(), lit)?;
+                if suffix.is_some_and(Scalar::is_int) {
+                    self.cx
+                        .error_spanned_by(lit, "a float literal cannot have an integer suffix");
+                    return None;
+                }
+                Some(Lit::Float {
+                    digits: float.base10_digits().to_string(),
+                    suffix,
+                })
+            }
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "only number and `bool` literals are supported in kernels (no strings, chars or bytes)",
+                );
+                None
+            }
+        }
+    }
+
+    fn lit_suffix(&mut self, suffix: &str, lit: &syn::Lit) -> Option<Option<Scalar>> {
+        if suffix.is_empty() {
+            return Some(None);
+        }
+        match Scalar::from_rust_name(suffix) {
+            Some(scalar) if scalar != Scalar::Bool => Some(Some(scalar)),
+            _ => {
+                self.cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "literal suffix `{suffix}` is not supported; the number types are i32, u32, i64, u64, usize, f32, f64"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn path_expr(&mut self, path: &syn::ExprPath) -> Option<ExprKind> {
+        if path.qself.is_some() {
+            self.cx
+                .error_spanned_by(path, "qualified paths are not supported in kernels");
+            return None;
+        }
+        if let Some(ident) = path.path.get_ident() {
+            let name = ident.to_string();
+            return match self.lookup(&name) {
+                Some(local) => Some(ExprKind::Local(local)),
+                None => {
+                    self.cx.error_spanned_by(
+                        path,
+                        format!(
+                            "cannot find value `{name}` in this kernel: kernels can use their parameters and \
+                             `let` bindings (constants from outside the kernel are not supported yet)"
+                        ),
+                    );
+                    None
+                }
+            };
+        }
+        // `f32::MAX`, `u32::MIN`, `f32::consts::PI`, `std::f64::consts::E`
+        let segments: Vec<String> = path
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let names: Vec<&str> = segments
+            .iter()
+            .map(String::as_str)
+            .skip_while(|s| matches!(*s, "std" | "core"))
+            .collect();
+        let constant = match names.as_slice() {
+            [ty, name] => Scalar::from_rust_name(ty).map(|ty| (ty, *name)),
+            [ty, "consts", name] => Scalar::from_rust_name(ty).map(|ty| (ty, *name)),
+            _ => None,
+        };
+        match constant {
+            Some((ty, name)) => Some(ExprKind::Const {
+                ty,
+                name: name.to_string(),
+            }),
+            None => {
+                self.cx.error_spanned_by(
+                    path,
+                    "paths are only supported for number constants such as `f32::MAX` or `f32::consts::PI`",
+                );
+                None
+            }
+        }
+    }
+
+    fn method_call(&mut self, call: &syn::ExprMethodCall) -> Option<ExprKind> {
+        if let Some(turbofish) = &call.turbofish {
+            self.cx.error_spanned_by(
+                turbofish,
+                "generic arguments on methods are not supported in kernels",
+            );
+            return None;
+        }
+        let method = call.method.to_string();
+        if method == "step_by" {
+            self.cx.error_spanned_by(
+                call,
+                "`step_by` is only supported as the iterator of a `for` loop: `for i in (a..b).step_by(s)`",
+            );
+            return None;
+        }
+        let receiver = self.expr(&call.receiver);
+        let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
+        let receiver = receiver?;
+        let args = args.into_iter().collect::<Option<Vec<_>>>()?;
+        if method == "len" && args.is_empty() {
+            return Some(ExprKind::Len(receiver));
+        }
+        Some(ExprKind::Method {
+            receiver,
+            method,
+            method_span: Loc::of(&call.method),
+            args,
+            receiver_ty: None,
+        })
+    }
+
+    fn call(&mut self, call: &syn::ExprCall) -> Option<ExprKind> {
+        let path = match &*call.func {
+            syn::Expr::Path(path) if path.qself.is_none() => &path.path,
+            other => {
+                self.cx
+                    .error_spanned_by(other, "only named functions can be called in kernels");
+                return None;
+            }
+        };
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        // `f32::sqrt(x)` and `f32::max(a, b)` are the method forms written as paths.
+        if let [ty, method] = segments.as_slice() {
+            if Scalar::from_rust_name(ty).is_some() {
+                let mut args = call.args.iter();
+                let Some(first) = args.next() else {
+                    self.cx
+                        .error_spanned_by(call, format!("`{ty}::{method}` needs an argument"));
+                    return None;
+                };
+                let receiver = self.expr(first);
+                let rest: Vec<Option<ExprId>> = args.map(|arg| self.expr(arg)).collect();
+                let receiver = receiver?;
+                let rest = rest.into_iter().collect::<Option<Vec<_>>>()?;
+                return Some(ExprKind::Method {
+                    receiver,
+                    method: method.clone(),
+                    method_span: Loc::of(path),
+                    args: rest,
+                    // The path names the receiver's type, as `x.sqrt()` would infer it.
+                    receiver_ty: Scalar::from_rust_name(ty),
+                });
+            }
+        }
+        let name = segments.last().cloned().unwrap_or_default();
+        match Builtin::ALL.into_iter().find(|b| b.rust_name() == name) {
+            Some(builtin) => {
+                if !call.args.is_empty() {
+                    self.cx
+                        .error_spanned_by(&call.args, format!("`{name}()` takes no arguments"));
+                    return None;
+                }
+                Some(ExprKind::Builtin(builtin))
+            }
+            None => {
+                self.cx.error_spanned_by(
+                    &call.func,
+                    format!(
+                        "cannot call `{name}` in a kernel: kernels can call the index intrinsics \
+                         (thread_idx, block_idx, block_dim, grid_dim, global_idx, grid_size) and methods on \
+                         numbers such as `x.sqrt()`"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// `if c { a } else { b }` in value position.
+    fn select(&mut self, if_expr: &syn::ExprIf) -> Option<ExprKind> {
+        let Some((_, else_expr)) = &if_expr.else_branch else {
+            self.cx.error_spanned_by(
+                if_expr,
+                "an `if` used as a value needs an `else` branch: `if c { a } else { b }`",
+            );
+            return None;
+        };
+        let cond = self.condition(&if_expr.cond);
+        let then_value = self.value_block(&if_expr.then_branch);
+        let else_value = self.expr(else_expr);
+        Some(ExprKind::Select {
+            cond: cond?,
+            then_value: then_value?,
+            else_value: else_value?,
+        })
+    }
+
+    /// A block used as a value: it must be a single expression.
+    fn value_block(&mut self, block: &syn::Block) -> Option<ExprId> {
+        match block.stmts.as_slice() {
+            [syn::Stmt::Expr(expr, None)] => self.expr(expr),
+            _ => {
+                self.cx.error_spanned_by(
+                    block,
+                    "a block used as a value must be a single expression, as in `if c { a } else { b }`; \
+                     compute the value with `let` statements before it",
+                );
+                None
+            }
+        }
+    }
+}
+
+fn strip_parens(expr: &syn::Expr) -> &syn::Expr {
+    match expr {
+        syn::Expr::Paren(paren) => strip_parens(&paren.expr),
+        syn::Expr::Group(group) => strip_parens(&group.expr),
+        other => other,
+    }
+}
+
+fn is_named(path: &syn::TypePath, name: &str) -> bool {
+    path.path.segments.last().is_some_and(|s| s.ident == name)
+}
+
+fn binary_op(op: &syn::BinOp) -> Option<BinOp> {
+    Some(match op {
+        syn::BinOp::Add(_) => BinOp::Add,
+        syn::BinOp::Sub(_) => BinOp::Sub,
+        syn::BinOp::Mul(_) => BinOp::Mul,
+        syn::BinOp::Div(_) => BinOp::Div,
+        syn::BinOp::Rem(_) => BinOp::Rem,
+        syn::BinOp::And(_) => BinOp::And,
+        syn::BinOp::Or(_) => BinOp::Or,
+        syn::BinOp::BitXor(_) => BinOp::BitXor,
+        syn::BinOp::BitAnd(_) => BinOp::BitAnd,
+        syn::BinOp::BitOr(_) => BinOp::BitOr,
+        syn::BinOp::Shl(_) => BinOp::Shl,
+        syn::BinOp::Shr(_) => BinOp::Shr,
+        syn::BinOp::Eq(_) => BinOp::Eq,
+        syn::BinOp::Lt(_) => BinOp::Lt,
+        syn::BinOp::Le(_) => BinOp::Le,
+        syn::BinOp::Ne(_) => BinOp::Ne,
+        syn::BinOp::Ge(_) => BinOp::Ge,
+        syn::BinOp::Gt(_) => BinOp::Gt,
+        _ => return None,
+    })
+}
+
+fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
+    Some(match op {
+        syn::BinOp::AddAssign(_) => BinOp::Add,
+        syn::BinOp::SubAssign(_) => BinOp::Sub,
+        syn::BinOp::MulAssign(_) => BinOp::Mul,
+        syn::BinOp::DivAssign(_) => BinOp::Div,
+        syn::BinOp::RemAssign(_) => BinOp::Rem,
+        syn::BinOp::BitXorAssign(_) => BinOp::BitXor,
+        syn::BinOp::BitAndAssign(_) => BinOp::BitAnd,
+        syn::BinOp::BitOrAssign(_) => BinOp::BitOr,
+        syn::BinOp::ShlAssign(_) => BinOp::Shl,
+        syn::BinOp::ShrAssign(_) => BinOp::Shr,
+        _ => return None,
+    })
+}
+
+/// The message for an expression kind outside the language.
+fn unsupported_expr(expr: &syn::Expr) -> String {
+    let what = match expr {
+        syn::Expr::Closure(_) => "closures are not supported in kernels: write the code inline",
+        syn::Expr::Match(_) => "`match` is not supported yet: use `if` / `else if` / `else`",
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
+            "array expressions are not supported in kernels: use scalars, or slices passed as parameters"
+        }
+        syn::Expr::Tuple(_) => "tuples are not supported in kernels: use separate variables",
+        syn::Expr::Struct(_) => "struct expressions are not supported in kernels",
+        syn::Expr::Reference(_) => {
+            "references (`&x`) are not supported in kernel expressions: slices come in as parameters"
+        }
+        syn::Expr::Range(_) => {
+            "ranges are only supported as the iterator of a `for` loop: `for i in a..b`"
+        }
+        syn::Expr::Try(_) => "the `?` operator is not supported in kernels",
+        syn::Expr::Async(_) | syn::Expr::Await(_) => "async code is not supported in kernels",
+        syn::Expr::Unsafe(_) => "`unsafe` blocks are not needed (nor supported) in kernels",
+        syn::Expr::Let(_) => "`let` expressions (`if let`, `while let`) are not supported in kernels",
+        syn::Expr::Macro(_) => {
+            "macros are not supported in kernels: they expand to code the GPU cannot run"
+        }
+        syn::Expr::Assign(_) => {
+            "assignment is a statement in kernels: write it on its own line, ending with `;`"
+        }
+        syn::Expr::While(_) | syn::Expr::Loop(_) | syn::Expr::ForLoop(_) => {
+            "loops cannot be used as values: write the loop as a statement"
+        }
+        syn::Expr::Break(_) | syn::Expr::Continue(_) | syn::Expr::Return(_) => {
+            "`break`, `continue` and `return` cannot be used as values: write them as statements"
+        }
+        _ => "this expression is not supported in kernels",
+    };
+    what.to_string()
+}

@@ -1,0 +1,168 @@
+//! Snapshots of the CUDA emitted for representative kernels, so a codegen change shows in review.
+
+use crate::cuda_source_of;
+
+fn cuda(rust: &str) -> String {
+    cuda_source_of(rust).unwrap_or_else(|errors| panic!("kernel rejected: {errors}"))
+}
+
+#[test]
+fn saxpy() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+    let i = global_idx().x;
+    if i < y.len() {
+        y[i] = a * x[i] + y[i];
+    }
+}
+"#
+    ));
+}
+
+#[test]
+fn loops_and_shadowing() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn row_sums(m: &[f32], cols: usize, out: &mut [f32]) {
+    let row = global_idx().x;
+    if row >= out.len() {
+        return;
+    }
+    let mut sum = 0.0;
+    for c in 0..cols {
+        sum += m[row * cols + c];
+    }
+    let mut k = 0u32;
+    while k < 4 {
+        k += 1;
+        if k == 2 {
+            continue;
+        }
+    }
+    loop {
+        break;
+    }
+    let sum = sum / cols as f32;
+    out[row] = sum;
+}
+"#
+    ));
+}
+
+#[test]
+fn grid_stride_loop() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn scale(a: f32, x: &mut [f32]) {
+    for i in (global_idx().x..x.len()).step_by(grid_size().x) {
+        x[i] *= a;
+    }
+}
+"#
+    ));
+}
+
+#[test]
+fn rust_integer_semantics() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn ints(a: i32, b: i64, f: f32, out: &mut [i64]) {
+    let wrapped = a * 3 + 7 - a;
+    let shifted = a << 35;
+    let neg = -b;
+    let sat = f as i32;
+    let big = (f as f64) as u64;
+    let m = a.abs().max(2).min(i32::MAX);
+    out[0] = wrapped as i64 + shifted as i64 + neg + sat as i64 + big as i64 + m as i64;
+    out[1] = (a % 5) as i64 / 2;
+}
+"#
+    ));
+}
+
+#[test]
+fn floats_methods_and_select() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn activations(x: &[f64], y: &mut [f32]) {
+    let i = global_idx().x;
+    if i < x.len() {
+        let v = x[i] as f32;
+        let relu = if v > 0.0 { v } else { 0.0 };
+        let sig = 1.0 / (1.0 + (-v).exp());
+        let t = v.tanh().mul_add(2.0, f32::EPSILON);
+        let r = f64::sqrt(x[i].abs()) as f32 + f32::consts::PI;
+        let inf = if v.is_nan() { f32::INFINITY } else { v.powi(3) % 2.5 };
+        y[i] = relu + sig + t + r + inf.clamp(-1.0, 1.0);
+    } else if i == 0 {
+        y[0] = 0.0;
+    } else {
+        return;
+    }
+}
+"#
+    ));
+}
+
+#[test]
+fn index_intrinsics_2d() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn transpose(width: u32, height: u32, input: &[f32], output: &mut [f32]) {
+    let x = block_idx().x * block_dim().x + thread_idx().x;
+    let y = global_idx().y as u32;
+    if x < width && y < height {
+        output[(x * height + y) as usize] = input[(y * width + x) as usize];
+    }
+}
+"#
+    ));
+}
+
+#[test]
+fn names_that_collide_in_cpp() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn k(float: f32, x_len: u64, x: &mut [f32]) {
+    let new = float;
+    let rs_min = new;
+    x[0] = rs_min + x_len as f32;
+}
+"#
+    ));
+}
+
+/// Type inference follows rustc: an unsuffixed literal takes the type it meets, else i32/f64.
+#[test]
+fn literal_inference() {
+    let source = cuda(
+        r#"
+fn k(a: u64, x: &mut [f64]) {
+    let n = 3;
+    let m = n + a;
+    let d = 2.5;
+    let free = 7;
+    x[0] = d * m as f64 + free as f64;
+}
+"#,
+    );
+    assert!(source.contains("unsigned long long n = 3ull;"), "{source}");
+    assert!(source.contains("double d = 2.5;"), "{source}");
+    assert!(source.contains("int free = 7;"), "{source}");
+}
+
+#[test]
+fn rejections_are_reported_together() {
+    let errors = cuda_source_of(
+        r#"
+fn k(x: &mut [f32]) {
+    let f = |v: f32| v;
+    let t = (1, 2);
+    let s = "text";
+}
+"#,
+    )
+    .expect_err("three unsupported constructs");
+    assert_eq!(errors.matches("compile_error").count(), 3, "{errors}");
+}

@@ -1,0 +1,421 @@
+//! The on-disk kernel cache: where it lives, how entries are keyed, and how they are framed.
+//!
+//! An entry is `<dir>/<sha256 hex>.<cubin|ptx>`: a fixed header (magic, format, kind, payload
+//! length, payload sha256) and the payload. Anything that does not check out is treated as a
+//! miss, deleted and rebuilt; I/O failures never fail a launch.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+
+/// Where compiled kernels are kept between processes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CacheConfig {
+    /// No disk cache: every process compiles its kernels once.
+    Disabled,
+    /// Cache compiled kernels in this directory (created on first write).
+    Dir(PathBuf),
+}
+
+impl CacheConfig {
+    /// From the environment: `GPU_CACHE_DIR` (`off` disables), else
+    /// `$XDG_CACHE_HOME/gpu-dsl/kernels`, else `$HOME/.cache/gpu-dsl/kernels`.
+    pub fn from_env() -> CacheConfig {
+        Self::resolve(
+            std::env::var_os("GPU_CACHE_DIR"),
+            std::env::var_os("XDG_CACHE_HOME"),
+            std::env::var_os("HOME"),
+        )
+    }
+
+    /// The directory, when caching is on.
+    pub fn dir(&self) -> Option<&Path> {
+        match self {
+            CacheConfig::Disabled => None,
+            CacheConfig::Dir(dir) => Some(dir),
+        }
+    }
+
+    /// Deletes every cached kernel (and stale temporary file) in the directory; returns how
+    /// many files were removed. A missing directory counts as empty.
+    pub fn clear(&self) -> Result<usize> {
+        let Some(dir) = self.dir() else {
+            return Ok(0);
+        };
+        let io_error = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| Error::Io { path, source }
+        };
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(0),
+            Err(err) => return Err(io_error(dir)(err)),
+        };
+        let mut removed = 0;
+        for entry in entries {
+            let path = entry.map_err(io_error(dir))?.path();
+            let ours = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e, "cubin" | "ptx" | "tmp"));
+            if ours && path.is_file() {
+                fs::remove_file(&path).map_err(io_error(&path))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    fn resolve(
+        gpu_cache_dir: Option<OsString>,
+        xdg_cache_home: Option<OsString>,
+        home: Option<OsString>,
+    ) -> CacheConfig {
+        let non_empty = |v: Option<OsString>| v.filter(|v| !v.is_empty());
+        if let Some(dir) = non_empty(gpu_cache_dir) {
+            if dir
+                .to_str()
+                .is_some_and(|s| s.trim().eq_ignore_ascii_case("off"))
+            {
+                return CacheConfig::Disabled;
+            }
+            return CacheConfig::Dir(PathBuf::from(dir));
+        }
+        // The XDG spec says to ignore relative paths, which would depend on the working directory.
+        if let Some(xdg) = non_empty(xdg_cache_home).map(PathBuf::from) {
+            if xdg.is_absolute() {
+                return CacheConfig::Dir(xdg.join("gpu-dsl").join("kernels"));
+            }
+        }
+        match non_empty(home) {
+            Some(home) => CacheConfig::Dir(
+                PathBuf::from(home)
+                    .join(".cache")
+                    .join("gpu-dsl")
+                    .join("kernels"),
+            ),
+            None => CacheConfig::Disabled,
+        }
+    }
+}
+
+/// What an entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ArtifactKind {
+    /// A device binary for one architecture.
+    Cubin,
+    /// PTX text for the driver to JIT-compile (when NVRTC does not know the GPU).
+    Ptx,
+}
+
+impl ArtifactKind {
+    fn extension(self) -> &'static str {
+        match self {
+            ArtifactKind::Cubin => "cubin",
+            ArtifactKind::Ptx => "ptx",
+        }
+    }
+
+    fn tag(self) -> u8 {
+        match self {
+            ArtifactKind::Cubin => 0,
+            ArtifactKind::Ptx => 1,
+        }
+    }
+}
+
+/// Everything that changes the compiled output, hashed.
+pub(crate) fn cache_key(
+    source: &str,
+    arch: (u32, u32),
+    options: &[String],
+    nvrtc_version: (u32, u32),
+) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    // Length prefixes keep field boundaries unambiguous ("ab"+"c" differs from "a"+"bc").
+    let mut field = |bytes: &[u8]| {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
+    field(b"gpu-dsl kernel cache v1");
+    field(source.as_bytes());
+    field(format!("{}.{}", arch.0, arch.1).as_bytes());
+    field(&(options.len() as u64).to_le_bytes());
+    for option in options {
+        field(option.as_bytes());
+    }
+    field(format!("{}.{}", nvrtc_version.0, nvrtc_version.1).as_bytes());
+    hasher.finalize().into()
+}
+
+/// Lowercase hex of a key, the entry's file stem.
+pub(crate) fn hex(key: &[u8; 32]) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The path of an entry.
+pub(crate) fn entry_path(dir: &Path, key: &[u8; 32], kind: ArtifactKind) -> PathBuf {
+    dir.join(format!("{}.{}", hex(key), kind.extension()))
+}
+
+const MAGIC: &[u8; 8] = b"GPUKCACH";
+const FORMAT: u8 = 1;
+const HEADER_LEN: usize = 8 + 1 + 1 + 6 + 8 + 32;
+
+/// Frames a payload with the header that lets a reader reject damaged files.
+pub(crate) fn encode_entry(kind: ArtifactKind, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.push(FORMAT);
+    out.push(kind.tag());
+    out.extend_from_slice(&[0; 6]);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(payload));
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The payload of a well-formed entry of `kind`, or `None` for anything else.
+pub(crate) fn decode_entry(bytes: &[u8], kind: ArtifactKind) -> Option<&[u8]> {
+    if bytes.len() < HEADER_LEN {
+        return None;
+    }
+    let (header, payload) = bytes.split_at(HEADER_LEN);
+    if &header[..8] != MAGIC || header[8] != FORMAT || header[9] != kind.tag() {
+        return None;
+    }
+    let len = u64::from_le_bytes(header[16..24].try_into().ok()?);
+    if len != payload.len() as u64 || payload.is_empty() {
+        return None;
+    }
+    if header[24..56] != Sha256::digest(payload)[..] {
+        return None;
+    }
+    Some(payload)
+}
+
+/// The outcome of looking an entry up.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Lookup {
+    /// A verified payload.
+    Hit(Vec<u8>),
+    /// A file that failed verification (already deleted).
+    Corrupt,
+    /// No entry (or it could not be read).
+    Miss,
+}
+
+/// Reads and verifies an entry, deleting it when it is damaged.
+pub(crate) fn read_entry(dir: &Path, key: &[u8; 32], kind: ArtifactKind) -> Lookup {
+    let path = entry_path(dir, key, kind);
+    let bytes = match fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(_) => return Lookup::Miss,
+    };
+    match decode_entry(&bytes, kind) {
+        Some(payload) => Lookup::Hit(payload.to_vec()),
+        None => {
+            remove_entry(dir, key, kind);
+            Lookup::Corrupt
+        }
+    }
+}
+
+/// Deletes an entry, ignoring failures: a later write replaces it anyway.
+pub(crate) fn remove_entry(dir: &Path, key: &[u8; 32], kind: ArtifactKind) {
+    let _ = fs::remove_file(entry_path(dir, key, kind));
+}
+
+/// Writes an entry atomically: readers see the old file, no file, or the whole new one.
+pub(crate) fn write_entry(
+    dir: &Path,
+    key: &[u8; 32],
+    kind: ArtifactKind,
+    payload: &[u8],
+) -> io::Result<PathBuf> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    fs::create_dir_all(dir)?;
+    let path = entry_path(dir, key, kind);
+    // Unique per process and call, in the same directory so the rename cannot cross filesystems.
+    let tmp = dir.join(format!(
+        ".{}.{}.{}.tmp",
+        hex(key),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = fs::File::create(&tmp)
+        .and_then(|mut file| file.write_all(&encode_entry(kind, payload)))
+        .and_then(|()| fs::rename(&tmp, &path));
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result.map(|()| path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn key_changes_with_every_input() {
+        let base_opts = opts(&["--gpu-architecture=sm_90", "--std=c++17"]);
+        let base = cache_key("src", (9, 0), &base_opts, (12, 4));
+        assert_eq!(base, cache_key("src", (9, 0), &base_opts, (12, 4)));
+        let variants = [
+            cache_key("src ", (9, 0), &base_opts, (12, 4)),
+            cache_key("src", (8, 9), &base_opts, (12, 4)),
+            cache_key("src", (9, 0), &opts(&["--gpu-architecture=sm_90"]), (12, 4)),
+            cache_key(
+                "src",
+                (9, 0),
+                &opts(&["--std=c++17", "--gpu-architecture=sm_90"]),
+                (12, 4),
+            ),
+            cache_key("src", (9, 0), &base_opts, (12, 5)),
+            cache_key("src", (9, 0), &base_opts, (13, 4)),
+        ];
+        for (i, variant) in variants.iter().enumerate() {
+            assert_ne!(&base, variant, "variant {i} collided");
+        }
+        // Boundaries between options matter.
+        assert_ne!(
+            cache_key("s", (9, 0), &opts(&["ab", "c"]), (12, 4)),
+            cache_key("s", (9, 0), &opts(&["a", "bc"]), (12, 4))
+        );
+        assert_eq!(hex(&base).len(), 64);
+    }
+
+    #[test]
+    fn entries_round_trip() {
+        let payload = b"\x7fELF pretend cubin".to_vec();
+        let framed = encode_entry(ArtifactKind::Cubin, &payload);
+        assert_eq!(
+            decode_entry(&framed, ArtifactKind::Cubin),
+            Some(&payload[..])
+        );
+        // The kind is part of the frame.
+        assert_eq!(decode_entry(&framed, ArtifactKind::Ptx), None);
+    }
+
+    #[test]
+    fn damaged_entries_are_rejected() {
+        let payload: Vec<u8> = (0..=255).collect();
+        let framed = encode_entry(ArtifactKind::Cubin, &payload);
+        let reject = |bytes: &[u8]| assert_eq!(decode_entry(bytes, ArtifactKind::Cubin), None);
+        reject(b"");
+        reject(b"garbage that is long enough to fill a header and then some more bytes");
+        reject(&framed[..framed.len() - 1]); // truncated
+        reject(&framed[..HEADER_LEN]); // header only
+        let mut extended = framed.clone();
+        extended.push(0);
+        reject(&extended);
+        for position in [0, 8, 16, 30, HEADER_LEN, framed.len() - 1] {
+            let mut flipped = framed.clone();
+            flipped[position] ^= 0x40;
+            reject(&flipped);
+        }
+        reject(&encode_entry(ArtifactKind::Cubin, b""));
+    }
+
+    #[test]
+    fn disk_round_trip_and_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("a").join("b");
+        let key = cache_key("k", (9, 0), &[], (12, 4));
+        assert_eq!(read_entry(&nested, &key, ArtifactKind::Cubin), Lookup::Miss);
+
+        let path = write_entry(&nested, &key, ArtifactKind::Cubin, b"binary").unwrap();
+        assert_eq!(path, entry_path(&nested, &key, ArtifactKind::Cubin));
+        assert!(path.to_str().unwrap().ends_with(".cubin"));
+        assert_eq!(
+            read_entry(&nested, &key, ArtifactKind::Cubin),
+            Lookup::Hit(b"binary".to_vec())
+        );
+        // No temporary files are left behind.
+        assert_eq!(fs::read_dir(&nested).unwrap().count(), 1);
+
+        fs::write(&path, b"garbage").unwrap();
+        assert_eq!(
+            read_entry(&nested, &key, ArtifactKind::Cubin),
+            Lookup::Corrupt
+        );
+        assert!(!path.exists(), "a corrupt entry is deleted");
+        assert_eq!(read_entry(&nested, &key, ArtifactKind::Cubin), Lookup::Miss);
+
+        // Truncation, e.g. a crash during a non-atomic copy of the cache directory.
+        write_entry(&nested, &key, ArtifactKind::Cubin, b"binary").unwrap();
+        let full = fs::read(&path).unwrap();
+        fs::write(&path, &full[..full.len() - 2]).unwrap();
+        assert_eq!(
+            read_entry(&nested, &key, ArtifactKind::Cubin),
+            Lookup::Corrupt
+        );
+    }
+
+    #[test]
+    fn clear_removes_only_cache_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = CacheConfig::Dir(dir.path().join("kernels"));
+        assert_eq!(config.clear().unwrap(), 0, "a missing directory is empty");
+        let kernels = config.dir().unwrap();
+        write_entry(kernels, &[1; 32], ArtifactKind::Cubin, b"a").unwrap();
+        write_entry(kernels, &[2; 32], ArtifactKind::Ptx, b"b").unwrap();
+        fs::write(kernels.join("notes.txt"), b"keep").unwrap();
+        assert_eq!(config.clear().unwrap(), 2);
+        assert!(kernels.join("notes.txt").exists());
+        assert_eq!(CacheConfig::Disabled.clear().unwrap(), 0);
+
+        let not_a_dir = CacheConfig::Dir(kernels.join("notes.txt"));
+        assert!(matches!(not_a_dir.clear(), Err(Error::Io { .. })));
+    }
+
+    #[test]
+    fn write_failure_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not-a-dir");
+        fs::write(&file, b"x").unwrap();
+        let key = [0u8; 32];
+        assert!(write_entry(&file, &key, ArtifactKind::Cubin, b"p").is_err());
+        assert_eq!(read_entry(&file, &key, ArtifactKind::Cubin), Lookup::Miss);
+    }
+
+    #[test]
+    fn directory_from_environment() {
+        let os = |s: &str| Some(OsString::from(s));
+        assert_eq!(
+            CacheConfig::resolve(os("/tmp/k"), os("/xdg"), os("/home/u")),
+            CacheConfig::Dir(PathBuf::from("/tmp/k"))
+        );
+        assert_eq!(
+            CacheConfig::resolve(os("off"), os("/xdg"), os("/home/u")),
+            CacheConfig::Disabled
+        );
+        assert_eq!(
+            CacheConfig::resolve(os("OFF"), None, None),
+            CacheConfig::Disabled
+        );
+        assert_eq!(
+            CacheConfig::resolve(None, os("/xdg"), os("/home/u")),
+            CacheConfig::Dir(PathBuf::from("/xdg/gpu-dsl/kernels"))
+        );
+        assert_eq!(
+            CacheConfig::resolve(os(""), os("relative"), os("/home/u")),
+            CacheConfig::Dir(PathBuf::from("/home/u/.cache/gpu-dsl/kernels"))
+        );
+        assert_eq!(
+            CacheConfig::resolve(None, None, None),
+            CacheConfig::Disabled
+        );
+        assert_eq!(CacheConfig::Disabled.dir(), None);
+    }
+}

@@ -1,0 +1,314 @@
+//! The one error type of the runtime; every message says what to do next.
+
+use std::path::PathBuf;
+
+use cudarc::driver::DriverError;
+use cudarc::nvrtc::result::NvrtcError;
+
+/// The runtime's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong between a kernel's source and its launch.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The CUDA driver library could not be loaded.
+    #[error(
+        "no CUDA driver found (libcuda.so.1): install the NVIDIA driver (a GPU is needed to run kernels)"
+    )]
+    NoDriver,
+
+    /// The NVRTC runtime compiler library could not be loaded.
+    #[error(
+        "NVRTC not found (libnvrtc.so): install the CUDA toolkit's NVRTC (or pip install \
+         nvidia-cuda-nvrtc) and put its lib directory on LD_LIBRARY_PATH"
+    )]
+    NoNvrtc,
+
+    /// A CUDA library loaded but lacks a function this build calls.
+    #[error(
+        "the CUDA {library} library is unusable ({detail}): it is probably older than the CUDA 13 \
+         API this build expects; update the NVIDIA driver / CUDA toolkit"
+    )]
+    LibraryTooOld {
+        /// "driver" or "NVRTC".
+        library: &'static str,
+        /// What failed, as cudarc reported it.
+        detail: String,
+    },
+
+    /// The requested device ordinal does not exist.
+    #[error(
+        "no CUDA device {requested}: this machine has {available} device(s); pick an ordinal below \
+         {available} (see nvidia-smi)"
+    )]
+    NoDevice {
+        /// The ordinal asked for.
+        requested: usize,
+        /// How many devices the driver reports.
+        available: usize,
+    },
+
+    /// A CUDA driver call failed.
+    #[error("CUDA driver error while {context}: {}", describe_driver_error(.source))]
+    Driver {
+        /// What the runtime was doing.
+        context: &'static str,
+        /// The driver's status code.
+        source: DriverError,
+    },
+
+    /// The driver refused to start a kernel.
+    #[error(
+        "launching kernel `{kernel}` failed: {}; check the launch configuration and that the \
+         device has not faulted earlier (synchronize after launches to find which one)",
+        describe_driver_error(.source)
+    )]
+    Launch {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The driver's status code.
+        source: DriverError,
+    },
+
+    /// A device allocation failed, usually for lack of memory.
+    #[error(
+        "allocating {bytes} bytes of device memory failed: {}; free buffers (Gpu::memory_stats \
+         shows what this process holds) or process the data in smaller pieces",
+        describe_driver_error(.source)
+    )]
+    Alloc {
+        /// The size asked for.
+        bytes: usize,
+        /// The driver's status code.
+        source: DriverError,
+    },
+
+    /// The driver could not load a compiled kernel.
+    #[error(
+        "loading kernel `{kernel}` (compiled by NVRTC {nvrtc_version}) failed: {}; if the driver \
+         is older than that NVRTC, update the NVIDIA driver or put a matching NVRTC first on \
+         LD_LIBRARY_PATH",
+        describe_driver_error(.source)
+    )]
+    ModuleLoad {
+        /// The kernel's name.
+        kernel: String,
+        /// NVRTC's version, "major.minor".
+        nvrtc_version: String,
+        /// The driver's status code.
+        source: DriverError,
+    },
+
+    /// An NVRTC call other than the compilation itself failed.
+    #[error("NVRTC error while {context}: {source:?}{}", log_suffix(.log))]
+    Nvrtc {
+        /// What the runtime was doing.
+        context: &'static str,
+        /// NVRTC's status code.
+        source: NvrtcError,
+        /// The program log, when there was one.
+        log: String,
+    },
+
+    /// NVRTC rejected a kernel's CUDA source.
+    #[error(
+        "kernel `{kernel}` failed to compile with NVRTC; fix the kernel (the log names the Rust \
+         source line for generated kernels):\n{log}"
+    )]
+    Compile {
+        /// The kernel's name.
+        kernel: String,
+        /// The full NVRTC program log.
+        log: String,
+    },
+
+    /// NVRTC cannot produce code that this GPU can run.
+    #[error(
+        "NVRTC {nvrtc_version} cannot generate code for sm_{}{} (it supports {supported}): install \
+         a CUDA toolkit whose NVRTC supports this GPU",
+        .arch.0, .arch.1
+    )]
+    UnsupportedArch {
+        /// The device's compute capability.
+        arch: (u32, u32),
+        /// NVRTC's version, "major.minor".
+        nvrtc_version: String,
+        /// The architectures NVRTC supports, for the message.
+        supported: String,
+    },
+
+    /// A launch configuration exceeds a device or kernel limit.
+    #[error("invalid launch configuration: {0}")]
+    InvalidLaunch(String),
+
+    /// A launch argument does not match the kernel's parameter.
+    #[error(
+        "kernel `{kernel}` argument {index}: expected {expected}, found {found}; pass the \
+         arguments in the order and types of the kernel's signature"
+    )]
+    ArgumentMismatch {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// Zero-based position of the offending argument (or the count, for a missing one).
+        index: usize,
+        /// What the kernel declares.
+        expected: String,
+        /// What was passed.
+        found: String,
+    },
+
+    /// A copy between buffers of different lengths.
+    #[error(
+        "length mismatch in {what}: expected {expected} elements, found {found}; copies need \
+         buffers of equal length"
+    )]
+    LengthMismatch {
+        /// Which copy.
+        what: &'static str,
+        /// The destination's (or the device buffer's) length.
+        expected: usize,
+        /// The other side's length.
+        found: usize,
+    },
+
+    /// A buffer or event used with a stream of another device.
+    #[error(
+        "{what} lives on GPU {found} but the stream belongs to GPU {expected}; allocate it on the \
+         stream's device or copy it there first"
+    )]
+    WrongDevice {
+        /// What was passed.
+        what: String,
+        /// The stream's device ordinal.
+        expected: usize,
+        /// The device the object belongs to.
+        found: usize,
+    },
+
+    /// An allocation whose size in bytes does not fit in memory addressing.
+    #[error(
+        "cannot allocate {len} elements of {elem_bytes} bytes: the size overflows; allocate less"
+    )]
+    AllocationTooLarge {
+        /// Requested elements.
+        len: usize,
+        /// Size of one element.
+        elem_bytes: usize,
+    },
+
+    /// A kernel definition that cannot be compiled or loaded as given.
+    #[error("kernel `{kernel}` is malformed: {reason}")]
+    InvalidKernel {
+        /// The kernel's name.
+        kernel: String,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// A kernel-cache file operation failed (only surfaced by explicit cache calls).
+    #[error(
+        "kernel cache I/O error at {}: {source}; check permissions or set GPU_CACHE_DIR=off",
+        .path.display()
+    )]
+    Io {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// Wraps a driver status with what the runtime was doing.
+    pub(crate) fn driver(context: &'static str) -> impl FnOnce(DriverError) -> Error {
+        move |source| Error::Driver { context, source }
+    }
+}
+
+/// Formats a driver status without calling into the driver when its name is enough.
+fn describe_driver_error(err: &DriverError) -> String {
+    // The enum's Debug name needs no FFI; the long description calls into libcuda, which would
+    // panic if it never loaded (only possible for errors built by hand, as in tests).
+    if !crate::loader::driver_loaded() {
+        return format!("{:?}", err.0);
+    }
+    match err.error_string() {
+        Ok(text) => format!("{:?} ({})", err.0, text.to_string_lossy()),
+        Err(_) => format!("{:?}", err.0),
+    }
+}
+
+fn log_suffix(log: &str) -> String {
+    if log.trim().is_empty() {
+        String::new()
+    } else {
+        format!("\n{log}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_say_what_to_do() {
+        let no_driver = Error::NoDriver.to_string();
+        assert!(no_driver.contains("libcuda.so.1"), "{no_driver}");
+        assert!(
+            no_driver.contains("install the NVIDIA driver"),
+            "{no_driver}"
+        );
+
+        let no_nvrtc = Error::NoNvrtc.to_string();
+        assert!(no_nvrtc.contains("libnvrtc.so"), "{no_nvrtc}");
+        assert!(no_nvrtc.contains("LD_LIBRARY_PATH"), "{no_nvrtc}");
+        assert!(no_nvrtc.contains("nvidia-cuda-nvrtc"), "{no_nvrtc}");
+
+        let no_device = Error::NoDevice {
+            requested: 3,
+            available: 1,
+        }
+        .to_string();
+        assert!(no_device.contains("no CUDA device 3"), "{no_device}");
+        assert!(no_device.contains("1 device(s)"), "{no_device}");
+
+        let compile = Error::Compile {
+            kernel: "saxpy".into(),
+            log: "saxpy.cu(3): error: expected a \";\"".into(),
+        }
+        .to_string();
+        assert!(compile.contains("`saxpy`"), "{compile}");
+        assert!(compile.contains("expected a \";\""), "{compile}");
+
+        let mismatch = Error::ArgumentMismatch {
+            kernel: "saxpy",
+            index: 1,
+            expected: "&[f32]".into(),
+            found: "&[f64]".into(),
+        }
+        .to_string();
+        assert!(mismatch.contains("argument 1"), "{mismatch}");
+        assert!(
+            mismatch.contains("expected &[f32], found &[f64]"),
+            "{mismatch}"
+        );
+
+        let length = Error::LengthMismatch {
+            what: "copy_from_host",
+            expected: 4,
+            found: 5,
+        }
+        .to_string();
+        assert!(length.contains("expected 4 elements, found 5"), "{length}");
+
+        let arch = Error::UnsupportedArch {
+            arch: (12, 0),
+            nvrtc_version: "12.4".into(),
+            supported: "sm_50..sm_90".into(),
+        }
+        .to_string();
+        assert!(arch.contains("sm_120"), "{arch}");
+        assert!(arch.contains("install a CUDA toolkit"), "{arch}");
+    }
+}

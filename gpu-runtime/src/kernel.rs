@@ -1,0 +1,312 @@
+//! Kernels as the macro emits them, and the typed arguments a launch passes to them.
+
+use std::cell::RefCell;
+use std::fmt;
+
+use crate::buffer::{DeviceBuffer, LaunchSlice};
+use crate::error::{Error, Result};
+use crate::scalar::{Scalar, ScalarType, ScalarValue};
+
+/// One kernel parameter as declared in Rust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamKind {
+    /// A scalar passed by value.
+    Scalar(ScalarType),
+    /// `&[T]` or `&mut [T]`: a device pointer followed by an `unsigned long long` length.
+    Slice {
+        /// The element type.
+        elem: ScalarType,
+        /// Whether the kernel writes through it.
+        mutable: bool,
+    },
+}
+
+impl fmt::Display for ParamKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamKind::Scalar(ty) => write!(f, "{ty}"),
+            ParamKind::Slice {
+                elem,
+                mutable: false,
+            } => write!(f, "&[{elem}]"),
+            ParamKind::Slice {
+                elem,
+                mutable: true,
+            } => write!(f, "&mut [{elem}]"),
+        }
+    }
+}
+
+/// A kernel as the macro emits it: built in a `static`.
+#[derive(Debug)]
+pub struct Kernel {
+    name: &'static str,
+    entry: &'static str,
+    source: &'static str,
+    params: &'static [ParamKind],
+}
+
+impl Kernel {
+    /// Builds a kernel from generated parts; only macro output calls this.
+    ///
+    /// The caller vouches that `source` defines `extern "C" __global__ void <entry>(...)` with
+    /// the ABI of `params` (slices as pointer + `unsigned long long` length).
+    #[doc(hidden)]
+    pub const fn __generated(
+        name: &'static str,
+        entry: &'static str,
+        source: &'static str,
+        params: &'static [ParamKind],
+    ) -> Kernel {
+        Kernel {
+            name,
+            entry,
+            source,
+            params,
+        }
+    }
+
+    /// The kernel's Rust name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The `extern "C"` symbol of the `__global__` function.
+    pub fn entry(&self) -> &'static str {
+        self.entry
+    }
+
+    /// The complete CUDA C++ source.
+    pub fn source(&self) -> &'static str {
+        self.source
+    }
+
+    /// The parameters as declared in Rust.
+    pub fn params(&self) -> &'static [ParamKind] {
+        self.params
+    }
+
+    /// Checks that the parts can be handed to NVRTC and the driver at all.
+    pub(crate) fn check_well_formed(&self) -> Result<()> {
+        let reason = if self.entry.is_empty() {
+            Some("its entry point name is empty")
+        } else if self.entry.contains('\0') || self.name.contains('\0') {
+            Some("its name contains a NUL byte")
+        } else if self.source.contains('\0') {
+            Some("its CUDA source contains a NUL byte")
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => Err(Error::InvalidKernel {
+                kernel: self.name.to_string(),
+                reason: reason.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One launch argument.
+pub struct KernelArg<'a> {
+    pub(crate) inner: ArgInner<'a>,
+}
+
+pub(crate) enum ArgInner<'a> {
+    Scalar(ScalarType, ScalarValue),
+    Slice(&'a dyn LaunchSlice),
+    // The launch receives `&[KernelArg]` (a literal array in generated code) yet must hand cudarc
+    // a `&mut` buffer so it records the write for cross-stream ordering; the RefCell gives that
+    // access back without unsafe code. The exclusive borrow is still held for 'a.
+    SliceMut(RefCell<&'a mut dyn LaunchSlice>),
+}
+
+impl<'a> KernelArg<'a> {
+    /// A scalar passed by value.
+    pub fn scalar<T: Scalar>(value: T) -> Self {
+        KernelArg {
+            inner: ArgInner::Scalar(T::TYPE, value.__into_value()),
+        }
+    }
+
+    /// A buffer the kernel reads (`&[T]`).
+    pub fn slice<T: Scalar>(buf: &'a DeviceBuffer<T>) -> Self {
+        KernelArg {
+            inner: ArgInner::Slice(buf),
+        }
+    }
+
+    /// A buffer the kernel writes (`&mut [T]`).
+    pub fn slice_mut<T: Scalar>(buf: &'a mut DeviceBuffer<T>) -> Self {
+        KernelArg {
+            inner: ArgInner::SliceMut(RefCell::new(buf)),
+        }
+    }
+
+    /// The parameter kind this argument fits.
+    pub fn kind(&self) -> ParamKind {
+        match &self.inner {
+            ArgInner::Scalar(ty, _) => ParamKind::Scalar(*ty),
+            ArgInner::Slice(buf) => ParamKind::Slice {
+                elem: buf.elem(),
+                mutable: false,
+            },
+            ArgInner::SliceMut(buf) => ParamKind::Slice {
+                elem: buf.borrow().elem(),
+                mutable: true,
+            },
+        }
+    }
+}
+
+impl fmt::Debug for KernelArg<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.inner {
+            ArgInner::Scalar(_, value) => f.debug_tuple("KernelArg::scalar").field(value).finish(),
+            _ => write!(f, "KernelArg({})", self.kind()),
+        }
+    }
+}
+
+/// Checks argument kinds against a kernel's declared parameters.
+pub(crate) fn check_args(
+    kernel: &'static str,
+    params: &[ParamKind],
+    found: &[ParamKind],
+) -> Result<()> {
+    for (index, (expected, found)) in params.iter().zip(found).enumerate() {
+        if expected != found {
+            return Err(Error::ArgumentMismatch {
+                kernel,
+                index,
+                expected: expected.to_string(),
+                found: found.to_string(),
+            });
+        }
+    }
+    if found.len() < params.len() {
+        return Err(Error::ArgumentMismatch {
+            kernel,
+            index: found.len(),
+            expected: params[found.len()].to_string(),
+            found: format!(
+                "no argument ({} given, the kernel takes {})",
+                found.len(),
+                params.len()
+            ),
+        });
+    }
+    if found.len() > params.len() {
+        return Err(Error::ArgumentMismatch {
+            kernel,
+            index: params.len(),
+            expected: format!("no more arguments (the kernel takes {})", params.len()),
+            found: found[params.len()].to_string(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAXPY: &[ParamKind] = &[
+        ParamKind::Scalar(ScalarType::F32),
+        ParamKind::Slice {
+            elem: ScalarType::F32,
+            mutable: false,
+        },
+        ParamKind::Slice {
+            elem: ScalarType::F32,
+            mutable: true,
+        },
+    ];
+
+    static KERNEL: Kernel = Kernel::__generated("saxpy", "saxpy", "/* cuda */", SAXPY);
+
+    fn mismatch(found: &[ParamKind]) -> (usize, String, String) {
+        match check_args("saxpy", SAXPY, found) {
+            Err(Error::ArgumentMismatch {
+                kernel,
+                index,
+                expected,
+                found,
+            }) => {
+                assert_eq!(kernel, "saxpy");
+                (index, expected, found)
+            }
+            other => panic!("expected ArgumentMismatch, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn accessors() {
+        assert_eq!(KERNEL.name(), "saxpy");
+        assert_eq!(KERNEL.entry(), "saxpy");
+        assert_eq!(KERNEL.params().len(), 3);
+        KERNEL.check_well_formed().unwrap();
+        let bad = Kernel::__generated("k", "", "", &[]);
+        assert!(matches!(
+            bad.check_well_formed(),
+            Err(Error::InvalidKernel { .. })
+        ));
+    }
+
+    #[test]
+    fn matching_arguments_pass() {
+        check_args("saxpy", SAXPY, SAXPY).unwrap();
+        let scalar = KernelArg::scalar(2.0f32);
+        assert_eq!(scalar.kind(), ParamKind::Scalar(ScalarType::F32));
+        check_args("saxpy", &SAXPY[..1], &[scalar.kind()]).unwrap();
+    }
+
+    #[test]
+    fn wrong_scalar_type() {
+        let (index, expected, found) =
+            mismatch(&[KernelArg::scalar(2.0f64).kind(), SAXPY[1], SAXPY[2]]);
+        assert_eq!(
+            (index, expected.as_str(), found.as_str()),
+            (0, "f32", "f64")
+        );
+    }
+
+    #[test]
+    fn wrong_element_type_and_mutability() {
+        let f64_slice = ParamKind::Slice {
+            elem: ScalarType::F64,
+            mutable: false,
+        };
+        let (index, expected, found) = mismatch(&[SAXPY[0], f64_slice, SAXPY[2]]);
+        assert_eq!(
+            (index, expected.as_str(), found.as_str()),
+            (1, "&[f32]", "&[f64]")
+        );
+
+        let (index, expected, found) = mismatch(&[SAXPY[0], SAXPY[1], SAXPY[1]]);
+        assert_eq!(
+            (index, expected.as_str(), found.as_str()),
+            (2, "&mut [f32]", "&[f32]")
+        );
+
+        let (index, _, _) = mismatch(&[SAXPY[0], SAXPY[2], SAXPY[2]]);
+        assert_eq!(index, 1);
+
+        let (index, _, found) = mismatch(&[SAXPY[1], SAXPY[1], SAXPY[2]]);
+        assert_eq!((index, found.as_str()), (0, "&[f32]"));
+    }
+
+    #[test]
+    fn wrong_count() {
+        let (index, expected, found) = mismatch(&SAXPY[..2]);
+        assert_eq!(index, 2);
+        assert_eq!(expected, "&mut [f32]");
+        assert!(found.contains("2 given, the kernel takes 3"), "{found}");
+
+        let mut more = SAXPY.to_vec();
+        more.push(ParamKind::Scalar(ScalarType::U32));
+        let (index, expected, found) = mismatch(&more);
+        assert_eq!((index, found.as_str()), (3, "u32"));
+        assert!(expected.contains("takes 3"), "{expected}");
+    }
+}

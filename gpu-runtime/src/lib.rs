@@ -1,0 +1,78 @@
+//! The runtime behind `#[kernel]`: devices, streams, buffers, NVRTC compilation with caching,
+//! and checked launches. It is the only crate of the project that talks to CUDA (through
+//! `cudarc`), and it loads the CUDA libraries at run time, so it builds and its errors are
+//! readable on machines without them.
+//!
+//! Kernels are usually written with `#[kernel]`, which emits a `static` [`Kernel`] and a typed
+//! launcher. The same thing by hand:
+//!
+//! ```no_run
+//! use gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelArg, LaunchConfig, ParamKind, ScalarType};
+//!
+//! static ADD_ONE: Kernel = Kernel::__generated(
+//!     "add_one",
+//!     "add_one",
+//!     r#"extern "C" __global__ void add_one(float* x, unsigned long long x_len) {
+//!         unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+//!         if (i < x_len) x[i] += 1.0f;
+//!     }"#,
+//!     &[ParamKind::Slice { elem: ScalarType::F32, mutable: true }],
+//! );
+//!
+//! fn main() -> gpu_runtime::Result<()> {
+//!     let gpu = Gpu::new(0)?;
+//!     let stream = gpu.default_stream();
+//!     let mut x = DeviceBuffer::from_host(&stream, &[1.0f32, 2.0, 3.0])?;
+//!     let config = LaunchConfig::for_len(x.len(), 256);
+//!     stream.launch(&ADD_ONE, config, &[KernelArg::slice_mut(&mut x)])?;
+//!     assert_eq!(x.to_host(&stream)?, [2.0, 3.0, 4.0]);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Kernel ABI: every scalar parameter is passed by value with its natural C type, and every
+//! slice parameter becomes two CUDA parameters, a `T*` and an `unsigned long long` length.
+
+#![warn(missing_docs)]
+
+mod buffer;
+mod cache;
+mod compile;
+mod device;
+mod error;
+mod event;
+mod kernel;
+mod launch;
+mod loader;
+mod modules;
+mod pinned;
+mod scalar;
+mod stream;
+
+pub use buffer::DeviceBuffer;
+pub use cache::CacheConfig;
+pub use compile::{compile_to_ptx, nvrtc_version};
+pub use device::{DeviceInfo, Gpu, MemoryStats};
+pub use error::{Error, Result};
+pub use event::Event;
+pub use kernel::{Kernel, KernelArg, ParamKind};
+pub use launch::{Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK};
+pub use modules::{compile_stats, CompileSource, CompileStats, ModuleOrigin};
+pub use pinned::PinnedBuffer;
+pub use scalar::{Scalar, ScalarType};
+pub use stream::Stream;
+
+#[doc(hidden)]
+pub use scalar::ScalarValue;
+
+/// Device 0 for tests and examples, or `None` after printing why it is unavailable.
+#[doc(hidden)]
+pub fn test_gpu() -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(gpu) => Some(gpu),
+        Err(err) => {
+            eprintln!("skipped: no CUDA device ({err})");
+            None
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Finding libcuda and libnvrtc without letting cudarc panic at the user.
+//!
+//! cudarc's dynamic loading panics when a library or a symbol is missing. We probe for the
+//! libraries first and also catch any panic at the entry points, so a machine without CUDA gets
+//! an [`Error`] that says what to install.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
+
+/// Which CUDA library an entry point belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Library {
+    Driver,
+    Nvrtc,
+}
+
+impl Library {
+    fn missing(self) -> Error {
+        match self {
+            Library::Driver => Error::NoDriver,
+            Library::Nvrtc => Error::NoNvrtc,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Library::Driver => "driver",
+            Library::Nvrtc => "NVRTC",
+        }
+    }
+
+    /// Probes once per process: the answer cannot change without restarting the process, since
+    /// cudarc caches the library it loaded (or its failure to) itself.
+    fn present(self) -> bool {
+        static DRIVER: OnceLock<bool> = OnceLock::new();
+        static NVRTC: OnceLock<bool> = OnceLock::new();
+        match self {
+            Library::Driver => *DRIVER.get_or_init(|| probe(cudarc::driver::sys::is_culib_present)),
+            Library::Nvrtc => *NVRTC.get_or_init(|| probe(cudarc::nvrtc::sys::is_culib_present)),
+        }
+    }
+}
+
+/// Runs a probe, treating a panic inside it as "absent".
+fn probe(check: unsafe fn() -> bool) -> bool {
+    // SAFETY: callers pass cudarc's is_culib_present functions, which only dlopen candidate
+    // library names and drop the handles; loading libcuda/libnvrtc runs no initialisers that
+    // could break Rust invariants.
+    panic::catch_unwind(|| unsafe { check() }).unwrap_or(false)
+}
+
+/// Whether libcuda loaded, without trying again when it did not.
+pub(crate) fn driver_loaded() -> bool {
+    Library::Driver.present()
+}
+
+/// Runs `f`, the first call into `library`, mapping absence and panics to errors.
+pub(crate) fn guarded<R>(library: Library, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    if !library.present() {
+        return Err(library.missing());
+    }
+    match panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let detail = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".to_string());
+            // cudarc panics with "Unable to dynamically load" when the library itself is missing
+            // and "Missing symbol" when it is too old; only the first means "install it".
+            if detail.contains("Unable to dynamically load") {
+                Err(library.missing())
+            } else {
+                Err(Error::LibraryTooOld {
+                    library: library.label(),
+                    detail,
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_errors() {
+        // Only meaningful where the library is present; elsewhere the absence wins first.
+        let result: Result<()> = guarded(Library::Nvrtc, || panic!("Missing symbol nvrtcFoo"));
+        match result {
+            Err(Error::NoNvrtc) => assert!(!Library::Nvrtc.present()),
+            Err(Error::LibraryTooOld { library, detail }) => {
+                assert_eq!(library, "NVRTC");
+                assert!(detail.contains("nvrtcFoo"));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}

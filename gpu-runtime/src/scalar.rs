@@ -1,0 +1,191 @@
+//! The element and parameter types a kernel can use, and their CUDA spellings.
+
+use std::fmt;
+
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use half::{bf16, f16};
+
+// Kernels take `usize` as `unsigned long long`; CUDA hosts are 64-bit, and a 32-bit host would
+// silently disagree with the device about every usize buffer.
+const _: () = assert!(
+    std::mem::size_of::<usize>() == 8,
+    "gpu-runtime needs a 64-bit host: kernels pass usize as unsigned long long"
+);
+
+/// The scalar types of the kernel language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// `bool` (C++ `bool`, one byte).
+    Bool,
+    /// `i32` (`int`).
+    I32,
+    /// `u32` (`unsigned int`).
+    U32,
+    /// `i64` (`long long`).
+    I64,
+    /// `u64` (`unsigned long long`).
+    U64,
+    /// `usize` (`unsigned long long`).
+    Usize,
+    /// `f32` (`float`).
+    F32,
+    /// `f64` (`double`).
+    F64,
+    /// `half::f16` (`__half`).
+    F16,
+    /// `half::bf16` (`__nv_bfloat16`).
+    Bf16,
+}
+
+impl ScalarType {
+    /// Every scalar type, in declaration order.
+    pub const ALL: [ScalarType; 10] = [
+        ScalarType::Bool,
+        ScalarType::I32,
+        ScalarType::U32,
+        ScalarType::I64,
+        ScalarType::U64,
+        ScalarType::Usize,
+        ScalarType::F32,
+        ScalarType::F64,
+        ScalarType::F16,
+        ScalarType::Bf16,
+    ];
+
+    /// Size in bytes, on the host and the device alike.
+    pub const fn size(self) -> usize {
+        match self {
+            ScalarType::Bool => 1,
+            ScalarType::F16 | ScalarType::Bf16 => 2,
+            ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
+            ScalarType::I64 | ScalarType::U64 | ScalarType::Usize | ScalarType::F64 => 8,
+        }
+    }
+
+    /// The Rust spelling, e.g. `"f32"` or `"f16"`.
+    pub const fn rust_name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::I32 => "i32",
+            ScalarType::U32 => "u32",
+            ScalarType::I64 => "i64",
+            ScalarType::U64 => "u64",
+            ScalarType::Usize => "usize",
+            ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
+            ScalarType::F16 => "f16",
+            ScalarType::Bf16 => "bf16",
+        }
+    }
+
+    /// The CUDA C++ spelling used in kernel signatures.
+    pub const fn cuda_name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::I32 => "int",
+            ScalarType::U32 => "unsigned int",
+            ScalarType::I64 => "long long",
+            ScalarType::U64 | ScalarType::Usize => "unsigned long long",
+            ScalarType::F32 => "float",
+            ScalarType::F64 => "double",
+            ScalarType::F16 => "__half",
+            ScalarType::Bf16 => "__nv_bfloat16",
+        }
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.rust_name())
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Scalar types a kernel can take or store. Sealed.
+///
+/// A kernel must store only `0` or `1` in `bool` elements (generated kernels always do), since
+/// any other byte is not a valid Rust `bool` once copied back.
+pub trait Scalar:
+    Copy + Send + Sync + 'static + DeviceRepr + ValidAsZeroBits + sealed::Sealed
+{
+    /// The runtime tag of this type.
+    const TYPE: ScalarType;
+
+    /// Erases the type for launch-argument storage; only the runtime calls this.
+    #[doc(hidden)]
+    fn __into_value(self) -> ScalarValue;
+}
+
+/// A launch-time scalar with its type erased; stored until the launch is submitted.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarValue {
+    Bool(bool),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+    F16(f16),
+    Bf16(bf16),
+}
+
+macro_rules! impl_scalar {
+    ($($ty:ty => $tag:ident, $variant:ident $(as $cast:ty)?;)*) => {$(
+        impl sealed::Sealed for $ty {}
+        impl Scalar for $ty {
+            const TYPE: ScalarType = ScalarType::$tag;
+            fn __into_value(self) -> ScalarValue {
+                ScalarValue::$variant(self $(as $cast)?)
+            }
+        }
+    )*};
+}
+
+impl_scalar! {
+    bool => Bool, Bool;
+    i32 => I32, I32;
+    u32 => U32, U32;
+    i64 => I64, I64;
+    u64 => U64, U64;
+    usize => Usize, U64 as u64;
+    f32 => F32, F32;
+    f64 => F64, F64;
+    f16 => F16, F16;
+    bf16 => Bf16, Bf16;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check<T: Scalar>() {
+        assert_eq!(T::TYPE.size(), std::mem::size_of::<T>(), "{}", T::TYPE);
+    }
+
+    #[test]
+    fn sizes_match_rust_layout() {
+        check::<bool>();
+        check::<i32>();
+        check::<u32>();
+        check::<i64>();
+        check::<u64>();
+        check::<usize>();
+        check::<f32>();
+        check::<f64>();
+        check::<f16>();
+        check::<bf16>();
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(ScalarType::F32.to_string(), "f32");
+        assert_eq!(ScalarType::Usize.cuda_name(), "unsigned long long");
+        assert_eq!(ScalarType::ALL.len(), 10);
+        assert_eq!(7usize.__into_value(), ScalarValue::U64(7));
+    }
+}

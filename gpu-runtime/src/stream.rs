@@ -1,0 +1,185 @@
+//! Streams: ordered queues of copies and launches on one device, and the checked launch itself.
+
+use std::cell::RefMut;
+use std::fmt;
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaStream, LaunchArgs, PushKernelArg};
+
+use crate::buffer::LaunchSlice;
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::event::Event;
+use crate::kernel::{check_args, ArgInner, Kernel, KernelArg, ParamKind};
+use crate::launch::{plan_for_function, LaunchConfig, SharedMemPlan};
+use crate::scalar::ScalarValue;
+
+/// A queue of work on one device. Cheap to clone; clones share the queue.
+#[derive(Clone)]
+pub struct Stream {
+    gpu: Gpu,
+    pub(crate) inner: Arc<CudaStream>,
+}
+
+impl fmt::Debug for Stream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Stream({:?} on GPU {})",
+            self.inner.cu_stream(),
+            self.gpu.ordinal()
+        )
+    }
+}
+
+/// A launch argument unpacked into storage that outlives cudarc's launch builder.
+enum Slot<'s, 'a> {
+    Scalar(ScalarValue),
+    Slice(&'a dyn LaunchSlice, u64),
+    SliceMut(RefMut<'s, &'a mut dyn LaunchSlice>, u64),
+}
+
+impl Stream {
+    pub(crate) fn from_parts(gpu: Gpu, inner: Arc<CudaStream>) -> Stream {
+        Stream { gpu, inner }
+    }
+
+    /// The device this stream runs on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// Blocks until all work queued so far has finished; reports asynchronous kernel faults.
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.synchronize().map_err(Error::driver(
+            "synchronizing a stream (a kernel may have faulted)",
+        ))
+    }
+
+    /// Records an event (timing enabled) after the work queued so far.
+    pub fn record_event(&self) -> Result<Event> {
+        let inner = self
+            .inner
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(Error::driver("recording an event"))?;
+        Ok(Event {
+            inner,
+            ordinal: self.gpu.ordinal(),
+        })
+    }
+
+    /// Makes later work on this stream wait for `event`, without blocking the host.
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.inner
+            .wait(&event.inner)
+            .map_err(Error::driver("making a stream wait for an event"))
+    }
+
+    /// Fails unless an object on device `ordinal` may be used with this stream.
+    pub(crate) fn check_device(&self, what: impl FnOnce() -> String, ordinal: usize) -> Result<()> {
+        if ordinal == self.gpu.ordinal() {
+            Ok(())
+        } else {
+            Err(Error::WrongDevice {
+                what: what(),
+                expected: self.gpu.ordinal(),
+                found: ordinal,
+            })
+        }
+    }
+
+    /// Launches `kernel` after checking the arguments against its parameters, the buffers'
+    /// devices and `config` against the device; compiles the kernel on first use.
+    pub fn launch(
+        &self,
+        kernel: &'static Kernel,
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let kinds: Vec<ParamKind> = args.iter().map(KernelArg::kind).collect();
+        check_args(kernel.name(), kernel.params(), &kinds)?;
+        for (index, arg) in args.iter().enumerate() {
+            let ordinal = match &arg.inner {
+                ArgInner::Scalar(..) => continue,
+                ArgInner::Slice(buf) => buf.ordinal(),
+                ArgInner::SliceMut(buf) => buf.borrow().ordinal(),
+            };
+            self.check_device(
+                || format!("argument {index} of kernel `{}`", kernel.name()),
+                ordinal,
+            )?;
+        }
+        let limits = self.gpu.limits();
+        limits.validate(&config)?;
+
+        let loaded = self.gpu.loaded_kernel(kernel)?;
+        let plan = plan_for_function(kernel.name(), &config, &limits, &loaded.limits)?;
+        if let SharedMemPlan::OptIn(bytes) = plan {
+            loaded.allow_dynamic_shared_mem(self.gpu.ctx(), bytes)?;
+        }
+
+        let mut slots = Vec::with_capacity(args.len());
+        for arg in args {
+            slots.push(match &arg.inner {
+                ArgInner::Scalar(_, value) => Slot::Scalar(*value),
+                ArgInner::Slice(buf) => Slot::Slice(*buf, buf.len() as u64),
+                ArgInner::SliceMut(cell) => {
+                    let buf = cell.try_borrow_mut().map_err(|_| Error::InvalidKernel {
+                        kernel: kernel.name().to_string(),
+                        reason: "a mutable argument is already borrowed (launch re-entered)"
+                            .to_string(),
+                    })?;
+                    let len = buf.len() as u64;
+                    Slot::SliceMut(buf, len)
+                }
+            });
+        }
+
+        let cuda_config = cudarc::driver::LaunchConfig {
+            grid_dim: (config.grid.x, config.grid.y, config.grid.z),
+            block_dim: (config.block.x, config.block.y, config.block.z),
+            shared_mem_bytes: config.shared_mem_bytes,
+        };
+        let mut builder = self.inner.launch_builder(&loaded.function);
+        for slot in slots.iter_mut() {
+            match slot {
+                Slot::Scalar(value) => push_scalar(&mut builder, value),
+                Slot::Slice(buf, len) => {
+                    buf.push_ptr(&mut builder);
+                    builder.arg(&*len);
+                }
+                Slot::SliceMut(buf, len) => {
+                    buf.push_ptr_mut(&mut builder);
+                    builder.arg(&*len);
+                }
+            }
+        }
+        // SAFETY: the arguments match `kernel.params()` in number, kind, element type and
+        // mutability (checked above), and the macro emits `entry` with exactly that ABI: scalars
+        // by value, each slice as a device pointer plus its u64 length, which generated kernels
+        // bound-check against. Every pointer is a live allocation on this stream's device, kept
+        // alive by the borrows in `slots`; cudarc orders the launch after pending writes to the
+        // buffers (and records its own) through their events. The lengths and scalar values
+        // live in `slots`, which outlives `builder`.
+        unsafe { builder.launch(cuda_config) }.map_err(|source| Error::Launch {
+            kernel: kernel.name(),
+            source,
+        })?;
+        Ok(())
+    }
+}
+
+fn push_scalar<'b>(builder: &mut LaunchArgs<'b>, value: &'b ScalarValue) {
+    match value {
+        ScalarValue::Bool(v) => builder.arg(v),
+        ScalarValue::I32(v) => builder.arg(v),
+        ScalarValue::U32(v) => builder.arg(v),
+        ScalarValue::I64(v) => builder.arg(v),
+        ScalarValue::U64(v) => builder.arg(v),
+        ScalarValue::F32(v) => builder.arg(v),
+        ScalarValue::F64(v) => builder.arg(v),
+        ScalarValue::F16(v) => builder.arg(v),
+        ScalarValue::Bf16(v) => builder.arg(v),
+    };
+}

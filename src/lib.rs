@@ -1,0 +1,40 @@
+//! Write CUDA kernels as Rust functions.
+//!
+//! `#[kernel]` compiles a Rust function to CUDA C++ at build time and generates a module with a
+//! typed `launch`; at run time the source is compiled by NVRTC for the GPU at hand (once, then
+//! cached in memory and on disk) and launched on a stream.
+//!
+//! ```no_run
+//! use gpu::prelude::*;
+//!
+//! #[kernel]
+//! fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+//!     let i = global_idx().x;
+//!     if i < y.len() {
+//!         y[i] = a * x[i] + y[i];
+//!     }
+//! }
+//!
+//! fn main() -> gpu::Result<()> {
+//!     let gpu = Gpu::new(0)?;
+//!     let stream = gpu.default_stream();
+//!     let x = DeviceBuffer::from_host(&stream, &[1.0f32; 1024])?;
+//!     let mut y = DeviceBuffer::from_host(&stream, &[2.0f32; 1024])?;
+//!     saxpy::launch(&stream, LaunchConfig::for_len(1024, 256), 3.0, &x, &mut y)?;
+//!     assert_eq!(y.to_host(&stream)?, vec![5.0; 1024]);
+//!     Ok(())
+//! }
+//! ```
+
+pub use gpu_kernels as kernels;
+pub use gpu_macros::kernel;
+pub use gpu_runtime as runtime;
+pub use gpu_runtime::{Error, Result};
+
+/// Everything a kernel author needs, in one import.
+pub mod prelude {
+    pub use gpu_macros::kernel;
+    pub use gpu_runtime::{
+        Block, DeviceBuffer, Error, Event, Gpu, Grid, LaunchConfig, PinnedBuffer, Stream,
+    };
+}

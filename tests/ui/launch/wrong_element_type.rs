@@ -1,0 +1,16 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn scale(a: f32, x: &mut [f32]) {
+    let i = global_idx().x;
+    if i < x.len() {
+        x[i] = a * x[i];
+    }
+}
+
+#[allow(dead_code)]
+fn run(stream: &Stream, x: &mut DeviceBuffer<f64>) -> gpu::Result<()> {
+    scale::launch(stream, LaunchConfig::for_len(x.len(), 256), 2.0, x)
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k<T>(x: &mut [T]) {}
+
+fn main() {}

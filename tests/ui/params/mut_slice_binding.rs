@@ -1,0 +1,6 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(mut x: &mut [f32]) {}
+
+fn main() {}

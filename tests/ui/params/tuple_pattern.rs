@@ -1,0 +1,6 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k((a, b): (f32, f32), x: &mut [f32]) {}
+
+fn main() {}

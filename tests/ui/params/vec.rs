@@ -1,0 +1,6 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: Vec<f32>) {}
+
+fn main() {}

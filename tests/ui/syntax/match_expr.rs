@@ -1,0 +1,12 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [i32], n: i32) {
+    let v = match n {
+        0 => 1,
+        _ => 2,
+    };
+    x[0] = v;
+}
+
+fn main() {}

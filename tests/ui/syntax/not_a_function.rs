@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+struct Config {
+    n: u32,
+}
+
+fn main() {}

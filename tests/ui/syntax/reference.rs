@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32], a: f32) {
+    let r = &a;
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    let f = |v: f32| v;
+    println!("{}", 1);
+    let t = (1, 2);
+}
+
+fn main() {}

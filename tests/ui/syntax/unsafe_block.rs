@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    unsafe {
+        x[0] = 1.0;
+    }
+}
+
+fn main() {}

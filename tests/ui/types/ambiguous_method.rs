@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    let v = 2.0.sqrt();
+}
+
+fn main() {}

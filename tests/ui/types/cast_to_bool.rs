@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [i32]) {
+    let b = x[0] as bool;
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(n: u32, x: &mut [u32]) {
+    if n {
+        x[0] = 1;
+    }
+}
+
+fn main() {}

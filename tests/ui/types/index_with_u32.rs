@@ -1,0 +1,9 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    let i = thread_idx().x;
+    x[i] = 1.0;
+}
+
+fn main() {}

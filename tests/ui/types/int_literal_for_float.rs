@@ -1,0 +1,9 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    let a: f32 = 1;
+    x[0] = a;
+}
+
+fn main() {}

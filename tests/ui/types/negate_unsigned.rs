@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(a: u32, x: &mut [u32]) {
+    x[0] = -a;
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    x[0] = x[0].frobnicate();
+}
+
+fn main() {}
