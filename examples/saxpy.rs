@@ -59,7 +59,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for i in 0..n {
         let mut expected = y_host[i];
         for _ in 0..=runs {
-            expected = a * x_host[i] + expected;
+            expected += a * x_host[i];
         }
         worst = worst.max((result[i] - expected).abs() / expected.abs().max(1.0));
     }

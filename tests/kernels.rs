@@ -2,7 +2,7 @@
 //! on the CPU. Without a device each test prints `skipped: no CUDA device` and returns.
 
 use gpu::prelude::*;
-use gpu::runtime::test_gpu;
+use gpu::runtime::{compile_to_ptx, test_gpu, test_nvrtc, Kernel};
 
 /// A deterministic pseudo-random sequence (xorshift), so failures reproduce.
 fn random_f32(n: usize, seed: u64) -> Vec<f32> {
@@ -282,6 +282,8 @@ fn math(x: &[f32], out: &mut [f32], flags: &mut [u32]) {
     }
 }
 
+// Mirrors the kernel, which exercises `min` and `max` separately.
+#[allow(clippy::manual_clamp)]
 fn math_cpu(v: f32) -> (f32, u32) {
     let relu = if v > 0.0 { v } else { 0.0 };
     let sig = 1.0 / (1.0 + (-v).exp());
@@ -473,4 +475,38 @@ fn library_map_kernels() {
         matches!(error, gpu::Error::LengthMismatch { .. }),
         "{error}"
     );
+}
+
+/// Every kernel of this file, for the NVRTC check below.
+const KERNELS: &[&Kernel] = &[
+    &saxpy::KERNEL,
+    &grid_stride_scale::KERNEL,
+    &row_stats::KERNEL,
+    &integer_semantics::KERNEL,
+    &casts::KERNEL,
+    &math::KERNEL,
+    &every_scalar_type::KERNEL,
+    &transpose::KERNEL,
+];
+
+/// Runs without a GPU: the generated CUDA must compile with NVRTC for the
+/// architectures we support.
+#[test]
+fn every_kernel_compiles_with_nvrtc() {
+    if !test_nvrtc() {
+        return;
+    }
+    let mut all: Vec<&Kernel> = KERNELS.to_vec();
+    all.extend(gpu::kernels::all_kernels());
+    for kernel in all {
+        for arch in [(8, 0), (9, 0)] {
+            let ptx = compile_to_ptx(kernel, arch)
+                .unwrap_or_else(|e| panic!("{} for sm_{}{}: {e}", kernel.name(), arch.0, arch.1));
+            assert!(
+                ptx.contains(&format!(".entry {}", kernel.entry())),
+                "{}: no entry point in the PTX",
+                kernel.name()
+            );
+        }
+    }
 }

@@ -2,3 +2,10 @@
 //! launch configuration.
 
 pub mod map;
+
+use gpu_runtime::Kernel;
+
+/// Every kernel of this crate, so tools and tests can compile them all ahead of time.
+pub fn all_kernels() -> Vec<&'static Kernel> {
+    map::KERNELS.to_vec()
+}

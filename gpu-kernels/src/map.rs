@@ -25,6 +25,9 @@ fn scale_f32(a: f32, x: &mut [f32]) {
     }
 }
 
+/// The kernels of this module.
+pub(crate) const KERNELS: &[&gpu_runtime::Kernel] = &[&saxpy_f32::KERNEL, &scale_f32::KERNEL];
+
 /// A grid-stride configuration for `n` elements on the stream's device.
 pub fn grid_stride_config(stream: &Stream, n: usize) -> LaunchConfig {
     let max_blocks = stream.gpu().sm_count().max(1) * BLOCKS_PER_SM;

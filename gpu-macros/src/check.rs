@@ -56,6 +56,9 @@ pub fn check_kernel(cx: &Ctxt, kernel: &Kernel) -> Option<Types> {
 enum T {
     Ty(Ty),
     Var(u32),
+    /// The type of an expression already reported as wrong: it unifies with anything, so one
+    /// mistake gives one message.
+    Error,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -109,7 +112,7 @@ impl Checker<'_> {
     /// `t` with every bound variable replaced by its type.
     fn resolve(&mut self, t: T) -> T {
         match t {
-            T::Ty(_) => t,
+            T::Ty(_) | T::Error => t,
             T::Var(id) => {
                 let root = self.root(id);
                 match self.vars[root as usize].bound {
@@ -127,6 +130,7 @@ impl Checker<'_> {
                 VarKind::Int => "integer".to_string(),
                 VarKind::Float => "floating-point number".to_string(),
             },
+            T::Error => "an erroneous value".to_string(),
         }
     }
 
@@ -134,6 +138,7 @@ impl Checker<'_> {
     fn unify(&mut self, expected: T, found: T, loc: Loc) -> bool {
         let (e, f) = (self.resolve(expected), self.resolve(found));
         let ok = match (e, f) {
+            (T::Error, _) | (_, T::Error) => true,
             (T::Ty(a), T::Ty(b)) => a == b,
             (T::Var(v), T::Ty(ty)) | (T::Ty(ty), T::Var(v)) => self.bind(v, ty),
             (T::Var(a), T::Var(b)) => {
@@ -207,19 +212,26 @@ impl Checker<'_> {
     fn var_kind(&mut self, t: T) -> Option<VarKind> {
         match self.resolve(t) {
             T::Var(id) => Some(self.vars[id as usize].kind),
-            T::Ty(_) => None,
+            T::Ty(_) | T::Error => None,
         }
     }
 
+    fn is_error(&mut self, t: T) -> bool {
+        matches!(self.resolve(t), T::Error)
+    }
+
     fn is_numeric(&mut self, t: T) -> bool {
-        self.var_kind(t).is_some()
+        self.is_error(t)
+            || self.var_kind(t).is_some()
             || self
                 .known_scalar(t)
                 .is_some_and(|s| s.is_int() || s.is_float())
     }
 
     fn is_int(&mut self, t: T) -> bool {
-        self.var_kind(t) == Some(VarKind::Int) || self.known_scalar(t).is_some_and(Scalar::is_int)
+        self.is_error(t)
+            || self.var_kind(t) == Some(VarKind::Int)
+            || self.known_scalar(t).is_some_and(Scalar::is_int)
     }
 
     fn loc(&self, id: ExprId) -> Loc {
@@ -403,7 +415,7 @@ impl Checker<'_> {
                 Some(scalar) => T::Ty(Ty::Scalar(*scalar)),
                 None => self.new_var(VarKind::Float),
             },
-            ExprKind::Local(local) => self.locals[local.0 as usize].unwrap_or(T::Ty(Ty::Unit)),
+            ExprKind::Local(local) => self.locals[local.0 as usize].unwrap_or(T::Error),
             ExprKind::Binary { op, lhs, rhs } => {
                 let lhs_t = self.expr(*lhs);
                 let rhs_t = self.expr(*rhs);
@@ -427,9 +439,11 @@ impl Checker<'_> {
                 let base_t = self.expr(*base);
                 let index_t = self.expr(*index);
                 let usize_t = T::Ty(Ty::Scalar(Scalar::Usize));
-                let index_ok = match self.resolve(index_t) {
-                    T::Var(_) => self.unify(usize_t, index_t, self.loc(*index)),
-                    T::Ty(Ty::Scalar(Scalar::Usize)) => true,
+                match self.resolve(index_t) {
+                    T::Var(_) => {
+                        self.unify(usize_t, index_t, self.loc(*index));
+                    }
+                    T::Ty(Ty::Scalar(Scalar::Usize)) | T::Error => {}
                     T::Ty(other) => {
                         self.cx.error(
                             self.loc(*index),
@@ -438,25 +452,24 @@ impl Checker<'_> {
                                 other.describe()
                             ),
                         );
-                        false
                     }
-                };
-                let _ = index_ok;
+                }
                 match self.resolve(base_t) {
                     T::Ty(Ty::Slice { elem, .. }) => T::Ty(Ty::Scalar(elem)),
+                    T::Error => T::Error,
                     _ => {
                         let text = self.describe(base_t);
                         self.cx.error(
                             self.loc(*base),
                             format!("cannot index into a value of type {text}: only slice parameters can be indexed"),
                         );
-                        T::Ty(Ty::Unit)
+                        T::Error
                     }
                 }
             }
             ExprKind::Len(base) => {
                 let base_t = self.expr(*base);
-                if !matches!(self.resolve(base_t), T::Ty(Ty::Slice { .. })) {
+                if !matches!(self.resolve(base_t), T::Ty(Ty::Slice { .. }) | T::Error) {
                     let text = self.describe(base_t);
                     self.cx.error(
                         loc,
@@ -478,6 +491,7 @@ impl Checker<'_> {
                 match self.resolve(base_t) {
                     T::Ty(Ty::Dim3) => T::Ty(Ty::Scalar(Scalar::U32)),
                     T::Ty(Ty::Index3) => T::Ty(Ty::Scalar(Scalar::Usize)),
+                    T::Error => T::Error,
                     _ => {
                         let text = self.describe(base_t);
                         self.cx.error(
@@ -487,7 +501,7 @@ impl Checker<'_> {
                                 axis.name()
                             ),
                         );
-                        T::Ty(Ty::Unit)
+                        T::Error
                     }
                 }
             }
@@ -514,7 +528,10 @@ impl Checker<'_> {
                 let then_t = self.expr(*then_value);
                 let else_t = self.expr(*else_value);
                 self.unify(then_t, else_t, self.loc(*else_value));
-                if !matches!(self.resolve(then_t), T::Var(_) | T::Ty(Ty::Scalar(_))) {
+                if !matches!(
+                    self.resolve(then_t),
+                    T::Var(_) | T::Error | T::Ty(Ty::Scalar(_))
+                ) {
                     self.cx.error(
                         loc,
                         "an `if` used as a value must produce a number or `bool`",
@@ -591,6 +608,7 @@ impl Checker<'_> {
     fn unary_type(&mut self, op: UnOp, t: T, id: ExprId, loc: Loc) -> T {
         match op {
             UnOp::Neg => match self.resolve(t) {
+                T::Error => t,
                 T::Var(_) => {
                     self.negations.push((id, loc));
                     t
@@ -619,6 +637,7 @@ impl Checker<'_> {
         let from_scalar = match self.resolve(from) {
             T::Ty(Ty::Scalar(s)) => Some(s),
             T::Var(_) => None,
+            T::Error => return,
             T::Ty(other) => {
                 self.cx.error(
                     loc,
@@ -660,6 +679,7 @@ impl Checker<'_> {
         }
         let scalar = match self.resolve(receiver_t) {
             T::Ty(Ty::Scalar(s)) => s,
+            T::Error => return T::Error,
             T::Var(_) => {
                 let text = self.describe(receiver_t);
                 let example = if self.var_kind(receiver_t) == Some(VarKind::Float) {
@@ -675,7 +695,7 @@ impl Checker<'_> {
                         text.replace("floating-point number", "float")
                     ),
                 );
-                return T::Ty(Ty::Unit);
+                return T::Error;
             }
             T::Ty(other) => {
                 self.cx.error(
@@ -685,7 +705,7 @@ impl Checker<'_> {
                         other.describe()
                     ),
                 );
-                return T::Ty(Ty::Unit);
+                return T::Error;
             }
         };
         let Some(method) = methods::lookup(name, scalar) else {
@@ -701,7 +721,7 @@ impl Checker<'_> {
                     )
                 },
             );
-            return T::Ty(Ty::Unit);
+            return T::Error;
         };
         if method.args.len() != args.len() {
             self.cx.error(
@@ -713,7 +733,7 @@ impl Checker<'_> {
                     args.len()
                 ),
             );
-            return T::Ty(Ty::Unit);
+            return T::Error;
         }
         for ((arg, arg_t), expected) in args.iter().zip(arg_ts).zip(method.args) {
             let expected = match expected {
@@ -783,6 +803,7 @@ impl Checker<'_> {
     fn finalize(&mut self, t: T) -> Ty {
         match self.resolve(t) {
             T::Ty(ty) => ty,
+            T::Error => Ty::Unit,
             T::Var(id) => Ty::Scalar(match self.vars[id as usize].kind {
                 VarKind::Int => Scalar::I32,
                 VarKind::Float => Scalar::F64,

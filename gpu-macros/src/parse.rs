@@ -18,6 +18,12 @@ pub fn parse_kernel(cx: &Ctxt, item: &syn::ItemFn, file: String) -> Kernel {
         exprs: Vec::new(),
         locals: Vec::new(),
         scopes: vec![Vec::new()],
+        generic_names: item
+            .sig
+            .generics
+            .type_params()
+            .map(|param| param.ident.to_string())
+            .collect(),
     };
     check_signature(cx, &item.sig);
     let params = item
@@ -89,6 +95,8 @@ struct Parser<'a> {
     locals: Vec<Local>,
     /// Visible bindings, innermost scope last; later bindings shadow earlier ones.
     scopes: Vec<Vec<(String, LocalId)>>,
+    /// The kernel's generic type parameters: already reported, so their uses stay quiet.
+    generic_names: Vec<String>,
 }
 
 impl Parser<'_> {
@@ -251,6 +259,12 @@ impl Parser<'_> {
         };
         match name.as_deref().and_then(Scalar::from_rust_name) {
             Some(scalar) => Some(scalar),
+            None if name
+                .as_ref()
+                .is_some_and(|n| self.generic_names.contains(n)) =>
+            {
+                None
+            }
             None => {
                 let written = ty.to_token_stream().to_string();
                 let hint = match written.as_str() {
@@ -448,7 +462,7 @@ impl Parser<'_> {
                 self.macro_error(&mac.mac);
                 None
             }
-            other if tail => {
+            other if tail && is_value_expr(other) => {
                 // A value at the end of a block would be the block's result, but kernels and the
                 // blocks of `if`/loops in statement position produce nothing.
                 self.cx.error_spanned_by(
@@ -928,6 +942,25 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// Expressions of the language that produce a value (as opposed to unsupported constructs,
+/// which get their own message).
+fn is_value_expr(expr: &syn::Expr) -> bool {
+    matches!(
+        expr,
+        syn::Expr::Lit(_)
+            | syn::Expr::Path(_)
+            | syn::Expr::Binary(_)
+            | syn::Expr::Unary(_)
+            | syn::Expr::Cast(_)
+            | syn::Expr::Index(_)
+            | syn::Expr::MethodCall(_)
+            | syn::Expr::Call(_)
+            | syn::Expr::Field(_)
+            | syn::Expr::Paren(_)
+            | syn::Expr::Group(_)
+    )
 }
 
 fn strip_parens(expr: &syn::Expr) -> &syn::Expr {

@@ -296,14 +296,10 @@ mod tests {
 
     #[test]
     fn cubin_with_real_nvrtc() {
-        let info = match nvrtc_info() {
-            Ok(info) => info,
-            Err(Error::NoNvrtc) => {
-                eprintln!("skipped: NVRTC not installed");
-                return;
-            }
-            Err(other) => panic!("{other}"),
-        };
+        if !crate::test_nvrtc() {
+            return;
+        }
+        let info = nvrtc_info().expect("NVRTC is usable");
         assert!(info.version.0 >= 11, "{info:?}");
         assert!(info.supported_archs.contains(&90), "{info:?}");
         let kernel = Kernel::__generated(

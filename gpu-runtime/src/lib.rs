@@ -71,8 +71,36 @@ pub fn test_gpu() -> Option<Gpu> {
     match Gpu::new(0) {
         Ok(gpu) => Some(gpu),
         Err(err) => {
-            eprintln!("skipped: no CUDA device ({err})");
+            say_skipped(&format!("no CUDA device ({err})"));
             None
         }
     }
+}
+
+/// Whether NVRTC can be used, for tests that compile without a GPU; prints why not otherwise.
+///
+/// Where the test command installed NVRTC (`GPU_REQUIRE_NVRTC` is set), its absence fails the
+/// calling test instead of skipping it.
+#[doc(hidden)]
+pub fn test_nvrtc() -> bool {
+    match nvrtc_version() {
+        Ok(_) => true,
+        Err(err) => {
+            assert!(
+                std::env::var_os("GPU_REQUIRE_NVRTC").is_none(),
+                "GPU_REQUIRE_NVRTC is set but NVRTC is unusable: {err}"
+            );
+            say_skipped(&format!("NVRTC not available ({err})"));
+            false
+        }
+    }
+}
+
+/// Prints a skip notice past the test harness's output capture, so a skipped test is visible
+/// in a passing run.
+fn say_skipped(why: &str) {
+    use std::io::Write;
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("test");
+    let _ = writeln!(std::io::stderr(), "{test}: skipped: {why}");
 }

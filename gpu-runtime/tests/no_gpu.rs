@@ -3,7 +3,7 @@
 //! Each test adapts to what is installed: without libcuda/libnvrtc it checks the error variant
 //! (never a panic); with NVRTC it compiles for real.
 
-use gpu_runtime::{compile_to_ptx, nvrtc_version, Error, Gpu, Kernel, ParamKind, ScalarType};
+use gpu_runtime::{compile_to_ptx, Error, Gpu, Kernel, ParamKind, ScalarType};
 
 static ADD_ONE: Kernel = Kernel::__generated(
     "add_one",
@@ -28,11 +28,7 @@ static BROKEN: Kernel = Kernel::__generated(
 );
 
 fn nvrtc_present() -> bool {
-    match nvrtc_version() {
-        Ok(_) => true,
-        Err(Error::NoNvrtc) => false,
-        Err(other) => panic!("NVRTC present but unusable: {other}"),
-    }
+    gpu_runtime::test_nvrtc()
 }
 
 #[test]

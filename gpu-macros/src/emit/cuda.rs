@@ -594,20 +594,16 @@ impl<'a> Emitter<'a> {
             return inner;
         }
         if from.is_float() && to.is_int() {
-            // Rust's `as` saturates and maps NaN to 0; the round-toward-zero conversion
-            // intrinsics (PTX `cvt.rzi`) do exactly that.
-            let source = if from == Scalar::F64 {
-                "double"
-            } else {
-                "float"
+            // Rust's `as` saturates and maps NaN to 0; the conversion intrinsics saturate, and
+            // the helper handles NaN (PTX turns it into 2^63 for 64-bit targets).
+            let helper = match to {
+                Scalar::I32 => "rs_as_i32",
+                Scalar::U32 => "rs_as_u32",
+                Scalar::I64 => "rs_as_i64",
+                _ => "rs_as_u64",
             };
-            let target = match to {
-                Scalar::I32 => "int",
-                Scalar::U32 => "uint",
-                Scalar::I64 => "ll",
-                _ => "ull",
-            };
-            return format!("__{source}2{target}_rz({})", strip_outer_parens(&inner));
+            let helper = self.use_helper(helper);
+            return format!("{helper}({})", strip_outer_parens(&inner));
         }
         format!("(({}){inner})", cuda_type(to))
     }

@@ -11,6 +11,39 @@ pub struct Helper {
 /// Every helper, in the order they are written into a source.
 pub const HELPERS: &[Helper] = &[
     Helper {
+        name: "rs_as_i32",
+        needs: &[],
+        code: "\
+// Rust's float-to-int `as`: round toward zero, saturate, NaN to 0.
+__device__ __forceinline__ int rs_as_i32(float x) { return x != x ? 0 : __float2int_rz(x); }
+__device__ __forceinline__ int rs_as_i32(double x) { return x != x ? 0 : __double2int_rz(x); }
+",
+    },
+    Helper {
+        name: "rs_as_u32",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ unsigned int rs_as_u32(float x) { return x != x ? 0 : __float2uint_rz(x); }
+__device__ __forceinline__ unsigned int rs_as_u32(double x) { return x != x ? 0 : __double2uint_rz(x); }
+",
+    },
+    Helper {
+        name: "rs_as_i64",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ long long rs_as_i64(float x) { return x != x ? 0 : __float2ll_rz(x); }
+__device__ __forceinline__ long long rs_as_i64(double x) { return x != x ? 0 : __double2ll_rz(x); }
+",
+    },
+    Helper {
+        name: "rs_as_u64",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ unsigned long long rs_as_u64(float x) { return x != x ? 0 : __float2ull_rz(x); }
+__device__ __forceinline__ unsigned long long rs_as_u64(double x) { return x != x ? 0 : __double2ull_rz(x); }
+",
+    },
+    Helper {
         name: "rs_wrapping_add",
         needs: &[],
         code: "\

@@ -81,6 +81,8 @@ pub fn emit_host(kernel: &Kernel, source: &str, rt: &TokenStream) -> TokenStream
                 #rt::Kernel::__generated(NAME, ENTRY, SOURCE, &[#(#kinds),*]);
 
             #[doc = #signature_doc]
+            // One Rust argument per kernel parameter: the count is the kernel's.
+            #[allow(clippy::too_many_arguments)]
             pub fn launch(
                 #stream: &#rt::Stream,
                 #config: #rt::LaunchConfig,

@@ -1,0 +1,6 @@
+use gpu::prelude::*;
+
+#[kernel]
+unsafe fn k(x: &mut [f32]) {}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    if x.len() > 0 {
+        break;
+    }
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    for v in x {
+        let w = v;
+    }
+}
+
+fn main() {}

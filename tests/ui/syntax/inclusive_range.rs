@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    for i in 0..=3 {
+        x[i] = 1.0;
+    }
+}
+
+fn main() {}

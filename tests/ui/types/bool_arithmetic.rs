@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(a: bool, x: &mut [f32]) {
+    let b = a + true;
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(a: f32, x: &mut [f32]) {
+    x[0] = !a;
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    let alias = x;
+}
+
+fn main() {}
