@@ -27,13 +27,17 @@
 //! ```
 
 pub use gpu_kernels as kernels;
-pub use gpu_macros::kernel;
+pub use gpu_macros::{device, kernel};
 pub use gpu_runtime as runtime;
+
+/// The macros crate, for the code `#[kernel]` generates.
+#[doc(hidden)]
+pub use gpu_macros as __macros;
 pub use gpu_runtime::{Error, Result};
 
 /// Everything a kernel author needs, in one import.
 pub mod prelude {
-    pub use gpu_macros::kernel;
+    pub use gpu_macros::{device, kernel};
     pub use gpu_runtime::{
         Block, DeviceBuffer, Error, Event, Gpu, Grid, LaunchConfig, PinnedBuffer, Stream,
     };

@@ -32,23 +32,104 @@ impl Types {
     }
 }
 
-/// Type checks `kernel`; `None` when there were errors (they are in `cx`).
-pub fn check_kernel(cx: &Ctxt, kernel: &Kernel) -> Option<Types> {
-    let mut checker = Checker {
-        cx,
-        kernel,
-        exprs: vec![None; kernel.exprs.len()],
-        locals: vec![None; kernel.locals.len()],
-        vars: Vec::new(),
-        loop_depth: 0,
-        negated_literals: Vec::new(),
-        negations: Vec::new(),
-    };
-    for param in &kernel.params {
-        checker.locals[param.local.0 as usize] = Some(T::Ty(param.ty));
+/// Type checks every function of `program`; `None` when there were errors (they are in `cx`).
+pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
+    check_recursion(cx, program);
+    let mut all = Vec::new();
+    for function in &program.functions {
+        let mut checker = Checker {
+            cx,
+            program,
+            kernel: function,
+            exprs: vec![None; function.exprs.len()],
+            locals: vec![None; function.locals.len()],
+            vars: Vec::new(),
+            loop_depth: 0,
+            negated_literals: Vec::new(),
+            negations: Vec::new(),
+        };
+        for param in &function.params {
+            checker.locals[param.local.0 as usize] = Some(T::Ty(param.ty));
+        }
+        checker.block(&function.body);
+        if let Some(ret) = function.ret {
+            if !block_returns(&function.body) {
+                cx.error(
+                    function.name_span,
+                    format!(
+                        "device function `{}` must return a `{}` on every path: end it with the value or `return value;`",
+                        function.name,
+                        ret.rust_name()
+                    ),
+                );
+            }
+        }
+        all.push(checker.finish());
     }
-    checker.block(&kernel.body);
-    checker.finish()
+    if cx.has_errors() {
+        return None;
+    }
+    all.into_iter().collect()
+}
+
+/// Whether every path through `block` ends in `return`.
+fn block_returns(block: &Block) -> bool {
+    block.stmts.last().is_some_and(|stmt| match &stmt.kind {
+        StmtKind::Return(_) => true,
+        StmtKind::Block(inner) => block_returns(inner),
+        StmtKind::If {
+            then_block,
+            else_block: Some(else_block),
+            ..
+        } => block_returns(then_block) && block_returns(else_block),
+        _ => false,
+    })
+}
+
+/// GPU stacks are small and CUDA's recursion support is a trap for the unwary: a call cycle
+/// among device functions is an error at the call that closes it.
+fn check_recursion(cx: &Ctxt, program: &Program) {
+    for (start, function) in program.functions.iter().enumerate() {
+        // Depth-first from `start`: a path back to `start` is a cycle.
+        let mut stack: Vec<(usize, Vec<String>)> = vec![(start, vec![function.name.clone()])];
+        let mut seen = vec![false; program.functions.len()];
+        while let Some((index, path)) = stack.pop() {
+            for (callee, _, loc) in program.functions[index].callees() {
+                let Some((callee_index, _)) = program.function(callee) else {
+                    continue;
+                };
+                if callee_index == start {
+                    if index == start {
+                        let chain = path.join(" → ");
+                        cx.error(
+                            loc,
+                            format!(
+                                "recursion is not supported in GPU code: `{}` calls itself ({chain} → {callee}); \
+                                 rewrite it as a loop",
+                                function.name
+                            ),
+                        );
+                    } else if start < index {
+                        // Reported once, from the function that comes first.
+                        let chain = path.join(" → ");
+                        cx.error(
+                            loc,
+                            format!(
+                                "recursion is not supported in GPU code: {chain} → {callee}; rewrite it as a loop"
+                            ),
+                        );
+                    }
+                    continue;
+                }
+                if !seen[callee_index] {
+                    seen[callee_index] = true;
+                    let mut next = path.clone();
+                    next.push(callee.to_string());
+                    stack.push((callee_index, next));
+                }
+            }
+        }
+    }
 }
 
 /// A type during inference.
@@ -76,7 +157,9 @@ struct Var {
 
 struct Checker<'a> {
     cx: &'a Ctxt,
-    kernel: &'a Kernel,
+    program: &'a Program,
+    /// The function being checked.
+    kernel: &'a Function,
     exprs: Vec<Option<T>>,
     locals: Vec<Option<T>>,
     vars: Vec<Var>,
@@ -323,7 +406,24 @@ impl Checker<'_> {
                     );
                 }
             }
-            StmtKind::Return => {}
+            StmtKind::Return(value) => {
+                let ret = self.kernel.ret;
+                match (value, ret) {
+                    (Some(value), Some(ret)) => {
+                        let t = self.expr(*value);
+                        self.unify(T::Ty(Ty::Scalar(ret)), t, self.loc(*value));
+                    }
+                    (None, Some(ret)) => self.cx.error(
+                        stmt.span,
+                        format!("`{}` returns a `{}`: write `return value;`", self.kernel.name, ret.rust_name()),
+                    ),
+                    (Some(value), None) => self.cx.error(
+                        self.loc(*value),
+                        format!("`{}` returns nothing: write `return;`", self.kernel.name),
+                    ),
+                    (None, None) => {}
+                }
+            }
             StmtKind::Block(block) => self.block(block),
             StmtKind::Expr(expr) => {
                 self.expr(*expr);
@@ -486,6 +586,7 @@ impl Checker<'_> {
                 receiver_ty,
             } => self.method(*receiver, method, *method_span, args, *receiver_ty),
             ExprKind::Builtin(builtin) => T::Ty(builtin.ty()),
+            ExprKind::Call { name, args, .. } => self.call(name, args, loc),
             ExprKind::Axis { base, axis } => {
                 let base_t = self.expr(*base);
                 match self.resolve(base_t) {
@@ -748,6 +849,58 @@ impl Checker<'_> {
             RetTy::Bool => Scalar::Bool,
             RetTy::U32 => Scalar::U32,
         }))
+    }
+
+    fn call(&mut self, name: &str, args: &[ExprId], loc: Loc) -> T {
+        let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
+        let Some((_, callee)) = self.program.function(name) else {
+            // The definition was fetched by path; a missing one is rustc's error at the call.
+            self.cx.error(loc, format!("`{name}` is not a `#[device]` function"));
+            return T::Error;
+        };
+        if callee.params.len() != args.len() {
+            self.cx.error(
+                loc,
+                format!(
+                    "`{name}` takes {} argument{}, found {}",
+                    callee.params.len(),
+                    if callee.params.len() == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+            return T::Error;
+        }
+        for ((param, arg), arg_t) in callee.params.iter().zip(args).zip(arg_ts) {
+            match param.ty {
+                Ty::Slice { elem, mutable } => {
+                    let ok = match self.resolve(arg_t) {
+                        T::Ty(Ty::Slice {
+                            elem: arg_elem,
+                            mutable: arg_mutable,
+                        }) => arg_elem == elem && (arg_mutable || !mutable),
+                        T::Error => true,
+                        _ => false,
+                    };
+                    if !ok {
+                        let found = self.describe(arg_t);
+                        self.cx.error(
+                            self.loc(*arg),
+                            format!(
+                                "mismatched types: `{name}` expects `{}`, found {found}",
+                                param.ty.describe()
+                            ),
+                        );
+                    }
+                }
+                ty => {
+                    self.unify(T::Ty(ty), arg_t, self.loc(*arg));
+                }
+            }
+        }
+        match callee.ret {
+            Some(ret) => T::Ty(Ty::Scalar(ret)),
+            None => T::Ty(Ty::Unit),
+        }
     }
 
     // ---- the end: defaults and checks that need final types --------------------------------

@@ -157,29 +157,70 @@ pub struct ExprId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LocalId(pub u32);
 
-/// A parsed kernel.
-pub struct Kernel {
+/// Whether a function is a kernel (an entry point) or a `#[device]` function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FnKind {
+    Kernel,
+    Device,
+}
+
+/// A kernel together with every `#[device]` function it reaches.
+pub struct Program {
+    /// The kernel (or the device function being checked on its own) comes first.
+    pub functions: Vec<Function>,
+}
+
+impl Program {
+    pub fn root(&self) -> &Function {
+        &self.functions[0]
+    }
+
+    /// The function named `name`.
+    pub fn function(&self, name: &str) -> Option<(usize, &Function)> {
+        self.functions
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.name == name)
+    }
+}
+
+/// A parsed function: a kernel or a device function.
+pub struct Function {
+    pub kind: FnKind,
     pub name: String,
     pub name_span: Loc,
-    /// The function's visibility, re-used verbatim for the generated module.
+    /// The function's visibility, re-used verbatim for what is generated from it.
     pub vis: TokenStream,
-    /// Doc comments and other outer attributes, carried to the generated module.
+    /// Doc comments, carried to the generated module.
     pub docs: Vec<TokenStream>,
     pub params: Vec<Param>,
+    /// The return type of a device function.
+    pub ret: Option<Scalar>,
     pub body: Block,
     pub exprs: Vec<Expr>,
     pub locals: Vec<Local>,
-    /// The file the kernel was written in, for `#line` directives.
+    /// The file the function was written in, for `#line` directives.
     pub file: String,
 }
 
-impl Kernel {
+impl Function {
     pub fn expr(&self, id: ExprId) -> &Expr {
         &self.exprs[id.0 as usize]
     }
 
     pub fn local(&self, id: LocalId) -> &Local {
         &self.locals[id.0 as usize]
+    }
+
+    /// Every function this one calls, by name, with the path of each call as written.
+    pub fn callees(&self) -> Vec<(&str, &TokenStream, Loc)> {
+        self.exprs
+            .iter()
+            .filter_map(|expr| match &expr.kind {
+                ExprKind::Call { name, path, .. } => Some((name.as_str(), path, expr.span)),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -242,7 +283,7 @@ pub enum StmtKind {
     },
     Break,
     Continue,
-    Return,
+    Return(Option<ExprId>),
     Block(Block),
     /// An expression evaluated for its effect.
     Expr(ExprId),
@@ -287,6 +328,13 @@ pub enum ExprKind {
     },
     /// `thread_idx()`, `global_idx()`, ...
     Builtin(Builtin),
+    /// A call of a `#[device]` function.
+    Call {
+        name: String,
+        /// The path as written, to fetch the function's definition from the same scope.
+        path: TokenStream,
+        args: Vec<ExprId>,
+    },
     /// `.x`, `.y` or `.z` of a `Dim3`/`Index3`.
     Axis {
         base: ExprId,

@@ -11,10 +11,11 @@ use quote::ToTokens;
 /// What kernel parameters and `let` annotations may be, for messages.
 pub const SUPPORTED_SCALARS: &str = "bool, i32, u32, i64, u64, usize, f32, f64";
 
-/// Parses a kernel fn into IR, recording every unsupported construct in `cx`.
-pub fn parse_kernel(cx: &Ctxt, item: &syn::ItemFn, file: String) -> Kernel {
+/// Parses a kernel or device fn into IR, recording every unsupported construct in `cx`.
+pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
     let mut parser = Parser {
         cx,
+        kind,
         exprs: Vec::new(),
         locals: Vec::new(),
         scopes: vec![Vec::new()],
@@ -25,63 +26,76 @@ pub fn parse_kernel(cx: &Ctxt, item: &syn::ItemFn, file: String) -> Kernel {
             .map(|param| param.ident.to_string())
             .collect(),
     };
-    check_signature(cx, &item.sig);
+    check_signature(cx, &item.sig, kind);
     let params = item
         .sig
         .inputs
         .iter()
         .filter_map(|input| parser.param(input))
         .collect();
-    let body = parser.block(&item.block);
+    let ret = match (&item.sig.output, kind) {
+        (syn::ReturnType::Type(_, ty), FnKind::Device) => parser.scalar_type(ty),
+        _ => None,
+    };
+    let body = parser.function_body(&item.block, ret.is_some());
     let docs = item
         .attrs
         .iter()
         .filter(|attr| attr.path().is_ident("doc"))
         .map(|attr| attr.to_token_stream())
         .collect();
-    Kernel {
+    let name_span = Loc::of(&item.sig.ident);
+    Function {
+        kind,
         name: item.sig.ident.to_string(),
-        name_span: Loc::of(&item.sig.ident),
+        name_span,
         vis: item.vis.to_token_stream(),
         docs,
         params,
+        ret,
         body,
         exprs: parser.exprs,
         locals: parser.locals,
-        file,
+        file: name_span.start.file(),
     }
 }
 
-fn check_signature(cx: &Ctxt, sig: &syn::Signature) {
+fn check_signature(cx: &Ctxt, sig: &syn::Signature, kind: FnKind) {
+    let what = match kind {
+        FnKind::Kernel => "kernels",
+        FnKind::Device => "device functions",
+    };
     if let Some(token) = &sig.constness {
-        cx.error_spanned_by(token, "kernels cannot be `const fn`: remove `const`");
+        cx.error_spanned_by(token, format!("{what} cannot be `const fn`: remove `const`"));
     }
     if let Some(token) = &sig.asyncness {
-        cx.error_spanned_by(token, "kernels cannot be `async fn`: remove `async`");
+        cx.error_spanned_by(token, format!("{what} cannot be `async fn`: remove `async`"));
     }
     if let Some(token) = &sig.unsafety {
         cx.error_spanned_by(
             token,
-            "kernels are safe functions: remove `unsafe` (the generated launcher is safe to call)",
+            format!("{what} are safe functions: remove `unsafe` (the generated launcher is safe to call)"),
         );
     }
     if let Some(abi) = &sig.abi {
         cx.error_spanned_by(
             abi,
-            "kernels take no ABI: remove `extern`; the macro chooses the CUDA entry point",
+            format!("{what} take no ABI: remove `extern`; the macro chooses the CUDA entry point"),
         );
     }
     if let Some(variadic) = &sig.variadic {
-        cx.error_spanned_by(variadic, "kernels cannot be variadic");
+        cx.error_spanned_by(variadic, format!("{what} cannot be variadic"));
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         cx.error_spanned_by(
             &sig.generics,
-            "generic kernels are not supported yet: write the kernel for concrete types \
-             (bool, i32, u32, i64, u64, usize, f32, f64)",
+            format!(
+                "generic {what} are not supported yet: write them for concrete types \
+                 (bool, i32, u32, i64, u64, usize, f32, f64)"
+            ),
         );
     }
-    if let syn::ReturnType::Type(_, ty) = &sig.output {
+    if let (syn::ReturnType::Type(_, ty), FnKind::Kernel) = (&sig.output, kind) {
         cx.error_spanned_by(
             ty,
             "kernels cannot return a value: write results into a `&mut [T]` parameter",
@@ -91,6 +105,7 @@ fn check_signature(cx: &Ctxt, sig: &syn::Signature) {
 
 struct Parser<'a> {
     cx: &'a Ctxt,
+    kind: FnKind,
     exprs: Vec<Expr>,
     locals: Vec<Local>,
     /// Visible bindings, innermost scope last; later bindings shadow earlier ones.
@@ -287,6 +302,31 @@ impl Parser<'_> {
 
     // ---- statements ------------------------------------------------------------------
 
+    /// The body of the function; a device function's final expression is its return value.
+    fn function_body(&mut self, block: &syn::Block, returns_value: bool) -> Block {
+        if !returns_value {
+            return self.block(block);
+        }
+        self.scoped(|this| {
+            let mut stmts = Vec::new();
+            let count = block.stmts.len();
+            for (i, stmt) in block.stmts.iter().enumerate() {
+                match stmt {
+                    syn::Stmt::Expr(expr, None) if i + 1 == count && is_tail_value(expr) => {
+                        if let Some(value) = this.expr(expr) {
+                            stmts.push(Stmt {
+                                kind: StmtKind::Return(Some(value)),
+                                span: Loc::of(expr),
+                            });
+                        }
+                    }
+                    other => stmts.extend(this.stmt(other)),
+                }
+            }
+            Block { stmts }
+        })
+    }
+
     fn block(&mut self, block: &syn::Block) -> Block {
         self.scoped(|this| {
             let mut stmts = Vec::new();
@@ -445,16 +485,17 @@ impl Parser<'_> {
                 }
                 Some(StmtKind::Continue)
             }
-            syn::Expr::Return(ret) => {
-                if let Some(value) = &ret.expr {
+            syn::Expr::Return(ret) => match &ret.expr {
+                Some(value) if self.kind == FnKind::Kernel => {
                     self.cx.error_spanned_by(
                         value,
                         "kernels return nothing: write `return;` and store results in a `&mut [T]` parameter",
                     );
-                    return None;
+                    None
                 }
-                Some(StmtKind::Return)
-            }
+                Some(value) => Some(StmtKind::Return(Some(self.expr(value)?))),
+                None => Some(StmtKind::Return(None)),
+            },
             syn::Expr::Block(block) if block.label.is_none() => {
                 Some(StmtKind::Block(self.block(&block.block)))
             }
@@ -886,27 +927,28 @@ impl Parser<'_> {
             }
         }
         let name = segments.last().cloned().unwrap_or_default();
-        match Builtin::ALL.into_iter().find(|b| b.rust_name() == name) {
-            Some(builtin) => {
-                if !call.args.is_empty() {
-                    self.cx
-                        .error_spanned_by(&call.args, format!("`{name}()` takes no arguments"));
-                    return None;
-                }
-                Some(ExprKind::Builtin(builtin))
+        if let Some(builtin) = Builtin::ALL.into_iter().find(|b| b.rust_name() == name) {
+            if !call.args.is_empty() {
+                self.cx
+                    .error_spanned_by(&call.args, format!("`{name}()` takes no arguments"));
+                return None;
             }
-            None => {
-                self.cx.error_spanned_by(
-                    &call.func,
-                    format!(
-                        "cannot call `{name}` in a kernel: kernels can call the index intrinsics \
-                         (thread_idx, block_idx, block_dim, grid_dim, global_idx, grid_size) and methods on \
-                         numbers such as `x.sqrt()`"
-                    ),
-                );
-                None
-            }
+            return Some(ExprKind::Builtin(builtin));
         }
+        if path.segments.iter().any(|s| !s.arguments.is_none()) {
+            self.cx.error_spanned_by(
+                path,
+                "generic arguments on device function calls are not supported",
+            );
+            return None;
+        }
+        // Anything else must be a `#[device]` function: its definition is fetched by path.
+        let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
+        Some(ExprKind::Call {
+            name,
+            path: path.to_token_stream(),
+            args: args.into_iter().collect::<Option<Vec<_>>>()?,
+        })
     }
 
     /// `if c { a } else { b }` in value position.
@@ -961,6 +1003,16 @@ fn is_value_expr(expr: &syn::Expr) -> bool {
             | syn::Expr::Paren(_)
             | syn::Expr::Group(_)
     )
+}
+
+/// Whether a device function's final expression is its value rather than a statement (an `if`
+/// without `else`, a loop).
+fn is_tail_value(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::If(if_expr) => if_expr.else_branch.is_some(),
+        syn::Expr::Block(_) => true,
+        other => is_value_expr(other),
+    }
 }
 
 fn strip_parens(expr: &syn::Expr) -> &syn::Expr {

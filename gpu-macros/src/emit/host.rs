@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 
 /// Emits the host module for `kernel`, whose CUDA source is `source`; `rt` is the path of
 /// the runtime crate as the user's crate names it.
-pub fn emit_host(kernel: &Kernel, source: &str, rt: &TokenStream) -> TokenStream {
+pub fn emit_host(kernel: &Function, source: &str, rt: &TokenStream) -> TokenStream {
     let name = Ident::new(&kernel.name, kernel.name_span.start);
     let name_str = &kernel.name;
     let vis = &kernel.vis;

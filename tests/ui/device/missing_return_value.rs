@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[device]
+fn sign(x: f32) -> f32 {
+    if x > 0.0 {
+        return 1.0;
+    }
+}
+
+fn main() {}
