@@ -21,8 +21,8 @@ mod activations {
     }
 }
 
-use activations::sigmoid;
 use activations::leaky as leaky_relu;
+use activations::sigmoid;
 
 #[device]
 fn squared(x: f32) -> f32 {
@@ -59,8 +59,16 @@ fn cpu(x: f32, w: f32) -> (f32, f32) {
 
 #[test]
 fn device_functions_from_several_modules() {
-    assert!(apply::SOURCE.contains("__device__ float sigmoid(float x);"), "{}", apply::SOURCE);
-    assert!(apply::SOURCE.contains("__device__ void store_twice("), "{}", apply::SOURCE);
+    assert!(
+        apply::SOURCE.contains("__device__ float sigmoid(float x);"),
+        "{}",
+        apply::SOURCE
+    );
+    assert!(
+        apply::SOURCE.contains("__device__ void store_twice("),
+        "{}",
+        apply::SOURCE
+    );
     let Some(gpu) = test_gpu() else { return };
     let stream = gpu.default_stream();
     let n = 10_001;
@@ -70,11 +78,26 @@ fn device_functions_from_several_modules() {
     let weights = DeviceBuffer::from_host(&stream, &weights_host).unwrap();
     let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
     let mut out2 = DeviceBuffer::zeroed(&stream, n).unwrap();
-    apply::launch(&stream, LaunchConfig::for_len(n, 256), &x, &weights, &mut out, &mut out2).unwrap();
-    let (out, out2) = (out.to_host(&stream).unwrap(), out2.to_host(&stream).unwrap());
+    apply::launch(
+        &stream,
+        LaunchConfig::for_len(n, 256),
+        &x,
+        &weights,
+        &mut out,
+        &mut out2,
+    )
+    .unwrap();
+    let (out, out2) = (
+        out.to_host(&stream).unwrap(),
+        out2.to_host(&stream).unwrap(),
+    );
     for i in 0..n {
         let (expected, expected2) = cpu(host[i], weights_host[i % 3]);
-        assert!((out[i] - expected).abs() < 1e-5, "i={i}: {} vs {expected}", out[i]);
+        assert!(
+            (out[i] - expected).abs() < 1e-5,
+            "i={i}: {} vs {expected}",
+            out[i]
+        );
         assert_eq!(out2[i], expected2, "i={i}");
     }
 }

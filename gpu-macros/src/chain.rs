@@ -20,16 +20,15 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
     if !attr.is_empty() {
         cx.error_spanned_by(&attr, "`#[kernel]` takes no arguments");
     }
-    let function: syn::ItemFn = match syn::parse2(item) {
-        Ok(function) => function,
-        Err(error) => {
-            return syn::Error::new(
+    let function: syn::ItemFn =
+        match syn::parse2(item) {
+            Ok(function) => function,
+            Err(error) => return syn::Error::new(
                 error.span(),
                 "`#[kernel]` applies to a function: `#[kernel] fn name(x: &[f32], ...) { ... }`",
             )
-            .to_compile_error()
-        }
-    };
+            .to_compile_error(),
+        };
     let mut functions = vec![parse::parse_function(&cx, &function, FnKind::Kernel)];
     let mut aliases = HashMap::new();
     for device in &gathered {

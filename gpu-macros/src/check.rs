@@ -5,8 +5,10 @@
 //! whatever they meet; the ones still open at the end default to `i32` and `f64`, as in Rust.
 
 use crate::ctxt::Ctxt;
+use crate::intrinsics::{self, Arg, Ret};
 use crate::ir::*;
 use crate::methods::{self, ArgTy, RetTy};
+use std::collections::HashSet;
 
 /// The result of type checking: the type of every expression and every variable.
 pub struct Types {
@@ -47,6 +49,14 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             loop_depth: 0,
             negated_literals: Vec::new(),
             negations: Vec::new(),
+            let_inits: function
+                .exprs
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| is_constructor(&e.kind))
+                .map(|(i, _)| ExprId(i as u32))
+                .filter(|id| is_let_init(&function.body, *id))
+                .collect(),
         };
         for param in &function.params {
             checker.locals[param.local.0 as usize] = Some(T::Ty(param.ty));
@@ -70,6 +80,36 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
         return None;
     }
     all.into_iter().collect()
+}
+
+/// Expressions that create storage and so may only initialise a `let`.
+fn is_constructor(kind: &ExprKind) -> bool {
+    matches!(
+        kind,
+        ExprKind::SharedArray { .. }
+            | ExprKind::DynamicShared { .. }
+            | ExprKind::ArrayRepeat { .. }
+            | ExprKind::ArrayList { .. }
+            | ExprKind::Philox { .. }
+            | ExprKind::Load4 { .. }
+    )
+}
+
+/// Whether `id` is the initializer of a `let` somewhere in `block`.
+fn is_let_init(block: &Block, id: ExprId) -> bool {
+    block.stmts.iter().any(|stmt| match &stmt.kind {
+        StmtKind::Let { init, .. } => *init == id,
+        StmtKind::If {
+            then_block,
+            else_block,
+            ..
+        } => is_let_init(then_block, id) || else_block.as_ref().is_some_and(|b| is_let_init(b, id)),
+        StmtKind::While { body, .. } | StmtKind::Loop { body } | StmtKind::For { body, .. } => {
+            is_let_init(body, id)
+        }
+        StmtKind::Block(inner) => is_let_init(inner, id),
+        _ => false,
+    })
 }
 
 /// Whether every path through `block` ends in `return`.
@@ -140,12 +180,19 @@ enum T {
     /// The type of an expression already reported as wrong: it unifies with anything, so one
     /// mistake gives one message.
     Error,
+    /// A local array; its element type is an inference variable.
+    Array {
+        elem: u32,
+        len: u64,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum VarKind {
     Int,
     Float,
+    /// An array element: any scalar.
+    Any,
 }
 
 /// A literal's inference variable: union-find parent, kind, and the type once known.
@@ -168,6 +215,8 @@ struct Checker<'a> {
     negated_literals: Vec<ExprId>,
     /// Negations whose operand type was still open when met.
     negations: Vec<(ExprId, Loc)>,
+    /// Constructors that initialise a `let`, where they are allowed.
+    let_inits: HashSet<ExprId>,
 }
 
 impl Checker<'_> {
@@ -195,7 +244,7 @@ impl Checker<'_> {
     /// `t` with every bound variable replaced by its type.
     fn resolve(&mut self, t: T) -> T {
         match t {
-            T::Ty(_) | T::Error => t,
+            T::Ty(_) | T::Error | T::Array { .. } => t,
             T::Var(id) => {
                 let root = self.root(id);
                 match self.vars[root as usize].bound {
@@ -212,8 +261,13 @@ impl Checker<'_> {
             T::Var(id) => match self.vars[id as usize].kind {
                 VarKind::Int => "integer".to_string(),
                 VarKind::Float => "floating-point number".to_string(),
+                VarKind::Any => "a value".to_string(),
             },
             T::Error => "an erroneous value".to_string(),
+            T::Array { elem, len } => {
+                let elem = self.describe(T::Var(elem));
+                format!("an array of {len} ({elem})")
+            }
         }
     }
 
@@ -222,18 +276,13 @@ impl Checker<'_> {
         let (e, f) = (self.resolve(expected), self.resolve(found));
         let ok = match (e, f) {
             (T::Error, _) | (_, T::Error) => true,
+            (T::Array { elem: a, len: la }, T::Array { elem: b, len: lb }) => {
+                la == lb && self.unify_quiet(T::Var(a), T::Var(b))
+            }
+            (T::Array { .. }, _) | (_, T::Array { .. }) => false,
             (T::Ty(a), T::Ty(b)) => a == b,
             (T::Var(v), T::Ty(ty)) | (T::Ty(ty), T::Var(v)) => self.bind(v, ty),
-            (T::Var(a), T::Var(b)) => {
-                if a == b {
-                    true
-                } else if self.vars[a as usize].kind == self.vars[b as usize].kind {
-                    self.vars[b as usize].parent = a;
-                    true
-                } else {
-                    false
-                }
-            }
+            (T::Var(a), T::Var(b)) => self.union(a, b),
         };
         if !ok {
             let (expected_text, found_text) = (self.describe(e), self.describe(f));
@@ -244,6 +293,49 @@ impl Checker<'_> {
             );
         }
         ok
+    }
+
+    /// Joins two variables: kinds must agree, except that `Any` takes the other's kind.
+    fn union(&mut self, a: u32, b: u32) -> bool {
+        if a == b {
+            return true;
+        }
+        let (ka, kb) = (self.vars[a as usize].kind, self.vars[b as usize].kind);
+        let (root, child) = match (ka, kb) {
+            _ if ka == kb => (a, b),
+            (_, VarKind::Any) => (a, b),
+            (VarKind::Any, _) => (b, a),
+            _ => return false,
+        };
+        self.vars[child as usize].parent = root;
+        true
+    }
+
+    /// `unify` without a message (the caller reports).
+    fn unify_quiet(&mut self, a: T, b: T) -> bool {
+        match (self.resolve(a), self.resolve(b)) {
+            (T::Var(a), T::Var(b)) => self.union(a, b),
+            (T::Var(v), T::Ty(ty)) | (T::Ty(ty), T::Var(v)) => self.bind(v, ty),
+            (T::Ty(a), T::Ty(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// A fresh array element variable, joined with `t`.
+    fn element_var(&mut self, t: T, loc: Loc) -> u32 {
+        let T::Var(var) = self.new_var(VarKind::Any) else {
+            unreachable!("new_var returns a variable")
+        };
+        if !matches!(self.resolve(t), T::Var(_) | T::Ty(Ty::Scalar(_)) | T::Error) {
+            let text = self.describe(t);
+            self.cx.error(
+                loc,
+                format!("array elements must be numbers or `bool`, found {text}"),
+            );
+        } else {
+            self.unify(T::Var(var), t, loc);
+        }
+        var
     }
 
     fn mismatch_hint(&mut self, expected: T, found: T) -> String {
@@ -277,6 +369,7 @@ impl Checker<'_> {
         let kind_ok = match self.vars[var as usize].kind {
             VarKind::Int => scalar.is_int(),
             VarKind::Float => scalar.is_float(),
+            VarKind::Any => true,
         };
         if kind_ok {
             self.vars[var as usize].bound = Some(scalar);
@@ -294,8 +387,11 @@ impl Checker<'_> {
 
     fn var_kind(&mut self, t: T) -> Option<VarKind> {
         match self.resolve(t) {
-            T::Var(id) => Some(self.vars[id as usize].kind),
-            T::Ty(_) | T::Error => None,
+            T::Var(id) => match self.vars[id as usize].kind {
+                VarKind::Any => None,
+                kind => Some(kind),
+            },
+            T::Ty(_) | T::Error | T::Array { .. } => None,
         }
     }
 
@@ -335,12 +431,25 @@ impl Checker<'_> {
                 let found = self.expr(*init);
                 let decl = self.kernel.local(*local);
                 let t = match decl.annotation {
+                    Some(Ty::Array { elem, len }) => {
+                        let var = self.element_var(T::Ty(Ty::Scalar(elem)), self.loc(*init));
+                        let annotation = T::Array { elem: var, len };
+                        self.unify(annotation, found, self.loc(*init));
+                        annotation
+                    }
                     Some(annotation) => {
                         self.unify(T::Ty(annotation), found, self.loc(*init));
                         T::Ty(annotation)
                     }
                     None => found,
                 };
+                let storage = matches!(t, T::Array { .. } | T::Ty(Ty::Shared { .. }));
+                if storage && !is_constructor(&self.kernel.expr(*init).kind) {
+                    self.cx.error(
+                        self.loc(*init),
+                        "arrays and shared memory cannot be copied: index the original",
+                    );
+                }
                 if let T::Ty(ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)) = t {
                     self.cx.error(
                         self.loc(*init),
@@ -415,7 +524,11 @@ impl Checker<'_> {
                     }
                     (None, Some(ret)) => self.cx.error(
                         stmt.span,
-                        format!("`{}` returns a `{}`: write `return value;`", self.kernel.name, ret.rust_name()),
+                        format!(
+                            "`{}` returns a `{}`: write `return value;`",
+                            self.kernel.name,
+                            ret.rust_name()
+                        ),
                     ),
                     (Some(value), None) => self.cx.error(
                         self.loc(*value),
@@ -448,7 +561,12 @@ impl Checker<'_> {
         match &self.kernel.expr(place).kind {
             ExprKind::Local(local) => {
                 let decl = self.kernel.local(*local);
-                if !decl.mutable {
+                if matches!(place_t, T::Array { .. } | T::Ty(Ty::Shared { .. })) {
+                    self.cx.error(
+                        self.loc(place),
+                        "arrays and shared memory cannot be assigned whole: assign their elements",
+                    );
+                } else if !decl.mutable {
                     let is_param = self.kernel.params.iter().any(|p| p.local == *local);
                     let message = if is_param {
                         format!(
@@ -465,6 +583,20 @@ impl Checker<'_> {
                 }
             }
             ExprKind::Index { base, .. } => {
+                if let (Some(T::Array { .. }), ExprKind::Local(local)) =
+                    (self.exprs[base.0 as usize], &self.kernel.expr(*base).kind)
+                {
+                    let decl = self.kernel.local(*local);
+                    if !decl.mutable {
+                        self.cx.error(
+                            self.loc(place),
+                            format!(
+                                "cannot assign to `{}[_]`: declare the array `let mut {}`",
+                                decl.name, decl.name
+                            ),
+                        );
+                    }
+                }
                 if let Some(T::Ty(Ty::Slice { mutable: false, .. })) = self.exprs[base.0 as usize] {
                     let name = match &self.kernel.expr(*base).kind {
                         ExprKind::Local(local) => self.kernel.local(*local).name.clone(),
@@ -537,25 +669,12 @@ impl Checker<'_> {
             }
             ExprKind::Index { base, index } => {
                 let base_t = self.expr(*base);
-                let index_t = self.expr(*index);
-                let usize_t = T::Ty(Ty::Scalar(Scalar::Usize));
-                match self.resolve(index_t) {
-                    T::Var(_) => {
-                        self.unify(usize_t, index_t, self.loc(*index));
-                    }
-                    T::Ty(Ty::Scalar(Scalar::Usize)) | T::Error => {}
-                    T::Ty(other) => {
-                        self.cx.error(
-                            self.loc(*index),
-                            format!(
-                                "slices are indexed by `usize`, found `{}`: write `... as usize`",
-                                other.describe()
-                            ),
-                        );
-                    }
-                }
+                self.index_type(*index);
                 match self.resolve(base_t) {
-                    T::Ty(Ty::Slice { elem, .. }) => T::Ty(Ty::Scalar(elem)),
+                    T::Ty(Ty::Slice { elem, .. } | Ty::Shared { elem, .. }) => {
+                        T::Ty(Ty::Scalar(elem))
+                    }
+                    T::Array { elem, .. } => T::Var(elem),
                     T::Error => T::Error,
                     _ => {
                         let text = self.describe(base_t);
@@ -569,7 +688,10 @@ impl Checker<'_> {
             }
             ExprKind::Len(base) => {
                 let base_t = self.expr(*base);
-                if !matches!(self.resolve(base_t), T::Ty(Ty::Slice { .. }) | T::Error) {
+                if !matches!(
+                    self.resolve(base_t),
+                    T::Ty(Ty::Slice { .. } | Ty::Shared { .. }) | T::Array { .. } | T::Error
+                ) {
                     let text = self.describe(base_t);
                     self.cx.error(
                         loc,
@@ -587,6 +709,75 @@ impl Checker<'_> {
             } => self.method(*receiver, method, *method_span, args, *receiver_ty),
             ExprKind::Builtin(builtin) => T::Ty(builtin.ty()),
             ExprKind::Call { name, args, .. } => self.call(name, args, loc),
+            kind if is_constructor(kind) && !self.let_inits.contains(&id) => {
+                self.cx.error(
+                    loc,
+                    "this creates storage, so it can only initialise a `let`: `let name = ...;`",
+                );
+                T::Error
+            }
+            ExprKind::SharedArray { elem, len } => T::Ty(Ty::Shared {
+                elem: *elem,
+                len: Some(*len),
+            }),
+            ExprKind::DynamicShared { elem } => T::Ty(Ty::Shared {
+                elem: *elem,
+                len: None,
+            }),
+            ExprKind::ArrayRepeat { value, len } => {
+                let t = self.expr(*value);
+                let elem = self.element_var(t, self.loc(*value));
+                T::Array { elem, len: *len }
+            }
+            ExprKind::ArrayList { elems } => {
+                let first = self.expr(elems[0]);
+                let elem = self.element_var(first, self.loc(elems[0]));
+                for e in &elems[1..] {
+                    let t = self.expr(*e);
+                    self.unify(T::Var(elem), t, self.loc(*e));
+                }
+                T::Array {
+                    elem,
+                    len: elems.len() as u64,
+                }
+            }
+            ExprKind::Philox { args } => {
+                if args.len() != 6 {
+                    self.cx.error(
+                        loc,
+                        "`philox4x32_10` takes six `u32`: four counter words, then two key words",
+                    );
+                }
+                for arg in args {
+                    let t = self.expr(*arg);
+                    self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(*arg));
+                }
+                let elem = self.element_var(T::Ty(Ty::Scalar(Scalar::U32)), loc);
+                T::Array { elem, len: 4 }
+            }
+            ExprKind::Intrinsic { name, args } => self.intrinsic(name, args, loc),
+            ExprKind::Atomic { base, op, args } => self.atomic(*base, op, args, loc),
+            ExprKind::Load4 { base, index } => {
+                let elem = self.vector_base(*base, false);
+                self.index_type(*index);
+                match elem {
+                    Some(elem) => {
+                        let var = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
+                        T::Array { elem: var, len: 4 }
+                    }
+                    None => T::Error,
+                }
+            }
+            ExprKind::Store4 { base, index, value } => {
+                let elem = self.vector_base(*base, true);
+                self.index_type(*index);
+                let value_t = self.expr(*value);
+                if let Some(elem) = elem {
+                    let var = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
+                    self.unify(T::Array { elem: var, len: 4 }, value_t, self.loc(*value));
+                }
+                T::Ty(Ty::Unit)
+            }
             ExprKind::Axis { base, axis } => {
                 let base_t = self.expr(*base);
                 match self.resolve(base_t) {
@@ -739,11 +930,10 @@ impl Checker<'_> {
             T::Ty(Ty::Scalar(s)) => Some(s),
             T::Var(_) => None,
             T::Error => return,
-            T::Ty(other) => {
-                self.cx.error(
-                    loc,
-                    format!("cannot cast `{}` as `{}`", other.describe(), to.rust_name()),
-                );
+            other => {
+                let text = self.describe(other);
+                self.cx
+                    .error(loc, format!("cannot cast {text} as `{}`", to.rust_name()));
                 return;
             }
         };
@@ -798,13 +988,11 @@ impl Checker<'_> {
                 );
                 return T::Error;
             }
-            T::Ty(other) => {
+            other => {
+                let text = self.describe(other);
                 self.cx.error(
                     name_loc,
-                    format!(
-                        "no method `{name}` on `{}`: slices support `.len()` and indexing",
-                        other.describe()
-                    ),
+                    format!("no method `{name}` on {text}: slices and arrays support `.len()` and indexing"),
                 );
                 return T::Error;
             }
@@ -851,11 +1039,174 @@ impl Checker<'_> {
         }))
     }
 
+    /// An index: `usize`, as Rust requires.
+    fn index_type(&mut self, index: ExprId) {
+        let t = self.expr(index);
+        match self.resolve(t) {
+            T::Ty(Ty::Scalar(Scalar::Usize)) | T::Error => {}
+            T::Var(_) => {
+                self.unify(T::Ty(Ty::Scalar(Scalar::Usize)), t, self.loc(index));
+            }
+            _ => {
+                let text = self.describe(t);
+                self.cx.error(
+                    self.loc(index),
+                    format!("slices are indexed by `usize`, found {text}: write `... as usize`"),
+                );
+            }
+        }
+    }
+
+    /// The element type of the base of `load4`/`store4`: 4-byte numbers, in global or shared
+    /// memory (writable for a store).
+    fn vector_base(&mut self, base: ExprId, store: bool) -> Option<Scalar> {
+        let t = self.expr(base);
+        let elem = match self.resolve(t) {
+            T::Ty(Ty::Slice { elem, mutable }) if mutable || !store => elem,
+            T::Ty(Ty::Shared { elem, .. }) => elem,
+            T::Error => return None,
+            other => {
+                let text = self.describe(other);
+                let what = if store {
+                    "`&mut [T]` slices and shared memory"
+                } else {
+                    "slices and shared memory"
+                };
+                self.cx.error(
+                    self.loc(base),
+                    format!("vector loads and stores work on {what}, not {text}"),
+                );
+                return None;
+            }
+        };
+        if !matches!(elem, Scalar::F32 | Scalar::I32 | Scalar::U32) {
+            self.cx.error(
+                self.loc(base),
+                format!(
+                    "`load4`/`store4` move four 4-byte numbers (f32, i32, u32), not `{}`",
+                    elem.rust_name()
+                ),
+            );
+            return None;
+        }
+        Some(elem)
+    }
+
+    fn intrinsic(&mut self, name: &str, args: &[ExprId], loc: Loc) -> T {
+        let intrinsic = intrinsics::lookup(name).expect("parsed as an intrinsic");
+        let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
+        if intrinsic.args.len() != args.len() {
+            self.cx.error(
+                loc,
+                format!(
+                    "`{name}` takes {} argument{}, found {}",
+                    intrinsic.args.len(),
+                    if intrinsic.args.len() == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+            return T::Error;
+        }
+        let mut value = T::Error;
+        for ((arg, kind), t) in args.iter().zip(intrinsic.args).zip(arg_ts) {
+            match kind {
+                Arg::U32 => {
+                    self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(*arg));
+                }
+                Arg::Bool => {
+                    self.unify(T::Ty(Ty::Scalar(Scalar::Bool)), t, self.loc(*arg));
+                }
+                Arg::Value => {
+                    if !self.is_numeric(t) {
+                        let text = self.describe(t);
+                        self.cx.error(
+                            self.loc(*arg),
+                            format!("`{name}` moves numbers, found {text}"),
+                        );
+                    }
+                    value = t;
+                }
+            }
+        }
+        match intrinsic.ret {
+            Ret::Unit => T::Ty(Ty::Unit),
+            Ret::U32 => T::Ty(Ty::Scalar(Scalar::U32)),
+            Ret::U64 => T::Ty(Ty::Scalar(Scalar::U64)),
+            Ret::Bool => T::Ty(Ty::Scalar(Scalar::Bool)),
+            Ret::F32 => T::Ty(Ty::Scalar(Scalar::F32)),
+            Ret::Value => value,
+        }
+    }
+
+    fn atomic(&mut self, base: ExprId, op: &str, args: &[ExprId], loc: Loc) -> T {
+        let base_t = self.expr(base);
+        let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
+        let elem = match self.resolve(base_t) {
+            T::Ty(
+                Ty::Slice {
+                    elem,
+                    mutable: true,
+                }
+                | Ty::Shared { elem, .. },
+            ) => elem,
+            T::Error => return T::Error,
+            T::Ty(Ty::Slice { mutable: false, .. }) => {
+                self.cx.error(
+                    self.loc(base),
+                    format!(
+                        "`{op}` writes: it needs a `&mut [T]` slice or shared memory, not a `&[T]`"
+                    ),
+                );
+                return T::Error;
+            }
+            other => {
+                let text = self.describe(other);
+                self.cx.error(
+                    self.loc(base),
+                    format!("atomics work on `&mut [T]` slices and shared memory, not {text}"),
+                );
+                return T::Error;
+            }
+        };
+        let bitwise = matches!(op, "atomic_and" | "atomic_or" | "atomic_xor");
+        if elem == Scalar::Bool || (bitwise && elem.is_float()) {
+            self.cx.error(
+                loc,
+                format!("`{op}` is not available on `{}`", elem.rust_name()),
+            );
+            return T::Error;
+        }
+        let expected = if op == "atomic_compare_exchange" {
+            3
+        } else {
+            2
+        };
+        if args.len() != expected {
+            let form = if expected == 3 {
+                "(index, current, new)"
+            } else {
+                "(index, value)"
+            };
+            self.cx.error(loc, format!("`{op}` takes {form}"));
+            return T::Error;
+        }
+        self.unify(
+            T::Ty(Ty::Scalar(Scalar::Usize)),
+            arg_ts[0],
+            self.loc(args[0]),
+        );
+        for (arg, t) in args[1..].iter().zip(&arg_ts[1..]) {
+            self.unify(T::Ty(Ty::Scalar(elem)), *t, self.loc(*arg));
+        }
+        T::Ty(Ty::Scalar(elem))
+    }
+
     fn call(&mut self, name: &str, args: &[ExprId], loc: Loc) -> T {
         let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
         let Some((_, callee)) = self.program.function(name) else {
             // The definition was fetched by path; a missing one is rustc's error at the call.
-            self.cx.error(loc, format!("`{name}` is not a `#[device]` function"));
+            self.cx
+                .error(loc, format!("`{name}` is not a `#[device]` function"));
             return T::Error;
         };
         if callee.params.len() != args.len() {
@@ -878,6 +1229,7 @@ impl Checker<'_> {
                             elem: arg_elem,
                             mutable: arg_mutable,
                         }) => arg_elem == elem && (arg_mutable || !mutable),
+                        T::Ty(Ty::Shared { elem: arg_elem, .. }) => arg_elem == elem,
                         T::Error => true,
                         _ => false,
                     };
@@ -957,9 +1309,13 @@ impl Checker<'_> {
         match self.resolve(t) {
             T::Ty(ty) => ty,
             T::Error => Ty::Unit,
+            T::Array { elem, len } => match self.finalize(T::Var(elem)) {
+                Ty::Scalar(elem) => Ty::Array { elem, len },
+                _ => Ty::Unit,
+            },
             T::Var(id) => Ty::Scalar(match self.vars[id as usize].kind {
                 VarKind::Int => Scalar::I32,
-                VarKind::Float => Scalar::F64,
+                VarKind::Float | VarKind::Any => Scalar::F64,
             }),
         }
     }

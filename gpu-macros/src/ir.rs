@@ -127,10 +127,28 @@ pub enum Ty {
     Dim3,
     /// `global_idx()` and friends: three `usize` components.
     Index3,
+    /// A local array in registers, `[T; N]`.
+    Array {
+        elem: Scalar,
+        len: u64,
+    },
+    /// Block-shared memory: `shared_array::<T, N>()` (`len` known) or `dynamic_shared::<T>()`.
+    Shared {
+        elem: Scalar,
+        len: Option<u64>,
+    },
     Unit,
 }
 
 impl Ty {
+    /// The element type of something indexable: a slice, an array or shared memory.
+    pub fn element(self) -> Option<Scalar> {
+        match self {
+            Ty::Slice { elem, .. } | Ty::Array { elem, .. } | Ty::Shared { elem, .. } => Some(elem),
+            _ => None,
+        }
+    }
+
     /// The type as a Rust user would write it, for messages.
     pub fn describe(self) -> String {
         match self {
@@ -144,6 +162,8 @@ impl Ty {
             }
             Ty::Dim3 => "Dim3".to_string(),
             Ty::Index3 => "Index3".to_string(),
+            Ty::Array { elem, len } => format!("[{}; {len}]", elem.rust_name()),
+            Ty::Shared { elem, .. } => format!("shared [{}]", elem.rust_name()),
             Ty::Unit => "()".to_string(),
         }
     }
@@ -344,6 +364,50 @@ pub enum ExprKind {
     Const {
         ty: Scalar,
         name: String,
+    },
+    /// A GPU intrinsic called as a free function (see `intrinsics.rs`).
+    Intrinsic {
+        name: &'static str,
+        args: Vec<ExprId>,
+    },
+    /// `shared_array::<T, N>()`: only as a `let` initializer.
+    SharedArray {
+        elem: Scalar,
+        len: u64,
+    },
+    /// `dynamic_shared::<T>()`: only as a `let` initializer.
+    DynamicShared {
+        elem: Scalar,
+    },
+    /// `[value; len]`: only as a `let` initializer.
+    ArrayRepeat {
+        value: ExprId,
+        len: u64,
+    },
+    /// `[a, b, c]`: only as a `let` initializer.
+    ArrayList {
+        elems: Vec<ExprId>,
+    },
+    /// `philox4x32_10(c0, c1, c2, c3, k0, k1)`: four random words, only as a `let` initializer.
+    Philox {
+        args: Vec<ExprId>,
+    },
+    /// `x.atomic_add(i, v)` and the other read-modify-writes; yields the old value.
+    Atomic {
+        base: ExprId,
+        op: String,
+        args: Vec<ExprId>,
+    },
+    /// `x.load4(i)`: elements `i..i + 4` in one 16-byte load, only as a `let` initializer.
+    Load4 {
+        base: ExprId,
+        index: ExprId,
+    },
+    /// `x.store4(i, v)`: a 4-element array stored in one 16-byte store.
+    Store4 {
+        base: ExprId,
+        index: ExprId,
+        value: ExprId,
     },
     /// `if c { a } else { b }` used as a value.
     Select {

@@ -11,10 +11,11 @@
 //! `f! { {continuation} {state} }`; the continuation, [`__kernel_resume`], receives the kernel
 //! and the definitions gathered so far, and asks for the next one until none is missing.
 
-mod check;
 mod chain;
+mod check;
 mod ctxt;
 mod emit;
+mod intrinsics;
 mod ir;
 mod methods;
 mod parse;

@@ -5,8 +5,10 @@
 //! variable becomes a `LocalId`), so later stages never look at strings to find a binding.
 
 use crate::ctxt::Ctxt;
+use crate::intrinsics;
 use crate::ir::*;
 use quote::ToTokens;
+use std::collections::HashMap;
 
 /// What kernel parameters and `let` annotations may be, for messages.
 pub const SUPPORTED_SCALARS: &str = "bool, i32, u32, i64, u64, usize, f32, f64";
@@ -19,6 +21,7 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         exprs: Vec::new(),
         locals: Vec::new(),
         scopes: vec![Vec::new()],
+        consts: HashMap::new(),
         generic_names: item
             .sig
             .generics
@@ -66,10 +69,16 @@ fn check_signature(cx: &Ctxt, sig: &syn::Signature, kind: FnKind) {
         FnKind::Device => "device functions",
     };
     if let Some(token) = &sig.constness {
-        cx.error_spanned_by(token, format!("{what} cannot be `const fn`: remove `const`"));
+        cx.error_spanned_by(
+            token,
+            format!("{what} cannot be `const fn`: remove `const`"),
+        );
     }
     if let Some(token) = &sig.asyncness {
-        cx.error_spanned_by(token, format!("{what} cannot be `async fn`: remove `async`"));
+        cx.error_spanned_by(
+            token,
+            format!("{what} cannot be `async fn`: remove `async`"),
+        );
     }
     if let Some(token) = &sig.unsafety {
         cx.error_spanned_by(
@@ -110,6 +119,8 @@ struct Parser<'a> {
     locals: Vec<Local>,
     /// Visible bindings, innermost scope last; later bindings shadow earlier ones.
     scopes: Vec<Vec<(String, LocalId)>>,
+    /// The values of `const` items, for array lengths.
+    consts: HashMap<LocalId, u128>,
     /// The kernel's generic type parameters: already reported, so their uses stay quiet.
     generic_names: Vec<String>,
 }
@@ -343,6 +354,7 @@ impl Parser<'_> {
         let span = Loc::of(stmt);
         let kind = match stmt {
             syn::Stmt::Local(local) => self.let_stmt(local)?,
+            syn::Stmt::Item(syn::Item::Const(item)) => self.const_item(item)?,
             syn::Stmt::Item(item) => {
                 self.cx.error_spanned_by(
                     item,
@@ -392,6 +404,11 @@ impl Parser<'_> {
             }
         };
         let annotation = match annotation {
+            Some(syn::Type::Array(array)) => {
+                let elem = self.scalar_type(&array.elem)?;
+                let len = self.length(&array.len)?;
+                Some(Ty::Array { elem, len })
+            }
             Some(ty) => Some(Ty::Scalar(self.scalar_type(ty)?)),
             None => None,
         };
@@ -422,6 +439,84 @@ impl Parser<'_> {
             annotation,
         });
         Some(StmtKind::Let { local, init: init? })
+    }
+
+    /// `const N: usize = 16;`: a constant usable in array lengths.
+    fn const_item(&mut self, item: &syn::ItemConst) -> Option<StmtKind> {
+        let ty = self.scalar_type(&item.ty)?;
+        let init = self.expr(&item.expr)?;
+        let value = if ty.is_int() {
+            Some(self.const_value(&item.expr)?)
+        } else {
+            None
+        };
+        let local = self.declare(Local {
+            name: item.ident.to_string(),
+            mutable: false,
+            annotation: Some(Ty::Scalar(ty)),
+        });
+        if let Some(value) = value {
+            self.consts.insert(local, value);
+        }
+        Some(StmtKind::Let { local, init })
+    }
+
+    /// Evaluates a constant expression: integer literals, `const` items and arithmetic on them.
+    fn const_value(&mut self, expr: &syn::Expr) -> Option<u128> {
+        let value = self.try_const_value(expr);
+        if value.is_none() {
+            self.cx.error_spanned_by(
+                expr,
+                "expected a constant: an integer literal, a `const` item, or arithmetic on them",
+            );
+        }
+        value
+    }
+
+    fn try_const_value(&self, expr: &syn::Expr) -> Option<u128> {
+        match strip_parens(expr) {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            }) => int.base10_parse().ok(),
+            syn::Expr::Path(path) => {
+                let local = self.lookup(&path.path.get_ident()?.to_string())?;
+                self.consts.get(&local).copied()
+            }
+            syn::Expr::Cast(cast) => self.try_const_value(&cast.expr),
+            syn::Expr::Block(block) => match block.block.stmts.as_slice() {
+                [syn::Stmt::Expr(inner, None)] => self.try_const_value(inner),
+                _ => None,
+            },
+            syn::Expr::Binary(binary) => {
+                let l = self.try_const_value(&binary.left)?;
+                let r = self.try_const_value(&binary.right)?;
+                match binary.op {
+                    syn::BinOp::Add(_) => l.checked_add(r),
+                    syn::BinOp::Sub(_) => l.checked_sub(r),
+                    syn::BinOp::Mul(_) => l.checked_mul(r),
+                    syn::BinOp::Div(_) => l.checked_div(r),
+                    syn::BinOp::Rem(_) => l.checked_rem(r),
+                    syn::BinOp::Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
+                    syn::BinOp::Shr(_) => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// An array length or a const generic argument, as a `u64`.
+    fn length(&mut self, expr: &syn::Expr) -> Option<u64> {
+        let value = self.const_value(expr)?;
+        match u64::try_from(value) {
+            Ok(len) if len > 0 => Some(len),
+            _ => {
+                self.cx
+                    .error_spanned_by(expr, "the length must be between 1 and u64::MAX");
+                None
+            }
+        }
     }
 
     /// An expression in statement position. `tail` is true when it ends a block without `;`.
@@ -736,6 +831,22 @@ impl Parser<'_> {
                 }
             }
             syn::Expr::If(if_expr) => self.select(if_expr)?,
+            syn::Expr::Repeat(repeat) => {
+                let value = self.expr(&repeat.expr);
+                let len = self.length(&repeat.len)?;
+                ExprKind::ArrayRepeat { value: value?, len }
+            }
+            syn::Expr::Array(array) => {
+                if array.elems.is_empty() {
+                    self.cx
+                        .error_spanned_by(array, "arrays need at least one element");
+                    return None;
+                }
+                let elems: Vec<Option<ExprId>> = array.elems.iter().map(|e| self.expr(e)).collect();
+                ExprKind::ArrayList {
+                    elems: elems.into_iter().collect::<Option<Vec<_>>>()?,
+                }
+            }
             syn::Expr::Block(block) if block.label.is_none() => {
                 return self.value_block(&block.block);
             }
@@ -884,6 +995,29 @@ impl Parser<'_> {
         if method == "len" && args.is_empty() {
             return Some(ExprKind::Len(receiver));
         }
+        if intrinsics::ATOMICS.contains(&method.as_str()) {
+            return Some(ExprKind::Atomic {
+                base: receiver,
+                op: method,
+                args,
+            });
+        }
+        match (method.as_str(), args.as_slice()) {
+            ("load4", [index]) => {
+                return Some(ExprKind::Load4 {
+                    base: receiver,
+                    index: *index,
+                })
+            }
+            ("store4", [index, value]) => {
+                return Some(ExprKind::Store4 {
+                    base: receiver,
+                    index: *index,
+                    value: *value,
+                })
+            }
+            _ => {}
+        }
         Some(ExprKind::Method {
             receiver,
             method,
@@ -935,6 +1069,9 @@ impl Parser<'_> {
             }
             return Some(ExprKind::Builtin(builtin));
         }
+        if let Some(kind) = self.intrinsic_call(&name, path, call)? {
+            return Some(kind);
+        }
         if path.segments.iter().any(|s| !s.arguments.is_none()) {
             self.cx.error_spanned_by(
                 path,
@@ -949,6 +1086,95 @@ impl Parser<'_> {
             path: path.to_token_stream(),
             args: args.into_iter().collect::<Option<Vec<_>>>()?,
         })
+    }
+
+    /// A call of a GPU intrinsic, `Some(None)` if `name` is not one.
+    fn intrinsic_call(
+        &mut self,
+        name: &str,
+        path: &syn::Path,
+        call: &syn::ExprCall,
+    ) -> Option<Option<ExprKind>> {
+        let generics: Vec<&syn::GenericArgument> = match &path.segments.last()?.arguments {
+            syn::PathArguments::AngleBracketed(args) => args.args.iter().collect(),
+            _ => Vec::new(),
+        };
+        let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
+        let args = args.into_iter().collect::<Option<Vec<_>>>()?;
+        let kind = match name {
+            "shared_array" => {
+                let [syn::GenericArgument::Type(elem), len] = generics.as_slice() else {
+                    self.cx.error_spanned_by(
+                        path,
+                        "write `shared_array::<T, N>()`: the element type and the length",
+                    );
+                    return None;
+                };
+                let elem = self.scalar_type(elem)?;
+                let len = self.generic_length(len)?;
+                ExprKind::SharedArray { elem, len }
+            }
+            "dynamic_shared" => {
+                let [syn::GenericArgument::Type(elem)] = generics.as_slice() else {
+                    self.cx.error_spanned_by(
+                        path,
+                        "write `dynamic_shared::<T>()`: its length comes from the launch's shared memory size",
+                    );
+                    return None;
+                };
+                ExprKind::DynamicShared {
+                    elem: self.scalar_type(elem)?,
+                }
+            }
+            "philox4x32_10" => ExprKind::Philox { args },
+            _ => match intrinsics::lookup(name) {
+                Some(intrinsic) => ExprKind::Intrinsic {
+                    name: intrinsic.name,
+                    args,
+                },
+                None => return Some(None),
+            },
+        };
+        if !matches!(
+            kind,
+            ExprKind::SharedArray { .. } | ExprKind::DynamicShared { .. }
+        ) && !generics.is_empty()
+        {
+            self.cx
+                .error_spanned_by(path, format!("`{name}` takes no generic arguments"));
+            return None;
+        }
+        if matches!(
+            kind,
+            ExprKind::SharedArray { .. } | ExprKind::DynamicShared { .. }
+        ) && !call.args.is_empty()
+        {
+            self.cx
+                .error_spanned_by(&call.args, format!("`{name}` takes no arguments"));
+            return None;
+        }
+        Some(Some(kind))
+    }
+
+    /// A const generic argument: `256`, `N`, or `{ N * 2 }`.
+    fn generic_length(&mut self, arg: &syn::GenericArgument) -> Option<u64> {
+        match arg {
+            syn::GenericArgument::Const(expr) => self.length(expr),
+            // `N` alone parses as a type.
+            syn::GenericArgument::Type(syn::Type::Path(path)) if path.qself.is_none() => {
+                let expr = syn::Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path: path.path.clone(),
+                });
+                self.length(&expr)
+            }
+            other => {
+                self.cx
+                    .error_spanned_by(other, "expected a constant length");
+                None
+            }
+        }
     }
 
     /// `if c { a } else { b }` in value position.
@@ -1072,9 +1298,6 @@ fn unsupported_expr(expr: &syn::Expr) -> String {
     let what = match expr {
         syn::Expr::Closure(_) => "closures are not supported in kernels: write the code inline",
         syn::Expr::Match(_) => "`match` is not supported yet: use `if` / `else if` / `else`",
-        syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
-            "array expressions are not supported in kernels: use scalars, or slices passed as parameters"
-        }
         syn::Expr::Tuple(_) => "tuples are not supported in kernels: use separate variables",
         syn::Expr::Struct(_) => "struct expressions are not supported in kernels",
         syn::Expr::Reference(_) => {

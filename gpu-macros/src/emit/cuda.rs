@@ -8,6 +8,7 @@
 use super::helpers::{Helper, HELPERS};
 use super::writer::Writer;
 use crate::check::Types;
+use crate::intrinsics;
 use crate::ir::*;
 use crate::methods::{self, Cuda};
 use std::collections::{BTreeSet, HashSet};
@@ -289,10 +290,7 @@ impl<'a> Emitter<'a> {
         }
         let head = match self.kernel.kind {
             FnKind::Kernel => "extern \"C\" __global__ void".to_string(),
-            FnKind::Device => format!(
-                "__device__ {}",
-                self.kernel.ret.map_or("void", cuda_type)
-            ),
+            FnKind::Device => format!("__device__ {}", self.kernel.ret.map_or("void", cuda_type)),
         };
         format!("{head} {}({})", self.kernel.name, params.join(", "))
     }
@@ -328,6 +326,7 @@ impl<'a> Emitter<'a> {
     fn stmt(&mut self, stmt: &Stmt) {
         self.line_directive(stmt.span);
         match &stmt.kind {
+            StmtKind::Let { local, init } if self.storage(*local, *init) => {}
             StmtKind::Let { local, init } => {
                 let Ty::Scalar(scalar) = self.types.local(*local) else {
                     unreachable!("checked: locals are scalars");
@@ -424,6 +423,83 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// A `let` that creates storage (shared memory, a local array); false for a plain value.
+    fn storage(&mut self, local: LocalId, init: ExprId) -> bool {
+        let kernel = self.kernel;
+        let name = self.name(local).to_string();
+        let elem = match self.types.local(local) {
+            Ty::Array { elem, .. } | Ty::Shared { elem, .. } => elem,
+            _ => return false,
+        };
+        let ty = cuda_type(elem);
+        match &kernel.expr(init).kind {
+            ExprKind::SharedArray { len, .. } => {
+                self.out.line(&format!("__shared__ {ty} {name}[{len}];"));
+            }
+            ExprKind::DynamicShared { .. } => {
+                self.use_helper("rs_dynamic_smem");
+                let len_name = fresh(&mut self.taken, &format!("{name}_len"));
+                self.out.line(&format!(
+                    "{ty}* {name} = reinterpret_cast<{ty}*>(rs_dynamic_smem);"
+                ));
+                self.out.line(&format!(
+                    "const unsigned long long {len_name} = rs_dynamic_smem_size() / sizeof({ty});"
+                ));
+                self.len_names.push((local, len_name));
+            }
+            ExprKind::ArrayRepeat { value, len } => {
+                let value_code = self.expr(*value);
+                if matches!(kernel.expr(*value).kind, ExprKind::Lit(_)) && *len <= 64 {
+                    let items = vec![value_code; *len as usize].join(", ");
+                    self.out.line(&format!("{ty} {name}[{len}] = {{{items}}};"));
+                } else {
+                    let fill = fresh(&mut self.taken, &format!("{name}_fill"));
+                    let k = fresh(&mut self.taken, &format!("{name}_k"));
+                    self.out.line(&format!("{ty} {name}[{len}];"));
+                    self.out.line(&format!(
+                        "{{ {ty} {fill} = {}; for (unsigned long long {k} = 0; {k} < {len}ull; ++{k}) {name}[{k}] = {fill}; }}",
+                        strip_outer_parens(&value_code)
+                    ));
+                }
+            }
+            ExprKind::ArrayList { elems } => {
+                let items: Vec<String> = elems
+                    .iter()
+                    .map(|e| strip_outer_parens(&self.expr(*e)).to_string())
+                    .collect();
+                self.out.line(&format!(
+                    "{ty} {name}[{}] = {{{}}};",
+                    items.len(),
+                    items.join(", ")
+                ));
+            }
+            ExprKind::Philox { args } => {
+                let helper = self.use_helper("rs_philox4x32_10");
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|a| strip_outer_parens(&self.expr(*a)).to_string())
+                    .collect();
+                self.out.line(&format!("unsigned int {name}[4];"));
+                self.out
+                    .line(&format!("{helper}({name}, {});", args.join(", ")));
+            }
+            ExprKind::Load4 { base, index } => {
+                let base_code = self.expr(*base);
+                let index_code = self.expr(*index);
+                let vector = vector_type(elem);
+                let v = fresh(&mut self.taken, &format!("{name}_v"));
+                self.out.line(&format!("{ty} {name}[4];"));
+                self.out.line(&format!(
+                    "{{ const {vector} {v} = *reinterpret_cast<const {vector}*>(&{base_code}[{}]); \
+                     {name}[0] = {v}.x; {name}[1] = {v}.y; {name}[2] = {v}.z; {name}[3] = {v}.w; }}",
+                    strip_outer_parens(&index_code)
+                ));
+            }
+            _ => unreachable!("checked: arrays and shared memory come from constructors"),
+        }
+        true
+    }
+
     fn nested(&mut self, block: &Block) {
         self.out.indent();
         self.block_body(block);
@@ -515,9 +591,12 @@ impl<'a> Emitter<'a> {
                 let index = self.expr(*index);
                 format!("{base}[{}]", strip_outer_parens(&index))
             }
-            ExprKind::Len(base) => match &kernel.expr(*base).kind {
-                ExprKind::Local(local) => self.len_name(*local).to_string(),
-                _ => unreachable!("checked: only slice parameters have a length"),
+            ExprKind::Len(base) => match (self.types.expr(*base), &kernel.expr(*base).kind) {
+                (Ty::Array { len, .. } | Ty::Shared { len: Some(len), .. }, _) => {
+                    format!("{len}ull")
+                }
+                (_, ExprKind::Local(local)) => self.len_name(*local).to_string(),
+                _ => unreachable!("checked: only slices, arrays and shared memory have a length"),
             },
             ExprKind::Method {
                 receiver,
@@ -555,7 +634,11 @@ impl<'a> Emitter<'a> {
                 let mut code_args = Vec::new();
                 for arg in args {
                     match (self.types.expr(*arg), &kernel.expr(*arg).kind) {
-                        (Ty::Slice { .. }, ExprKind::Local(local)) => {
+                        (Ty::Shared { len: Some(len), .. }, ExprKind::Local(local)) => {
+                            code_args.push(self.name(*local).to_string());
+                            code_args.push(format!("{len}ull"));
+                        }
+                        (Ty::Slice { .. } | Ty::Shared { .. }, ExprKind::Local(local)) => {
                             code_args.push(self.name(*local).to_string());
                             code_args.push(self.len_name(*local).to_string());
                         }
@@ -583,6 +666,47 @@ impl<'a> Emitter<'a> {
                 }
             }
             ExprKind::Const { ty, name } => constant(*ty, name),
+            ExprKind::Intrinsic { name, args } => {
+                let intrinsic = intrinsics::lookup(name).expect("checked intrinsic");
+                if let Some(helper) = intrinsic.helper {
+                    self.use_helper(helper);
+                }
+                let mut code = intrinsic.cuda.to_string();
+                for (i, arg) in args.iter().enumerate() {
+                    let arg_code = self.expr(*arg);
+                    code = code.replace(&format!("{{{i}}}"), strip_outer_parens(&arg_code));
+                }
+                code
+            }
+            ExprKind::Atomic { base, op, args } => {
+                self.use_helper("rs_atomics");
+                let base_code = self.expr(*base);
+                let index = self.expr(args[0]);
+                let mut call_args = vec![format!("&{base_code}[{}]", strip_outer_parens(&index))];
+                for arg in &args[1..] {
+                    call_args.push(strip_outer_parens(&self.expr(*arg)).to_string());
+                }
+                format!("rs_{op}({})", call_args.join(", "))
+            }
+            ExprKind::Store4 { base, index, value } => {
+                let elem = self.types.expr(*base).element().expect("checked base");
+                let vector = vector_type(elem);
+                let base_code = self.expr(*base);
+                let index_code = self.expr(*index);
+                let value_code = self.expr(*value);
+                format!(
+                    "(*reinterpret_cast<{vector}*>(&{base_code}[{}]) = {vector}{{{value_code}[0], {value_code}[1], {value_code}[2], {value_code}[3]}})",
+                    strip_outer_parens(&index_code)
+                )
+            }
+            ExprKind::SharedArray { .. }
+            | ExprKind::DynamicShared { .. }
+            | ExprKind::ArrayRepeat { .. }
+            | ExprKind::ArrayList { .. }
+            | ExprKind::Philox { .. }
+            | ExprKind::Load4 { .. } => {
+                unreachable!("checked: constructors only initialise a `let`")
+            }
             ExprKind::Select {
                 cond,
                 then_value,
@@ -677,6 +801,15 @@ impl<'a> Emitter<'a> {
             },
             Lit::Float { digits, .. } => float_literal(digits, scalar),
         }
+    }
+}
+
+/// The CUDA vector type of four `elem`s.
+fn vector_type(elem: Scalar) -> &'static str {
+    match elem {
+        Scalar::F32 => "float4",
+        Scalar::I32 => "int4",
+        _ => "uint4",
     }
 }
 

@@ -11,6 +11,137 @@ pub struct Helper {
 /// Every helper, in the order they are written into a source.
 pub const HELPERS: &[Helper] = &[
     Helper {
+        name: "rs_lane_id",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ unsigned int rs_lane_id() { unsigned int lane; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane)); return lane; }
+",
+    },
+    Helper {
+        name: "rs_uniform_f32",
+        needs: &[],
+        code: "\
+// The top 24 bits as a float in [0, 1): exact, and the same mapping as the host's uniform_f32.
+__device__ __forceinline__ float rs_uniform_f32(unsigned int bits) { return (float)(bits >> 8) * 5.9604644775390625e-08f; }
+",
+    },
+    Helper {
+        name: "rs_dynamic_smem",
+        needs: &[],
+        code: "\
+extern __shared__ __align__(16) unsigned char rs_dynamic_smem[];
+// The dynamic shared memory of this launch, in bytes.
+__device__ __forceinline__ unsigned long long rs_dynamic_smem_size() { unsigned int size; asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(size)); return size; }
+",
+    },
+    Helper {
+        name: "rs_philox4x32_10",
+        needs: &[],
+        code: "\
+// Philox4x32-10 (Salmon et al., SC'11), as in Random123; the host reference is gpu_runtime::random.
+__device__ __forceinline__ void rs_philox4x32_10(unsigned int out[4], unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
+    for (int round = 0; round < 10; ++round) {
+        unsigned int hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+        unsigned int hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+        unsigned int n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+        c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+        k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
+    }
+    out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+}
+",
+    },
+    Helper {
+        name: "rs_atomics",
+        needs: &[],
+        code: "\
+// Atomics for every kernel type: CUDA's own where it has one, a compare-and-swap loop where not.
+__device__ __forceinline__ int rs_atomic_add(int* p, int v) { return atomicAdd(p, v); }
+__device__ __forceinline__ unsigned int rs_atomic_add(unsigned int* p, unsigned int v) { return atomicAdd(p, v); }
+__device__ __forceinline__ long long rs_atomic_add(long long* p, long long v) { return (long long)atomicAdd((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long rs_atomic_add(unsigned long long* p, unsigned long long v) { return atomicAdd(p, v); }
+__device__ __forceinline__ float rs_atomic_add(float* p, float v) { return atomicAdd(p, v); }
+__device__ __forceinline__ double rs_atomic_add(double* p, double v) { return atomicAdd(p, v); }
+template <typename T> __device__ __forceinline__ T rs_atomic_sub(T* p, T v) { return rs_atomic_add(p, (T)(0 - v)); }
+__device__ __forceinline__ float rs_atomic_sub(float* p, float v) { return atomicAdd(p, -v); }
+__device__ __forceinline__ double rs_atomic_sub(double* p, double v) { return atomicAdd(p, -v); }
+__device__ __forceinline__ int rs_atomic_min(int* p, int v) { return atomicMin(p, v); }
+__device__ __forceinline__ unsigned int rs_atomic_min(unsigned int* p, unsigned int v) { return atomicMin(p, v); }
+__device__ __forceinline__ long long rs_atomic_min(long long* p, long long v) { return atomicMin(p, v); }
+__device__ __forceinline__ unsigned long long rs_atomic_min(unsigned long long* p, unsigned long long v) { return atomicMin(p, v); }
+__device__ __forceinline__ int rs_atomic_max(int* p, int v) { return atomicMax(p, v); }
+__device__ __forceinline__ unsigned int rs_atomic_max(unsigned int* p, unsigned int v) { return atomicMax(p, v); }
+__device__ __forceinline__ long long rs_atomic_max(long long* p, long long v) { return atomicMax(p, v); }
+__device__ __forceinline__ unsigned long long rs_atomic_max(unsigned long long* p, unsigned long long v) { return atomicMax(p, v); }
+__device__ __forceinline__ int rs_atomic_exchange(int* p, int v) { return atomicExch(p, v); }
+__device__ __forceinline__ unsigned int rs_atomic_exchange(unsigned int* p, unsigned int v) { return atomicExch(p, v); }
+__device__ __forceinline__ long long rs_atomic_exchange(long long* p, long long v) { return (long long)atomicExch((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long rs_atomic_exchange(unsigned long long* p, unsigned long long v) { return atomicExch(p, v); }
+__device__ __forceinline__ float rs_atomic_exchange(float* p, float v) { return atomicExch(p, v); }
+__device__ __forceinline__ double rs_atomic_exchange(double* p, double v) { return __longlong_as_double((long long)atomicExch((unsigned long long*)p, (unsigned long long)__double_as_longlong(v))); }
+__device__ __forceinline__ int rs_atomic_compare_exchange(int* p, int current, int v) { return atomicCAS(p, current, v); }
+__device__ __forceinline__ unsigned int rs_atomic_compare_exchange(unsigned int* p, unsigned int current, unsigned int v) { return atomicCAS(p, current, v); }
+__device__ __forceinline__ long long rs_atomic_compare_exchange(long long* p, long long current, long long v) { return (long long)atomicCAS((unsigned long long*)p, (unsigned long long)current, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long rs_atomic_compare_exchange(unsigned long long* p, unsigned long long current, unsigned long long v) { return atomicCAS(p, current, v); }
+__device__ __forceinline__ float rs_atomic_compare_exchange(float* p, float current, float v) { return __int_as_float(atomicCAS((int*)p, __float_as_int(current), __float_as_int(v))); }
+__device__ __forceinline__ double rs_atomic_compare_exchange(double* p, double current, double v) { return __longlong_as_double((long long)atomicCAS((unsigned long long*)p, (unsigned long long)__double_as_longlong(current), (unsigned long long)__double_as_longlong(v))); }
+// Float min/max as Rust's f32::min/max (a NaN operand is ignored): a compare-and-swap loop on
+// the bits, so NaN never defeats the comparison.
+__device__ __forceinline__ float rs_atomic_min(float* p, float v) {
+    int old = *(volatile int*)p;
+    for (;;) {
+        int next = __float_as_int(fminf(__int_as_float(old), v));
+        if (next == old) return __int_as_float(old);
+        int seen = atomicCAS((int*)p, old, next);
+        if (seen == old) return __int_as_float(old);
+        old = seen;
+    }
+}
+__device__ __forceinline__ float rs_atomic_max(float* p, float v) {
+    int old = *(volatile int*)p;
+    for (;;) {
+        int next = __float_as_int(fmaxf(__int_as_float(old), v));
+        if (next == old) return __int_as_float(old);
+        int seen = atomicCAS((int*)p, old, next);
+        if (seen == old) return __int_as_float(old);
+        old = seen;
+    }
+}
+__device__ __forceinline__ double rs_atomic_min(double* p, double v) {
+    unsigned long long old = *(volatile unsigned long long*)p;
+    for (;;) {
+        unsigned long long next = (unsigned long long)__double_as_longlong(fmin(__longlong_as_double((long long)old), v));
+        if (next == old) return __longlong_as_double((long long)old);
+        unsigned long long seen = atomicCAS((unsigned long long*)p, old, next);
+        if (seen == old) return __longlong_as_double((long long)old);
+        old = seen;
+    }
+}
+__device__ __forceinline__ double rs_atomic_max(double* p, double v) {
+    unsigned long long old = *(volatile unsigned long long*)p;
+    for (;;) {
+        unsigned long long next = (unsigned long long)__double_as_longlong(fmax(__longlong_as_double((long long)old), v));
+        if (next == old) return __longlong_as_double((long long)old);
+        unsigned long long seen = atomicCAS((unsigned long long*)p, old, next);
+        if (seen == old) return __longlong_as_double((long long)old);
+        old = seen;
+    }
+}
+__device__ __forceinline__ int rs_atomic_and(int* p, int v) { return atomicAnd(p, v); }
+__device__ __forceinline__ unsigned int rs_atomic_and(unsigned int* p, unsigned int v) { return atomicAnd(p, v); }
+__device__ __forceinline__ long long rs_atomic_and(long long* p, long long v) { return (long long)atomicAnd((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long rs_atomic_and(unsigned long long* p, unsigned long long v) { return atomicAnd(p, v); }
+__device__ __forceinline__ int rs_atomic_or(int* p, int v) { return atomicOr(p, v); }
+__device__ __forceinline__ unsigned int rs_atomic_or(unsigned int* p, unsigned int v) { return atomicOr(p, v); }
+__device__ __forceinline__ long long rs_atomic_or(long long* p, long long v) { return (long long)atomicOr((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long rs_atomic_or(unsigned long long* p, unsigned long long v) { return atomicOr(p, v); }
+__device__ __forceinline__ int rs_atomic_xor(int* p, int v) { return atomicXor(p, v); }
+__device__ __forceinline__ unsigned int rs_atomic_xor(unsigned int* p, unsigned int v) { return atomicXor(p, v); }
+__device__ __forceinline__ long long rs_atomic_xor(long long* p, long long v) { return (long long)atomicXor((unsigned long long*)p, (unsigned long long)v); }
+__device__ __forceinline__ unsigned long long rs_atomic_xor(unsigned long long* p, unsigned long long v) { return atomicXor(p, v); }
+",
+    },
+    Helper {
         name: "rs_as_i32",
         needs: &[],
         code: "\

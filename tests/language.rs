@@ -1,0 +1,484 @@
+//! The textbook kernels, written with `#[kernel]`: tiled matrix multiply in shared memory, a
+//! warp-shuffle reduction, a histogram with atomics, Monte Carlo π with Philox, and the other
+//! constructs of the language, each compared with the CPU.
+
+use gpu::prelude::*;
+use gpu::runtime::test_gpu;
+
+fn random_f32(n: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        })
+        .collect()
+}
+
+#[kernel]
+fn matmul_tiled(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    const TILE: usize = 16;
+    let a_tile = shared_array::<f32, { TILE * TILE }>();
+    let b_tile = shared_array::<f32, { TILE * TILE }>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let row = block_idx().y as usize * TILE + ty;
+    let col = block_idx().x as usize * TILE + tx;
+    let mut acc = 0.0f32;
+    for t in (0..k).step_by(TILE) {
+        a_tile[ty * TILE + tx] = if row < m && t + tx < k {
+            a[row * k + t + tx]
+        } else {
+            0.0
+        };
+        b_tile[ty * TILE + tx] = if col < n && t + ty < k {
+            b[(t + ty) * n + col]
+        } else {
+            0.0
+        };
+        sync_threads();
+        for i in 0..TILE {
+            acc += a_tile[ty * TILE + i] * b_tile[i * TILE + tx];
+        }
+        sync_threads();
+    }
+    if row < m && col < n {
+        c[row * n + col] = acc;
+    }
+}
+
+#[test]
+fn tiled_matrix_multiply_in_shared_memory() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    for (m, n, k) in [(1, 1, 1), (17, 33, 65), (128, 96, 200)] {
+        let a_host = random_f32(m * k, 1);
+        let b_host = random_f32(k * n, 2);
+        let a = DeviceBuffer::from_host(&stream, &a_host).unwrap();
+        let b = DeviceBuffer::from_host(&stream, &b_host).unwrap();
+        let mut c = DeviceBuffer::zeroed(&stream, m * n).unwrap();
+        let grid = Grid::xy(n.div_ceil(16) as u32, m.div_ceil(16) as u32);
+        let config = LaunchConfig::new(grid, Block::xy(16, 16));
+        matmul_tiled::launch(&stream, config, m, n, k, &a, &b, &mut c).unwrap();
+        let got = c.to_host(&stream).unwrap();
+        for i in 0..m {
+            for j in 0..n {
+                let expected: f64 = (0..k)
+                    .map(|p| a_host[i * k + p] as f64 * b_host[p * n + j] as f64)
+                    .sum();
+                let g = got[i * n + j] as f64;
+                assert!(
+                    (g - expected).abs() < 1e-4 * k as f64,
+                    "({m},{n},{k}) [{i},{j}]: {g} vs {expected}"
+                );
+            }
+        }
+    }
+}
+
+#[device]
+fn warp_sum(v: f32) -> f32 {
+    let mut total = v;
+    let mut offset = 16u32;
+    while offset > 0 {
+        total += shfl_down_sync(0xffff_ffff, total, offset);
+        offset /= 2;
+    }
+    total
+}
+
+/// One pass: each warp reduces with shuffles, lane 0 of each warp adds into shared memory,
+/// thread 0 of each block adds the block's sum to the total.
+#[kernel]
+fn sum_reduce(x: &[f32], total: &mut [f32]) {
+    let block_sum = shared_array::<f32, 1>();
+    if thread_idx().x == 0 {
+        block_sum[0] = 0.0;
+    }
+    sync_threads();
+    let mut v = 0.0f32;
+    for i in (global_idx().x..x.len()).step_by(grid_size().x) {
+        v += x[i];
+    }
+    let warp_total = warp_sum(v);
+    if lane_id() == 0 {
+        block_sum.atomic_add(0, warp_total);
+    }
+    sync_threads();
+    if thread_idx().x == 0 {
+        total.atomic_add(0, block_sum[0]);
+    }
+}
+
+#[test]
+fn warp_shuffle_reduction() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    for n in [1usize, 31, 1000, 1 << 20] {
+        let host = random_f32(n, 3);
+        let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+        let mut total = DeviceBuffer::zeroed(&stream, 1).unwrap();
+        let config = LaunchConfig::new(Grid::x(64), Block::x(256));
+        sum_reduce::launch(&stream, config, &x, &mut total).unwrap();
+        let got = total.to_host(&stream).unwrap()[0] as f64;
+        let expected: f64 = host.iter().map(|v| *v as f64).sum();
+        assert!(
+            (got - expected).abs() < 1e-3 * (n as f64).sqrt().max(1.0),
+            "n={n}: {got} vs {expected}"
+        );
+    }
+}
+
+/// Per-block histograms in shared memory, merged with global atomics.
+#[kernel]
+fn histogram(values: &[u32], bins: &mut [u32]) {
+    const BINS: usize = 64;
+    let local = shared_array::<u32, BINS>();
+    let t = thread_idx().x as usize;
+    for b in (t..BINS).step_by(block_dim().x as usize) {
+        local[b] = 0;
+    }
+    sync_threads();
+    for i in (global_idx().x..values.len()).step_by(grid_size().x) {
+        local.atomic_add(values[i] as usize % BINS, 1);
+    }
+    sync_threads();
+    for b in (t..BINS).step_by(block_dim().x as usize) {
+        bins.atomic_add(b, local[b]);
+    }
+}
+
+#[test]
+fn histogram_with_shared_and_global_atomics() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    let n = 1_000_003;
+    let host: Vec<u32> = random_f32(n, 4)
+        .iter()
+        .map(|v| (v.abs() * 1e6) as u32)
+        .collect();
+    let values = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut bins = DeviceBuffer::zeroed(&stream, 64).unwrap();
+    histogram::launch(
+        &stream,
+        LaunchConfig::new(Grid::x(100), Block::x(128)),
+        &values,
+        &mut bins,
+    )
+    .unwrap();
+    let got = bins.to_host(&stream).unwrap();
+    let mut expected = vec![0u32; 64];
+    for v in &host {
+        expected[*v as usize % 64] += 1;
+    }
+    assert_eq!(got, expected);
+}
+
+/// Each thread draws `per_thread` points from its own Philox stream; hits are counted per warp
+/// with a ballot and summed with one atomic per warp.
+#[kernel]
+fn monte_carlo_pi(seed: u32, per_thread: u32, hits: &mut [u64]) {
+    let id = global_idx().x as u32;
+    let mut count = 0u32;
+    let mut i = 0u32;
+    while i < per_thread {
+        let r = philox4x32_10(i, id, 0, 0, seed, 0x5eed);
+        let x = uniform_f32(r[0]);
+        let y = uniform_f32(r[1]);
+        if x * x + y * y < 1.0 {
+            count += 1;
+        }
+        let x2 = uniform_f32(r[2]);
+        let y2 = uniform_f32(r[3]);
+        if x2 * x2 + y2 * y2 < 1.0 {
+            count += 1;
+        }
+        i += 1;
+    }
+    let mut total = count as u64;
+    let mut offset = 16u32;
+    while offset > 0 {
+        total += shfl_xor_sync(0xffff_ffff, total, offset);
+        offset >>= 1;
+    }
+    if lane_id() == 0 {
+        hits.atomic_add(0, total);
+    }
+}
+
+#[test]
+fn monte_carlo_pi_with_philox() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    // 2^28 samples: 2^20 threads, 128 draws of 2 points each.
+    let threads = 1usize << 20;
+    let per_thread = 128u32;
+    let mut hits = DeviceBuffer::zeroed(&stream, 1).unwrap();
+    monte_carlo_pi::launch(
+        &stream,
+        LaunchConfig::for_len(threads, 256),
+        2026,
+        per_thread,
+        &mut hits,
+    )
+    .unwrap();
+    let samples = threads as f64 * per_thread as f64 * 2.0;
+    let pi = 4.0 * hits.to_host(&stream).unwrap()[0] as f64 / samples;
+    assert!((pi - std::f64::consts::PI).abs() < 1e-3, "pi estimate {pi}");
+}
+
+/// Dynamic shared memory sized at launch, a block-wide tree reduction with barriers.
+#[kernel]
+fn block_max(x: &[i32], out: &mut [i32]) {
+    let scratch = dynamic_shared::<i32>();
+    let t = thread_idx().x as usize;
+    let i = global_idx().x;
+    scratch[t] = if i < x.len() { x[i] } else { i32::MIN };
+    sync_threads();
+    let mut stride = scratch.len() / 2;
+    while stride > 0 {
+        if t < stride {
+            scratch[t] = scratch[t].max(scratch[t + stride]);
+        }
+        sync_threads();
+        stride /= 2;
+    }
+    if t == 0 {
+        out[block_idx().x as usize] = scratch[0];
+    }
+}
+
+#[test]
+fn dynamic_shared_memory_tree_reduction() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    let n = 100_000;
+    let host: Vec<i32> = random_f32(n, 5).iter().map(|v| (v * 1e9) as i32).collect();
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let threads = 512u32;
+    let blocks = n.div_ceil(threads as usize);
+    let mut out = DeviceBuffer::zeroed(&stream, blocks).unwrap();
+    let config = LaunchConfig::for_len(n, threads).with_shared_mem(threads * 4);
+    block_max::launch(&stream, config, &x, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    for (b, chunk) in host.chunks(threads as usize).enumerate() {
+        assert_eq!(got[b], *chunk.iter().max().unwrap(), "block {b}");
+    }
+}
+
+/// Every atomic on global and shared memory, with the old values they return.
+#[kernel]
+fn atomics(ints: &mut [i64], floats: &mut [f32], bits: &mut [u32], olds: &mut [u32]) {
+    let t = global_idx().x;
+    if t >= olds.len() {
+        return;
+    }
+    let v = t as i64 - 100;
+    ints.atomic_add(0, v);
+    ints.atomic_sub(1, v);
+    ints.atomic_min(2, v);
+    ints.atomic_max(3, v);
+    floats.atomic_add(0, 0.5);
+    floats.atomic_min(1, v as f32);
+    floats.atomic_max(2, v as f32);
+    bits.atomic_or(0, 1u32 << (t as u32 % 32));
+    bits.atomic_and(1, !(1u32 << (t as u32 % 32)));
+    bits.atomic_xor(2, 1u32 << (t as u32 % 7));
+    // Exactly one thread wins the swap from 0, and everyone sees a distinct old ticket.
+    if bits.atomic_compare_exchange(3, 0, t as u32 + 1) == 0 {
+        bits.atomic_add(6, 1);
+    }
+    let ticket = bits.atomic_add(4, 1);
+    olds[ticket as usize] = bits.atomic_exchange(5, t as u32);
+}
+
+#[test]
+fn atomics_on_every_type() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    let n = 1000usize;
+    let mut ints = DeviceBuffer::from_host(&stream, &[0i64, 0, i64::MAX, i64::MIN]).unwrap();
+    let mut floats = DeviceBuffer::from_host(&stream, &[0.0f32, f32::MAX, f32::MIN]).unwrap();
+    let mut bits =
+        DeviceBuffer::from_host(&stream, &[0u32, u32::MAX, 0, 0, 0, u32::MAX, 0]).unwrap();
+    let mut olds = DeviceBuffer::zeroed(&stream, n).unwrap();
+    atomics::launch(
+        &stream,
+        LaunchConfig::for_len(n, 128),
+        &mut ints,
+        &mut floats,
+        &mut bits,
+        &mut olds,
+    )
+    .unwrap();
+    let vs: Vec<i64> = (0..n as i64).map(|t| t - 100).collect();
+    let sum: i64 = vs.iter().sum();
+    assert_eq!(
+        ints.to_host(&stream).unwrap(),
+        vec![sum, -sum, -100, n as i64 - 101]
+    );
+    assert_eq!(
+        floats.to_host(&stream).unwrap(),
+        vec![0.5 * n as f32, -100.0, (n - 101) as f32]
+    );
+    let b = bits.to_host(&stream).unwrap();
+    assert_eq!(b[0], u32::MAX);
+    assert_eq!(b[1], 0);
+    let mut xor = 0u32;
+    for t in 0..n {
+        xor ^= 1 << (t % 7);
+    }
+    assert_eq!(b[2], xor);
+    assert!(
+        b[3] >= 1 && b[3] <= n as u32,
+        "compare_exchange winner {}",
+        b[3]
+    );
+    assert_eq!(b[6], 1, "exactly one compare_exchange succeeds");
+    assert_eq!(b[4], n as u32);
+    // The exchanged values: the initial one and every thread's id but the last, each once.
+    let mut olds = olds.to_host(&stream).unwrap();
+    olds.push(b[5]);
+    olds.sort_unstable();
+    let mut expected: Vec<u32> = (0..n as u32).collect();
+    expected.push(u32::MAX);
+    expected.sort_unstable();
+    assert_eq!(olds, expected);
+}
+
+/// Votes and shuffles across a warp.
+#[kernel]
+fn warp_votes(x: &[i32], ballots: &mut [u32], flags: &mut [u32], rotated: &mut [i32]) {
+    let i = global_idx().x;
+    let v = x[i];
+    let positive = v > 0;
+    let ballot = ballot_sync(0xffff_ffff, positive);
+    let all = all_sync(0xffff_ffff, positive);
+    let any = any_sync(0xffff_ffff, positive);
+    let lane = lane_id();
+    rotated[i] =
+        shfl_sync(0xffff_ffff, v, (lane + 1) % warp_size()) + shfl_up_sync(0xffff_ffff, v, 1) * 0;
+    if lane == 0 {
+        let warp = i / 32;
+        ballots[warp] = ballot;
+        flags[warp] = all as u32 * 2 + any as u32;
+    }
+}
+
+#[test]
+fn warp_votes_and_shuffles() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    let warps = 8;
+    let mut host: Vec<i32> = random_f32(32 * warps, 6)
+        .iter()
+        .map(|v| (v * 100.0) as i32)
+        .collect();
+    host[32..64].iter_mut().for_each(|v| *v = v.abs() + 1);
+    host[64..96].iter_mut().for_each(|v| *v = -v.abs() - 1);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut ballots = DeviceBuffer::zeroed(&stream, warps).unwrap();
+    let mut flags = DeviceBuffer::zeroed(&stream, warps).unwrap();
+    let mut rotated = DeviceBuffer::zeroed(&stream, 32 * warps).unwrap();
+    warp_votes::launch(
+        &stream,
+        LaunchConfig::for_len(32 * warps, 64),
+        &x,
+        &mut ballots,
+        &mut flags,
+        &mut rotated,
+    )
+    .unwrap();
+    let (ballots, flags, rotated) = (
+        ballots.to_host(&stream).unwrap(),
+        flags.to_host(&stream).unwrap(),
+        rotated.to_host(&stream).unwrap(),
+    );
+    for w in 0..warps {
+        let lanes = &host[w * 32..(w + 1) * 32];
+        let ballot = lanes
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (l, v)| acc | ((*v > 0) as u32) << l);
+        assert_eq!(ballots[w], ballot, "warp {w}");
+        let all = lanes.iter().all(|v| *v > 0) as u32;
+        let any = lanes.iter().any(|v| *v > 0) as u32;
+        assert_eq!(flags[w], all * 2 + any, "warp {w}");
+        for l in 0..32 {
+            assert_eq!(
+                rotated[w * 32 + l],
+                lanes[(l + 1) % 32],
+                "warp {w} lane {l}"
+            );
+        }
+    }
+}
+
+/// Local arrays, `const` items, and 16-byte vector loads and stores.
+#[kernel]
+fn vector_copy_scaled(x: &[f32], y: &mut [f32]) {
+    const WIDTH: usize = 4;
+    let i = global_idx().x * WIDTH;
+    if i + WIDTH <= x.len() {
+        let v = x.load4(i);
+        let weights: [f32; 4] = [1.0, 2.0, 3.0, 4.0];
+        let mut out = [0.0f32; WIDTH];
+        for k in 0..WIDTH {
+            out[k] = v[k] * weights[k];
+        }
+        y.store4(i, out);
+    } else {
+        for k in i..x.len() {
+            y[k] = x[k] * (k - i + 1) as f32;
+        }
+    }
+}
+
+#[test]
+fn vector_loads_local_arrays_and_consts() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    let n = 4 * 1000 + 3;
+    let host = random_f32(n, 7);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut y = DeviceBuffer::zeroed(&stream, n).unwrap();
+    vector_copy_scaled::launch(
+        &stream,
+        LaunchConfig::for_len(n.div_ceil(4), 128),
+        &x,
+        &mut y,
+    )
+    .unwrap();
+    let got = y.to_host(&stream).unwrap();
+    for i in 0..n {
+        assert_eq!(got[i], host[i] * (i % 4 + 1) as f32, "i={i}");
+    }
+}
+
+/// Runs without a GPU: every kernel above compiles with NVRTC.
+#[test]
+fn every_kernel_compiles_with_nvrtc() {
+    use gpu::runtime::{compile_to_ptx, test_nvrtc, Kernel};
+    if !test_nvrtc() {
+        return;
+    }
+    let kernels: [&Kernel; 8] = [
+        &matmul_tiled::KERNEL,
+        &sum_reduce::KERNEL,
+        &histogram::KERNEL,
+        &monte_carlo_pi::KERNEL,
+        &block_max::KERNEL,
+        &atomics::KERNEL,
+        &warp_votes::KERNEL,
+        &vector_copy_scaled::KERNEL,
+    ];
+    for kernel in kernels {
+        for arch in [(8, 0), (9, 0)] {
+            if let Err(error) = compile_to_ptx(kernel, arch) {
+                panic!("{}: {error}\n{}", kernel.name(), kernel.source());
+            }
+        }
+    }
+}
