@@ -457,6 +457,114 @@ fn vector_loads_local_arrays_and_consts() {
     }
 }
 
+/// Labelled loops, `match` in statement and value position, and fast-math methods.
+#[kernel]
+fn control_flow(x: &[i32], out: &mut [i32], approx: &mut [f32]) {
+    let i = global_idx().x;
+    if i >= x.len() {
+        return;
+    }
+    let v = x[i];
+    let class = match v % 7 {
+        0 => 10,
+        1 | 2 => 20,
+        3..=5 => 30,
+        _ => 40,
+    };
+    let mut found = -1;
+    'rows: for r in 0..8 {
+        for c in 0..8 {
+            if r * c == v % 50 {
+                found = r * 8 + c;
+                break 'rows;
+            }
+            if c > r {
+                continue 'rows;
+            }
+        }
+    }
+    let mut steps = 0;
+    let mut n = v.abs() % 1000 + 1;
+    'collatz: loop {
+        match n {
+            1 => break 'collatz,
+            _ => {
+                n = if n % 2 == 0 { n / 2 } else { 3 * n + 1 };
+                steps += 1;
+            }
+        }
+    }
+    out[i] = class * 1_000_000 + found * 1000 + steps;
+    let f = v as f32 * 1e-4;
+    approx[i] = f.fast_exp() + f.fast_sin() + f.fast_tanh() + f.fast_div(3.0);
+}
+
+fn control_flow_cpu(v: i32) -> (i32, f32) {
+    let class = match v % 7 {
+        0 => 10,
+        1 | 2 => 20,
+        3..=5 => 30,
+        _ => 40,
+    };
+    let mut found = -1;
+    'rows: for r in 0..8 {
+        for c in 0..8 {
+            if r * c == v % 50 {
+                found = r * 8 + c;
+                break 'rows;
+            }
+            if c > r {
+                continue 'rows;
+            }
+        }
+    }
+    let mut steps = 0;
+    let mut n = v.abs() % 1000 + 1;
+    while n != 1 {
+        n = if n % 2 == 0 { n / 2 } else { 3 * n + 1 };
+        steps += 1;
+    }
+    let f = v as f32 * 1e-4;
+    (
+        class * 1_000_000 + found * 1000 + steps,
+        f.exp() + f.sin() + f.tanh() + f / 3.0,
+    )
+}
+
+#[test]
+fn labelled_loops_match_and_fast_math() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    let n = 5000;
+    let host: Vec<i32> = (0..n as i32).map(|i| i * 37 - 90_000).collect();
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let mut approx = DeviceBuffer::zeroed(&stream, n).unwrap();
+    control_flow::launch(
+        &stream,
+        LaunchConfig::for_len(n, 128),
+        &x,
+        &mut out,
+        &mut approx,
+    )
+    .unwrap();
+    let (out, approx) = (
+        out.to_host(&stream).unwrap(),
+        approx.to_host(&stream).unwrap(),
+    );
+    for i in 0..n {
+        let (expected, expected_approx) = control_flow_cpu(host[i]);
+        assert_eq!(out[i], expected, "x={}", host[i]);
+        // The fast intrinsics trade accuracy for speed: a few ulp to ~1e-3 relative.
+        assert!(
+            (approx[i] - expected_approx).abs() < 2e-3 * expected_approx.abs().max(1.0),
+            "x={}: {} vs {expected_approx}",
+            host[i],
+            approx[i]
+        );
+    }
+}
+
 /// Runs without a GPU: every kernel above compiles with NVRTC.
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
@@ -464,7 +572,8 @@ fn every_kernel_compiles_with_nvrtc() {
     if !test_nvrtc() {
         return;
     }
-    let kernels: [&Kernel; 8] = [
+    let kernels: [&Kernel; 9] = [
+        &control_flow::KERNEL,
         &matmul_tiled::KERNEL,
         &sum_reduce::KERNEL,
         &histogram::KERNEL,

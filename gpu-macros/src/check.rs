@@ -46,7 +46,7 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             exprs: vec![None; function.exprs.len()],
             locals: vec![None; function.locals.len()],
             vars: Vec::new(),
-            loop_depth: 0,
+            loops: Vec::new(),
             negated_literals: Vec::new(),
             negations: Vec::new(),
             let_inits: function
@@ -92,19 +92,21 @@ fn is_constructor(kind: &ExprKind) -> bool {
             | ExprKind::ArrayList { .. }
             | ExprKind::Philox { .. }
             | ExprKind::Load4 { .. }
+            | ExprKind::Match { .. }
     )
 }
 
 /// Whether `id` is the initializer of a `let` somewhere in `block`.
 fn is_let_init(block: &Block, id: ExprId) -> bool {
     block.stmts.iter().any(|stmt| match &stmt.kind {
-        StmtKind::Let { init, .. } => *init == id,
+        StmtKind::Let { init, .. } | StmtKind::Return(Some(init)) => *init == id,
+        StmtKind::Match { arms, .. } => arms.iter().any(|(_, body)| is_let_init(body, id)),
         StmtKind::If {
             then_block,
             else_block,
             ..
         } => is_let_init(then_block, id) || else_block.as_ref().is_some_and(|b| is_let_init(b, id)),
-        StmtKind::While { body, .. } | StmtKind::Loop { body } | StmtKind::For { body, .. } => {
+        StmtKind::While { body, .. } | StmtKind::Loop { body, .. } | StmtKind::For { body, .. } => {
             is_let_init(body, id)
         }
         StmtKind::Block(inner) => is_let_init(inner, id),
@@ -122,6 +124,7 @@ fn block_returns(block: &Block) -> bool {
             else_block: Some(else_block),
             ..
         } => block_returns(then_block) && block_returns(else_block),
+        StmtKind::Match { arms, .. } => arms.iter().all(|(_, body)| block_returns(body)),
         _ => false,
     })
 }
@@ -210,7 +213,8 @@ struct Checker<'a> {
     exprs: Vec<Option<T>>,
     locals: Vec<Option<T>>,
     vars: Vec<Var>,
-    loop_depth: u32,
+    /// The enclosing loops' labels, innermost last.
+    loops: Vec<Option<String>>,
     /// Integer literals directly under a unary minus: they may reach `MIN`.
     negated_literals: Vec<ExprId>,
     /// Negations whose operand type was still open when met.
@@ -478,17 +482,25 @@ impl Checker<'_> {
                     self.block(else_block);
                 }
             }
-            StmtKind::While { cond, body } => {
+            StmtKind::While { cond, body, label } => {
                 self.condition(*cond);
-                self.in_loop(|this| this.block(body));
+                self.in_loop(label, |this| this.block(body));
             }
-            StmtKind::Loop { body } => self.in_loop(|this| this.block(body)),
+            StmtKind::Loop { body, label } => self.in_loop(label, |this| this.block(body)),
+            StmtKind::Match { scrutinee, arms } => {
+                let t = self.expr(*scrutinee);
+                self.match_patterns(t, arms.iter().map(|(p, _)| p.as_slice()), stmt.span);
+                for (_, body) in arms {
+                    self.block(body);
+                }
+            }
             StmtKind::For {
                 var,
                 start,
                 end,
                 step,
                 body,
+                label,
             } => {
                 let start_t = self.expr(*start);
                 let end_t = self.expr(*end);
@@ -505,14 +517,25 @@ impl Checker<'_> {
                     self.unify(T::Ty(Ty::Scalar(Scalar::Usize)), step_t, self.loc(*step));
                 }
                 self.locals[var.0 as usize] = Some(start_t);
-                self.in_loop(|this| this.block(body));
+                self.in_loop(label, |this| this.block(body));
             }
-            StmtKind::Break | StmtKind::Continue => {
-                if self.loop_depth == 0 {
+            StmtKind::Break(label) | StmtKind::Continue(label) => {
+                if self.loops.is_empty() {
                     self.cx.error(
                         stmt.span,
                         "`break` and `continue` are only allowed inside a loop",
                     );
+                } else if let Some(label) = label {
+                    if !self
+                        .loops
+                        .iter()
+                        .any(|l| l.as_deref() == Some(label.as_str()))
+                    {
+                        self.cx.error(
+                            stmt.span,
+                            format!("use of undeclared label `'{label}`: no enclosing loop has it"),
+                        );
+                    }
                 }
             }
             StmtKind::Return(value) => {
@@ -544,10 +567,57 @@ impl Checker<'_> {
         }
     }
 
-    fn in_loop(&mut self, f: impl FnOnce(&mut Self)) {
-        self.loop_depth += 1;
+    fn in_loop(&mut self, label: &Option<String>, f: impl FnOnce(&mut Self)) {
+        self.loops.push(label.clone());
         f(self);
-        self.loop_depth -= 1;
+        self.loops.pop();
+    }
+
+    /// Patterns must have the scrutinee's type (an integer or `bool`), and the arms must cover
+    /// every value, as Rust requires: a `_` arm, or both `true` and `false`.
+    fn match_patterns<'p>(
+        &mut self,
+        scrutinee: T,
+        arms: impl Iterator<Item = &'p [Pattern]>,
+        loc: Loc,
+    ) {
+        if !(self.is_int(scrutinee) || self.known_scalar(scrutinee) == Some(Scalar::Bool)) {
+            let text = self.describe(scrutinee);
+            self.cx.error(
+                loc,
+                format!("`match` in kernels is on integers and `bool`, not {text}"),
+            );
+            return;
+        }
+        let (mut wild, mut seen_true, mut seen_false) = (false, false, false);
+        for patterns in arms {
+            for pattern in patterns {
+                match pattern {
+                    Pattern::Wild => wild = true,
+                    Pattern::Value(value) => {
+                        if let ExprKind::Lit(Lit::Bool(b)) = self.kernel.expr(*value).kind {
+                            seen_true |= b;
+                            seen_false |= !b;
+                        }
+                        let t = self.expr(*value);
+                        self.unify(scrutinee, t, self.loc(*value));
+                    }
+                    Pattern::Range { start, end, .. } => {
+                        for bound in [start, end] {
+                            let t = self.expr(*bound);
+                            self.unify(scrutinee, t, self.loc(*bound));
+                        }
+                    }
+                }
+            }
+        }
+        let exhaustive = wild || (seen_true && seen_false);
+        if !exhaustive {
+            self.cx.error(
+                loc,
+                "non-exhaustive `match`: add a `_ => ...` arm for the values not listed",
+            );
+        }
     }
 
     fn condition(&mut self, cond: ExprId) {
@@ -756,6 +826,16 @@ impl Checker<'_> {
                 T::Array { elem, len: 4 }
             }
             ExprKind::Intrinsic { name, args } => self.intrinsic(name, args, loc),
+            ExprKind::Match { scrutinee, arms } => {
+                let t = self.expr(*scrutinee);
+                self.match_patterns(t, arms.iter().map(|(p, _)| p.as_slice()), loc);
+                let first = self.expr(arms[0].1);
+                for (_, value) in &arms[1..] {
+                    let v = self.expr(*value);
+                    self.unify(first, v, self.loc(*value));
+                }
+                first
+            }
             ExprKind::Atomic { base, op, args } => self.atomic(*base, op, args, loc),
             ExprKind::Load4 { base, index } => {
                 let elem = self.vector_base(*base, false);
@@ -998,6 +1078,17 @@ impl Checker<'_> {
             }
         };
         let Some(method) = methods::lookup(name, scalar) else {
+            if name.starts_with("fast_") && methods::lookup(name, Scalar::F32).is_some() {
+                self.cx.error(
+                    name_loc,
+                    format!(
+                        "`{name}` is one of CUDA's `f32` approximations: call it on an `f32`, or use `{}` on `{}`",
+                        name.trim_start_matches("fast_"),
+                        scalar.rust_name()
+                    ),
+                );
+                return T::Error;
+            }
             let available = methods::names_for(scalar);
             self.cx.error(
                 name_loc,

@@ -289,9 +289,11 @@ pub enum StmtKind {
     While {
         cond: ExprId,
         body: Block,
+        label: Option<String>,
     },
     Loop {
         body: Block,
+        label: Option<String>,
     },
     /// `for var in start..end` or `for var in (start..end).step_by(step)`.
     For {
@@ -300,9 +302,17 @@ pub enum StmtKind {
         end: ExprId,
         step: Option<ExprId>,
         body: Block,
+        label: Option<String>,
     },
-    Break,
-    Continue,
+    /// `break` or `break 'label`.
+    Break(Option<String>),
+    /// `continue` or `continue 'label`.
+    Continue(Option<String>),
+    /// `match` on an integer or `bool` in statement position.
+    Match {
+        scrutinee: ExprId,
+        arms: Vec<(Vec<Pattern>, Block)>,
+    },
     Return(Option<ExprId>),
     Block(Block),
     /// An expression evaluated for its effect.
@@ -409,6 +419,11 @@ pub enum ExprKind {
         index: ExprId,
         value: ExprId,
     },
+    /// `match` producing a value: only as a `let` initializer.
+    Match {
+        scrutinee: ExprId,
+        arms: Vec<(Vec<Pattern>, ExprId)>,
+    },
     /// `if c { a } else { b }` used as a value.
     Select {
         cond: ExprId,
@@ -430,6 +445,21 @@ pub enum Lit {
         digits: String,
         suffix: Option<Scalar>,
     },
+}
+
+/// A `match` arm's pattern on an integer or `bool`.
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    /// `3`, `-1`, `true`: an expression, so the checker gives it the scrutinee's type.
+    Value(ExprId),
+    /// `a..=b` (`inclusive`) or `a..b`.
+    Range {
+        start: ExprId,
+        end: ExprId,
+        inclusive: bool,
+    },
+    /// `_` or a binding name.
+    Wild,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

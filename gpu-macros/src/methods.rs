@@ -9,6 +9,8 @@ use crate::ir::Scalar;
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Receiver {
     Float,
+    /// `f32` only: CUDA's fast approximate intrinsics.
+    F32,
     Int,
     SignedInt,
     Number,
@@ -70,8 +72,36 @@ const NONE: &[ArgTy] = &[];
 const ONE: &[ArgTy] = &[ArgTy::Same];
 const TWO: &[ArgTy] = &[ArgTy::Same, ArgTy::Same];
 
+const fn fast(name: &'static str, args: &'static [ArgTy], cuda: &'static str) -> Method {
+    Method {
+        name,
+        receiver: Receiver::F32,
+        args,
+        ret: RetTy::Same,
+        cuda: Cuda::Func(cuda, cuda),
+    }
+}
+
 /// Every method kernels may call on numbers.
 pub const METHODS: &[Method] = &[
+    // CUDA's fast approximations (the hardware's special-function unit), chosen explicitly.
+    fast("fast_exp", NONE, "__expf"),
+    fast("fast_exp10", NONE, "__exp10f"),
+    fast("fast_ln", NONE, "__logf"),
+    fast("fast_log2", NONE, "__log2f"),
+    fast("fast_log10", NONE, "__log10f"),
+    fast("fast_sin", NONE, "__sinf"),
+    fast("fast_cos", NONE, "__cosf"),
+    fast("fast_tan", NONE, "__tanf"),
+    fast("fast_powf", ONE, "__powf"),
+    fast("fast_div", ONE, "__fdividef"),
+    Method {
+        name: "fast_tanh",
+        receiver: Receiver::F32,
+        args: NONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_fast_tanh"),
+    },
     float("sqrt", NONE, "sqrtf", "sqrt"),
     float("cbrt", NONE, "cbrtf", "cbrt"),
     float("exp", NONE, "expf", "exp"),
@@ -269,6 +299,7 @@ impl Receiver {
     pub fn accepts(self, scalar: Scalar) -> bool {
         match self {
             Receiver::Float => scalar.is_float(),
+            Receiver::F32 => scalar == Scalar::F32,
             Receiver::Int => scalar.is_int(),
             Receiver::SignedInt => scalar.is_signed_int(),
             Receiver::Number => scalar.is_int() || scalar.is_float(),

@@ -542,7 +542,7 @@ impl Parser<'_> {
             }
             syn::Expr::If(if_expr) => self.if_stmt(if_expr),
             syn::Expr::While(while_expr) => {
-                self.reject_label(while_expr.label.as_ref());
+                let label = label_name(while_expr.label.as_ref());
                 if let syn::Expr::Let(let_expr) = &*while_expr.cond {
                     self.cx.error_spanned_by(
                         let_expr,
@@ -552,34 +552,58 @@ impl Parser<'_> {
                 }
                 let cond = self.expr(&while_expr.cond);
                 let body = self.block(&while_expr.body);
-                Some(StmtKind::While { cond: cond?, body })
+                Some(StmtKind::While {
+                    cond: cond?,
+                    body,
+                    label,
+                })
             }
             syn::Expr::Loop(loop_expr) => {
-                self.reject_label(loop_expr.label.as_ref());
                 let body = self.block(&loop_expr.body);
-                Some(StmtKind::Loop { body })
+                Some(StmtKind::Loop {
+                    body,
+                    label: label_name(loop_expr.label.as_ref()),
+                })
+            }
+            syn::Expr::Match(match_expr) => {
+                let scrutinee = self.expr(&match_expr.expr);
+                let mut arms = Vec::new();
+                for arm in &match_expr.arms {
+                    let patterns = self.arm_patterns(arm)?;
+                    let body = match &*arm.body {
+                        syn::Expr::Block(block) if block.label.is_none() => {
+                            self.block(&block.block)
+                        }
+                        other => {
+                            let span = Loc::of(other);
+                            let stmt = self.scoped(|this| this.expr_stmt(other, false));
+                            Block {
+                                stmts: stmt.map(|kind| Stmt { kind, span }).into_iter().collect(),
+                            }
+                        }
+                    };
+                    arms.push((patterns, body));
+                }
+                Some(StmtKind::Match {
+                    scrutinee: scrutinee?,
+                    arms,
+                })
             }
             syn::Expr::ForLoop(for_loop) => self.for_stmt(for_loop),
             syn::Expr::Break(brk) => {
-                if let Some(label) = &brk.label {
-                    self.cx
-                        .error_spanned_by(label, "labelled `break` is not supported yet");
-                }
                 if let Some(value) = &brk.expr {
                     self.cx.error_spanned_by(
                         value,
                         "`break` with a value is not supported: loops in kernels have no value",
                     );
                 }
-                Some(StmtKind::Break)
+                Some(StmtKind::Break(
+                    brk.label.as_ref().map(|l| l.ident.to_string()),
+                ))
             }
-            syn::Expr::Continue(cont) => {
-                if let Some(label) = &cont.label {
-                    self.cx
-                        .error_spanned_by(label, "labelled `continue` is not supported yet");
-                }
-                Some(StmtKind::Continue)
-            }
+            syn::Expr::Continue(cont) => Some(StmtKind::Continue(
+                cont.label.as_ref().map(|l| l.ident.to_string()),
+            )),
             syn::Expr::Return(ret) => match &ret.expr {
                 Some(value) if self.kind == FnKind::Kernel => {
                     self.cx.error_spanned_by(
@@ -612,11 +636,50 @@ impl Parser<'_> {
         }
     }
 
-    fn reject_label(&mut self, label: Option<&syn::Label>) {
-        if let Some(label) = label {
-            self.cx
-                .error_spanned_by(label, "loop labels are not supported yet");
+    /// The patterns of one arm: literals, ranges, `_`, joined with `|`.
+    fn arm_patterns(&mut self, arm: &syn::Arm) -> Option<Vec<Pattern>> {
+        if let Some((_, guard)) = &arm.guard {
+            self.cx.error_spanned_by(
+                guard,
+                "match guards are not supported in kernels: use `if` inside the arm",
+            );
+            return None;
         }
+        let mut patterns = Vec::new();
+        let mut pending = vec![&arm.pat];
+        while let Some(pat) = pending.pop() {
+            match pat {
+                syn::Pat::Or(or) => pending.extend(or.cases.iter().rev()),
+                syn::Pat::Wild(_) => patterns.push(Pattern::Wild),
+                syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                    patterns.push(Pattern::Wild)
+                }
+                syn::Pat::Lit(lit) => {
+                    patterns.push(Pattern::Value(self.expr(&lit.clone().into())?))
+                }
+                syn::Pat::Range(range) => {
+                    let (Some(start), Some(end)) = (&range.start, &range.end) else {
+                        self.cx
+                            .error_spanned_by(range, "range patterns need both ends: `a..=b`");
+                        return None;
+                    };
+                    patterns.push(Pattern::Range {
+                        start: self.expr(start)?,
+                        end: self.expr(end)?,
+                        inclusive: matches!(range.limits, syn::RangeLimits::Closed(_)),
+                    });
+                }
+                other => {
+                    self.cx.error_spanned_by(
+                        other,
+                        "match patterns in kernels are literals, ranges (`a..=b`), `_` and `|` of them",
+                    );
+                    return None;
+                }
+            }
+        }
+        patterns.reverse();
+        Some(patterns)
     }
 
     fn if_stmt(&mut self, if_expr: &syn::ExprIf) -> Option<StmtKind> {
@@ -659,7 +722,6 @@ impl Parser<'_> {
     }
 
     fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
-        self.reject_label(for_loop.label.as_ref());
         let (range, step) = match &*for_loop.expr {
             syn::Expr::MethodCall(call) if call.method == "step_by" => {
                 if call.args.len() != 1 {
@@ -731,6 +793,7 @@ impl Parser<'_> {
             end: end?,
             step,
             body,
+            label: label_name(for_loop.label.as_ref()),
         })
     }
 
@@ -831,6 +894,24 @@ impl Parser<'_> {
                 }
             }
             syn::Expr::If(if_expr) => self.select(if_expr)?,
+            syn::Expr::Match(match_expr) => {
+                let scrutinee = self.expr(&match_expr.expr);
+                let mut arms = Vec::new();
+                for arm in &match_expr.arms {
+                    let patterns = self.arm_patterns(arm)?;
+                    let value = match &*arm.body {
+                        syn::Expr::Block(block) if block.label.is_none() => {
+                            self.value_block(&block.block)?
+                        }
+                        other => self.expr(other)?,
+                    };
+                    arms.push((patterns, value));
+                }
+                ExprKind::Match {
+                    scrutinee: scrutinee?,
+                    arms,
+                }
+            }
             syn::Expr::Repeat(repeat) => {
                 let value = self.expr(&repeat.expr);
                 let len = self.length(&repeat.len)?;
@@ -1212,6 +1293,10 @@ impl Parser<'_> {
     }
 }
 
+fn label_name(label: Option<&syn::Label>) -> Option<String> {
+    label.map(|l| l.name.ident.to_string())
+}
+
 /// Expressions of the language that produce a value (as opposed to unsupported constructs,
 /// which get their own message).
 fn is_value_expr(expr: &syn::Expr) -> bool {
@@ -1236,7 +1321,7 @@ fn is_value_expr(expr: &syn::Expr) -> bool {
 fn is_tail_value(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::If(if_expr) => if_expr.else_branch.is_some(),
-        syn::Expr::Block(_) => true,
+        syn::Expr::Block(_) | syn::Expr::Match(_) => true,
         other => is_value_expr(other),
     }
 }
@@ -1297,7 +1382,6 @@ fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
 fn unsupported_expr(expr: &syn::Expr) -> String {
     let what = match expr {
         syn::Expr::Closure(_) => "closures are not supported in kernels: write the code inline",
-        syn::Expr::Match(_) => "`match` is not supported yet: use `if` / `else if` / `else`",
         syn::Expr::Tuple(_) => "tuples are not supported in kernels: use separate variables",
         syn::Expr::Struct(_) => "struct expressions are not supported in kernels",
         syn::Expr::Reference(_) => {

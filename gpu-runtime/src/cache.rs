@@ -130,12 +130,15 @@ impl ArtifactKind {
     }
 }
 
-/// Everything that changes the compiled output, hashed.
+/// Everything that changes the compiled output, hashed: the source, the device architecture,
+/// the NVRTC options (so checked and unchecked builds differ), NVRTC's version and, for a
+/// generic kernel, the instantiation's name expression.
 pub(crate) fn cache_key(
     source: &str,
     arch: (u32, u32),
     options: &[String],
     nvrtc_version: (u32, u32),
+    name_expression: Option<&str>,
 ) -> [u8; 32] {
     let mut hasher = Sha256::new();
     // Length prefixes keep field boundaries unambiguous ("ab"+"c" differs from "a"+"bc").
@@ -151,7 +154,31 @@ pub(crate) fn cache_key(
         field(option.as_bytes());
     }
     field(format!("{}.{}", nvrtc_version.0, nvrtc_version.1).as_bytes());
+    // Appended only when present, so keys of non-generic kernels are those of earlier versions.
+    if let Some(expression) = name_expression {
+        field(b"name expression");
+        field(expression.as_bytes());
+    }
     hasher.finalize().into()
+}
+
+/// The payload of a generic kernel's entry: the lowered entry name, a NUL, then the image, so
+/// a disk hit needs no NVRTC to find the entry point.
+pub(crate) fn pack_named(lowered_name: &str, image: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(lowered_name.len() + 1 + image.len());
+    out.extend_from_slice(lowered_name.as_bytes());
+    out.push(0);
+    out.extend_from_slice(image);
+    out
+}
+
+/// Splits a [`pack_named`] payload, or `None` when it is not one.
+pub(crate) fn unpack_named(payload: &[u8]) -> Option<(String, Vec<u8>)> {
+    let nul = payload.iter().position(|&b| b == 0)?;
+    let (name, rest) = payload.split_at(nul);
+    let name = std::str::from_utf8(name).ok().filter(|n| !n.is_empty())?;
+    let image = &rest[1..];
+    (!image.is_empty()).then(|| (name.to_string(), image.to_vec()))
 }
 
 /// Lowercase hex of a key, the entry's file stem.
@@ -269,30 +296,63 @@ mod tests {
     #[test]
     fn key_changes_with_every_input() {
         let base_opts = opts(&["--gpu-architecture=sm_90", "--std=c++17"]);
-        let base = cache_key("src", (9, 0), &base_opts, (12, 4));
-        assert_eq!(base, cache_key("src", (9, 0), &base_opts, (12, 4)));
+        let checked_opts = opts(&["--gpu-architecture=sm_90", "--std=c++17", "-DGPU_CHECKED"]);
+        let base = cache_key("src", (9, 0), &base_opts, (12, 4), None);
+        assert_eq!(base, cache_key("src", (9, 0), &base_opts, (12, 4), None));
         let variants = [
-            cache_key("src ", (9, 0), &base_opts, (12, 4)),
-            cache_key("src", (8, 9), &base_opts, (12, 4)),
-            cache_key("src", (9, 0), &opts(&["--gpu-architecture=sm_90"]), (12, 4)),
+            cache_key("src ", (9, 0), &base_opts, (12, 4), None),
+            cache_key("src", (8, 9), &base_opts, (12, 4), None),
+            cache_key(
+                "src",
+                (9, 0),
+                &opts(&["--gpu-architecture=sm_90"]),
+                (12, 4),
+                None,
+            ),
             cache_key(
                 "src",
                 (9, 0),
                 &opts(&["--std=c++17", "--gpu-architecture=sm_90"]),
                 (12, 4),
+                None,
             ),
-            cache_key("src", (9, 0), &base_opts, (12, 5)),
-            cache_key("src", (9, 0), &base_opts, (13, 4)),
+            cache_key("src", (9, 0), &base_opts, (12, 5), None),
+            cache_key("src", (9, 0), &base_opts, (13, 4), None),
+            // Checked mode is one more option.
+            cache_key("src", (9, 0), &checked_opts, (12, 4), None),
+            // Each instantiation of a generic kernel has its own entry.
+            cache_key("src", (9, 0), &base_opts, (12, 4), Some("k<float>")),
+            cache_key("src", (9, 0), &base_opts, (12, 4), Some("")),
         ];
+        assert_ne!(
+            cache_key("src", (9, 0), &base_opts, (12, 4), Some("k<float>")),
+            cache_key("src", (9, 0), &base_opts, (12, 4), Some("k<double>")),
+        );
         for (i, variant) in variants.iter().enumerate() {
             assert_ne!(&base, variant, "variant {i} collided");
         }
         // Boundaries between options matter.
         assert_ne!(
-            cache_key("s", (9, 0), &opts(&["ab", "c"]), (12, 4)),
-            cache_key("s", (9, 0), &opts(&["a", "bc"]), (12, 4))
+            cache_key("s", (9, 0), &opts(&["ab", "c"]), (12, 4), None),
+            cache_key("s", (9, 0), &opts(&["a", "bc"]), (12, 4), None)
         );
         assert_eq!(hex(&base).len(), 64);
+    }
+
+    #[test]
+    fn named_payloads_round_trip() {
+        let packed = pack_named("_Z5scaleIfLy256EEvT_PS0_y", b"\x7fELF\0\0binary");
+        assert_eq!(
+            unpack_named(&packed),
+            Some((
+                "_Z5scaleIfLy256EEvT_PS0_y".to_string(),
+                b"\x7fELF\0\0binary".to_vec()
+            ))
+        );
+        assert_eq!(unpack_named(b"no separator"), None);
+        assert_eq!(unpack_named(b"\0image"), None, "empty name");
+        assert_eq!(unpack_named(b"name\0"), None, "empty image");
+        assert_eq!(unpack_named(b"\xff\xfe\0image"), None, "not UTF-8");
     }
 
     #[test]
@@ -331,7 +391,7 @@ mod tests {
     fn disk_round_trip_and_corruption() {
         let dir = tempfile::tempdir().unwrap();
         let nested = dir.path().join("a").join("b");
-        let key = cache_key("k", (9, 0), &[], (12, 4));
+        let key = cache_key("k", (9, 0), &[], (12, 4), None);
         assert_eq!(read_entry(&nested, &key, ArtifactKind::Cubin), Lookup::Miss);
 
         let path = write_entry(&nested, &key, ArtifactKind::Cubin, b"binary").unwrap();

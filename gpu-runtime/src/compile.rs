@@ -3,14 +3,16 @@
 //! cudarc's safe `compile_ptx_with_opts` yields PTX only, so this goes one level down to get a
 //! CUBIN, which loads without a driver JIT step and caches better.
 
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::OnceLock;
 
 use cudarc::nvrtc::result::{self as nvrtc, NvrtcError};
 use cudarc::nvrtc::sys::{self, nvrtcProgram, nvrtcResult};
 
 use crate::cache::ArtifactKind;
+use crate::checked::CHECKED_DEFINE;
 use crate::error::{Error, Result};
+use crate::generic::{check_generic, check_template_args, name_expression, TemplateArg};
 use crate::kernel::Kernel;
 use crate::loader::{guarded, Library};
 
@@ -111,6 +113,16 @@ impl Target {
         };
         vec![arch, "--std=c++17".to_string()]
     }
+
+    /// The options for this target in checked or unchecked mode. The options are part of the
+    /// disk-cache key, so the two modes are cached apart.
+    pub(crate) fn options_for(self, checked: bool) -> Vec<String> {
+        let mut options = self.options();
+        if checked {
+            options.push(CHECKED_DEFINE.to_string());
+        }
+        options
+    }
 }
 
 /// Picks the best target for compute capability `cc`, or `None` if NVRTC supports nothing that
@@ -137,18 +149,93 @@ pub(crate) fn describe_archs(supported: &[u32]) -> String {
     }
 }
 
-/// Compiles `kernel` with NVRTC into a CUBIN or PTX image (PTX without its trailing NUL).
-pub(crate) fn compile(kernel: &Kernel, options: &[String], kind: ArtifactKind) -> Result<Vec<u8>> {
+/// What NVRTC produced for one kernel (instantiation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Compiled {
+    /// CUBIN or PTX (PTX without its trailing NUL).
+    pub image: Vec<u8>,
+    /// The mangled entry a name expression lowered to; `None` for non-generic kernels.
+    pub lowered_name: Option<String>,
+}
+
+/// Compiles `kernel` with NVRTC into a CUBIN or PTX image; a generic kernel is instantiated
+/// through `name_expression` (e.g. `scale<float, 256ULL>`).
+pub(crate) fn compile(
+    kernel: &Kernel,
+    options: &[String],
+    kind: ArtifactKind,
+    name_expression: Option<&str>,
+) -> Result<Compiled> {
     kernel.check_well_formed()?;
-    guarded(Library::Nvrtc, || compile_unguarded(kernel, options, kind))
+    guarded(Library::Nvrtc, || {
+        compile_unguarded(kernel, options, kind, name_expression)
+    })
 }
 
 /// Compiles a kernel's source to PTX for `arch` using NVRTC alone (no driver, no GPU); CI uses
 /// this to check every kernel on machines without a GPU.
 pub fn compile_to_ptx(kernel: &Kernel, arch: (u32, u32)) -> Result<String> {
-    let options = Target::Ptx(arch.0 * 10 + arch.1).options();
-    let ptx = compile(kernel, &options, ArtifactKind::Ptx)?;
-    Ok(String::from_utf8_lossy(&ptx).into_owned())
+    ptx_for(kernel, arch, false)
+}
+
+/// Like [`compile_to_ptx`], in checked mode (`-DGPU_CHECKED`): the PTX then declares the
+/// `rs_error_slot_ptr` and `rs_kernel_id` globals the runtime fills in.
+pub fn compile_to_ptx_checked(kernel: &Kernel, arch: (u32, u32)) -> Result<String> {
+    ptx_for(kernel, arch, true)
+}
+
+fn ptx_for(kernel: &Kernel, arch: (u32, u32), checked: bool) -> Result<String> {
+    check_generic(kernel, false)?;
+    let options = Target::Ptx(arch.0 * 10 + arch.1).options_for(checked);
+    let compiled = compile(kernel, &options, ArtifactKind::Ptx, None)?;
+    Ok(String::from_utf8_lossy(&compiled.image).into_owned())
+}
+
+/// One instantiation of a generic kernel compiled to PTX.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstantiatedPtx {
+    /// The C++ name expression NVRTC instantiated, e.g. `scale<float, 256ULL>`.
+    pub name_expression: String,
+    /// The mangled entry point it lowered to, as named by `.entry` in the PTX.
+    pub lowered_name: String,
+    /// The PTX text.
+    pub ptx: String,
+}
+
+/// Instantiates a generic kernel with `template_args` and compiles it to PTX for `arch` with
+/// NVRTC alone (no GPU), for CI.
+pub fn compile_to_ptx_generic(
+    kernel: &Kernel,
+    template_args: &[TemplateArg],
+    arch: (u32, u32),
+) -> Result<InstantiatedPtx> {
+    generic_ptx_for(kernel, template_args, arch, false)
+}
+
+/// Like [`compile_to_ptx_generic`], in checked mode (`-DGPU_CHECKED`).
+pub fn compile_to_ptx_generic_checked(
+    kernel: &Kernel,
+    template_args: &[TemplateArg],
+    arch: (u32, u32),
+) -> Result<InstantiatedPtx> {
+    generic_ptx_for(kernel, template_args, arch, true)
+}
+
+fn generic_ptx_for(
+    kernel: &Kernel,
+    template_args: &[TemplateArg],
+    arch: (u32, u32),
+    checked: bool,
+) -> Result<InstantiatedPtx> {
+    check_template_args(kernel, template_args)?;
+    let expression = name_expression(kernel, template_args);
+    let options = Target::Ptx(arch.0 * 10 + arch.1).options_for(checked);
+    let compiled = compile(kernel, &options, ArtifactKind::Ptx, Some(&expression))?;
+    Ok(InstantiatedPtx {
+        name_expression: expression,
+        lowered_name: compiled.lowered_name.unwrap_or_default(),
+        ptx: String::from_utf8_lossy(&compiled.image).into_owned(),
+    })
 }
 
 /// Owns an nvrtcProgram so every exit path destroys it.
@@ -173,6 +260,33 @@ impl Program {
             Ok(raw) => c_chars_to_string(&raw),
             Err(_) => String::from("<NVRTC did not provide a log>"),
         }
+    }
+
+    /// The mangled name a name expression added before compiling lowered to.
+    fn lowered_name(&self, kernel: &Kernel, expression: &CStr) -> Result<String> {
+        let mut lowered: *const c_char = std::ptr::null();
+        // SAFETY: `handle` is a live, compiled program to which `expression` was added; NVRTC
+        // writes a pointer to a string it owns until the program is destroyed.
+        unsafe { sys::nvrtcGetLoweredName(self.handle, expression.as_ptr(), &mut lowered) }
+            .result()
+            .map_err(|source| Error::Nvrtc {
+                context: "finding the mangled name of a template instantiation",
+                source,
+                log: self.log(),
+            })?;
+        if lowered.is_null() {
+            return Err(Error::InvalidKernel {
+                kernel: kernel.name().to_string(),
+                reason: format!(
+                    "NVRTC found no lowered name for `{}`",
+                    expression.to_string_lossy()
+                ),
+            });
+        }
+        // SAFETY: non-null, NUL-terminated and alive while `self` is (see above); copied out
+        // before returning.
+        let name = unsafe { CStr::from_ptr(lowered) };
+        Ok(name.to_string_lossy().into_owned())
     }
 
     fn output(&self, kind: ArtifactKind) -> Result<Vec<u8>> {
@@ -216,7 +330,12 @@ impl Program {
     }
 }
 
-fn compile_unguarded(kernel: &Kernel, options: &[String], kind: ArtifactKind) -> Result<Vec<u8>> {
+fn compile_unguarded(
+    kernel: &Kernel,
+    options: &[String],
+    kind: ArtifactKind,
+    name_expression: Option<&str>,
+) -> Result<Compiled> {
     let malformed = |reason: &str| Error::InvalidKernel {
         kernel: kernel.name().to_string(),
         reason: reason.to_string(),
@@ -227,6 +346,10 @@ fn compile_unguarded(kernel: &Kernel, options: &[String], kind: ArtifactKind) ->
     if options.iter().any(|o| o.contains('\0')) {
         return Err(malformed("NUL byte in a compiler option"));
     }
+    let expression = name_expression
+        .map(CString::new)
+        .transpose()
+        .map_err(|_| malformed("NUL byte in a template instantiation"))?;
     let handle = nvrtc::create_program(&source, Some(&name)).map_err(|source| Error::Nvrtc {
         context: "creating an NVRTC program",
         source,
@@ -237,10 +360,27 @@ fn compile_unguarded(kernel: &Kernel, options: &[String], kind: ArtifactKind) ->
         _source: source,
         _name: name,
     };
+    if let Some(expression) = &expression {
+        // SAFETY: `program.handle` is live and `expression` a NUL-terminated string that
+        // outlives the program's use of it (it lives until this function returns).
+        unsafe { sys::nvrtcAddNameExpression(program.handle, expression.as_ptr()) }
+            .result()
+            .map_err(|source| Error::Nvrtc {
+                context: "adding a template instantiation (name expression)",
+                source,
+                log: String::new(),
+            })?;
+    }
     // SAFETY: `program.handle` is live; options were checked to contain no NUL bytes, so
     // cudarc's CString conversion cannot fail.
     match unsafe { nvrtc::compile_program(program.handle, options) } {
-        Ok(()) => program.output(kind),
+        Ok(()) => Ok(Compiled {
+            image: program.output(kind)?,
+            lowered_name: match &expression {
+                Some(expression) => Some(program.lowered_name(kernel, expression)?),
+                None => None,
+            },
+        }),
         Err(NvrtcError(nvrtcResult::NVRTC_ERROR_COMPILATION)) => Err(Error::Compile {
             kernel: kernel.name().to_string(),
             log: program.log(),
@@ -291,6 +431,14 @@ mod tests {
             "--gpu-architecture=compute_120"
         );
         assert_eq!(Target::Cubin(90).kind(), ArtifactKind::Cubin);
+        assert_eq!(
+            Target::Cubin(90).options_for(false),
+            Target::Cubin(90).options()
+        );
+        assert_eq!(
+            Target::Cubin(90).options_for(true),
+            ["--gpu-architecture=sm_90", "--std=c++17", "-DGPU_CHECKED"]
+        );
         assert_eq!(Target::Ptx(90).kind(), ArtifactKind::Ptx);
     }
 
@@ -309,9 +457,12 @@ mod tests {
             &[],
         );
         let target = choose_target((9, 0), &info.supported_archs).unwrap();
-        let cubin = compile(&kernel, &target.options(), target.kind()).unwrap();
-        assert_eq!(&cubin[..4], b"\x7fELF");
-        let ptx = compile(&kernel, &Target::Ptx(90).options(), ArtifactKind::Ptx).unwrap();
+        let cubin = compile(&kernel, &target.options(), target.kind(), None).unwrap();
+        assert_eq!(&cubin.image[..4], b"\x7fELF");
+        assert_eq!(cubin.lowered_name, None);
+        let ptx = compile(&kernel, &Target::Ptx(90).options(), ArtifactKind::Ptx, None)
+            .unwrap()
+            .image;
         assert!(
             !ptx.contains(&0),
             "PTX is handed to the driver without NUL bytes"

@@ -2,13 +2,14 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use cudarc::driver::result as driver;
 use cudarc::driver::sys::{CUdevice_attribute, CUresult};
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
 
 use crate::cache::CacheConfig;
+use crate::checked::{ErrorSlot, PendingChecks};
 use crate::error::{Error, Result};
 use crate::launch::DeviceLimits;
 use crate::loader::{guarded, Library};
@@ -29,6 +30,12 @@ pub(crate) struct GpuInner {
     pub(crate) memory: MemoryCounters,
     pub(crate) modules: ModuleCache,
     pub(crate) cache_config: RwLock<CacheConfig>,
+    /// The checked-mode error slot, allocated by the first checked module loaded.
+    pub(crate) error_slot: OnceLock<ErrorSlot>,
+    /// Checked launches on the default stream (shared by every handle to it).
+    pub(crate) default_checks: Arc<PendingChecks>,
+    /// Checked launches on any stream, for [`Gpu::synchronize`].
+    pub(crate) device_checks: PendingChecks,
 }
 
 impl Gpu {
@@ -73,6 +80,9 @@ impl Gpu {
                 memory: MemoryCounters::default(),
                 modules: ModuleCache::default(),
                 cache_config: RwLock::new(CacheConfig::from_env()),
+                error_slot: OnceLock::new(),
+                default_checks: Arc::default(),
+                device_checks: PendingChecks::default(),
             }),
         })
     }
@@ -114,7 +124,11 @@ impl Gpu {
 
     /// The device's default (legacy NULL) stream.
     pub fn default_stream(&self) -> Stream {
-        Stream::from_parts(self.clone(), self.inner.default_stream.clone())
+        Stream::from_parts(
+            self.clone(),
+            self.inner.default_stream.clone(),
+            self.inner.default_checks.clone(),
+        )
     }
 
     /// A new non-blocking stream; buffers used across streams are ordered with events.
@@ -124,7 +138,7 @@ impl Gpu {
             .ctx
             .new_stream()
             .map_err(Error::driver("creating a stream"))?;
-        Ok(Stream::from_parts(self.clone(), stream))
+        Ok(Stream::from_parts(self.clone(), stream, Arc::default()))
     }
 
     /// Device memory currently held through this crate's buffers, and the peak.
@@ -137,12 +151,15 @@ impl Gpu {
         self.inner.memory.reset_peak();
     }
 
-    /// Blocks until all work on the device has finished.
+    /// Blocks until all work on the device has finished; reports asynchronous kernel faults
+    /// and checked-mode panics ([`Error::KernelPanic`]).
     pub fn synchronize(&self) -> Result<()> {
+        let through = self.inner.device_checks.launched();
         self.inner
             .ctx
             .synchronize()
-            .map_err(Error::driver("synchronizing the device"))
+            .map_err(Error::driver("synchronizing the device"))?;
+        self.report_panics(&self.inner.device_checks, through)
     }
 
     /// The disk-cache setting used when kernels are compiled on first launch.

@@ -206,6 +206,29 @@ pub enum Error {
         reason: String,
     },
 
+    /// Template arguments that do not fit a generic kernel, or a generic kernel launched as a
+    /// plain one (and the other way round).
+    #[error("kernel `{kernel}`: {reason}")]
+    TemplateArgs {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// What is wrong and how to launch it instead.
+        reason: String,
+    },
+
+    /// A checked kernel failed a bounds or arithmetic check, as Rust would have panicked.
+    #[error("kernel `{kernel}` panicked at {}: {message}", panic_location(.file, *.line))]
+    KernelPanic {
+        /// The kernel's name, with its template arguments when generic (`scale::<f32, 256>`).
+        kernel: String,
+        /// The Rust source file of the kernel ("" when unknown).
+        file: String,
+        /// The Rust source line of the failed check.
+        line: u32,
+        /// What failed, worded as Rust's panic message.
+        message: String,
+    },
+
     /// A kernel-cache file operation failed (only surfaced by explicit cache calls).
     #[error(
         "kernel cache I/O error at {}: {source}; check permissions or set GPU_CACHE_DIR=off",
@@ -236,6 +259,14 @@ fn describe_driver_error(err: &DriverError) -> String {
     match err.error_string() {
         Ok(text) => format!("{:?} ({})", err.0, text.to_string_lossy()),
         Err(_) => format!("{:?}", err.0),
+    }
+}
+
+fn panic_location(file: &str, line: u32) -> String {
+    if file.is_empty() {
+        format!("line {line}")
+    } else {
+        format!("{file}:{line}")
     }
 }
 
@@ -310,5 +341,29 @@ mod tests {
         .to_string();
         assert!(arch.contains("sm_120"), "{arch}");
         assert!(arch.contains("install a CUDA toolkit"), "{arch}");
+
+        let panic = Error::KernelPanic {
+            kernel: "saxpy".into(),
+            file: "examples/saxpy.rs".into(),
+            line: 12,
+            message: "index out of bounds: the len is 100 but the index is 104".into(),
+        }
+        .to_string();
+        assert_eq!(
+            panic,
+            "kernel `saxpy` panicked at examples/saxpy.rs:12: index out of bounds: the len is \
+             100 but the index is 104"
+        );
+        let unknown_file = Error::KernelPanic {
+            kernel: "k".into(),
+            file: String::new(),
+            line: 3,
+            message: "attempt to divide by zero".into(),
+        }
+        .to_string();
+        assert_eq!(
+            unknown_file,
+            "kernel `k` panicked at line 3: attempt to divide by zero"
+        );
     }
 }

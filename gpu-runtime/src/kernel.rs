@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::buffer::{DeviceBuffer, LaunchSlice};
 use crate::error::{Error, Result};
+use crate::generic::{generic_shape_problem, TemplateParam};
 use crate::scalar::{Scalar, ScalarType, ScalarValue};
 
 /// One kernel parameter as declared in Rust.
@@ -16,6 +17,18 @@ pub enum ParamKind {
     Slice {
         /// The element type.
         elem: ScalarType,
+        /// Whether the kernel writes through it.
+        mutable: bool,
+    },
+    /// A scalar whose type is a template type parameter of a generic kernel.
+    GenericScalar {
+        /// Index into the kernel's template parameters.
+        param: u8,
+    },
+    /// A slice whose element type is a template type parameter of a generic kernel.
+    GenericSlice {
+        /// Index into the kernel's template parameters.
+        param: u8,
         /// Whether the kernel writes through it.
         mutable: bool,
     },
@@ -33,6 +46,15 @@ impl fmt::Display for ParamKind {
                 elem,
                 mutable: true,
             } => write!(f, "&mut [{elem}]"),
+            ParamKind::GenericScalar { param } => write!(f, "<template type {param}>"),
+            ParamKind::GenericSlice {
+                param,
+                mutable: false,
+            } => write!(f, "&[<template type {param}>]"),
+            ParamKind::GenericSlice {
+                param,
+                mutable: true,
+            } => write!(f, "&mut [<template type {param}>]"),
         }
     }
 }
@@ -44,10 +66,15 @@ pub struct Kernel {
     entry: &'static str,
     source: &'static str,
     params: &'static [ParamKind],
+    template_params: &'static [TemplateParam],
+    generic: bool,
+    file: &'static str,
+    checked_by_default: bool,
 }
 
 impl Kernel {
-    /// Builds a kernel from generated parts; only macro output calls this.
+    /// Builds a kernel from generated parts; only macro output calls this. Same as
+    /// [`Kernel::__generated_v2`] with no source file and checks off by default.
     ///
     /// The caller vouches that `source` defines `extern "C" __global__ void <entry>(...)` with
     /// the ABI of `params` (slices as pointer + `unsigned long long` length).
@@ -58,11 +85,55 @@ impl Kernel {
         source: &'static str,
         params: &'static [ParamKind],
     ) -> Kernel {
+        Kernel::__generated_v2(name, entry, source, params, "", false)
+    }
+
+    /// Builds a kernel from generated parts, with the Rust file it was written in and whether
+    /// launches are checked unless the launch or `GPU_CHECKED` says otherwise.
+    ///
+    /// The caller vouches that `source` defines `extern "C" __global__ void <entry>(...)` with
+    /// the ABI of `params`, and follows the checked-mode prelude contract (see `checked.rs`).
+    #[doc(hidden)]
+    pub const fn __generated_v2(
+        name: &'static str,
+        entry: &'static str,
+        source: &'static str,
+        params: &'static [ParamKind],
+        file: &'static str,
+        checked_by_default: bool,
+    ) -> Kernel {
         Kernel {
             name,
             entry,
             source,
             params,
+            template_params: &[],
+            generic: false,
+            file,
+            checked_by_default,
+        }
+    }
+
+    /// Builds a generic kernel: `source` defines `template <...> __global__ void <name>(...)`
+    /// (C++ linkage) whose template parameters are `template_params`, in order.
+    #[doc(hidden)]
+    pub const fn __generated_generic(
+        name: &'static str,
+        source: &'static str,
+        params: &'static [ParamKind],
+        template_params: &'static [TemplateParam],
+        file: &'static str,
+        checked_by_default: bool,
+    ) -> Kernel {
+        Kernel {
+            name,
+            entry: name,
+            source,
+            params,
+            template_params,
+            generic: true,
+            file,
+            checked_by_default,
         }
     }
 
@@ -71,7 +142,7 @@ impl Kernel {
         self.name
     }
 
-    /// The `extern "C"` symbol of the `__global__` function.
+    /// The `extern "C"` symbol of the `__global__` function (the template's name when generic).
     pub fn entry(&self) -> &'static str {
         self.entry
     }
@@ -86,6 +157,26 @@ impl Kernel {
         self.params
     }
 
+    /// The Rust source file the kernel was written in ("" when unknown).
+    pub fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// Whether launches run in checked mode when neither the launch nor `GPU_CHECKED` decides.
+    pub fn checked_by_default(&self) -> bool {
+        self.checked_by_default
+    }
+
+    /// Whether the kernel is a C++ template instantiated at launch.
+    pub fn is_generic(&self) -> bool {
+        self.generic
+    }
+
+    /// The template parameters of a generic kernel, in Rust declaration order.
+    pub fn template_params(&self) -> &'static [TemplateParam] {
+        self.template_params
+    }
+
     /// Checks that the parts can be handed to NVRTC and the driver at all.
     pub(crate) fn check_well_formed(&self) -> Result<()> {
         let reason = if self.entry.is_empty() {
@@ -97,10 +188,13 @@ impl Kernel {
         } else {
             None
         };
-        match reason {
+        match reason
+            .map(str::to_string)
+            .or_else(|| generic_shape_problem(self))
+        {
             Some(reason) => Err(Error::InvalidKernel {
                 kernel: self.name.to_string(),
-                reason: reason.to_string(),
+                reason,
             }),
             None => Ok(()),
         }
@@ -245,7 +339,25 @@ mod tests {
         assert_eq!(KERNEL.name(), "saxpy");
         assert_eq!(KERNEL.entry(), "saxpy");
         assert_eq!(KERNEL.params().len(), 3);
+        assert_eq!((KERNEL.file(), KERNEL.checked_by_default()), ("", false));
+        assert!(!KERNEL.is_generic() && KERNEL.template_params().is_empty());
         KERNEL.check_well_formed().unwrap();
+        let v2 = Kernel::__generated_v2("k", "k", "", &[], "examples/k.rs", true);
+        assert_eq!(
+            (v2.file(), v2.checked_by_default()),
+            ("examples/k.rs", true)
+        );
+        let generic = Kernel::__generated_generic(
+            "scale",
+            "",
+            &[ParamKind::GenericScalar { param: 0 }],
+            &[TemplateParam::Type],
+            "src/lib.rs",
+            true,
+        );
+        assert!(generic.is_generic());
+        assert_eq!(generic.entry(), "scale");
+        generic.check_well_formed().unwrap();
         let bad = Kernel::__generated("k", "", "", &[]);
         assert!(matches!(
             bad.check_well_formed(),

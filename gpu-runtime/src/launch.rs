@@ -74,7 +74,7 @@ impl Block {
     }
 }
 
-/// Grid, block and dynamic shared memory of one launch.
+/// Grid, block, dynamic shared memory and checking mode of one launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LaunchConfig {
     /// Blocks in the grid.
@@ -83,6 +83,10 @@ pub struct LaunchConfig {
     pub block: Block,
     /// Dynamic shared memory per block, in bytes.
     pub shared_mem_bytes: u32,
+    /// Checked mode (bounds and division checks that report Rust-style panics) for this
+    /// launch; `None` leaves it to `GPU_CHECKED` (`1`/`0`), else the kernel's default (on in
+    /// debug builds of the crate that defines it).
+    pub checked: Option<bool>,
 }
 
 impl LaunchConfig {
@@ -92,6 +96,15 @@ impl LaunchConfig {
             grid,
             block,
             shared_mem_bytes: 0,
+            checked: None,
+        }
+    }
+
+    /// The same launch with checked mode forced on or off.
+    pub const fn checked(self, on: bool) -> Self {
+        LaunchConfig {
+            checked: Some(on),
+            ..self
         }
     }
 
@@ -156,6 +169,7 @@ impl DeviceLimits {
             grid,
             block,
             shared_mem_bytes,
+            ..
         } = *config;
         let invalid = |msg: String| Err(Error::InvalidLaunch(msg));
         if block.x == 0 || block.y == 0 || block.z == 0 {
@@ -339,6 +353,15 @@ mod tests {
             "{msg}"
         );
         assert!(msg.contains("232448"), "{msg}");
+    }
+
+    #[test]
+    fn checked_builder() {
+        let base = LaunchConfig::for_len(10, 32);
+        assert_eq!(base.checked, None);
+        assert_eq!(base.checked(true).checked, Some(true));
+        assert_eq!(base.checked(false).with_shared_mem(8).checked, Some(false));
+        LIMITS.validate(&base.checked(true)).unwrap();
     }
 
     #[test]

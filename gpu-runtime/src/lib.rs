@@ -32,34 +32,49 @@
 //!
 //! Kernel ABI: every scalar parameter is passed by value with its natural C type, and every
 //! slice parameter becomes two CUDA parameters, a `T*` and an `unsigned long long` length.
+//!
+//! Checked mode: a kernel compiled with `-DGPU_CHECKED` reports out-of-bounds indexing and
+//! integer division errors through a per-device error slot; the next synchronizing call
+//! returns them as [`Error::KernelPanic`], worded like Rust's panics. A launch picks the mode
+//! from [`LaunchConfig::checked`], else `GPU_CHECKED=1`/`0`, else [`Kernel::checked_by_default`].
+//!
+//! Generic kernels are C++ templates; [`Stream::launch_generic`] instantiates one per set of
+//! [`TemplateArg`]s, each compiled once per process and cached on disk.
 
 #![warn(missing_docs)]
 
 mod buffer;
 mod cache;
+mod checked;
 mod compile;
 mod device;
 mod error;
 mod event;
+mod generic;
 mod kernel;
 mod launch;
 mod loader;
 mod modules;
 mod pinned;
+pub mod random;
 mod scalar;
 mod stream;
 
 pub use buffer::DeviceBuffer;
 pub use cache::CacheConfig;
-pub use compile::{compile_to_ptx, nvrtc_version};
+pub use compile::{
+    compile_to_ptx, compile_to_ptx_checked, compile_to_ptx_generic, compile_to_ptx_generic_checked,
+    nvrtc_version, InstantiatedPtx,
+};
 pub use device::{DeviceInfo, Gpu, MemoryStats};
 pub use error::{Error, Result};
 pub use event::Event;
+pub use generic::{TemplateArg, TemplateParam};
 pub use kernel::{Kernel, KernelArg, ParamKind};
 pub use launch::{Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK};
 pub use modules::{compile_stats, CompileSource, CompileStats, ModuleOrigin};
 pub use pinned::PinnedBuffer;
-pub use scalar::{Scalar, ScalarType};
+pub use scalar::{Float, Integer, Number, Scalar, ScalarType};
 pub use stream::Stream;
 
 #[doc(hidden)]

@@ -12,9 +12,11 @@ use cudarc::nvrtc::Ptx;
 use sha2::{Digest, Sha256};
 
 use crate::cache::{self, ArtifactKind, CacheConfig, Lookup};
+use crate::checked::{kernel_id, resolve_checked};
 use crate::compile::{self, choose_target, describe_archs};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
+use crate::generic::{check_generic, check_template_args, name_expression, TemplateArg};
 use crate::kernel::Kernel;
 use crate::launch::FunctionLimits;
 
@@ -22,6 +24,11 @@ use crate::launch::FunctionLimits;
 pub(crate) struct LoadedKernel {
     pub(crate) function: CudaFunction,
     pub(crate) limits: FunctionLimits,
+    /// Whether this is a checked build wired to the device's error slot, so its launches must
+    /// be checked for panics.
+    pub(crate) has_checks: bool,
+    /// Its key in `Maps::by_content`.
+    content: [u8; 32],
     /// The dynamic shared memory this function has been opted into so far.
     dynamic_smem_allowed: AtomicU32,
 }
@@ -59,12 +66,17 @@ pub(crate) struct ModuleCache {
     maps: Mutex<Maps>,
 }
 
+/// Loaded variants of one kernel in one mode, by template arguments (empty when not generic).
+type Variants = HashMap<Box<[TemplateArg]>, Arc<LoadedKernel>>;
+
 #[derive(Default)]
 struct Maps {
-    /// By the address of the `static Kernel`: the launch fast path, no hashing of source.
-    by_kernel: HashMap<usize, Arc<LoadedKernel>>,
-    /// By sha256 of (source, entry): kernels with identical code share one module. Options are
-    /// fixed per device and process, so they need not be part of this key.
+    /// By (address of the `static Kernel`, checked), then template arguments: the launch fast
+    /// path, no hashing of source.
+    by_kernel: HashMap<(usize, bool), Variants>,
+    /// By sha256 of (source, entry or name expression, mode): kernels with identical code
+    /// share one module. Checked modules also key on their kernel id, since their globals name
+    /// one kernel. The other options are fixed per device and process.
     by_content: HashMap<[u8; 32], Arc<LoadedKernel>>,
 }
 
@@ -72,12 +84,14 @@ fn kernel_address(kernel: &'static Kernel) -> usize {
     kernel as *const Kernel as usize
 }
 
-fn content_key(kernel: &Kernel) -> [u8; 32] {
+fn content_key(source: &str, entry: &str, checked: bool, kernel_id: u32) -> [u8; 32] {
     let mut hasher = Sha256::new();
-    for part in [kernel.source(), kernel.entry()] {
+    for part in [source, entry] {
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());
     }
+    hasher.update([u8::from(checked)]);
+    hasher.update(kernel_id.to_le_bytes());
     hasher.finalize().into()
 }
 
@@ -161,7 +175,8 @@ pub fn compile_stats() -> CompileStats {
 }
 
 impl Gpu {
-    /// Compiles (or loads) `kernel` for this device now instead of at its first launch.
+    /// Compiles (or loads) `kernel` for this device now instead of at its first launch, in the
+    /// mode a launch without an explicit choice would use.
     pub fn precompile(&self, kernel: &'static Kernel) -> Result<CompileSource> {
         self.precompile_with(kernel, &self.cache_config())
     }
@@ -172,21 +187,58 @@ impl Gpu {
         kernel: &'static Kernel,
         cache: &CacheConfig,
     ) -> Result<CompileSource> {
+        check_generic(kernel, false)?;
+        let checked = resolve_checked(None, kernel.checked_by_default());
+        self.precompile_variant(kernel, &[], checked, cache)
+    }
+
+    /// Compiles (or loads) one instantiation of a generic kernel now, in the mode a launch
+    /// without an explicit choice would use.
+    pub fn precompile_generic(
+        &self,
+        kernel: &'static Kernel,
+        template_args: &[TemplateArg],
+    ) -> Result<CompileSource> {
+        check_template_args(kernel, template_args)?;
+        let checked = resolve_checked(None, kernel.checked_by_default());
+        self.precompile_variant(kernel, template_args, checked, &self.cache_config())
+    }
+
+    /// Compiles (or loads) one variant: instantiation and mode, with a disk-cache setting.
+    #[doc(hidden)]
+    pub fn precompile_variant(
+        &self,
+        kernel: &'static Kernel,
+        template_args: &[TemplateArg],
+        checked: bool,
+        cache: &CacheConfig,
+    ) -> Result<CompileSource> {
+        if kernel.is_generic() {
+            check_template_args(kernel, template_args)?;
+        } else {
+            check_generic(kernel, !template_args.is_empty())?;
+        }
         let start = Instant::now();
-        let (_, origin) = self.lookup_or_build(kernel, cache)?;
+        let (_, origin) = self.lookup_or_build(kernel, checked, template_args, cache)?;
         Ok(CompileSource {
             origin,
             elapsed: start.elapsed(),
         })
     }
 
-    /// Drops this device's in-process entry for `kernel` (not the disk cache), so the next use
-    /// goes to disk or NVRTC. Functions already handed out stay valid.
+    /// Drops this device's in-process entries for every variant of `kernel` (not the disk
+    /// cache), so the next use goes to disk or NVRTC. Functions already handed out stay valid.
     #[doc(hidden)]
     pub fn forget_compiled(&self, kernel: &'static Kernel) {
         let mut maps = self.modules().lock();
-        maps.by_kernel.remove(&kernel_address(kernel));
-        maps.by_content.remove(&content_key(kernel));
+        let address = kernel_address(kernel);
+        for checked in [false, true] {
+            if let Some(variants) = maps.by_kernel.remove(&(address, checked)) {
+                for loaded in variants.values() {
+                    maps.by_content.remove(&loaded.content);
+                }
+            }
+        }
     }
 
     /// Drops every in-process entry of this device.
@@ -197,13 +249,25 @@ impl Gpu {
         maps.by_content.clear();
     }
 
-    pub(crate) fn loaded_kernel(&self, kernel: &'static Kernel) -> Result<Arc<LoadedKernel>> {
+    /// The function for one variant of `kernel`, compiling or loading it on first use.
+    pub(crate) fn loaded_kernel(
+        &self,
+        kernel: &'static Kernel,
+        checked: bool,
+        template_args: &[TemplateArg],
+    ) -> Result<Arc<LoadedKernel>> {
         // Fast path without reading the cache setting.
-        if let Some(found) = self.modules().lock().by_kernel.get(&kernel_address(kernel)) {
+        if let Some(found) = self
+            .modules()
+            .lock()
+            .by_kernel
+            .get(&(kernel_address(kernel), checked))
+            .and_then(|variants| variants.get(template_args))
+        {
             bump(&COUNTERS.memory_hits);
             return Ok(found.clone());
         }
-        self.lookup_or_build(kernel, &self.cache_config())
+        self.lookup_or_build(kernel, checked, template_args, &self.cache_config())
             .map(|(loaded, _)| loaded)
     }
 
@@ -214,42 +278,80 @@ impl Gpu {
     fn lookup_or_build(
         &self,
         kernel: &'static Kernel,
+        checked: bool,
+        template_args: &[TemplateArg],
         cache: &CacheConfig,
     ) -> Result<(Arc<LoadedKernel>, ModuleOrigin)> {
         // The lock is held through compilation so each kernel compiles once per device even
         // when several threads launch it first at the same time.
         let mut maps = self.modules().lock();
-        let address = kernel_address(kernel);
-        if let Some(found) = maps.by_kernel.get(&address) {
+        let slot = (kernel_address(kernel), checked);
+        if let Some(found) = maps
+            .by_kernel
+            .get(&slot)
+            .and_then(|variants| variants.get(template_args))
+        {
             bump(&COUNTERS.memory_hits);
             return Ok((found.clone(), ModuleOrigin::MemoryCache));
         }
-        let content = content_key(kernel);
-        if let Some(found) = maps.by_content.get(&content).cloned() {
-            bump(&COUNTERS.memory_hits);
-            maps.by_kernel.insert(address, found.clone());
-            return Ok((found, ModuleOrigin::MemoryCache));
-        }
         kernel.check_well_formed()?;
-        let (module, origin) = self.build_module(kernel, cache)?;
-        let loaded = Arc::new(self.load_function(kernel, &module)?);
-        maps.by_kernel.insert(address, loaded.clone());
-        maps.by_content.insert(content, loaded.clone());
-        Ok((loaded, origin))
+        let expression = kernel
+            .is_generic()
+            .then(|| name_expression(kernel, template_args));
+        let id = if checked {
+            kernel_id(kernel, template_args)?
+        } else {
+            0
+        };
+        let entry_text = expression.as_deref().unwrap_or(kernel.entry());
+        let content = content_key(kernel.source(), entry_text, checked, id);
+        let loaded = match maps.by_content.get(&content).cloned() {
+            Some(found) => {
+                bump(&COUNTERS.memory_hits);
+                (found, ModuleOrigin::MemoryCache)
+            }
+            None => {
+                let (module, entry, origin) =
+                    self.build_module(kernel, checked, expression.as_deref(), cache)?;
+                let has_checks = checked && self.wire_checks(kernel, &module, id)?;
+                let loaded =
+                    Arc::new(self.load_function(kernel, &module, &entry, has_checks, content)?);
+                maps.by_content.insert(content, loaded.clone());
+                (loaded, origin)
+            }
+        };
+        maps.by_kernel
+            .entry(slot)
+            .or_default()
+            .insert(Box::from(template_args), loaded.0.clone());
+        Ok(loaded)
     }
 
-    fn load_function(&self, kernel: &Kernel, module: &Arc<CudaModule>) -> Result<LoadedKernel> {
-        let function =
-            module
-                .load_function(kernel.entry())
-                .map_err(|source| Error::InvalidKernel {
-                    kernel: kernel.name().to_string(),
-                    reason: format!(
-                        "its CUDA source defines no `extern \"C\" __global__` function named `{}` \
-                     ({source})",
-                        kernel.entry()
-                    ),
-                })?;
+    fn load_function(
+        &self,
+        kernel: &Kernel,
+        module: &Arc<CudaModule>,
+        entry: &str,
+        has_checks: bool,
+        content: [u8; 32],
+    ) -> Result<LoadedKernel> {
+        let function = module.load_function(entry).map_err(|source| {
+            let reason = if kernel.is_generic() {
+                format!(
+                    "its template instantiation lowered to `{entry}`, which the compiled module \
+                     does not contain ({source})"
+                )
+            } else {
+                format!(
+                    "its CUDA source defines no `extern \"C\" __global__` function named \
+                     `{entry}` ({source})"
+                )
+            };
+            Error::InvalidKernel {
+                kernel: kernel.name().to_string(),
+                reason,
+            }
+        })?;
         let attr = |a: FuncAttr| -> Result<u32> {
             function
                 .get_attribute(a)
@@ -264,16 +366,21 @@ impl Gpu {
         Ok(LoadedKernel {
             function,
             limits,
+            has_checks,
+            content,
             dynamic_smem_allowed: AtomicU32::new(0),
         })
     }
 
-    /// Disk cache, else NVRTC (storing the result on disk).
+    /// Disk cache, else NVRTC (storing the result on disk). Returns the module and the name
+    /// of its entry point (the lowered name for a generic instantiation).
     fn build_module(
         &self,
         kernel: &Kernel,
+        checked: bool,
+        name_expression: Option<&str>,
         cache: &CacheConfig,
-    ) -> Result<(Arc<CudaModule>, ModuleOrigin)> {
+    ) -> Result<(Arc<CudaModule>, String, ModuleOrigin)> {
         let nvrtc = compile::nvrtc_info()?;
         let arch = self.compute_capability();
         let target =
@@ -283,43 +390,68 @@ impl Gpu {
                 supported: describe_archs(&nvrtc.supported_archs),
             })?;
         let kind = target.kind();
-        let options = target.options();
-        let key = cache::cache_key(kernel.source(), arch, &options, nvrtc.version);
+        let options = target.options_for(checked);
+        let key = cache::cache_key(
+            kernel.source(),
+            arch,
+            &options,
+            nvrtc.version,
+            name_expression,
+        );
 
         if let Some(dir) = cache.dir() {
             match cache::read_entry(dir, &key, kind) {
-                Lookup::Hit(image) => match self.load_image(kind, image) {
-                    Ok(module) => {
-                        bump(&COUNTERS.disk_hits);
-                        return Ok((module, ModuleOrigin::DiskCache));
+                Lookup::Hit(payload) => {
+                    let unpacked = match name_expression {
+                        Some(_) => cache::unpack_named(&payload),
+                        None => Some((kernel.entry().to_string(), payload)),
+                    };
+                    let loaded = unpacked.and_then(|(entry, image)| {
+                        self.load_image(kind, image)
+                            .ok()
+                            .map(|module| (module, entry))
+                    });
+                    match loaded {
+                        Some((module, entry)) => {
+                            bump(&COUNTERS.disk_hits);
+                            return Ok((module, entry, ModuleOrigin::DiskCache));
+                        }
+                        // Verified but unusable (e.g. written by a driver-incompatible setup,
+                        // or not framed as its kind needs): replace it.
+                        None => {
+                            cache::remove_entry(dir, &key, kind);
+                            bump(&COUNTERS.disk_rejected);
+                        }
                     }
-                    // Verified but unloadable (e.g. written by a driver-incompatible setup):
-                    // replace it.
-                    Err(_) => {
-                        cache::remove_entry(dir, &key, kind);
-                        bump(&COUNTERS.disk_rejected);
-                    }
-                },
+                }
                 Lookup::Corrupt => bump(&COUNTERS.disk_rejected),
                 Lookup::Miss => {}
             }
         }
 
-        let image = compile::compile(kernel, &options, kind)?;
+        let compiled = compile::compile(kernel, &options, kind, name_expression)?;
         bump(&COUNTERS.nvrtc_compiles);
+        let entry = compiled
+            .lowered_name
+            .clone()
+            .unwrap_or_else(|| kernel.entry().to_string());
         if let Some(dir) = cache.dir() {
-            if cache::write_entry(dir, &key, kind, &image).is_err() {
+            let payload = match name_expression {
+                Some(_) => cache::pack_named(&entry, &compiled.image),
+                None => compiled.image.clone(),
+            };
+            if cache::write_entry(dir, &key, kind, &payload).is_err() {
                 bump(&COUNTERS.disk_write_failures);
             }
         }
         let module = self
-            .load_image(kind, image)
+            .load_image(kind, compiled.image)
             .map_err(|source| Error::ModuleLoad {
                 kernel: kernel.name().to_string(),
                 nvrtc_version: nvrtc.version_string(),
                 source,
             })?;
-        Ok((module, ModuleOrigin::Nvrtc))
+        Ok((module, entry, ModuleOrigin::Nvrtc))
     }
 
     fn load_image(
@@ -359,18 +491,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn content_key_depends_on_source_and_entry() {
-        let a = Kernel::__generated("a", "a", "src", &[]);
-        let b = Kernel::__generated("b", "a", "src", &[]);
-        let c = Kernel::__generated("a", "c", "src", &[]);
-        let d = Kernel::__generated("a", "a", "src2", &[]);
-        assert_eq!(
-            content_key(&a),
-            content_key(&b),
-            "the Rust name does not change code"
+    fn content_key_depends_on_code_and_mode() {
+        let a = content_key("src", "a", false, 0);
+        assert_eq!(a, content_key("src", "a", false, 0));
+        assert_ne!(a, content_key("src", "c", false, 0));
+        assert_ne!(a, content_key("src2", "a", false, 0));
+        assert_ne!(a, content_key("src", "a", true, 0), "checked builds differ");
+        assert_ne!(
+            content_key("src", "a", true, 1),
+            content_key("src", "a", true, 2),
+            "checked modules name their kernel"
         );
-        assert_ne!(content_key(&a), content_key(&c));
-        assert_ne!(content_key(&a), content_key(&d));
+        assert_ne!(
+            content_key("src", "k<float>", false, 0),
+            content_key("src", "k<double>", false, 0)
+        );
     }
 
     #[test]

@@ -159,6 +159,24 @@ impl_scalar! {
     bf16 => Bf16, Bf16;
 }
 
+/// Numeric scalar types (every [`Scalar`] but `bool`): the bound generated launchers put on a
+/// type parameter used in arithmetic. Sealed through [`Scalar`].
+pub trait Number: Scalar {}
+
+/// Floating-point scalar types: `f32`, `f64`, `f16`, `bf16`. Sealed through [`Scalar`].
+pub trait Float: Number {}
+
+/// Integer scalar types: `i32`, `u32`, `i64`, `u64`, `usize`. Sealed through [`Scalar`].
+pub trait Integer: Number {}
+
+macro_rules! impl_markers {
+    ($trait:ident: $($ty:ty),*) => {$(impl $trait for $ty {})*};
+}
+
+impl_markers!(Number: f32, f64, f16, bf16, i32, u32, i64, u64, usize);
+impl_markers!(Float: f32, f64, f16, bf16);
+impl_markers!(Integer: i32, u32, i64, u64, usize);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +197,30 @@ mod tests {
         check::<f64>();
         check::<f16>();
         check::<bf16>();
+    }
+
+    #[test]
+    fn marker_traits_partition_the_numbers() {
+        fn float<T: Float>() -> ScalarType {
+            T::TYPE
+        }
+        fn integer<T: Integer>() -> ScalarType {
+            T::TYPE
+        }
+        let floats = [
+            float::<f32>(),
+            float::<f64>(),
+            float::<f16>(),
+            float::<bf16>(),
+        ];
+        let ints = [
+            integer::<i32>(),
+            integer::<u32>(),
+            integer::<i64>(),
+            integer::<u64>(),
+            integer::<usize>(),
+        ];
+        assert_eq!(floats.len() + ints.len() + 1, ScalarType::ALL.len());
     }
 
     #[test]

@@ -8,9 +8,11 @@ use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaStream, LaunchArgs, PushKernelArg};
 
 use crate::buffer::LaunchSlice;
+use crate::checked::{resolve_checked, PendingChecks};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::event::Event;
+use crate::event::{Event, EventCheck};
+use crate::generic::{check_generic, check_template_args, instantiate_params, TemplateArg};
 use crate::kernel::{check_args, ArgInner, Kernel, KernelArg, ParamKind};
 use crate::launch::{plan_for_function, LaunchConfig, SharedMemPlan};
 use crate::scalar::ScalarValue;
@@ -20,6 +22,8 @@ use crate::scalar::ScalarValue;
 pub struct Stream {
     gpu: Gpu,
     pub(crate) inner: Arc<CudaStream>,
+    /// Checked launches queued here, shared by every handle to this queue.
+    checks: Arc<PendingChecks>,
 }
 
 impl fmt::Debug for Stream {
@@ -41,8 +45,12 @@ enum Slot<'s, 'a> {
 }
 
 impl Stream {
-    pub(crate) fn from_parts(gpu: Gpu, inner: Arc<CudaStream>) -> Stream {
-        Stream { gpu, inner }
+    pub(crate) fn from_parts(
+        gpu: Gpu,
+        inner: Arc<CudaStream>,
+        checks: Arc<PendingChecks>,
+    ) -> Stream {
+        Stream { gpu, inner, checks }
     }
 
     /// The device this stream runs on.
@@ -50,22 +58,32 @@ impl Stream {
         &self.gpu
     }
 
-    /// Blocks until all work queued so far has finished; reports asynchronous kernel faults.
+    /// Blocks until all work queued so far has finished; reports asynchronous kernel faults
+    /// and checked-mode panics ([`Error::KernelPanic`]).
     pub fn synchronize(&self) -> Result<()> {
+        let through = self.checks.launched();
         self.inner.synchronize().map_err(Error::driver(
             "synchronizing a stream (a kernel may have faulted)",
-        ))
+        ))?;
+        self.gpu.report_panics(&self.checks, through)
     }
 
     /// Records an event (timing enabled) after the work queued so far.
     pub fn record_event(&self) -> Result<Event> {
+        let through = self.checks.launched();
         let inner = self
             .inner
             .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
             .map_err(Error::driver("recording an event"))?;
+        let check = self.checks.pending(through).then(|| EventCheck {
+            gpu: self.gpu.clone(),
+            checks: self.checks.clone(),
+            through,
+        });
         Ok(Event {
             inner,
             ordinal: self.gpu.ordinal(),
+            check,
         })
     }
 
@@ -91,14 +109,43 @@ impl Stream {
 
     /// Launches `kernel` after checking the arguments against its parameters, the buffers'
     /// devices and `config` against the device; compiles the kernel on first use.
+    ///
+    /// Runs in checked mode when `config.checked`, else `GPU_CHECKED`, else the kernel's
+    /// default says so; a failed check is reported by the next synchronizing call.
     pub fn launch(
         &self,
         kernel: &'static Kernel,
         config: LaunchConfig,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
+        check_generic(kernel, false)?;
+        self.launch_variant(kernel, &[], kernel.params(), config, args)
+    }
+
+    /// Launches a generic kernel instantiated with `template_args` (types and consts in the
+    /// order the kernel declares them); each instantiation compiles once.
+    pub fn launch_generic(
+        &self,
+        kernel: &'static Kernel,
+        template_args: &[TemplateArg],
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        check_template_args(kernel, template_args)?;
+        let params = instantiate_params(kernel, template_args)?;
+        self.launch_variant(kernel, template_args, &params, config, args)
+    }
+
+    fn launch_variant(
+        &self,
+        kernel: &'static Kernel,
+        template_args: &[TemplateArg],
+        params: &[ParamKind],
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
         let kinds: Vec<ParamKind> = args.iter().map(KernelArg::kind).collect();
-        check_args(kernel.name(), kernel.params(), &kinds)?;
+        check_args(kernel.name(), params, &kinds)?;
         for (index, arg) in args.iter().enumerate() {
             let ordinal = match &arg.inner {
                 ArgInner::Scalar(..) => continue,
@@ -113,7 +160,8 @@ impl Stream {
         let limits = self.gpu.limits();
         limits.validate(&config)?;
 
-        let loaded = self.gpu.loaded_kernel(kernel)?;
+        let checked = resolve_checked(config.checked, kernel.checked_by_default());
+        let loaded = self.gpu.loaded_kernel(kernel, checked, template_args)?;
         let plan = plan_for_function(kernel.name(), &config, &limits, &loaded.limits)?;
         if let SharedMemPlan::OptIn(bytes) = plan {
             loaded.allow_dynamic_shared_mem(self.gpu.ctx(), bytes)?;
@@ -155,8 +203,9 @@ impl Stream {
                 }
             }
         }
-        // SAFETY: the arguments match `kernel.params()` in number, kind, element type and
-        // mutability (checked above), and the macro emits `entry` with exactly that ABI: scalars
+        // SAFETY: the arguments match `params` (the kernel's, instantiated for a generic one)
+        // in number, kind, element type and mutability (checked above), and the macro emits the
+        // entry (or the template NVRTC instantiated and lowered) with exactly that ABI: scalars
         // by value, each slice as a device pointer plus its u64 length, which generated kernels
         // bound-check against. Every pointer is a live allocation on this stream's device, kept
         // alive by the borrows in `slots`; cudarc orders the launch after pending writes to the
@@ -166,6 +215,10 @@ impl Stream {
             kernel: kernel.name(),
             source,
         })?;
+        if loaded.has_checks {
+            self.checks.note_launch();
+            self.gpu.inner.device_checks.note_launch();
+        }
         Ok(())
     }
 }

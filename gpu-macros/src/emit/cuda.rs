@@ -90,6 +90,18 @@ struct Emitter<'a> {
     helpers: BTreeSet<&'static str>,
     /// The source line of the last `#line` directive, to emit one only when it changes.
     last_line: usize,
+    /// The enclosing loops, innermost last.
+    loops: Vec<LoopLabels>,
+}
+
+/// A loop as `break`/`continue` see it: its Rust label, and the C++ labels that a labelled
+/// `break` or `continue` from an inner loop jumps to (written only if used).
+struct LoopLabels {
+    label: Option<String>,
+    break_target: String,
+    continue_target: String,
+    break_used: bool,
+    continue_used: bool,
 }
 
 /// C++ keywords and CUDA names a Rust identifier could collide with.
@@ -241,6 +253,7 @@ impl<'a> Emitter<'a> {
             taken,
             helpers: BTreeSet::new(),
             last_line: 0,
+            loops: Vec::new(),
         }
     }
 
@@ -327,6 +340,16 @@ impl<'a> Emitter<'a> {
         self.line_directive(stmt.span);
         match &stmt.kind {
             StmtKind::Let { local, init } if self.storage(*local, *init) => {}
+            StmtKind::Let { local, init }
+                if matches!(self.kernel.expr(*init).kind, ExprKind::Match { .. }) =>
+            {
+                let Ty::Scalar(scalar) = self.types.local(*local) else {
+                    unreachable!("checked: a match produces a scalar");
+                };
+                let name = self.name(*local).to_string();
+                self.out.line(&format!("{} {name};", cuda_type(scalar)));
+                self.match_value(*init, |value| format!("{name} = {value};"));
+            }
             StmtKind::Let { local, init } => {
                 let Ty::Scalar(scalar) = self.types.local(*local) else {
                     unreachable!("checked: locals are scalars");
@@ -384,17 +407,16 @@ impl<'a> Emitter<'a> {
                 }
                 self.out.line("}");
             }
-            StmtKind::While { cond, body } => {
+            StmtKind::While { cond, body, label } => {
                 let cond = self.expr(*cond);
-                self.out
-                    .line(&format!("while ({}) {{", strip_outer_parens(&cond)));
-                self.nested(body);
-                self.out.line("}");
+                let header = format!("while ({}) {{", strip_outer_parens(&cond));
+                self.labeled_loop(label, &header, body);
             }
-            StmtKind::Loop { body } => {
-                self.out.line("for (;;) {");
-                self.nested(body);
-                self.out.line("}");
+            StmtKind::Loop { body, label } => self.labeled_loop(label, "for (;;) {", body),
+            StmtKind::Match { scrutinee, arms } => {
+                let arms: Vec<(&[Pattern], &Block)> =
+                    arms.iter().map(|(p, b)| (p.as_slice(), b)).collect();
+                self.match_chain(*scrutinee, &arms, |this, body| this.nested(body));
             }
             StmtKind::For {
                 var,
@@ -402,10 +424,16 @@ impl<'a> Emitter<'a> {
                 end,
                 step,
                 body,
-            } => self.for_loop(*var, *start, *end, *step, body),
-            StmtKind::Break => self.out.line("break;"),
-            StmtKind::Continue => self.out.line("continue;"),
+                label,
+            } => self.for_loop(*var, *start, *end, *step, body, label),
+            StmtKind::Break(label) => self.jump(label.as_deref(), true),
+            StmtKind::Continue(label) => self.jump(label.as_deref(), false),
             StmtKind::Return(None) => self.out.line("return;"),
+            StmtKind::Return(Some(value))
+                if matches!(self.kernel.expr(*value).kind, ExprKind::Match { .. }) =>
+            {
+                self.match_value(*value, |value| format!("return {value};"));
+            }
             StmtKind::Return(Some(value)) => {
                 let code = self.expr(*value);
                 self.out
@@ -500,6 +528,154 @@ impl<'a> Emitter<'a> {
         true
     }
 
+    /// A loop whose body may be left by a labelled `break`/`continue` from an inner loop.
+    fn labeled_loop(&mut self, label: &Option<String>, header: &str, body: &Block) {
+        let base = label.as_deref().unwrap_or("loop");
+        let labels = LoopLabels {
+            label: label.clone(),
+            break_target: fresh(&mut self.taken, &format!("{base}_break")),
+            continue_target: fresh(&mut self.taken, &format!("{base}_continue")),
+            break_used: false,
+            continue_used: false,
+        };
+        self.loops.push(labels);
+        self.out.line(header);
+        self.out.indent();
+        if label.is_some() {
+            // The body gets its own scope, so a jump to the continue label at its end never
+            // crosses a variable's initialisation.
+            self.out.line("{");
+            self.nested(body);
+            self.out.line("}");
+        } else {
+            self.block_body(body);
+        }
+        let labels = self.loops.pop().expect("pushed above");
+        if labels.continue_used {
+            self.out.line(&format!("{}: ;", labels.continue_target));
+        }
+        self.out.dedent();
+        self.out.line("}");
+        if labels.break_used {
+            self.out.line(&format!("{}: ;", labels.break_target));
+        }
+    }
+
+    /// `break`/`continue`, plain or to a labelled outer loop (a `goto`, as C++ has no labels
+    /// on loops).
+    fn jump(&mut self, label: Option<&str>, is_break: bool) {
+        let keyword = if is_break { "break;" } else { "continue;" };
+        let innermost = self.loops.len().saturating_sub(1);
+        let target = match label {
+            None => innermost,
+            Some(label) => self
+                .loops
+                .iter()
+                .rposition(|l| l.label.as_deref() == Some(label))
+                .expect("checked: the label exists"),
+        };
+        if target == innermost {
+            self.out.line(keyword);
+            return;
+        }
+        let labels = &mut self.loops[target];
+        let goto = if is_break {
+            labels.break_used = true;
+            labels.break_target.clone()
+        } else {
+            labels.continue_used = true;
+            labels.continue_target.clone()
+        };
+        self.out.line(&format!("goto {goto};"));
+    }
+
+    /// A `match` as an if-chain over one evaluation of the scrutinee.
+    fn match_chain<B>(
+        &mut self,
+        scrutinee: ExprId,
+        arms: &[(&[Pattern], B)],
+        mut body: impl FnMut(&mut Self, &B),
+    ) {
+        let scalar = self.types.scalar(scrutinee);
+        let value = fresh(&mut self.taken, "matched");
+        let code = self.expr(scrutinee);
+        self.out.line("{");
+        self.out.indent();
+        self.out.line(&format!(
+            "const {} {value} = {};",
+            cuda_type(scalar),
+            strip_outer_parens(&code)
+        ));
+        let mut first = true;
+        for (patterns, arm) in arms {
+            let conditions: Option<Vec<String>> = patterns
+                .iter()
+                .map(|pattern| self.pattern_condition(&value, pattern))
+                .collect();
+            match (conditions, first) {
+                // A catch-all: the last arm that can match.
+                (None, true) => {
+                    self.out.line("{");
+                    body(self, arm);
+                    self.out.line("}");
+                    break;
+                }
+                (None, false) => {
+                    self.out.line("} else {");
+                    body(self, arm);
+                    break;
+                }
+                (Some(conditions), _) => {
+                    let keyword = if first { "if" } else { "} else if" };
+                    self.out
+                        .line(&format!("{keyword} ({}) {{", conditions.join(" || ")));
+                    body(self, arm);
+                }
+            }
+            first = false;
+        }
+        if !first {
+            self.out.line("}");
+        }
+        self.out.dedent();
+        self.out.line("}");
+    }
+
+    /// A `match` producing a value: each arm's value goes through `store`.
+    fn match_value(&mut self, id: ExprId, store: impl Fn(&str) -> String) {
+        let ExprKind::Match { scrutinee, arms } = &self.kernel.expr(id).kind else {
+            unreachable!("called on a match");
+        };
+        let arms: Vec<(&[Pattern], ExprId)> =
+            arms.iter().map(|(p, v)| (p.as_slice(), *v)).collect();
+        self.match_chain(*scrutinee, &arms, |this, value| {
+            let code = this.expr(*value);
+            this.out.indent();
+            this.out.line(&store(strip_outer_parens(&code)));
+            this.out.dedent();
+        });
+    }
+
+    /// The C++ condition of one pattern on `value`; `None` for a catch-all.
+    fn pattern_condition(&mut self, value: &str, pattern: &Pattern) -> Option<String> {
+        match pattern {
+            Pattern::Wild => None,
+            Pattern::Value(v) => Some(format!("{value} == {}", self.expr(*v))),
+            Pattern::Range {
+                start,
+                end,
+                inclusive,
+            } => {
+                let op = if *inclusive { "<=" } else { "<" };
+                Some(format!(
+                    "({value} >= {} && {value} {op} {})",
+                    self.expr(*start),
+                    self.expr(*end)
+                ))
+            }
+        }
+    }
+
     fn nested(&mut self, block: &Block) {
         self.out.indent();
         self.block_body(block);
@@ -515,6 +691,7 @@ impl<'a> Emitter<'a> {
         end: ExprId,
         step: Option<ExprId>,
         body: &Block,
+        label: &Option<String>,
     ) {
         let Ty::Scalar(scalar) = self.types.local(var) else {
             unreachable!("checked: loop variables are integers");
@@ -526,11 +703,10 @@ impl<'a> Emitter<'a> {
         let end_code = self.expr(end);
         match step {
             None => {
-                self.out.line(&format!(
+                let header = format!(
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; ++{name}) {{"
-                ));
-                self.nested(body);
-                self.out.line("}");
+                );
+                self.labeled_loop(label, &header, body);
             }
             Some(step) => {
                 let step_name = fresh(&mut self.taken, &format!("{name}_step"));
@@ -547,12 +723,11 @@ impl<'a> Emitter<'a> {
                     "unsigned long long {step_name} = {};",
                     strip_outer_parens(&step_code)
                 ));
-                self.out.line(&format!(
+                let header = format!(
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; \
                      {name} = {distance} > {step_name} ? ({ty})({name} + {step_name}) : {end_name}) {{"
-                ));
-                self.nested(body);
-                self.out.line("}");
+                );
+                self.labeled_loop(label, &header, body);
                 self.out.dedent();
                 self.out.line("}");
             }
@@ -704,7 +879,8 @@ impl<'a> Emitter<'a> {
             | ExprKind::ArrayRepeat { .. }
             | ExprKind::ArrayList { .. }
             | ExprKind::Philox { .. }
-            | ExprKind::Load4 { .. } => {
+            | ExprKind::Load4 { .. }
+            | ExprKind::Match { .. } => {
                 unreachable!("checked: constructors only initialise a `let`")
             }
             ExprKind::Select {

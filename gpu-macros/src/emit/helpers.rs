@@ -11,6 +11,14 @@ pub struct Helper {
 /// Every helper, in the order they are written into a source.
 pub const HELPERS: &[Helper] = &[
     Helper {
+        name: "rs_fast_tanh",
+        needs: &[],
+        code: "\
+// The hardware tanh approximation (sm_75 and newer).
+__device__ __forceinline__ float rs_fast_tanh(float x) { float y; asm(\"tanh.approx.f32 %0, %1;\" : \"=f\"(y) : \"f\"(x)); return y; }
+",
+    },
+    Helper {
         name: "rs_lane_id",
         needs: &[],
         code: "\

@@ -2,9 +2,7 @@ use gpu::prelude::*;
 
 #[kernel]
 fn k(x: &mut [f32]) {
-    'outer: loop {
-        break;
-    }
+    x.atomic_or(0, 1.0);
 }
 
 fn main() {}

@@ -2,7 +2,8 @@ use gpu::prelude::*;
 
 #[kernel]
 fn k(x: &mut [f32]) {
-    let a = [1.0f32; 4];
+    let acc = [0.0f32; 4];
+    acc[0] = 1.0;
 }
 
 fn main() {}

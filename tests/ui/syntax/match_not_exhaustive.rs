@@ -4,7 +4,7 @@ use gpu::prelude::*;
 fn k(x: &mut [i32], n: i32) {
     let v = match n {
         0 => 1,
-        _ => 2,
+        1..=9 => 2,
     };
     x[0] = v;
 }

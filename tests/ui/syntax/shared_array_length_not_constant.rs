@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(n: usize, x: &mut [f32]) {
+    let tile = shared_array::<f32, n>();
+}
+
+fn main() {}

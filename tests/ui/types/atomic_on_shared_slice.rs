@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(counts: &[u32]) {
+    counts.atomic_add(0, 1);
+}
+
+fn main() {}

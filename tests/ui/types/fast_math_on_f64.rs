@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f64]) {
+    x[0] = x[0].fast_exp();
+}
+
+fn main() {}
