@@ -568,11 +568,13 @@ fn labelled_loops_match_and_fast_math() {
 /// Runs without a GPU: every kernel above compiles with NVRTC.
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
-    use gpu::runtime::{compile_to_ptx, test_nvrtc, Kernel};
+    use gpu::runtime::{compile_to_ptx, compile_to_ptx_checked, test_nvrtc, Kernel};
     if !test_nvrtc() {
         return;
     }
-    let kernels: [&Kernel; 9] = [
+    let kernels: [&Kernel; 11] = [
+        &gather::KERNEL,
+        &divide::KERNEL,
         &control_flow::KERNEL,
         &matmul_tiled::KERNEL,
         &sum_reduce::KERNEL,
@@ -588,6 +590,68 @@ fn every_kernel_compiles_with_nvrtc() {
             if let Err(error) = compile_to_ptx(kernel, arch) {
                 panic!("{}: {error}\n{}", kernel.name(), kernel.source());
             }
+            if let Err(error) = compile_to_ptx_checked(kernel, arch) {
+                panic!("{} (checked): {error}\n{}", kernel.name(), kernel.source());
+            }
         }
     }
+}
+
+#[kernel]
+fn gather(indices: &[u32], x: &[f32], out: &mut [f32]) {
+    let i = global_idx().x;
+    if i < indices.len() {
+        out[i] = x[indices[i] as usize];
+    }
+}
+
+#[kernel]
+fn divide(a: &[i32], b: &[i32], out: &mut [i32]) {
+    let i = global_idx().x;
+    if i < a.len() {
+        out[i] = a[i] / b[i];
+    }
+}
+
+/// Checked mode turns an out-of-bounds index or a division by zero into a Rust-style panic,
+/// naming the kernel and the line, from the next synchronizing call.
+#[test]
+fn checked_mode_reports_the_user_line() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    let indices = DeviceBuffer::from_host(&stream, &[0u32, 1, 7, 2]).unwrap();
+    let x = DeviceBuffer::from_host(&stream, &[1.0f32, 2.0, 3.0]).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, 4).unwrap();
+    let config = LaunchConfig::for_len(4, 32);
+    gather::launch(&stream, config.checked(true), &indices, &x, &mut out).unwrap();
+    let error = stream.synchronize().unwrap_err().to_string();
+    let line = line!() - 19; // `out[i] = x[indices[i] as usize];`
+    assert!(
+        error.contains("kernel `gather` panicked at tests/language.rs:"),
+        "{error}"
+    );
+    assert!(
+        error.contains(&format!(":{line}:")) || error.contains(&format!(":{line}")),
+        "{error} (line {line})"
+    );
+    assert!(error.contains("the len is 3 but the index is 7"), "{error}");
+    // The slot was reset: a good launch works, and unchecked mode does not look.
+    let good = DeviceBuffer::from_host(&stream, &[2u32, 1, 0, 1]).unwrap();
+    gather::launch(&stream, config.checked(true), &good, &x, &mut out).unwrap();
+    assert_eq!(out.to_host(&stream).unwrap(), vec![3.0, 2.0, 1.0, 2.0]);
+
+    let a = DeviceBuffer::from_host(&stream, &[10i32, i32::MIN, 9, 8]).unwrap();
+    let b = DeviceBuffer::from_host(&stream, &[2i32, -1, 3, 0]).unwrap();
+    let mut q = DeviceBuffer::zeroed(&stream, 4).unwrap();
+    divide::launch(&stream, config.checked(true), &a, &b, &mut q).unwrap();
+    let error = stream.synchronize().unwrap_err().to_string();
+    assert!(error.contains("kernel `divide` panicked"), "{error}");
+    assert!(
+        error.contains("divide by zero") || error.contains("overflow"),
+        "{error}"
+    );
+    // Unchecked, MIN / -1 wraps as in release Rust.
+    let b = DeviceBuffer::from_host(&stream, &[2i32, -1, 3, 1]).unwrap();
+    divide::launch(&stream, config.checked(false), &a, &b, &mut q).unwrap();
+    assert_eq!(q.to_host(&stream).unwrap(), vec![5, i32::MIN, 3, 8]);
 }

@@ -79,7 +79,10 @@ fn cuda_source_of(rust: &str) -> Result<String, String> {
         } else {
             ir::FnKind::Device
         };
-        functions.push(parse::parse_function(&cx, item, kind));
+        let mut function = parse::parse_function(&cx, item, kind);
+        // A parsed string has no stable file name; snapshots need one.
+        function.file = "test.rs".to_string();
+        functions.push(function);
     }
     let program = ir::Program { functions };
     let types = if cx.has_errors() {

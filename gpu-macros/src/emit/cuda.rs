@@ -512,15 +512,14 @@ impl<'a> Emitter<'a> {
                     .line(&format!("{helper}({name}, {});", args.join(", ")));
             }
             ExprKind::Load4 { base, index } => {
+                let index_code = self.vector_index(*base, *index, kernel.expr(init).span);
                 let base_code = self.expr(*base);
-                let index_code = self.expr(*index);
                 let vector = vector_type(elem);
                 let v = fresh(&mut self.taken, &format!("{name}_v"));
                 self.out.line(&format!("{ty} {name}[4];"));
                 self.out.line(&format!(
-                    "{{ const {vector} {v} = *reinterpret_cast<const {vector}*>(&{base_code}[{}]); \
-                     {name}[0] = {v}.x; {name}[1] = {v}.y; {name}[2] = {v}.z; {name}[3] = {v}.w; }}",
-                    strip_outer_parens(&index_code)
+                    "{{ const {vector} {v} = *reinterpret_cast<const {vector}*>(&{base_code}[{index_code}]); \
+                     {name}[0] = {v}.x; {name}[1] = {v}.y; {name}[2] = {v}.z; {name}[3] = {v}.w; }}"
                 ));
             }
             _ => unreachable!("checked: arrays and shared memory come from constructors"),
@@ -762,9 +761,9 @@ impl<'a> Emitter<'a> {
                 self.cast(inner, from, *to)
             }
             ExprKind::Index { base, index } => {
+                let checked = self.checked_index(*base, *index, self.kernel.expr(id).span);
                 let base = self.expr(*base);
-                let index = self.expr(*index);
-                format!("{base}[{}]", strip_outer_parens(&index))
+                format!("{base}[{checked}]")
             }
             ExprKind::Len(base) => match (self.types.expr(*base), &kernel.expr(*base).kind) {
                 (Ty::Array { len, .. } | Ty::Shared { len: Some(len), .. }, _) => {
@@ -855,9 +854,9 @@ impl<'a> Emitter<'a> {
             }
             ExprKind::Atomic { base, op, args } => {
                 self.use_helper("rs_atomics");
+                let index = self.checked_index(*base, args[0], self.kernel.expr(id).span);
                 let base_code = self.expr(*base);
-                let index = self.expr(args[0]);
-                let mut call_args = vec![format!("&{base_code}[{}]", strip_outer_parens(&index))];
+                let mut call_args = vec![format!("&{base_code}[{index}]")];
                 for arg in &args[1..] {
                     call_args.push(strip_outer_parens(&self.expr(*arg)).to_string());
                 }
@@ -866,12 +865,11 @@ impl<'a> Emitter<'a> {
             ExprKind::Store4 { base, index, value } => {
                 let elem = self.types.expr(*base).element().expect("checked base");
                 let vector = vector_type(elem);
+                let index_code = self.vector_index(*base, *index, self.kernel.expr(id).span);
                 let base_code = self.expr(*base);
-                let index_code = self.expr(*index);
                 let value_code = self.expr(*value);
                 format!(
-                    "(*reinterpret_cast<{vector}*>(&{base_code}[{}]) = {vector}{{{value_code}[0], {value_code}[1], {value_code}[2], {value_code}[3]}})",
-                    strip_outer_parens(&index_code)
+                    "(*reinterpret_cast<{vector}*>(&{base_code}[{index_code}]) = {vector}{{{value_code}[0], {value_code}[1], {value_code}[2], {value_code}[3]}})"
                 )
             }
             ExprKind::SharedArray { .. }
@@ -896,11 +894,61 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The index expression of `base[index]`, bounds-checked in checked mode (a constant index
+    /// into an array is checked here, at compile time, instead).
+    fn checked_index(&mut self, base: ExprId, index: ExprId, loc: Loc) -> String {
+        let code = self.expr(index);
+        let code = strip_outer_parens(&code).to_string();
+        let len = self.length_of(base);
+        if let (Ty::Array { len: n, .. }, ExprKind::Lit(Lit::Int { value, .. })) =
+            (self.types.expr(base), &self.kernel.expr(index).kind)
+        {
+            if *value < n as u128 {
+                return code;
+            }
+        }
+        self.use_helper("rs_checked");
+        format!("rs_idx({code}, {len}, {})", loc.line())
+    }
+
+    /// The first index of a 4-element vector access, checked to have all four in bounds.
+    fn vector_index(&mut self, base: ExprId, index: ExprId, loc: Loc) -> String {
+        self.use_helper("rs_checked");
+        let code = self.expr(index);
+        let len = self.length_of(base);
+        // Checking the last element covers all four (and `i + 3` cannot wrap for real lengths).
+        format!(
+            "(rs_idx({} + 3ull, {len}, {}) - 3ull)",
+            strip_outer_parens(&code),
+            loc.line()
+        )
+    }
+
+    /// The length of something indexable, as C++.
+    fn length_of(&self, base: ExprId) -> String {
+        match (self.types.expr(base), &self.kernel.expr(base).kind) {
+            (Ty::Array { len, .. } | Ty::Shared { len: Some(len), .. }, _) => format!("{len}ull"),
+            (_, ExprKind::Local(local)) => self.len_name(*local).to_string(),
+            _ => unreachable!("checked: only slices, arrays and shared memory have a length"),
+        }
+    }
+
     fn binary(&mut self, op: BinOp, lhs: ExprId, rhs: ExprId) -> String {
         let scalar = self.types.scalar(lhs);
         let l = self.expr(lhs);
         let r = self.expr(rhs);
         match op {
+            BinOp::Div | BinOp::Rem if scalar.is_int() => {
+                // Both live in the `rs_div` helper.
+                self.use_helper("rs_div");
+                let helper = if op == BinOp::Div { "rs_div" } else { "rs_rem" };
+                let line = self.kernel.expr(rhs).span.line();
+                format!(
+                    "{helper}({}, {}, {line})",
+                    strip_outer_parens(&l),
+                    strip_outer_parens(&r)
+                )
+            }
             BinOp::Add | BinOp::Sub | BinOp::Mul if scalar.is_signed_int() => {
                 let helper = match op {
                     BinOp::Add => "rs_wrapping_add",

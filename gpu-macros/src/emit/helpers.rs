@@ -11,6 +11,62 @@ pub struct Helper {
 /// Every helper, in the order they are written into a source.
 pub const HELPERS: &[Helper] = &[
     Helper {
+        name: "rs_checked",
+        needs: &[],
+        code: "\
+// Checked mode (NVRTC option -DGPU_CHECKED): the first failed check of a launch is recorded
+// in the runtime's error slot and the thread exits; the runtime reports it as a Rust panic.
+#ifdef GPU_CHECKED
+struct rs_error_slot { unsigned int flag; unsigned int kind; unsigned int kernel_id; unsigned int line; unsigned long long index; unsigned long long len; };
+extern \"C\" { __device__ rs_error_slot* rs_error_slot_ptr; __device__ unsigned int rs_kernel_id; }
+__device__ __noinline__ void rs_fail(unsigned int kind, unsigned int line, unsigned long long index, unsigned long long len) {
+    rs_error_slot* slot = rs_error_slot_ptr;
+    if (slot != 0 && atomicCAS(&slot->flag, 0u, 1u) == 0u) {
+        slot->kind = kind; slot->kernel_id = rs_kernel_id; slot->line = line; slot->index = index; slot->len = len;
+        __threadfence_system();
+    }
+    asm volatile(\"exit;\");
+}
+__device__ __forceinline__ unsigned long long rs_idx(unsigned long long i, unsigned long long len, unsigned int line) {
+    if (i >= len) rs_fail(1u, line, i, len);
+    return i;
+}
+#define RS_CHECK_DIV(a, b, line) if (b == 0) rs_fail(2u, line, (unsigned long long)a, 0ull)
+#else
+#define rs_idx(i, len, line) (i)
+#define RS_CHECK_DIV(a, b, line)
+#endif
+",
+    },
+    Helper {
+        name: "rs_div",
+        needs: &["rs_checked"],
+        code: "\
+// Integer division as Rust's: dividing by zero or MIN / -1 panics in checked mode; unchecked,
+// MIN / -1 wraps (it is undefined in C++) and a zero divisor gives the hardware's result.
+template <typename T> __device__ __forceinline__ T rs_div(T a, T b, unsigned int line) {
+    RS_CHECK_DIV(a, b, line);
+    if ((T)-1 < (T)0 && b == (T)-1) {
+#ifdef GPU_CHECKED
+        if (a == (T)(1ull << (sizeof(T) * 8 - 1))) rs_fail(3u, line, (unsigned long long)a, (unsigned long long)b);
+#endif
+        return (T)(0 - (unsigned long long)a);
+    }
+    return a / b;
+}
+template <typename T> __device__ __forceinline__ T rs_rem(T a, T b, unsigned int line) {
+    RS_CHECK_DIV(a, b, line);
+    if ((T)-1 < (T)0 && b == (T)-1) {
+#ifdef GPU_CHECKED
+        if (a == (T)(1ull << (sizeof(T) * 8 - 1))) rs_fail(3u, line, (unsigned long long)a, (unsigned long long)b);
+#endif
+        return (T)0;
+    }
+    return a % b;
+}
+",
+    },
+    Helper {
         name: "rs_fast_tanh",
         needs: &[],
         code: "\

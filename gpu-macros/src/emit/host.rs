@@ -11,6 +11,7 @@ use quote::{format_ident, quote};
 pub fn emit_host(kernel: &Function, source: &str, rt: &TokenStream) -> TokenStream {
     let name = Ident::new(&kernel.name, kernel.name_span.start);
     let name_str = &kernel.name;
+    let file = &kernel.file;
     let vis = &kernel.vis;
     let docs = &kernel.docs;
 
@@ -77,8 +78,15 @@ pub fn emit_host(kernel: &Function, source: &str, rt: &TokenStream) -> TokenStre
             /// The CUDA C++ source generated for this kernel.
             pub const SOURCE: &str = #source;
             /// What the runtime compiles and launches.
-            pub static KERNEL: #rt::Kernel =
-                #rt::Kernel::__generated(NAME, ENTRY, SOURCE, &[#(#kinds),*]);
+            pub static KERNEL: #rt::Kernel = #rt::Kernel::__generated_v2(
+                NAME,
+                ENTRY,
+                SOURCE,
+                &[#(#kinds),*],
+                #file,
+                // Checked by default where the user's crate has debug assertions.
+                cfg!(debug_assertions),
+            );
 
             #[doc = #signature_doc]
             // One Rust argument per kernel parameter: the count is the kernel's.
