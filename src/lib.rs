@@ -39,6 +39,9 @@ pub use gpu_runtime::{Error, Result};
 pub mod prelude {
     pub use gpu_macros::{device, kernel};
     pub use gpu_runtime::{
-        Block, DeviceBuffer, Error, Event, Gpu, Grid, LaunchConfig, PinnedBuffer, Stream,
+        Block, DeviceBuffer, Error, Event, Float, Gpu, Grid, Integer, LaunchConfig, Number,
+        PinnedBuffer, Stream,
     };
+    /// The 16-bit float types kernels take, from the `half` crate.
+    pub use half::{bf16, f16};
 }

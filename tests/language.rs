@@ -565,6 +565,186 @@ fn labelled_loops_match_and_fast_math() {
     }
 }
 
+/// Half precision: `f16` and `bf16` buffers, arithmetic rounded as the `half` crate rounds, the
+/// explicit conversions and the constants.
+#[kernel]
+fn half_precision(
+    a: &[f16],
+    b: &[bf16],
+    scale: f16,
+    out_a: &mut [f16],
+    out_b: &mut [bf16],
+    wide: &mut [f32],
+) {
+    let i = global_idx().x;
+    if i < a.len() {
+        let x = a[i] * scale + f16::ONE;
+        let y = b[i] / bf16::from_f32(3.0) - bf16::from_f64(0.25);
+        out_a[i] = if x.is_nan() { f16::ZERO } else { x.max(-x) };
+        out_b[i] = -y;
+        wide[i] = x.to_f32() + y.to_f32() + f16::from_f32(wide[i]).to_f32();
+    }
+}
+
+#[test]
+fn half_precision_matches_the_half_crate() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    let n = 4096;
+    let af: Vec<f32> = random_f32(n, 11).iter().map(|v| v * 300.0).collect();
+    let bf: Vec<f32> = random_f32(n, 12).iter().map(|v| v * 1e20).collect();
+    let a_host: Vec<f16> = af.iter().map(|v| f16::from_f32(*v)).collect();
+    let b_host: Vec<bf16> = bf.iter().map(|v| bf16::from_f32(*v)).collect();
+    let w_host: Vec<f32> = random_f32(n, 13);
+    let scale = f16::from_f32(0.7);
+    let a = DeviceBuffer::from_host(&stream, &a_host).unwrap();
+    let b = DeviceBuffer::from_host(&stream, &b_host).unwrap();
+    let mut out_a = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let mut out_b = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let mut wide = DeviceBuffer::from_host(&stream, &w_host).unwrap();
+    half_precision::launch(
+        &stream,
+        LaunchConfig::for_len(n, 128),
+        &a,
+        &b,
+        scale,
+        &mut out_a,
+        &mut out_b,
+        &mut wide,
+    )
+    .unwrap();
+    let (ga, gb, gw) = (
+        out_a.to_host(&stream).unwrap(),
+        out_b.to_host(&stream).unwrap(),
+        wide.to_host(&stream).unwrap(),
+    );
+    for i in 0..n {
+        let x = a_host[i] * scale + f16::ONE;
+        let y = b_host[i] / bf16::from_f32(3.0) - bf16::from_f64(0.25);
+        let expected_a = if x.is_nan() { f16::ZERO } else { x.max(-x) };
+        assert_eq!(
+            ga[i].to_bits(),
+            expected_a.to_bits(),
+            "f16 {i}: {} vs {expected_a}",
+            ga[i]
+        );
+        assert_eq!(
+            gb[i].to_bits(),
+            (-y).to_bits(),
+            "bf16 {i}: {} vs {}",
+            gb[i],
+            -y
+        );
+        let expected_w = x.to_f32() + y.to_f32() + f16::from_f32(w_host[i]).to_f32();
+        assert_eq!(gw[i], expected_w, "wide {i}");
+    }
+}
+
+/// One warp's tensor-core product D = A * B + C (A 16x16, B 16x8, f16 or bf16 inputs, f32
+/// accumulate), with the PTX fragment layout: lane = 4 * group + thread-in-group.
+#[kernel]
+fn mma_f16(a: &[f16], b: &[f16], c: &[f32], d: &mut [f32]) {
+    let lane = lane_id() as usize;
+    let g = lane / 4;
+    let t = lane % 4;
+    let fa = [
+        pack_f16x2(a[g * 16 + t * 2], a[g * 16 + t * 2 + 1]),
+        pack_f16x2(a[(g + 8) * 16 + t * 2], a[(g + 8) * 16 + t * 2 + 1]),
+        pack_f16x2(a[g * 16 + t * 2 + 8], a[g * 16 + t * 2 + 9]),
+        pack_f16x2(a[(g + 8) * 16 + t * 2 + 8], a[(g + 8) * 16 + t * 2 + 9]),
+    ];
+    let fb = [
+        pack_f16x2(b[t * 2 * 8 + g], b[(t * 2 + 1) * 8 + g]),
+        pack_f16x2(b[(t * 2 + 8) * 8 + g], b[(t * 2 + 9) * 8 + g]),
+    ];
+    let acc = [
+        c[g * 8 + t * 2],
+        c[g * 8 + t * 2 + 1],
+        c[(g + 8) * 8 + t * 2],
+        c[(g + 8) * 8 + t * 2 + 1],
+    ];
+    let out = mma_m16n8k16_f16(acc, fa, fb);
+    d[g * 8 + t * 2] = out[0];
+    d[g * 8 + t * 2 + 1] = out[1];
+    d[(g + 8) * 8 + t * 2] = out[2];
+    d[(g + 8) * 8 + t * 2 + 1] = out[3];
+}
+
+#[kernel]
+fn mma_bf16(a: &[bf16], b: &[bf16], c: &[f32], d: &mut [f32]) {
+    let lane = lane_id() as usize;
+    let g = lane / 4;
+    let t = lane % 4;
+    let fa = [
+        pack_bf16x2(a[g * 16 + t * 2], a[g * 16 + t * 2 + 1]),
+        pack_bf16x2(a[(g + 8) * 16 + t * 2], a[(g + 8) * 16 + t * 2 + 1]),
+        pack_bf16x2(a[g * 16 + t * 2 + 8], a[g * 16 + t * 2 + 9]),
+        pack_bf16x2(a[(g + 8) * 16 + t * 2 + 8], a[(g + 8) * 16 + t * 2 + 9]),
+    ];
+    let fb = [
+        pack_bf16x2(b[t * 2 * 8 + g], b[(t * 2 + 1) * 8 + g]),
+        pack_bf16x2(b[(t * 2 + 8) * 8 + g], b[(t * 2 + 9) * 8 + g]),
+    ];
+    let acc = [
+        c[g * 8 + t * 2],
+        c[g * 8 + t * 2 + 1],
+        c[(g + 8) * 8 + t * 2],
+        c[(g + 8) * 8 + t * 2 + 1],
+    ];
+    let out = mma_m16n8k16_bf16(acc, fa, fb);
+    d[g * 8 + t * 2] = out[0];
+    d[g * 8 + t * 2 + 1] = out[1];
+    d[(g + 8) * 8 + t * 2] = out[2];
+    d[(g + 8) * 8 + t * 2 + 1] = out[3];
+}
+
+#[test]
+fn tensor_core_mma_matches_the_cpu() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.default_stream();
+    let af = random_f32(16 * 16, 21);
+    let bf = random_f32(16 * 8, 22);
+    let cf = random_f32(16 * 8, 23);
+    let c = DeviceBuffer::from_host(&stream, &cf).unwrap();
+    let config = LaunchConfig::new(Grid::x(1), Block::x(32));
+    // The inputs as the tensor cores see them: rounded to 16 bits.
+    let a16: Vec<f16> = af.iter().map(|v| f16::from_f32(*v)).collect();
+    let b16: Vec<f16> = bf.iter().map(|v| f16::from_f32(*v)).collect();
+    let a_b: Vec<bf16> = af.iter().map(|v| bf16::from_f32(*v)).collect();
+    let b_b: Vec<bf16> = bf.iter().map(|v| bf16::from_f32(*v)).collect();
+    let mut d = DeviceBuffer::zeroed(&stream, 16 * 8).unwrap();
+    let a = DeviceBuffer::from_host(&stream, &a16).unwrap();
+    let b = DeviceBuffer::from_host(&stream, &b16).unwrap();
+    mma_f16::launch(&stream, config, &a, &b, &c, &mut d).unwrap();
+    let got_f16 = d.to_host(&stream).unwrap();
+    let a = DeviceBuffer::from_host(&stream, &a_b).unwrap();
+    let b = DeviceBuffer::from_host(&stream, &b_b).unwrap();
+    mma_bf16::launch(&stream, config, &a, &b, &c, &mut d).unwrap();
+    let got_bf16 = d.to_host(&stream).unwrap();
+    for i in 0..16 {
+        for j in 0..8 {
+            let f16_ref: f64 = cf[i * 8 + j] as f64
+                + (0..16)
+                    .map(|k| a16[i * 16 + k].to_f64() * b16[k * 8 + j].to_f64())
+                    .sum::<f64>();
+            let bf16_ref: f64 = cf[i * 8 + j] as f64
+                + (0..16)
+                    .map(|k| a_b[i * 16 + k].to_f64() * b_b[k * 8 + j].to_f64())
+                    .sum::<f64>();
+            assert!(
+                (got_f16[i * 8 + j] as f64 - f16_ref).abs() < 1e-4,
+                "f16 [{i},{j}]: {} vs {f16_ref}",
+                got_f16[i * 8 + j]
+            );
+            assert!(
+                (got_bf16[i * 8 + j] as f64 - bf16_ref).abs() < 1e-4,
+                "bf16 [{i},{j}]: {} vs {bf16_ref}",
+                got_bf16[i * 8 + j]
+            );
+        }
+    }
+}
+
 /// Runs without a GPU: every kernel above compiles with NVRTC.
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
@@ -572,7 +752,10 @@ fn every_kernel_compiles_with_nvrtc() {
     if !test_nvrtc() {
         return;
     }
-    let kernels: [&Kernel; 11] = [
+    let kernels: [&Kernel; 14] = [
+        &mma_f16::KERNEL,
+        &mma_bf16::KERNEL,
+        &half_precision::KERNEL,
         &gather::KERNEL,
         &divide::KERNEL,
         &control_flow::KERNEL,
@@ -625,7 +808,11 @@ fn checked_mode_reports_the_user_line() {
     let config = LaunchConfig::for_len(4, 32);
     gather::launch(&stream, config.checked(true), &indices, &x, &mut out).unwrap();
     let error = stream.synchronize().unwrap_err().to_string();
-    let line = line!() - 19; // `out[i] = x[indices[i] as usize];`
+    let line = include_str!("language.rs")
+        .lines()
+        .position(|l| l.trim() == "out[i] = x[indices[i] as usize];")
+        .expect("the gather statement")
+        + 1;
     assert!(
         error.contains("kernel `gather` panicked at tests/language.rs:"),
         "{error}"

@@ -93,6 +93,7 @@ fn is_constructor(kind: &ExprKind) -> bool {
             | ExprKind::Philox { .. }
             | ExprKind::Load4 { .. }
             | ExprKind::Match { .. }
+            | ExprKind::Mma { .. }
     )
 }
 
@@ -186,7 +187,7 @@ enum T {
     /// A local array; its element type is an inference variable.
     Array {
         elem: u32,
-        len: u64,
+        len: Len,
     },
 }
 
@@ -270,7 +271,7 @@ impl Checker<'_> {
             T::Error => "an erroneous value".to_string(),
             T::Array { elem, len } => {
                 let elem = self.describe(T::Var(elem));
-                format!("an array of {len} ({elem})")
+                format!("an array of {} ({elem})", len.describe())
             }
         }
     }
@@ -318,6 +319,9 @@ impl Checker<'_> {
     /// `unify` without a message (the caller reports).
     fn unify_quiet(&mut self, a: T, b: T) -> bool {
         match (self.resolve(a), self.resolve(b)) {
+            (T::Array { elem: a, len: la }, T::Array { elem: b, len: lb }) => {
+                la == lb && self.unify_quiet(T::Var(a), T::Var(b))
+            }
             (T::Var(a), T::Var(b)) => self.union(a, b),
             (T::Var(v), T::Ty(ty)) | (T::Ty(ty), T::Var(v)) => self.bind(v, ty),
             (T::Ty(a), T::Ty(b)) => a == b,
@@ -371,7 +375,7 @@ impl Checker<'_> {
             return false;
         };
         let kind_ok = match self.vars[var as usize].kind {
-            VarKind::Int => scalar.is_int(),
+            VarKind::Int => scalar.is_int() || scalar.bound() == Some(Bound::Number),
             VarKind::Float => scalar.is_float(),
             VarKind::Any => true,
         };
@@ -406,9 +410,7 @@ impl Checker<'_> {
     fn is_numeric(&mut self, t: T) -> bool {
         self.is_error(t)
             || self.var_kind(t).is_some()
-            || self
-                .known_scalar(t)
-                .is_some_and(|s| s.is_int() || s.is_float())
+            || self.known_scalar(t).is_some_and(Scalar::is_number)
     }
 
     fn is_int(&mut self, t: T) -> bool {
@@ -778,6 +780,16 @@ impl Checker<'_> {
                 receiver_ty,
             } => self.method(*receiver, method, *method_span, args, *receiver_ty),
             ExprKind::Builtin(builtin) => T::Ty(builtin.ty()),
+            ExprKind::GenericConst(_) => T::Ty(Ty::Scalar(Scalar::Usize)),
+            ExprKind::Convert { expr, to } => {
+                let t = self.expr(*expr);
+                if to.is_half() {
+                    // The inner conversion already fixed the source type.
+                } else {
+                    self.unify(T::Ty(Ty::Scalar(*to)), t, self.loc(*expr));
+                }
+                T::Ty(Ty::Scalar(*to))
+            }
             ExprKind::Call { name, args, .. } => self.call(name, args, loc),
             kind if is_constructor(kind) && !self.let_inits.contains(&id) => {
                 self.cx.error(
@@ -808,7 +820,7 @@ impl Checker<'_> {
                 }
                 T::Array {
                     elem,
-                    len: elems.len() as u64,
+                    len: Len::Known(elems.len() as u64),
                 }
             }
             ExprKind::Philox { args } => {
@@ -823,9 +835,36 @@ impl Checker<'_> {
                     self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(*arg));
                 }
                 let elem = self.element_var(T::Ty(Ty::Scalar(Scalar::U32)), loc);
-                T::Array { elem, len: 4 }
+                T::Array {
+                    elem,
+                    len: Len::Known(4),
+                }
             }
             ExprKind::Intrinsic { name, args } => self.intrinsic(name, args, loc),
+            ExprKind::Mma { acc, a, b, .. } => {
+                for (operand, elem, len, what) in [
+                    (*acc, Scalar::F32, 4, "the accumulator, a `[f32; 4]`"),
+                    (*a, Scalar::U32, 4, "`a`, a `[u32; 4]` of packed pairs"),
+                    (*b, Scalar::U32, 2, "`b`, a `[u32; 2]` of packed pairs"),
+                ] {
+                    let t = self.expr(operand);
+                    let var = self.element_var(T::Ty(Ty::Scalar(elem)), self.loc(operand));
+                    let expected = T::Array {
+                        elem: var,
+                        len: Len::Known(len),
+                    };
+                    let is_local = matches!(self.kernel.expr(operand).kind, ExprKind::Local(_));
+                    if !is_local || !self.unify_quiet(expected, t) {
+                        self.cx
+                            .error(self.loc(operand), format!("expected {what} variable"));
+                    }
+                }
+                let elem = self.element_var(T::Ty(Ty::Scalar(Scalar::F32)), loc);
+                T::Array {
+                    elem,
+                    len: Len::Known(4),
+                }
+            }
             ExprKind::Match { scrutinee, arms } => {
                 let t = self.expr(*scrutinee);
                 self.match_patterns(t, arms.iter().map(|(p, _)| p.as_slice()), loc);
@@ -843,7 +882,10 @@ impl Checker<'_> {
                 match elem {
                     Some(elem) => {
                         let var = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
-                        T::Array { elem: var, len: 4 }
+                        T::Array {
+                            elem: var,
+                            len: Len::Known(4),
+                        }
                     }
                     None => T::Error,
                 }
@@ -854,7 +896,14 @@ impl Checker<'_> {
                 let value_t = self.expr(*value);
                 if let Some(elem) = elem {
                     let var = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
-                    self.unify(T::Array { elem: var, len: 4 }, value_t, self.loc(*value));
+                    self.unify(
+                        T::Array {
+                            elem: var,
+                            len: Len::Known(4),
+                        },
+                        value_t,
+                        self.loc(*value),
+                    );
                 }
                 T::Ty(Ty::Unit)
             }
@@ -985,7 +1034,11 @@ impl Checker<'_> {
                     self.negations.push((id, loc));
                     t
                 }
-                T::Ty(Ty::Scalar(s)) if s.is_signed_int() || s.is_float() => t,
+                T::Ty(Ty::Scalar(s))
+                    if s.is_signed_int() || s.is_float() || s.is_half() || s.bound().is_some() =>
+                {
+                    t
+                }
                 _ => {
                     let text = self.describe(t);
                     self.cx
@@ -1018,7 +1071,22 @@ impl Checker<'_> {
             }
         };
         let from_text = self.describe(from);
-        if to == Scalar::Bool && from_scalar != Some(Scalar::Bool) {
+        if to.is_half() || from_scalar.is_some_and(Scalar::is_half) {
+            let (half, other) = if to.is_half() {
+                (to, from_scalar.map_or("f32", Scalar::rust_name))
+            } else {
+                (from_scalar.unwrap_or(Scalar::F16), to.rust_name())
+            };
+            self.cx.error(
+                loc,
+                format!(
+                    "`as` does not convert `{}` (it is not a primitive type): use `{}::from_{other}(x)` \
+                     or `x.to_{other}()`",
+                    half.rust_name(),
+                    half.rust_name()
+                ),
+            );
+        } else if to == Scalar::Bool && from_scalar != Some(Scalar::Bool) {
             self.cx.error(
                 loc,
                 format!("cannot cast {from_text} as `bool`: compare with zero instead (`x != 0`)"),
@@ -1103,6 +1171,16 @@ impl Checker<'_> {
             );
             return T::Error;
         };
+        if let (methods::Cuda::IntFunc(..), Scalar::Generic(_)) = (method.cuda, scalar) {
+            self.cx.error(
+                name_loc,
+                format!(
+                    "`{name}` needs a concrete integer type, not the generic `{}`",
+                    scalar.rust_name()
+                ),
+            );
+            return T::Error;
+        }
         if method.args.len() != args.len() {
             self.cx.error(
                 name_loc,
@@ -1127,6 +1205,8 @@ impl Checker<'_> {
             RetTy::Same => scalar,
             RetTy::Bool => Scalar::Bool,
             RetTy::U32 => Scalar::U32,
+            RetTy::F32 => Scalar::F32,
+            RetTy::F64 => Scalar::F64,
         }))
     }
 
@@ -1207,8 +1287,14 @@ impl Checker<'_> {
                 Arg::Bool => {
                     self.unify(T::Ty(Ty::Scalar(Scalar::Bool)), t, self.loc(*arg));
                 }
+                Arg::F16 => {
+                    self.unify(T::Ty(Ty::Scalar(Scalar::F16)), t, self.loc(*arg));
+                }
+                Arg::Bf16 => {
+                    self.unify(T::Ty(Ty::Scalar(Scalar::Bf16)), t, self.loc(*arg));
+                }
                 Arg::Value => {
-                    if !self.is_numeric(t) {
+                    if !self.is_numeric(t) || self.known_scalar(t).is_some_and(Scalar::is_half) {
                         let text = self.describe(t);
                         self.cx.error(
                             self.loc(*arg),
@@ -1260,7 +1346,7 @@ impl Checker<'_> {
             }
         };
         let bitwise = matches!(op, "atomic_and" | "atomic_or" | "atomic_xor");
-        if elem == Scalar::Bool || (bitwise && elem.is_float()) {
+        if elem == Scalar::Bool || elem.is_half() || (bitwise && elem.is_float()) {
             self.cx.error(
                 loc,
                 format!("`{op}` is not available on `{}`", elem.rust_name()),
@@ -1361,7 +1447,7 @@ impl Checker<'_> {
         }
         for (id, loc) in std::mem::take(&mut self.negations) {
             if let Ty::Scalar(s) = exprs[id.0 as usize] {
-                if !s.is_signed_int() && !s.is_float() {
+                if !s.is_signed_int() && !s.is_float() && !s.is_half() && s.bound().is_none() {
                     self.cx.error(
                         loc,
                         format!(
@@ -1430,7 +1516,9 @@ fn int_max(scalar: Scalar, negated: bool) -> u128 {
 
 /// The type of the associated constant `ty::name`, if the language knows it.
 pub fn constant_type(ty: Scalar, name: &str) -> Option<Scalar> {
-    let known = if ty.is_int() {
+    let known = if ty.is_half() {
+        HALF_CONSTANTS.contains(&name)
+    } else if ty.is_int() {
         matches!(name, "MAX" | "MIN" | "BITS")
     } else if ty.is_float() {
         FLOAT_CONSTANTS.contains(&name)
@@ -1443,6 +1531,21 @@ pub fn constant_type(ty: Scalar, name: &str) -> Option<Scalar> {
         (true, _) => Some(ty),
     }
 }
+
+/// The `half` crate's constants on `f16` and `bf16`.
+pub const HALF_CONSTANTS: &[&str] = &[
+    "ZERO",
+    "NEG_ZERO",
+    "ONE",
+    "NEG_ONE",
+    "MAX",
+    "MIN",
+    "MIN_POSITIVE",
+    "EPSILON",
+    "INFINITY",
+    "NEG_INFINITY",
+    "NAN",
+];
 
 /// The float constants kernels may name, as in `f32::` and `f32::consts::`.
 pub const FLOAT_CONSTANTS: &[&str] = &[
@@ -1466,7 +1569,9 @@ pub const FLOAT_CONSTANTS: &[&str] = &[
 ];
 
 fn constant_names(ty: Scalar) -> String {
-    if ty.is_float() {
+    if ty.is_half() {
+        HALF_CONSTANTS.join(", ")
+    } else if ty.is_float() {
         FLOAT_CONSTANTS.join(", ")
     } else {
         "MAX, MIN, BITS".to_string()

@@ -6,6 +6,8 @@
 pub enum Arg {
     U32,
     Bool,
+    F16,
+    Bf16,
     /// Any number type; the result has the same type.
     Value,
 }
@@ -109,6 +111,20 @@ pub const INTRINSICS: &[Intrinsic] = &[
         args: VOTE,
         ret: Ret::U32,
         cuda: "__ballot_sync({0}, {1})",
+        helper: None,
+    },
+    Intrinsic {
+        name: "pack_f16x2",
+        args: &[Arg::F16, Arg::F16],
+        ret: Ret::U32,
+        cuda: "((unsigned int)({0}).bits | ((unsigned int)({1}).bits << 16))",
+        helper: None,
+    },
+    Intrinsic {
+        name: "pack_bf16x2",
+        args: &[Arg::Bf16, Arg::Bf16],
+        ret: Ret::U32,
+        cuda: "((unsigned int)({0}).bits | ((unsigned int)({1}).bits << 16))",
         helper: None,
     },
     Intrinsic {

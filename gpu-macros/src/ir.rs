@@ -42,11 +42,78 @@ pub enum Scalar {
     Usize,
     F32,
     F64,
+    /// `half::f16`.
+    F16,
+    /// `half::bf16`.
+    Bf16,
+    /// A generic kernel's type parameter.
+    Generic(Generic),
+}
+
+/// A type parameter of a generic kernel: `T: Float`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Generic {
+    /// Its position among the kernel's generic parameters (types and consts together).
+    pub index: u8,
+    pub bound: Bound,
+    /// Its name, which is also its C++ template parameter's name.
+    pub name: &'static str,
+}
+
+/// What a type parameter promises, as the runtime's marker traits of the same names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    Float,
+    Integer,
+    Number,
+}
+
+impl Bound {
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            Bound::Float => "Float",
+            Bound::Integer => "Integer",
+            Bound::Number => "Number",
+        }
+    }
+}
+
+/// The length of an array or shared memory: a number, or a kernel's const parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Len {
+    Known(u64),
+    Param(&'static str),
+}
+
+impl Len {
+    /// The length as a C++ `unsigned long long` expression.
+    pub fn cuda(self) -> String {
+        match self {
+            Len::Known(n) => format!("{n}ull"),
+            Len::Param(name) => name.to_string(),
+        }
+    }
+
+    /// The length as written in Rust, for messages.
+    pub fn describe(self) -> String {
+        match self {
+            Len::Known(n) => n.to_string(),
+            Len::Param(name) => name.to_string(),
+        }
+    }
+}
+
+/// A generic parameter of a kernel, in declaration order.
+#[derive(Clone, Copy, Debug)]
+pub enum GenericParam {
+    Type(Generic),
+    /// `const N: usize`.
+    Const(&'static str),
 }
 
 impl Scalar {
     /// Every scalar, in the order messages list them.
-    pub const ALL: [Scalar; 8] = [
+    pub const ALL: [Scalar; 10] = [
         Scalar::Bool,
         Scalar::I32,
         Scalar::U32,
@@ -55,6 +122,8 @@ impl Scalar {
         Scalar::Usize,
         Scalar::F32,
         Scalar::F64,
+        Scalar::F16,
+        Scalar::Bf16,
     ];
 
     /// The type's name as written in Rust.
@@ -68,6 +137,9 @@ impl Scalar {
             Scalar::Usize => "usize",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
+            Scalar::F16 => "f16",
+            Scalar::Bf16 => "bf16",
+            Scalar::Generic(generic) => generic.name,
         }
     }
 
@@ -87,6 +159,9 @@ impl Scalar {
             Scalar::Usize => "Usize",
             Scalar::F32 => "F32",
             Scalar::F64 => "F64",
+            Scalar::F16 => "F16",
+            Scalar::Bf16 => "Bf16",
+            Scalar::Generic(_) => unreachable!("generic parameters have no runtime type"),
         }
     }
 
@@ -94,23 +169,44 @@ impl Scalar {
         matches!(
             self,
             Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 | Scalar::Usize
-        )
+        ) || self.bound() == Some(Bound::Integer)
     }
 
+    /// A signed integer type known here; a generic one's signedness is known only in C++.
     pub fn is_signed_int(self) -> bool {
         matches!(self, Scalar::I32 | Scalar::I64)
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F32 | Scalar::F64)
+        matches!(self, Scalar::F32 | Scalar::F64) || self.bound() == Some(Bound::Float)
     }
 
-    /// Width in bits of an integer type.
+    /// A number type (not `bool`).
+    pub fn is_number(self) -> bool {
+        self != Scalar::Bool
+    }
+
+    /// `f16` or `bf16`: floats that, as in the `half` crate, convert only explicitly.
+    pub fn is_half(self) -> bool {
+        matches!(self, Scalar::F16 | Scalar::Bf16)
+    }
+
+    /// The bound of a generic parameter.
+    pub fn bound(self) -> Option<Bound> {
+        match self {
+            Scalar::Generic(generic) => Some(generic.bound),
+            _ => None,
+        }
+    }
+
+    /// Width in bits of a concrete type.
     pub fn bits(self) -> u32 {
         match self {
             Scalar::Bool => 8,
+            Scalar::F16 | Scalar::Bf16 => 16,
             Scalar::I32 | Scalar::U32 | Scalar::F32 => 32,
             Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => 64,
+            Scalar::Generic(_) => unreachable!("a generic type's width is known only in C++"),
         }
     }
 }
@@ -130,12 +226,12 @@ pub enum Ty {
     /// A local array in registers, `[T; N]`.
     Array {
         elem: Scalar,
-        len: u64,
+        len: Len,
     },
     /// Block-shared memory: `shared_array::<T, N>()` (`len` known) or `dynamic_shared::<T>()`.
     Shared {
         elem: Scalar,
-        len: Option<u64>,
+        len: Option<Len>,
     },
     Unit,
 }
@@ -162,7 +258,7 @@ impl Ty {
             }
             Ty::Dim3 => "Dim3".to_string(),
             Ty::Index3 => "Index3".to_string(),
-            Ty::Array { elem, len } => format!("[{}; {len}]", elem.rust_name()),
+            Ty::Array { elem, len } => format!("[{}; {}]", elem.rust_name(), len.describe()),
             Ty::Shared { elem, .. } => format!("shared [{}]", elem.rust_name()),
             Ty::Unit => "()".to_string(),
         }
@@ -216,6 +312,8 @@ pub struct Function {
     pub params: Vec<Param>,
     /// The return type of a device function.
     pub ret: Option<Scalar>,
+    /// Type and const parameters, in declaration order.
+    pub generics: Vec<GenericParam>,
     pub body: Block,
     pub exprs: Vec<Expr>,
     pub locals: Vec<Local>,
@@ -383,7 +481,23 @@ pub enum ExprKind {
     /// `shared_array::<T, N>()`: only as a `let` initializer.
     SharedArray {
         elem: Scalar,
-        len: u64,
+        len: Len,
+    },
+    /// A kernel's const parameter used as a value.
+    GenericConst(&'static str),
+    /// `mma_m16n8k16_f16(acc, a, b)` / `..._bf16`: one tensor-core multiply-accumulate of a
+    /// warp, `D = A * B + C` with A 16x16 and B 16x8 in `f16`/`bf16` pairs packed into `u32`
+    /// and C, D 16x8 in `f32`; only as a `let` initializer.
+    Mma {
+        input: Scalar,
+        acc: ExprId,
+        a: ExprId,
+        b: ExprId,
+    },
+    /// `f16::from_f32(x)` and the like: the explicit conversions of the `half` crate.
+    Convert {
+        expr: ExprId,
+        to: Scalar,
     },
     /// `dynamic_shared::<T>()`: only as a `let` initializer.
     DynamicShared {
@@ -392,7 +506,7 @@ pub enum ExprKind {
     /// `[value; len]`: only as a `let` initializer.
     ArrayRepeat {
         value: ExprId,
-        len: u64,
+        len: Len,
     },
     /// `[a, b, c]`: only as a `let` initializer.
     ArrayList {

@@ -11,6 +11,8 @@ pub enum Receiver {
     Float,
     /// `f32` only: CUDA's fast approximate intrinsics.
     F32,
+    /// `f16` and `bf16`, with the `half` crate's methods.
+    Half,
     Int,
     SignedInt,
     Number,
@@ -31,6 +33,8 @@ pub enum RetTy {
     Same,
     Bool,
     U32,
+    F32,
+    F64,
 }
 
 /// How the call is written in CUDA C++.
@@ -40,6 +44,8 @@ pub enum Cuda {
     Func(&'static str, &'static str),
     /// A helper from the generated prelude, overloaded on the receiver type.
     Helper(&'static str),
+    /// A function defined inside another helper's block: (function, block).
+    HelperIn(&'static str, &'static str),
     /// An integer intrinsic: 32-bit name then 64-bit name.
     IntFunc(&'static str, &'static str),
 }
@@ -82,8 +88,38 @@ const fn fast(name: &'static str, args: &'static [ArgTy], cuda: &'static str) ->
     }
 }
 
+const fn half(name: &'static str, ret: RetTy, cuda: Cuda) -> Method {
+    Method {
+        name,
+        receiver: Receiver::Half,
+        args: NONE,
+        ret,
+        cuda,
+    }
+}
+
 /// Every method kernels may call on numbers.
 pub const METHODS: &[Method] = &[
+    half("to_f32", RetTy::F32, Cuda::HelperIn("rs_to_f32", "rs_half")),
+    half("to_f64", RetTy::F64, Cuda::HelperIn("rs_to_f64", "rs_half")),
+    // The half overloads live with the types; these blocks add the float ones beside them.
+    half("is_nan", RetTy::Bool, Cuda::Helper("rs_is_nan")),
+    half("is_infinite", RetTy::Bool, Cuda::Helper("rs_is_infinite")),
+    half("is_finite", RetTy::Bool, Cuda::Helper("rs_is_finite")),
+    Method {
+        name: "min",
+        receiver: Receiver::Half,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_min"),
+    },
+    Method {
+        name: "max",
+        receiver: Receiver::Half,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_max"),
+    },
     // CUDA's fast approximations (the hardware's special-function unit), chosen explicitly.
     fast("fast_exp", NONE, "__expf"),
     fast("fast_exp10", NONE, "__exp10f"),
@@ -300,9 +336,10 @@ impl Receiver {
         match self {
             Receiver::Float => scalar.is_float(),
             Receiver::F32 => scalar == Scalar::F32,
+            Receiver::Half => scalar.is_half(),
             Receiver::Int => scalar.is_int(),
             Receiver::SignedInt => scalar.is_signed_int(),
-            Receiver::Number => scalar.is_int() || scalar.is_float(),
+            Receiver::Number => scalar.is_number(),
         }
     }
 }

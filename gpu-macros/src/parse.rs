@@ -22,14 +22,10 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         locals: Vec::new(),
         scopes: vec![Vec::new()],
         consts: HashMap::new(),
-        generic_names: item
-            .sig
-            .generics
-            .type_params()
-            .map(|param| param.ident.to_string())
-            .collect(),
+        generics: Vec::new(),
     };
     check_signature(cx, &item.sig, kind);
+    parser.generics = parser.generic_params(&item.sig.generics, kind);
     let params = item
         .sig
         .inputs
@@ -56,6 +52,7 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         docs,
         params,
         ret,
+        generics: parser.generics,
         body,
         exprs: parser.exprs,
         locals: parser.locals,
@@ -95,13 +92,17 @@ fn check_signature(cx: &Ctxt, sig: &syn::Signature, kind: FnKind) {
     if let Some(variadic) = &sig.variadic {
         cx.error_spanned_by(variadic, format!("{what} cannot be variadic"));
     }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+    if kind == FnKind::Device && !sig.generics.params.is_empty() {
         cx.error_spanned_by(
             &sig.generics,
-            format!(
-                "generic {what} are not supported yet: write them for concrete types \
-                 (bool, i32, u32, i64, u64, usize, f32, f64)"
-            ),
+            "generic device functions are not supported yet: write them for concrete types \
+             (bool, i32, u32, i64, u64, usize, f32, f64), or make the kernel generic",
+        );
+    }
+    if let Some(clause) = &sig.generics.where_clause {
+        cx.error_spanned_by(
+            clause,
+            format!("{what} take bounds inline: `<T: Float>` instead of a `where` clause"),
         );
     }
     if let (syn::ReturnType::Type(_, ty), FnKind::Kernel) = (&sig.output, kind) {
@@ -121,8 +122,8 @@ struct Parser<'a> {
     scopes: Vec<Vec<(String, LocalId)>>,
     /// The values of `const` items, for array lengths.
     consts: HashMap<LocalId, u128>,
-    /// The kernel's generic type parameters: already reported, so their uses stay quiet.
-    generic_names: Vec<String>,
+    /// The kernel's generic parameters.
+    generics: Vec<GenericParam>,
 }
 
 impl Parser<'_> {
@@ -159,6 +160,89 @@ impl Parser<'_> {
     }
 
     // ---- parameters -------------------------------------------------------------------
+
+    /// `<T: Float, const N: usize>`: type parameters bounded by `Float`, `Integer` or `Number`,
+    /// and `usize` const parameters.
+    fn generic_params(&mut self, generics: &syn::Generics, kind: FnKind) -> Vec<GenericParam> {
+        if kind == FnKind::Device {
+            return Vec::new();
+        }
+        let mut params = Vec::new();
+        for (index, param) in generics.params.iter().enumerate() {
+            // The names live as long as the compilation: they become `&'static str` in the IR.
+            let leak = |name: String| -> &'static str { Box::leak(name.into_boxed_str()) };
+            match param {
+                syn::GenericParam::Type(ty) => {
+                    let bounds: Vec<String> = ty
+                        .bounds
+                        .iter()
+                        .filter_map(|b| match b {
+                            syn::TypeParamBound::Trait(t) => {
+                                t.path.segments.last().map(|s| s.ident.to_string())
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    let bound = match bounds
+                        .iter()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .as_slice()
+                    {
+                        ["Float"] => Bound::Float,
+                        ["Integer"] => Bound::Integer,
+                        ["Number"] => Bound::Number,
+                        _ => {
+                            self.cx.error_spanned_by(
+                                ty,
+                                format!(
+                                    "give `{}` one bound: `Float` (f32, f64), `Integer` (i32, u32, i64, u64, usize) \
+                                     or `Number` (any of them)",
+                                    ty.ident
+                                ),
+                            );
+                            Bound::Number
+                        }
+                    };
+                    params.push(GenericParam::Type(Generic {
+                        index: index as u8,
+                        bound,
+                        name: leak(ty.ident.to_string()),
+                    }));
+                }
+                syn::GenericParam::Const(constant) => {
+                    if constant.ty.to_token_stream().to_string() != "usize" {
+                        self.cx.error_spanned_by(
+                            &constant.ty,
+                            "const parameters of kernels are `usize`: `const N: usize`",
+                        );
+                    }
+                    params.push(GenericParam::Const(leak(constant.ident.to_string())));
+                }
+                syn::GenericParam::Lifetime(lifetime) => {
+                    self.cx.error_spanned_by(
+                        lifetime,
+                        "kernels take no lifetime parameters: slices are borrowed for the launch",
+                    );
+                }
+            }
+        }
+        params
+    }
+
+    fn generic_type(&self, name: &str) -> Option<Generic> {
+        self.generics.iter().find_map(|g| match g {
+            GenericParam::Type(generic) if generic.name == name => Some(*generic),
+            _ => None,
+        })
+    }
+
+    fn generic_const(&self, name: &str) -> Option<&'static str> {
+        self.generics.iter().find_map(|g| match g {
+            GenericParam::Const(n) if *n == name => Some(*n),
+            _ => None,
+        })
+    }
 
     fn param(&mut self, input: &syn::FnArg) -> Option<Param> {
         let typed = match input {
@@ -283,22 +367,16 @@ impl Parser<'_> {
             syn::Type::Paren(paren) => return self.scalar_type(&paren.elem),
             _ => None,
         };
+        if let Some(generic) = name.as_deref().and_then(|n| self.generic_type(n)) {
+            return Some(Scalar::Generic(generic));
+        }
         match name.as_deref().and_then(Scalar::from_rust_name) {
             Some(scalar) => Some(scalar),
-            None if name
-                .as_ref()
-                .is_some_and(|n| self.generic_names.contains(n)) =>
-            {
-                None
-            }
             None => {
                 let written = ty.to_token_stream().to_string();
                 let hint = match written.as_str() {
                     "i8" | "i16" | "u8" | "u16" | "i128" | "u128" | "isize" | "char" => {
                         format!("`{written}` is not supported in kernels")
-                    }
-                    "f16" | "bf16" | "half :: f16" | "half :: bf16" => {
-                        format!("`{written}` is not supported yet")
                     }
                     _ => format!("unsupported type `{written}`"),
                 };
@@ -506,11 +584,20 @@ impl Parser<'_> {
         }
     }
 
-    /// An array length or a const generic argument, as a `u64`.
-    fn length(&mut self, expr: &syn::Expr) -> Option<u64> {
+    /// An array length or a const generic argument: a constant, or a const parameter.
+    fn length(&mut self, expr: &syn::Expr) -> Option<Len> {
+        if let syn::Expr::Path(path) = strip_parens(expr) {
+            if let Some(name) = path
+                .path
+                .get_ident()
+                .and_then(|i| self.generic_const(&i.to_string()))
+            {
+                return Some(Len::Param(name));
+            }
+        }
         let value = self.const_value(expr)?;
         match u64::try_from(value) {
-            Ok(len) if len > 0 => Some(len),
+            Ok(len) if len > 0 => Some(Len::Known(len)),
             _ => {
                 self.cx
                     .error_spanned_by(expr, "the length must be between 1 and u64::MAX");
@@ -1009,6 +1096,9 @@ impl Parser<'_> {
             let name = ident.to_string();
             return match self.lookup(&name) {
                 Some(local) => Some(ExprKind::Local(local)),
+                None if self.generic_const(&name).is_some() => {
+                    Some(ExprKind::GenericConst(self.generic_const(&name)?))
+                }
                 None => {
                     self.cx.error_spanned_by(
                         path,
@@ -1118,6 +1208,33 @@ impl Parser<'_> {
             }
         };
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        // `f16::from_f32(x)`: the half crate's explicit conversions.
+        if let [.., ty, method] = segments.as_slice() {
+            if let (Some(to @ (Scalar::F16 | Scalar::Bf16)), "from_f32" | "from_f64") =
+                (Scalar::from_rust_name(ty), method.as_str())
+            {
+                let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
+                    self.cx
+                        .error_spanned_by(call, format!("`{ty}::{method}` takes one argument"));
+                    return None;
+                };
+                let arg = self.expr(arg)?;
+                let from = if method == "from_f32" {
+                    Scalar::F32
+                } else {
+                    Scalar::F64
+                };
+                // The argument's type is checked as a cast from `from`.
+                let typed = self.push_expr(
+                    ExprKind::Convert {
+                        expr: arg,
+                        to: from,
+                    },
+                    Loc::of(&call.args),
+                );
+                return Some(ExprKind::Convert { expr: typed, to });
+            }
+        }
         // `f32::sqrt(x)` and `f32::max(a, b)` are the method forms written as paths.
         if let [ty, method] = segments.as_slice() {
             if Scalar::from_rust_name(ty).is_some() {
@@ -1208,6 +1325,21 @@ impl Parser<'_> {
                 }
             }
             "philox4x32_10" => ExprKind::Philox { args },
+            "mma_m16n8k16_f16" | "mma_m16n8k16_bf16" => {
+                let [acc, a, b] = args[..] else {
+                    self.cx.error_spanned_by(
+                        call,
+                        format!("`{name}` takes (accumulator [f32; 4], a [u32; 4], b [u32; 2])"),
+                    );
+                    return None;
+                };
+                let input = if name.ends_with("bf16") {
+                    Scalar::Bf16
+                } else {
+                    Scalar::F16
+                };
+                ExprKind::Mma { input, acc, a, b }
+            }
             _ => match intrinsics::lookup(name) {
                 Some(intrinsic) => ExprKind::Intrinsic {
                     name: intrinsic.name,
@@ -1237,8 +1369,8 @@ impl Parser<'_> {
         Some(Some(kind))
     }
 
-    /// A const generic argument: `256`, `N`, or `{ N * 2 }`.
-    fn generic_length(&mut self, arg: &syn::GenericArgument) -> Option<u64> {
+    /// A const generic argument: `256`, `N`, or `{ TILE * 2 }`.
+    fn generic_length(&mut self, arg: &syn::GenericArgument) -> Option<Len> {
         match arg {
             syn::GenericArgument::Const(expr) => self.length(expr),
             // `N` alone parses as a type.

@@ -74,6 +74,8 @@ pub use kernel::{Kernel, KernelArg, ParamKind};
 pub use launch::{Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK};
 pub use modules::{compile_stats, CompileSource, CompileStats, ModuleOrigin};
 pub use pinned::PinnedBuffer;
+/// The 16-bit float types (`f16`, `bf16`) kernels take.
+pub use half;
 pub use scalar::{Float, Integer, Number, Scalar, ScalarType};
 pub use stream::Stream;
 

@@ -23,6 +23,9 @@ pub fn cuda_type(scalar: Scalar) -> &'static str {
         Scalar::U64 | Scalar::Usize => "unsigned long long",
         Scalar::F32 => "float",
         Scalar::F64 => "double",
+        Scalar::F16 => "rs_f16",
+        Scalar::Bf16 => "rs_bf16",
+        Scalar::Generic(generic) => generic.name,
     }
 }
 
@@ -221,8 +224,14 @@ impl<'a> Emitter<'a> {
     /// Names every local: its Rust name where free, else `name_1`, `name_2`, so shadowed Rust
     /// bindings become distinct C++ variables.
     fn new(kernel: &'a Function, types: &'a Types, function_names: &[&str]) -> Self {
-        // Function names are taken first, so no local can shadow a device function in C++.
+        // Function and template parameter names are taken first, so no local shadows them in C++.
         let mut taken: HashSet<String> = function_names.iter().map(|n| n.to_string()).collect();
+        for generic in &kernel.generics {
+            taken.insert(match generic {
+                GenericParam::Type(g) => g.name.to_string(),
+                GenericParam::Const(name) => name.to_string(),
+            });
+        }
         let names = kernel
             .locals
             .iter()
@@ -244,6 +253,19 @@ impl<'a> Emitter<'a> {
                 (param.local, fresh(&mut taken, &base))
             })
             .collect();
+        let mentions_half = types
+            .exprs
+            .iter()
+            .chain(&types.locals)
+            .filter_map(|ty| match ty {
+                Ty::Scalar(s) => Some(*s),
+                other => other.element(),
+            })
+            .any(Scalar::is_half);
+        let mut helpers = BTreeSet::new();
+        if mentions_half {
+            helpers.insert("rs_half");
+        }
         Emitter {
             kernel,
             types,
@@ -251,7 +273,7 @@ impl<'a> Emitter<'a> {
             names,
             len_names,
             taken,
-            helpers: BTreeSet::new(),
+            helpers,
             last_line: 0,
             loops: Vec::new(),
         }
@@ -302,6 +324,18 @@ impl<'a> Emitter<'a> {
             }
         }
         let head = match self.kernel.kind {
+            FnKind::Kernel if !self.kernel.generics.is_empty() => {
+                let params: Vec<String> = self
+                    .kernel
+                    .generics
+                    .iter()
+                    .map(|g| match g {
+                        GenericParam::Type(generic) => format!("typename {}", generic.name),
+                        GenericParam::Const(name) => format!("unsigned long long {name}"),
+                    })
+                    .collect();
+                format!("template <{}> __global__ void", params.join(", "))
+            }
             FnKind::Kernel => "extern \"C\" __global__ void".to_string(),
             FnKind::Device => format!("__device__ {}", self.kernel.ret.map_or("void", cuda_type)),
         };
@@ -462,7 +496,8 @@ impl<'a> Emitter<'a> {
         let ty = cuda_type(elem);
         match &kernel.expr(init).kind {
             ExprKind::SharedArray { len, .. } => {
-                self.out.line(&format!("__shared__ {ty} {name}[{len}];"));
+                self.out
+                    .line(&format!("__shared__ {ty} {name}[{}];", len.cuda()));
             }
             ExprKind::DynamicShared { .. } => {
                 self.use_helper("rs_dynamic_smem");
@@ -477,17 +512,24 @@ impl<'a> Emitter<'a> {
             }
             ExprKind::ArrayRepeat { value, len } => {
                 let value_code = self.expr(*value);
-                if matches!(kernel.expr(*value).kind, ExprKind::Lit(_)) && *len <= 64 {
-                    let items = vec![value_code; *len as usize].join(", ");
-                    self.out.line(&format!("{ty} {name}[{len}] = {{{items}}};"));
-                } else {
-                    let fill = fresh(&mut self.taken, &format!("{name}_fill"));
-                    let k = fresh(&mut self.taken, &format!("{name}_k"));
-                    self.out.line(&format!("{ty} {name}[{len}];"));
-                    self.out.line(&format!(
-                        "{{ {ty} {fill} = {}; for (unsigned long long {k} = 0; {k} < {len}ull; ++{k}) {name}[{k}] = {fill}; }}",
-                        strip_outer_parens(&value_code)
-                    ));
+                let len = *len;
+                match len {
+                    Len::Known(n)
+                        if n <= 64 && matches!(kernel.expr(*value).kind, ExprKind::Lit(_)) =>
+                    {
+                        let items = vec![value_code; n as usize].join(", ");
+                        self.out.line(&format!("{ty} {name}[{n}] = {{{items}}};"));
+                    }
+                    _ => {
+                        let fill = fresh(&mut self.taken, &format!("{name}_fill"));
+                        let k = fresh(&mut self.taken, &format!("{name}_k"));
+                        let len = len.cuda();
+                        self.out.line(&format!("{ty} {name}[{len}];"));
+                        self.out.line(&format!(
+                            "{{ {ty} {fill} = {}; for (unsigned long long {k} = 0; {k} < {len}; ++{k}) {name}[{k}] = {fill}; }}",
+                            strip_outer_parens(&value_code)
+                        ));
+                    }
                 }
             }
             ExprKind::ArrayList { elems } => {
@@ -520,6 +562,22 @@ impl<'a> Emitter<'a> {
                 self.out.line(&format!(
                     "{{ const {vector} {v} = *reinterpret_cast<const {vector}*>(&{base_code}[{index_code}]); \
                      {name}[0] = {v}.x; {name}[1] = {v}.y; {name}[2] = {v}.z; {name}[3] = {v}.w; }}"
+                ));
+            }
+            ExprKind::Mma { input, acc, a, b } => {
+                let (c, a, b) = (self.expr(*acc), self.expr(*a), self.expr(*b));
+                let kind = if *input == Scalar::Bf16 {
+                    "bf16"
+                } else {
+                    "f16"
+                };
+                self.out.line(&format!("float {name}[4];"));
+                self.out.line(&format!(
+                    "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \
+                     {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, {{%8, %9}}, {{%10, %11, %12, %13}};\" \
+                     : \"=f\"({name}[0]), \"=f\"({name}[1]), \"=f\"({name}[2]), \"=f\"({name}[3]) \
+                     : \"r\"({a}[0]), \"r\"({a}[1]), \"r\"({a}[2]), \"r\"({a}[3]), \"r\"({b}[0]), \"r\"({b}[1]), \
+                     \"f\"({c}[0]), \"f\"({c}[1]), \"f\"({c}[2]), \"f\"({c}[3]));"
                 ));
             }
             _ => unreachable!("checked: arrays and shared memory come from constructors"),
@@ -747,7 +805,10 @@ impl<'a> Emitter<'a> {
                 let scalar = self.types.scalar(id);
                 let inner = self.expr(*operand);
                 match op {
-                    UnOp::Neg if scalar.is_signed_int() => {
+                    UnOp::Neg
+                        if scalar.is_signed_int()
+                            || (scalar.bound().is_some() && !scalar.is_float()) =>
+                    {
                         format!("{}({inner})", self.use_helper("rs_wrapping_neg"))
                     }
                     UnOp::Neg => format!("(-{inner})"),
@@ -765,13 +826,7 @@ impl<'a> Emitter<'a> {
                 let base = self.expr(*base);
                 format!("{base}[{checked}]")
             }
-            ExprKind::Len(base) => match (self.types.expr(*base), &kernel.expr(*base).kind) {
-                (Ty::Array { len, .. } | Ty::Shared { len: Some(len), .. }, _) => {
-                    format!("{len}ull")
-                }
-                (_, ExprKind::Local(local)) => self.len_name(*local).to_string(),
-                _ => unreachable!("checked: only slices, arrays and shared memory have a length"),
-            },
+            ExprKind::Len(base) => self.length_of(*base),
             ExprKind::Method {
                 receiver,
                 method,
@@ -786,7 +841,9 @@ impl<'a> Emitter<'a> {
                 }
                 let func = match method.cuda {
                     Cuda::Func(f32_name, f64_name) => {
-                        if scalar == Scalar::F64 {
+                        // CUDA overloads the double-named functions for float, which is what a
+                        // generic kernel needs.
+                        if scalar == Scalar::F64 || scalar.bound().is_some() {
                             f64_name
                         } else {
                             f32_name
@@ -800,6 +857,10 @@ impl<'a> Emitter<'a> {
                         }
                     }
                     Cuda::Helper(name) => self.use_helper(name),
+                    Cuda::HelperIn(function, block) => {
+                        self.use_helper(block);
+                        function
+                    }
                 };
                 format!("{func}({})", call_args.join(", "))
             }
@@ -810,7 +871,7 @@ impl<'a> Emitter<'a> {
                     match (self.types.expr(*arg), &kernel.expr(*arg).kind) {
                         (Ty::Shared { len: Some(len), .. }, ExprKind::Local(local)) => {
                             code_args.push(self.name(*local).to_string());
-                            code_args.push(format!("{len}ull"));
+                            code_args.push(len.cuda());
                         }
                         (Ty::Slice { .. } | Ty::Shared { .. }, ExprKind::Local(local)) => {
                             code_args.push(self.name(*local).to_string());
@@ -840,6 +901,11 @@ impl<'a> Emitter<'a> {
                 }
             }
             ExprKind::Const { ty, name } => constant(*ty, name),
+            ExprKind::GenericConst(name) => name.to_string(),
+            ExprKind::Convert { expr, to } => {
+                let inner = self.expr(*expr);
+                format!("{}({})", cuda_type(*to), strip_outer_parens(&inner))
+            }
             ExprKind::Intrinsic { name, args } => {
                 let intrinsic = intrinsics::lookup(name).expect("checked intrinsic");
                 if let Some(helper) = intrinsic.helper {
@@ -878,7 +944,8 @@ impl<'a> Emitter<'a> {
             | ExprKind::ArrayList { .. }
             | ExprKind::Philox { .. }
             | ExprKind::Load4 { .. }
-            | ExprKind::Match { .. } => {
+            | ExprKind::Match { .. }
+            | ExprKind::Mma { .. } => {
                 unreachable!("checked: constructors only initialise a `let`")
             }
             ExprKind::Select {
@@ -900,8 +967,12 @@ impl<'a> Emitter<'a> {
         let code = self.expr(index);
         let code = strip_outer_parens(&code).to_string();
         let len = self.length_of(base);
-        if let (Ty::Array { len: n, .. }, ExprKind::Lit(Lit::Int { value, .. })) =
-            (self.types.expr(base), &self.kernel.expr(index).kind)
+        if let (
+            Ty::Array {
+                len: Len::Known(n), ..
+            },
+            ExprKind::Lit(Lit::Int { value, .. }),
+        ) = (self.types.expr(base), &self.kernel.expr(index).kind)
         {
             if *value < n as u128 {
                 return code;
@@ -927,7 +998,7 @@ impl<'a> Emitter<'a> {
     /// The length of something indexable, as C++.
     fn length_of(&self, base: ExprId) -> String {
         match (self.types.expr(base), &self.kernel.expr(base).kind) {
-            (Ty::Array { len, .. } | Ty::Shared { len: Some(len), .. }, _) => format!("{len}ull"),
+            (Ty::Array { len, .. } | Ty::Shared { len: Some(len), .. }, _) => len.cuda(),
             (_, ExprKind::Local(local)) => self.len_name(*local).to_string(),
             _ => unreachable!("checked: only slices, arrays and shared memory have a length"),
         }
@@ -949,7 +1020,9 @@ impl<'a> Emitter<'a> {
                     strip_outer_parens(&r)
                 )
             }
-            BinOp::Add | BinOp::Sub | BinOp::Mul if scalar.is_signed_int() => {
+            BinOp::Add | BinOp::Sub | BinOp::Mul
+                if scalar.is_signed_int() || (scalar.bound().is_some() && !scalar.is_float()) =>
+            {
                 let helper = match op {
                     BinOp::Add => "rs_wrapping_add",
                     BinOp::Sub => "rs_wrapping_sub",
@@ -962,6 +1035,10 @@ impl<'a> Emitter<'a> {
                     strip_outer_parens(&r)
                 )
             }
+            BinOp::Rem if scalar.is_half() => {
+                let ty = cuda_type(scalar);
+                format!("{ty}(fmodf((float)({l}), (float)({r})))")
+            }
             BinOp::Rem if scalar.is_float() => {
                 let func = if scalar == Scalar::F64 {
                     "fmod"
@@ -973,6 +1050,13 @@ impl<'a> Emitter<'a> {
                     strip_outer_parens(&l),
                     strip_outer_parens(&r)
                 )
+            }
+            BinOp::Shl | BinOp::Shr if scalar.bound().is_some() => {
+                let amount = format!(
+                    "((unsigned int)({r}) & (unsigned int)(sizeof({}) * 8 - 1))",
+                    cuda_type(scalar)
+                );
+                format!("({l} {} {amount})", op.symbol())
             }
             BinOp::Shl | BinOp::Shr => {
                 // Rust masks the shift amount to the width (release semantics); C++ leaves an
@@ -998,6 +1082,9 @@ impl<'a> Emitter<'a> {
         if from == to {
             return inner;
         }
+        if from.bound().is_some() || to.bound().is_some() {
+            return format!("(({}){inner})", cuda_type(to));
+        }
         if from.is_float() && to.is_int() {
             // Rust's `as` saturates and maps NaN to 0; the conversion intrinsics saturate, and
             // the helper handles NaN (PTX turns it into 2^63 for 64-bit targets).
@@ -1014,6 +1101,15 @@ impl<'a> Emitter<'a> {
     }
 
     fn literal(&self, lit: &Lit, scalar: Scalar) -> String {
+        if let Scalar::Generic(generic) = scalar {
+            // The literal takes the instantiation's type.
+            let text = match lit {
+                Lit::Int { value, .. } => value.to_string(),
+                Lit::Float { digits, .. } => float_literal(digits, Scalar::F64),
+                Lit::Bool(b) => b.to_string(),
+            };
+            return format!("(({}){text})", generic.name);
+        }
         match lit {
             Lit::Bool(b) => b.to_string(),
             Lit::Int { value, .. } => match scalar {
@@ -1070,6 +1166,10 @@ fn constant(ty: Scalar, name: &str) -> String {
                 format!("__int_as_float(0x{:08x})", value.to_bits())
             }
         }
+        (Scalar::F16 | Scalar::Bf16, _) => {
+            let bits = half_constant_bits(ty, name);
+            format!("{}::from_bits(0x{bits:04x})", cuda_type(ty))
+        }
         (Scalar::F64, _) => {
             let value = f64_constant(name);
             if value.is_finite() {
@@ -1079,6 +1179,34 @@ fn constant(ty: Scalar, name: &str) -> String {
             }
         }
         _ => unreachable!("checked constant {ty:?}::{name}"),
+    }
+}
+
+/// The bits of the `half` crate's constants (`f16::ONE`, `bf16::EPSILON`, ...).
+fn half_constant_bits(ty: Scalar, name: &str) -> u16 {
+    let f16 = ty == Scalar::F16;
+    match name {
+        "ZERO" => 0,
+        "NEG_ZERO" => 0x8000,
+        "ONE" if f16 => 0x3C00,
+        "ONE" => 0x3F80,
+        "NEG_ONE" if f16 => 0xBC00,
+        "NEG_ONE" => 0xBF80,
+        "MAX" if f16 => 0x7BFF,
+        "MAX" => 0x7F7F,
+        "MIN" if f16 => 0xFBFF,
+        "MIN" => 0xFF7F,
+        "MIN_POSITIVE" if f16 => 0x0400,
+        "MIN_POSITIVE" => 0x0080,
+        "EPSILON" if f16 => 0x1400,
+        "EPSILON" => 0x3C00,
+        "INFINITY" if f16 => 0x7C00,
+        "INFINITY" => 0x7F80,
+        "NEG_INFINITY" if f16 => 0xFC00,
+        "NEG_INFINITY" => 0xFF80,
+        "NAN" if f16 => 0x7E00,
+        "NAN" => 0x7FC0,
+        _ => unreachable!("checked constant {name}"),
     }
 }
 

@@ -11,6 +11,47 @@ pub struct Helper {
 /// Every helper, in the order they are written into a source.
 pub const HELPERS: &[Helper] = &[
     Helper {
+        name: "rs_half",
+        needs: &[],
+        code: "\
+// half::f16 and half::bf16: 16-bit storage; arithmetic in f32, rounded back after each
+// operation, as the half crate does. Conversions are PTX cvt, so no CUDA headers are needed.
+struct rs_f16 {
+    unsigned short bits;
+    rs_f16() = default;
+    __device__ explicit rs_f16(float f) { asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); }
+    __device__ explicit rs_f16(double d) { asm(\"cvt.rn.f16.f64 %0, %1;\" : \"=h\"(bits) : \"d\"(d)); }
+    __device__ operator float() const { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(bits)); return f; }
+    static __device__ rs_f16 from_bits(unsigned short b) { rs_f16 h; h.bits = b; return h; }
+};
+struct rs_bf16 {
+    unsigned short bits;
+    rs_bf16() = default;
+    __device__ explicit rs_bf16(float f) { asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); }
+    // Through f32: a double rounding, which differs from a direct one only in rare ties.
+    __device__ explicit rs_bf16(double d) : rs_bf16((float)d) {}
+    __device__ operator float() const { return __uint_as_float((unsigned int)bits << 16); }
+    static __device__ rs_bf16 from_bits(unsigned short b) { rs_bf16 h; h.bits = b; return h; }
+};
+#define RS_HALF_OPS(H) \\
+    __device__ __forceinline__ H operator+(H a, H b) { return H((float)a + (float)b); } \\
+    __device__ __forceinline__ H operator-(H a, H b) { return H((float)a - (float)b); } \\
+    __device__ __forceinline__ H operator*(H a, H b) { return H((float)a * (float)b); } \\
+    __device__ __forceinline__ H operator/(H a, H b) { return H((float)a / (float)b); } \\
+    __device__ __forceinline__ H operator-(H a) { H r = a; r.bits ^= 0x8000; return r; } \\
+    __device__ __forceinline__ float rs_to_f32(H x) { return (float)x; } \\
+    __device__ __forceinline__ double rs_to_f64(H x) { return (double)(float)x; }
+RS_HALF_OPS(rs_f16)
+RS_HALF_OPS(rs_bf16)
+__device__ __forceinline__ bool rs_is_nan(rs_f16 x) { return (x.bits & 0x7fff) > 0x7c00; }
+__device__ __forceinline__ bool rs_is_infinite(rs_f16 x) { return (x.bits & 0x7fff) == 0x7c00; }
+__device__ __forceinline__ bool rs_is_finite(rs_f16 x) { return (x.bits & 0x7fff) < 0x7c00; }
+__device__ __forceinline__ bool rs_is_nan(rs_bf16 x) { return (x.bits & 0x7fff) > 0x7f80; }
+__device__ __forceinline__ bool rs_is_infinite(rs_bf16 x) { return (x.bits & 0x7fff) == 0x7f80; }
+__device__ __forceinline__ bool rs_is_finite(rs_bf16 x) { return (x.bits & 0x7fff) < 0x7f80; }
+",
+    },
+    Helper {
         name: "rs_checked",
         needs: &[],
         code: "\
@@ -247,6 +288,8 @@ __device__ __forceinline__ int rs_wrapping_add(int a, int b) { return (int)((uns
 __device__ __forceinline__ long long rs_wrapping_add(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
 __device__ __forceinline__ unsigned int rs_wrapping_add(unsigned int a, unsigned int b) { return a + b; }
 __device__ __forceinline__ unsigned long long rs_wrapping_add(unsigned long long a, unsigned long long b) { return a + b; }
+// Generic kernels instantiated for floats land here.
+template <typename T> __device__ __forceinline__ T rs_wrapping_add(T a, T b) { return a + b; }
 ",
     },
     Helper {
@@ -257,6 +300,7 @@ __device__ __forceinline__ int rs_wrapping_sub(int a, int b) { return (int)((uns
 __device__ __forceinline__ long long rs_wrapping_sub(long long a, long long b) { return (long long)((unsigned long long)a - (unsigned long long)b); }
 __device__ __forceinline__ unsigned int rs_wrapping_sub(unsigned int a, unsigned int b) { return a - b; }
 __device__ __forceinline__ unsigned long long rs_wrapping_sub(unsigned long long a, unsigned long long b) { return a - b; }
+template <typename T> __device__ __forceinline__ T rs_wrapping_sub(T a, T b) { return a - b; }
 ",
     },
     Helper {
@@ -267,6 +311,7 @@ __device__ __forceinline__ int rs_wrapping_mul(int a, int b) { return (int)((uns
 __device__ __forceinline__ long long rs_wrapping_mul(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
 __device__ __forceinline__ unsigned int rs_wrapping_mul(unsigned int a, unsigned int b) { return a * b; }
 __device__ __forceinline__ unsigned long long rs_wrapping_mul(unsigned long long a, unsigned long long b) { return a * b; }
+template <typename T> __device__ __forceinline__ T rs_wrapping_mul(T a, T b) { return a * b; }
 ",
     },
     Helper {
@@ -275,6 +320,7 @@ __device__ __forceinline__ unsigned long long rs_wrapping_mul(unsigned long long
         code: "\
 __device__ __forceinline__ int rs_wrapping_neg(int a) { return (int)(0u - (unsigned int)a); }
 __device__ __forceinline__ long long rs_wrapping_neg(long long a) { return (long long)(0ull - (unsigned long long)a); }
+template <typename T> __device__ __forceinline__ T rs_wrapping_neg(T a) { return (T)(0 - a); }
 ",
     },
     Helper {

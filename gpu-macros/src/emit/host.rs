@@ -39,19 +39,35 @@ pub fn emit_host(kernel: &Function, source: &str, rt: &TokenStream) -> TokenStre
         let arg = format_ident!("{}", local.name, span = param.span.start);
         match param.ty {
             Ty::Scalar(scalar) => {
-                let ty = scalar_tokens(scalar);
-                let variant = format_ident!("{}", scalar.runtime_variant());
-                kinds.push(quote!(#rt::ParamKind::Scalar(#rt::ScalarType::#variant)));
+                let ty = scalar_tokens(scalar, rt);
+                kinds.push(match scalar {
+                    Scalar::Generic(generic) => {
+                        let index = generic.index;
+                        quote!(#rt::ParamKind::GenericScalar { param: #index })
+                    }
+                    _ => {
+                        let variant = format_ident!("{}", scalar.runtime_variant());
+                        quote!(#rt::ParamKind::Scalar(#rt::ScalarType::#variant))
+                    }
+                });
                 sig.push(quote!(#arg: #ty));
                 args.push(quote!(#rt::KernelArg::scalar(#arg)));
             }
             Ty::Slice { elem, mutable } => {
-                let ty = scalar_tokens(elem);
-                let variant = format_ident!("{}", elem.runtime_variant());
-                kinds.push(quote!(#rt::ParamKind::Slice {
-                    elem: #rt::ScalarType::#variant,
-                    mutable: #mutable,
-                }));
+                let ty = scalar_tokens(elem, rt);
+                kinds.push(match elem {
+                    Scalar::Generic(generic) => {
+                        let index = generic.index;
+                        quote!(#rt::ParamKind::GenericSlice { param: #index, mutable: #mutable })
+                    }
+                    _ => {
+                        let variant = format_ident!("{}", elem.runtime_variant());
+                        quote!(#rt::ParamKind::Slice {
+                            elem: #rt::ScalarType::#variant,
+                            mutable: #mutable,
+                        })
+                    }
+                });
                 if mutable {
                     sig.push(quote!(#arg: &mut #rt::DeviceBuffer<#ty>));
                     args.push(quote!(#rt::KernelArg::slice_mut(#arg)));
@@ -67,42 +83,83 @@ pub fn emit_host(kernel: &Function, source: &str, rt: &TokenStream) -> TokenStre
     let signature_doc = format!(
         " Launches `{name_str}` on `{stream}` with `{config}`; returns once the launch is queued."
     );
+    // Checked by default where the user's crate has debug assertions.
+    let checked_default = quote!(cfg!(debug_assertions));
+    let (kernel_static, generics, launch_call) = if kernel.generics.is_empty() {
+        (
+            quote! {
+                #rt::Kernel::__generated_v2(
+                    NAME, ENTRY, SOURCE, &[#(#kinds),*], #file, #checked_default,
+                )
+            },
+            quote!(),
+            quote!(#stream.launch(&KERNEL, #config, &[#(#args),*])),
+        )
+    } else {
+        let mut template_params = Vec::new();
+        let mut template_args = Vec::new();
+        let mut rust_generics = Vec::new();
+        for generic in &kernel.generics {
+            match generic {
+                GenericParam::Type(g) => {
+                    let name = Ident::new(g.name, Span::call_site());
+                    let bound = Ident::new(g.bound.rust_name(), Span::call_site());
+                    template_params.push(quote!(#rt::TemplateParam::Type));
+                    template_args.push(quote!(#rt::TemplateArg::of::<#name>()));
+                    rust_generics.push(quote!(#name: #rt::#bound));
+                }
+                GenericParam::Const(n) => {
+                    let name = Ident::new(n, Span::call_site());
+                    template_params.push(quote!(#rt::TemplateParam::Const));
+                    template_args.push(quote!(#rt::TemplateArg::Const(#name as u64)));
+                    rust_generics.push(quote!(const #name: usize));
+                }
+            }
+        }
+        (
+            quote! {
+                #rt::Kernel::__generated_generic(
+                    NAME, SOURCE, &[#(#kinds),*], &[#(#template_params),*], #file, #checked_default,
+                )
+            },
+            quote!(<#(#rust_generics),*>),
+            quote!(#stream.launch_generic(&KERNEL, &[#(#template_args),*], #config, &[#(#args),*])),
+        )
+    };
     quote! {
         #(#docs)*
         #[allow(non_snake_case, dead_code)]
         #vis mod #name {
             /// The kernel's name as written in Rust.
             pub const NAME: &str = #name_str;
-            /// The `extern "C"` entry point in [`SOURCE`].
+            /// The entry point in [`SOURCE`]: an `extern "C"` function, or a template for a
+            /// generic kernel.
             pub const ENTRY: &str = #name_str;
             /// The CUDA C++ source generated for this kernel.
             pub const SOURCE: &str = #source;
             /// What the runtime compiles and launches.
-            pub static KERNEL: #rt::Kernel = #rt::Kernel::__generated_v2(
-                NAME,
-                ENTRY,
-                SOURCE,
-                &[#(#kinds),*],
-                #file,
-                // Checked by default where the user's crate has debug assertions.
-                cfg!(debug_assertions),
-            );
+            pub static KERNEL: #rt::Kernel = #kernel_static;
 
             #[doc = #signature_doc]
             // One Rust argument per kernel parameter: the count is the kernel's.
             #[allow(clippy::too_many_arguments)]
-            pub fn launch(
+            pub fn launch #generics(
                 #stream: &#rt::Stream,
                 #config: #rt::LaunchConfig,
                 #(#sig),*
             ) -> #rt::Result<()> {
-                #stream.launch(&KERNEL, #config, &[#(#args),*])
+                #launch_call
             }
         }
     }
 }
 
-fn scalar_tokens(scalar: Scalar) -> TokenStream {
+fn scalar_tokens(scalar: Scalar, rt: &TokenStream) -> TokenStream {
     let ident = Ident::new(scalar.rust_name(), Span::call_site());
-    quote!(#ident)
+    if scalar.is_half() {
+        // Not Rust's own (unstable) `f16`: the `half` crate's, as kernels use it.
+        quote!(#rt::half::#ident)
+    } else {
+        quote!(#ident)
+    }
 }
