@@ -2,7 +2,7 @@
 //! by path, through a renamed import, and from each other.
 
 use gpu::prelude::*;
-use gpu::runtime::test_gpu;
+use gpu::runtime::test_device;
 
 mod activations {
     use gpu::prelude::*;
@@ -69,7 +69,7 @@ fn device_functions_from_several_modules() {
         "{}",
         apply::SOURCE
     );
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 10_001;
     let host: Vec<f32> = (0..n).map(|i| (i as f32 - 5000.0) * 0.001).collect();

@@ -162,7 +162,7 @@ fn number_and_integer_kernels() {
     let got = y.to_host(&stream).unwrap();
     for i in 0..n {
         let v = xu[i];
-        assert_eq!(got[i], (v << 3) ^ (v >> 1) ^ v.max(7) / 3, "u64 {i}");
+        assert_eq!(got[i], (v << 3) ^ (v >> 1) ^ (v.max(7) / 3), "u64 {i}");
     }
 }
 

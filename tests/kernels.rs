@@ -2,7 +2,7 @@
 //! on the CPU. Without a device each test prints `skipped: no CUDA device` and returns.
 
 use gpu::prelude::*;
-use gpu::runtime::{compile_to_ptx, test_gpu, test_nvrtc, Kernel};
+use gpu::runtime::{compile_to_ptx, test_device, test_nvrtc, Kernel};
 
 /// A deterministic pseudo-random sequence (xorshift), so failures reproduce.
 fn random_f32(n: usize, seed: u64) -> Vec<f32> {
@@ -34,7 +34,7 @@ fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
 
 #[test]
 fn saxpy_matches_cpu_at_odd_sizes() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     for n in [1usize, 17, 255, 256, 257, 100_003] {
         let x_host = random_f32(n, 1);
@@ -63,7 +63,7 @@ fn grid_stride_scale(a: f64, x: &mut [f64]) {
 
 #[test]
 fn grid_stride_loop_covers_every_element_with_a_small_grid() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 1_000_001;
     let host: Vec<f64> = random_f32(n, 3).into_iter().map(f64::from).collect();
@@ -105,7 +105,7 @@ fn row_stats(m: &[f32], cols: usize, sums: &mut [f32], maxima: &mut [f32], first
 
 #[test]
 fn loops_shadowing_and_early_return() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let (rows, cols) = (1000, 37);
     let m_host = random_f32(rows * cols, 4);
@@ -162,7 +162,7 @@ fn integer_semantics(a: &[i32], b: &[i32], out: &mut [i32], shifts: &mut [u32], 
 
 #[test]
 fn integer_arithmetic_wraps_like_rust() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 4096;
     let mut a_host = random_i32(n, 5);
@@ -218,7 +218,7 @@ fn casts(x: &[f32], to_i32: &mut [i32], to_u32: &mut [u32], to_u64: &mut [u64], 
 
 #[test]
 fn float_to_int_casts_saturate_like_rust() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let mut host = random_f32(1000, 7)
         .into_iter()
@@ -296,7 +296,7 @@ fn math_cpu(v: f32) -> (f32, u32) {
 
 #[test]
 fn math_methods_match_std_within_float_tolerance() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let mut host: Vec<f32> = random_f32(10_000, 8).into_iter().map(|v| v * 4.0).collect();
     host.extend([0.0, -0.0, 0.5, -0.5, 1.5, f32::NAN]);
@@ -360,7 +360,7 @@ fn every_scalar_type(
 
 #[test]
 fn every_scalar_parameter_type_reaches_the_kernel() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let mut out = DeviceBuffer::zeroed(&stream, 10).unwrap();
     let config = LaunchConfig::for_len(10, 32);
@@ -412,7 +412,7 @@ fn transpose(width: u32, height: u32, input: &[f32], output: &mut [f32]) {
 
 #[test]
 fn two_dimensional_indices() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let (w, h) = (333u32, 129u32);
     let host = random_f32((w * h) as usize, 9);
@@ -443,7 +443,7 @@ fn two_dimensional_indices() {
 
 #[test]
 fn invalid_launch_configuration_is_an_error_not_a_cuda_code() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let x = DeviceBuffer::from_host(&stream, &[1.0f32; 4]).unwrap();
     let mut y = DeviceBuffer::zeroed(&stream, 4).unwrap();
@@ -455,7 +455,7 @@ fn invalid_launch_configuration_is_an_error_not_a_cuda_code() {
 
 #[test]
 fn library_map_kernels() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 3_000_017;
     let x_host = random_f32(n, 10);

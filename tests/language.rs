@@ -3,7 +3,7 @@
 //! constructs of the language, each compared with the CPU.
 
 use gpu::prelude::*;
-use gpu::runtime::test_gpu;
+use gpu::runtime::test_device;
 
 fn random_f32(n: usize, seed: u64) -> Vec<f32> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -51,7 +51,7 @@ fn matmul_tiled(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32
 
 #[test]
 fn tiled_matrix_multiply_in_shared_memory() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     for (m, n, k) in [(1, 1, 1), (17, 33, 65), (128, 96, 200)] {
         let a_host = random_f32(m * k, 1);
@@ -114,7 +114,7 @@ fn sum_reduce(x: &[f32], total: &mut [f32]) {
 
 #[test]
 fn warp_shuffle_reduction() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     for n in [1usize, 31, 1000, 1 << 20] {
         let host = random_f32(n, 3);
@@ -152,7 +152,7 @@ fn histogram(values: &[u32], bins: &mut [u32]) {
 
 #[test]
 fn histogram_with_shared_and_global_atomics() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 1_000_003;
     let host: Vec<u32> = random_f32(n, 4)
@@ -210,11 +210,14 @@ fn monte_carlo_pi(seed: u32, per_thread: u32, hits: &mut [u64]) {
 
 #[test]
 fn monte_carlo_pi_with_philox() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
-    // 2^28 samples: 2^20 threads, 128 draws of 2 points each.
-    let threads = 1usize << 20;
-    let per_thread = 128u32;
+    // On the GPU 2^28 samples (2^20 threads, 128 draws of 2 points each), error < 1e-3; the CPU
+    // backend runs 2^22, whose standard error is about 8e-4.
+    let on_gpu = gpu.backend() == gpu::runtime::Backend::Cuda;
+    let threads = if on_gpu { 1usize << 20 } else { 1 << 16 };
+    let per_thread = if on_gpu { 128u32 } else { 32 };
+    let tolerance = if on_gpu { 1e-3 } else { 4e-3 };
     let mut hits = DeviceBuffer::zeroed(&stream, 1).unwrap();
     monte_carlo_pi::launch(
         &stream,
@@ -226,7 +229,10 @@ fn monte_carlo_pi_with_philox() {
     .unwrap();
     let samples = threads as f64 * per_thread as f64 * 2.0;
     let pi = 4.0 * hits.to_host(&stream).unwrap()[0] as f64 / samples;
-    assert!((pi - std::f64::consts::PI).abs() < 1e-3, "pi estimate {pi}");
+    assert!(
+        (pi - std::f64::consts::PI).abs() < tolerance,
+        "pi estimate {pi} from {samples} samples"
+    );
 }
 
 /// Dynamic shared memory sized at launch, a block-wide tree reduction with barriers.
@@ -252,7 +258,7 @@ fn block_max(x: &[i32], out: &mut [i32]) {
 
 #[test]
 fn dynamic_shared_memory_tree_reduction() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 100_000;
     let host: Vec<i32> = random_f32(n, 5).iter().map(|v| (v * 1e9) as i32).collect();
@@ -296,7 +302,7 @@ fn atomics(ints: &mut [i64], floats: &mut [f32], bits: &mut [u32], olds: &mut [u
 
 #[test]
 fn atomics_on_every_type() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 1000usize;
     let mut ints = DeviceBuffer::from_host(&stream, &[0i64, 0, i64::MAX, i64::MIN]).unwrap();
@@ -369,7 +375,7 @@ fn warp_votes(x: &[i32], ballots: &mut [u32], flags: &mut [u32], rotated: &mut [
 
 #[test]
 fn warp_votes_and_shuffles() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let warps = 8;
     let mut host: Vec<i32> = random_f32(32 * warps, 6)
@@ -438,7 +444,7 @@ fn vector_copy_scaled(x: &[f32], y: &mut [f32]) {
 
 #[test]
 fn vector_loads_local_arrays_and_consts() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 4 * 1000 + 3;
     let host = random_f32(n, 7);
@@ -533,7 +539,7 @@ fn control_flow_cpu(v: i32) -> (i32, f32) {
 
 #[test]
 fn labelled_loops_match_and_fast_math() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 5000;
     let host: Vec<i32> = (0..n as i32).map(|i| i * 37 - 90_000).collect();
@@ -588,7 +594,7 @@ fn half_precision(
 
 #[test]
 fn half_precision_matches_the_half_crate() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 4096;
     let af: Vec<f32> = random_f32(n, 11).iter().map(|v| v * 300.0).collect();
@@ -700,7 +706,7 @@ fn mma_bf16(a: &[bf16], b: &[bf16], c: &[f32], d: &mut [f32]) {
 
 #[test]
 fn tensor_core_mma_matches_the_cpu() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let af = random_f32(16 * 16, 21);
     let bf = random_f32(16 * 8, 22);
@@ -800,7 +806,7 @@ fn divide(a: &[i32], b: &[i32], out: &mut [i32]) {
 /// naming the kernel and the line, from the next synchronizing call.
 #[test]
 fn checked_mode_reports_the_user_line() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let indices = DeviceBuffer::from_host(&stream, &[0u32, 1, 7, 2]).unwrap();
     let x = DeviceBuffer::from_host(&stream, &[1.0f32, 2.0, 3.0]).unwrap();
@@ -837,7 +843,10 @@ fn checked_mode_reports_the_user_line() {
         error.contains("divide by zero") || error.contains("overflow"),
         "{error}"
     );
-    // Unchecked, MIN / -1 wraps as in release Rust.
+    // Unchecked, MIN / -1 wraps as in release Rust (the CPU backend always checks).
+    if gpu.backend() != gpu::runtime::Backend::Cuda {
+        return;
+    }
     let b = DeviceBuffer::from_host(&stream, &[2i32, -1, 3, 1]).unwrap();
     divide::launch(&stream, config.checked(false), &a, &b, &mut q).unwrap();
     assert_eq!(q.to_host(&stream).unwrap(), vec![5, i32::MIN, 3, 8]);

@@ -64,7 +64,20 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
     }
     let types = types.expect("no errors means types");
     let source = emit::cuda::emit_program(&program, &types);
-    emit::host::emit_host(program.root(), &source, &paths::runtime())
+    let rt = paths::runtime();
+    let twin = if emit::cpu::supported(&program) {
+        let twin = emit::cpu::emit_twin(&program, &types, &rt.to_string());
+        match twin.source.parse::<TokenStream>() {
+            Ok(tokens) => Some((tokens, twin.needs_sync)),
+            Err(error) => {
+                let message = format!("internal error: the CPU twin does not parse ({error})");
+                return quote!(compile_error!(#message););
+            }
+        }
+    } else {
+        None
+    };
+    emit::host::emit_host(program.root(), &source, twin, &rt)
 }
 
 /// The first function called but not yet gathered, with the path of the call.

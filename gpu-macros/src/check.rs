@@ -348,6 +348,10 @@ impl Checker<'_> {
 
     fn mismatch_hint(&mut self, expected: T, found: T) -> String {
         match (expected, found) {
+            (T::Ty(Ty::Scalar(e)), T::Var(_)) if e.is_half() => format!(
+                "; `{0}` has no literals (it is not a primitive type): write `{0}::from_f32(2.0)` or `{0}::ONE`",
+                e.rust_name()
+            ),
             (T::Ty(Ty::Scalar(e)), T::Var(v)) if e.is_float() => {
                 if self.vars[v as usize].kind == VarKind::Int {
                     format!(

@@ -25,7 +25,7 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         generics: Vec::new(),
     };
     check_signature(cx, &item.sig, kind);
-    parser.generics = parser.generic_params(&item.sig.generics, kind);
+    parser.generics = parser.generic_params(&item.sig.generics);
     let params = item
         .sig
         .inputs
@@ -163,10 +163,8 @@ impl Parser<'_> {
 
     /// `<T: Float, const N: usize>`: type parameters bounded by `Float`, `Integer` or `Number`,
     /// and `usize` const parameters.
-    fn generic_params(&mut self, generics: &syn::Generics, kind: FnKind) -> Vec<GenericParam> {
-        if kind == FnKind::Device {
-            return Vec::new();
-        }
+    /// (A device function's are recorded too, so its rejection is the only message.)
+    fn generic_params(&mut self, generics: &syn::Generics) -> Vec<GenericParam> {
         let mut params = Vec::new();
         for (index, param) in generics.params.iter().enumerate() {
             // The names live as long as the compilation: they become `&'static str` in the IR.

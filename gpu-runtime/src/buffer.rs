@@ -4,20 +4,29 @@ use std::fmt;
 
 use cudarc::driver::{CudaSlice, LaunchArgs, PushKernelArg};
 
+use crate::backend::Backend;
+use crate::cpu::HostBuffer;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::pinned::PinnedBuffer;
 use crate::scalar::{Scalar, ScalarType};
 use crate::stream::Stream;
 
-/// A typed array in device memory, freed on drop.
+/// A typed array in device memory (host memory on the CPU backend), freed on drop.
 pub struct DeviceBuffer<T: Scalar> {
-    // Holds max(len, 1) elements: the driver rejects zero-byte allocations, and an empty buffer
-    // still needs a valid pointer to pass to kernels.
-    slice: CudaSlice<T>,
+    storage: Storage<T>,
     len: usize,
     bytes: usize,
     gpu: Gpu,
+}
+
+/// Where a buffer's elements live.
+enum Storage<T> {
+    // Holds max(len, 1) elements: the driver rejects zero-byte allocations, and an empty buffer
+    // still needs a valid pointer to pass to kernels.
+    Cuda(CudaSlice<T>),
+    /// The CPU backend's memory: `len` elements, 64-byte aligned.
+    Host(HostBuffer<T>),
 }
 
 /// Bytes for `len` elements of `T`, or an error instead of an overflow.
@@ -42,16 +51,33 @@ pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Re
     }
 }
 
+/// The error for a buffer whose memory is not of its stream's backend; `check_stream` rules
+/// it out, so this only guards against a broken invariant without panicking.
+fn backend_mismatch<T: Scalar>(stream: &Stream) -> Error {
+    let backend = stream.gpu().backend();
+    Error::WrongBackend {
+        what: format!("a DeviceBuffer<{}>", T::TYPE),
+        expected: backend,
+        found: match backend {
+            Backend::Cuda => Backend::Cpu,
+            Backend::Cpu => Backend::Cuda,
+        },
+    }
+}
+
 impl<T: Scalar> DeviceBuffer<T> {
     /// Allocates `len` zeroed elements on the stream's device.
     pub fn zeroed(stream: &Stream, len: usize) -> Result<Self> {
         let alloc_len = len.max(1);
         let bytes = checked_bytes::<T>(alloc_len)?;
-        let slice = stream
-            .inner
-            .alloc_zeros::<T>(alloc_len)
-            .map_err(|source| Error::Alloc { bytes, source })?;
-        Ok(Self::wrap(stream.gpu(), slice, len, bytes))
+        let storage = match stream.cuda_stream() {
+            Some(cuda) => Storage::Cuda(
+                cuda.alloc_zeros::<T>(alloc_len)
+                    .map_err(|source| Error::Alloc { bytes, source })?,
+            ),
+            None => Storage::Host(HostBuffer::zeroed(len)?),
+        };
+        Ok(Self::wrap(stream.gpu(), storage, len, bytes))
     }
 
     /// Allocates a buffer holding a copy of `data`.
@@ -60,17 +86,20 @@ impl<T: Scalar> DeviceBuffer<T> {
             return Self::zeroed(stream, 0);
         }
         let bytes = checked_bytes::<T>(data.len())?;
-        let slice = stream
-            .inner
-            .clone_htod(data)
-            .map_err(|source| Error::Alloc { bytes, source })?;
-        Ok(Self::wrap(stream.gpu(), slice, data.len(), bytes))
+        let storage = match stream.cuda_stream() {
+            Some(cuda) => Storage::Cuda(
+                cuda.clone_htod(data)
+                    .map_err(|source| Error::Alloc { bytes, source })?,
+            ),
+            None => Storage::Host(HostBuffer::from_slice(data)?),
+        };
+        Ok(Self::wrap(stream.gpu(), storage, data.len(), bytes))
     }
 
-    fn wrap(gpu: &Gpu, slice: CudaSlice<T>, len: usize, bytes: usize) -> Self {
+    fn wrap(gpu: &Gpu, storage: Storage<T>, len: usize, bytes: usize) -> Self {
         gpu.inner.memory.add(bytes);
         DeviceBuffer {
-            slice,
+            storage,
             len,
             bytes,
             gpu: gpu.clone(),
@@ -83,10 +112,13 @@ impl<T: Scalar> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(Vec::new());
         }
-        let out = stream
-            .inner
-            .clone_dtoh(&self.slice)
-            .map_err(Error::driver("copying device to host"))?;
+        let out = match (&self.storage, stream.cuda_stream()) {
+            (Storage::Cuda(slice), Some(cuda)) => cuda
+                .clone_dtoh(slice)
+                .map_err(Error::driver("copying device to host"))?,
+            (Storage::Host(memory), None) => memory.as_slice().to_vec(),
+            _ => return Err(backend_mismatch::<T>(stream)),
+        };
         stream.synchronize()?;
         Ok(out)
     }
@@ -98,11 +130,18 @@ impl<T: Scalar> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        // A pageable source is staged by the driver before this returns, so `data` may be reused.
-        stream
-            .inner
-            .memcpy_htod(data, &mut self.slice)
-            .map_err(Error::driver("copying host to device"))
+        match (&mut self.storage, stream.cuda_stream()) {
+            // A pageable source is staged by the driver before this returns, so `data` may be
+            // reused.
+            (Storage::Cuda(slice), Some(cuda)) => cuda
+                .memcpy_htod(data, slice)
+                .map_err(Error::driver("copying host to device")),
+            (Storage::Host(memory), None) => {
+                memory.as_mut_slice().copy_from_slice(data);
+                Ok(())
+            }
+            _ => Err(backend_mismatch::<T>(stream)),
+        }
     }
 
     /// Copies the buffer into `out`, which must have the same length; waits for the copy.
@@ -112,10 +151,13 @@ impl<T: Scalar> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        stream
-            .inner
-            .memcpy_dtoh(&self.slice, out)
-            .map_err(Error::driver("copying device to host"))?;
+        match (&self.storage, stream.cuda_stream()) {
+            (Storage::Cuda(slice), Some(cuda)) => cuda
+                .memcpy_dtoh(slice, out)
+                .map_err(Error::driver("copying device to host"))?,
+            (Storage::Host(memory), None) => out.copy_from_slice(memory.as_slice()),
+            _ => return Err(backend_mismatch::<T>(stream)),
+        }
         // The caller reads `out` as soon as we return.
         stream.synchronize()
     }
@@ -128,42 +170,72 @@ impl<T: Scalar> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        stream
-            .inner
-            .memcpy_dtod(&src.slice, &mut self.slice)
-            .map_err(Error::driver("copying device to device"))
+        match (&mut self.storage, &src.storage, stream.cuda_stream()) {
+            (Storage::Cuda(dst), Storage::Cuda(src), Some(cuda)) => cuda
+                .memcpy_dtod(src, dst)
+                .map_err(Error::driver("copying device to device")),
+            (Storage::Host(dst), Storage::Host(src), None) => {
+                dst.as_mut_slice().copy_from_slice(src.as_slice());
+                Ok(())
+            }
+            _ => Err(Error::WrongBackend {
+                what: format!("the source DeviceBuffer<{}>", T::TYPE),
+                expected: stream.gpu().backend(),
+                found: src.gpu.backend(),
+            }),
+        }
     }
 
     /// Queues a copy from page-locked host memory; the pinned buffer's host views wait for it.
     pub fn copy_from_pinned(&mut self, stream: &Stream, src: &PinnedBuffer<T>) -> Result<()> {
         self.check_stream(stream)?;
-        stream.check_device(|| "the pinned buffer".to_string(), src.gpu().ordinal())?;
+        stream.check_device(|| "the pinned buffer".to_string(), src.gpu())?;
         check_len("copy_from_pinned", self.len, src.len())?;
         if self.len == 0 {
             return Ok(());
         }
-        src.before_copy(stream)?;
-        stream
-            .inner
-            .memcpy_htod(src.raw(), &mut self.slice)
-            .map_err(Error::driver("copying pinned host memory to device"))?;
-        src.after_copy(stream)
+        match (&mut self.storage, stream.cuda_stream()) {
+            (Storage::Cuda(slice), Some(cuda)) => {
+                let Some(raw) = src.raw() else {
+                    return Err(backend_mismatch::<T>(stream));
+                };
+                src.before_copy(stream)?;
+                cuda.memcpy_htod(raw, slice)
+                    .map_err(Error::driver("copying pinned host memory to device"))?;
+                src.after_copy(stream)
+            }
+            (Storage::Host(memory), None) => {
+                memory.as_mut_slice().copy_from_slice(src.as_slice()?);
+                Ok(())
+            }
+            _ => Err(backend_mismatch::<T>(stream)),
+        }
     }
 
     /// Queues a copy into page-locked host memory; its host views wait for the copy.
     pub fn copy_to_pinned(&self, stream: &Stream, dst: &mut PinnedBuffer<T>) -> Result<()> {
         self.check_stream(stream)?;
-        stream.check_device(|| "the pinned buffer".to_string(), dst.gpu().ordinal())?;
+        stream.check_device(|| "the pinned buffer".to_string(), dst.gpu())?;
         check_len("copy_to_pinned", self.len, dst.len())?;
         if self.len == 0 {
             return Ok(());
         }
-        dst.before_copy(stream)?;
-        stream
-            .inner
-            .memcpy_dtoh(&self.slice, dst.raw_mut())
-            .map_err(Error::driver("copying device to pinned host memory"))?;
-        dst.after_copy(stream)
+        match (&self.storage, stream.cuda_stream()) {
+            (Storage::Cuda(slice), Some(cuda)) => {
+                dst.before_copy(stream)?;
+                let Some(raw) = dst.raw_mut() else {
+                    return Err(backend_mismatch::<T>(stream));
+                };
+                cuda.memcpy_dtoh(slice, raw)
+                    .map_err(Error::driver("copying device to pinned host memory"))?;
+                dst.after_copy(stream)
+            }
+            (Storage::Host(memory), None) => {
+                dst.as_mut_slice()?.copy_from_slice(memory.as_slice());
+                Ok(())
+            }
+            _ => Err(backend_mismatch::<T>(stream)),
+        }
     }
 
     /// Number of elements.
@@ -182,30 +254,35 @@ impl<T: Scalar> DeviceBuffer<T> {
     }
 
     fn check_stream(&self, stream: &Stream) -> Result<()> {
-        stream.check_device(
-            || format!("a DeviceBuffer<{}>", T::TYPE),
-            self.gpu.ordinal(),
-        )
+        stream.check_device(|| format!("a DeviceBuffer<{}>", T::TYPE), &self.gpu)
     }
 }
 
 impl<T: Scalar> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        // The CudaSlice frees itself (stream-ordered, after pending uses); only the counters
-        // are ours.
+        // The CudaSlice frees itself (stream-ordered, after pending uses), as does host
+        // memory; only the counters are ours.
         self.gpu.inner.memory.sub(self.bytes);
     }
 }
 
 impl<T: Scalar> fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "DeviceBuffer<{}>(len {} on GPU {})",
-            T::TYPE,
-            self.len,
-            self.gpu.ordinal()
-        )
+        match self.gpu.backend() {
+            Backend::Cuda => write!(
+                f,
+                "DeviceBuffer<{}>(len {} on GPU {})",
+                T::TYPE,
+                self.len,
+                self.gpu.ordinal()
+            ),
+            Backend::Cpu => write!(
+                f,
+                "DeviceBuffer<{}>(len {} on the CPU backend)",
+                T::TYPE,
+                self.len
+            ),
+        }
     }
 }
 
@@ -216,11 +293,15 @@ pub(crate) trait LaunchSlice {
     /// Elements, as the kernel's length parameter.
     fn len(&self) -> usize;
     /// The device it lives on.
-    fn ordinal(&self) -> usize;
-    /// Pushes the pointer as read-only, so cudarc records a read.
-    fn push_ptr<'s>(&'s self, builder: &mut LaunchArgs<'s>);
-    /// Pushes the pointer as written, so cudarc orders later readers after this launch.
-    fn push_ptr_mut<'s>(&'s mut self, builder: &mut LaunchArgs<'s>);
+    fn gpu(&self) -> &Gpu;
+    /// Pushes the pointer as read-only, so cudarc records a read; false (and nothing pushed)
+    /// for host memory.
+    fn push_ptr<'s>(&'s self, builder: &mut LaunchArgs<'s>) -> bool;
+    /// Pushes the pointer as written, so cudarc orders later readers after this launch; false
+    /// (and nothing pushed) for host memory.
+    fn push_ptr_mut<'s>(&'s mut self, builder: &mut LaunchArgs<'s>) -> bool;
+    /// The first element's address in host memory (CPU backend), `None` for device memory.
+    fn host_ptr(&self) -> Option<*mut u8>;
 }
 
 impl<T: Scalar> LaunchSlice for DeviceBuffer<T> {
@@ -232,16 +313,35 @@ impl<T: Scalar> LaunchSlice for DeviceBuffer<T> {
         self.len
     }
 
-    fn ordinal(&self) -> usize {
-        self.gpu.ordinal()
+    fn gpu(&self) -> &Gpu {
+        &self.gpu
     }
 
-    fn push_ptr<'s>(&'s self, builder: &mut LaunchArgs<'s>) {
-        builder.arg(&self.slice);
+    fn push_ptr<'s>(&'s self, builder: &mut LaunchArgs<'s>) -> bool {
+        match &self.storage {
+            Storage::Cuda(slice) => {
+                builder.arg(slice);
+                true
+            }
+            Storage::Host(_) => false,
+        }
     }
 
-    fn push_ptr_mut<'s>(&'s mut self, builder: &mut LaunchArgs<'s>) {
-        builder.arg(&mut self.slice);
+    fn push_ptr_mut<'s>(&'s mut self, builder: &mut LaunchArgs<'s>) -> bool {
+        match &mut self.storage {
+            Storage::Cuda(slice) => {
+                builder.arg(slice);
+                true
+            }
+            Storage::Host(_) => false,
+        }
+    }
+
+    fn host_ptr(&self) -> Option<*mut u8> {
+        match &self.storage {
+            Storage::Cuda(_) => None,
+            Storage::Host(memory) => Some(memory.as_ptr()),
+        }
     }
 }
 

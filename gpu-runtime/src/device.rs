@@ -8,28 +8,45 @@ use cudarc::driver::result as driver;
 use cudarc::driver::sys::{CUdevice_attribute, CUresult};
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
 
+use crate::backend::Backend;
 use crate::cache::CacheConfig;
 use crate::checked::{ErrorSlot, PendingChecks};
+use crate::cpu::CpuDevice;
 use crate::error::{Error, Result};
 use crate::launch::DeviceLimits;
 use crate::loader::{guarded, Library};
 use crate::modules::ModuleCache;
 use crate::stream::Stream;
 
-/// A CUDA device. Cheap to clone; every handle to one ordinal shares one context, one module
-/// cache and one set of memory statistics.
+/// A device that runs kernels: a CUDA GPU, or the CPU backend ([`Gpu::cpu`]). Cheap to clone;
+/// every handle to one device shares one context, one module cache and one set of memory
+/// statistics.
 #[derive(Clone)]
 pub struct Gpu {
     pub(crate) inner: Arc<GpuInner>,
 }
 
+/// Any device: a CUDA GPU or the CPU backend.
+pub type Device = Gpu;
+
 pub(crate) struct GpuInner {
-    pub(crate) ctx: Arc<CudaContext>,
     pub(crate) info: DeviceInfo,
-    pub(crate) default_stream: Arc<CudaStream>,
     pub(crate) memory: MemoryCounters,
-    pub(crate) modules: ModuleCache,
     pub(crate) cache_config: RwLock<CacheConfig>,
+    pub(crate) backend: BackendInner,
+}
+
+/// What only one backend has.
+pub(crate) enum BackendInner {
+    Cuda(CudaDevice),
+    Cpu(CpuDevice),
+}
+
+/// A CUDA device's context, default stream, loaded modules and checked-mode state.
+pub(crate) struct CudaDevice {
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) default_stream: Arc<CudaStream>,
+    pub(crate) modules: ModuleCache,
     /// The checked-mode error slot, allocated by the first checked module loaded.
     pub(crate) error_slot: OnceLock<ErrorSlot>,
     /// Checked launches on the default stream (shared by every handle to it).
@@ -39,7 +56,7 @@ pub(crate) struct GpuInner {
 }
 
 impl Gpu {
-    /// Opens device `ordinal` (its primary context), or returns the already-open handle.
+    /// Opens CUDA device `ordinal` (its primary context), or returns the already-open handle.
     pub fn new(ordinal: usize) -> Result<Gpu> {
         // One Gpu per ordinal per process: cudarc tracks cross-stream ordering per CudaContext
         // object, so two objects for one device could each think they are single-stream.
@@ -54,6 +71,21 @@ impl Gpu {
         }
         open[ordinal] = Some(gpu.clone());
         Ok(gpu)
+    }
+
+    /// The CPU backend: runs each kernel's CPU twin on the host's cores, with CUDA semantics.
+    /// Always available; every call returns the same device.
+    pub fn cpu() -> Gpu {
+        static CPU: OnceLock<Gpu> = OnceLock::new();
+        CPU.get_or_init(|| Gpu {
+            inner: Arc::new(GpuInner {
+                info: crate::cpu::device_info(),
+                memory: MemoryCounters::default(),
+                cache_config: RwLock::new(CacheConfig::from_env()),
+                backend: BackendInner::Cpu(CpuDevice::new()),
+            }),
+        })
+        .clone()
     }
 
     /// Number of CUDA devices; `Err(NoDriver)` without a driver, `Ok(0)` with a driver but no GPU.
@@ -74,40 +106,50 @@ impl Gpu {
         let default_stream = ctx.default_stream();
         Ok(Gpu {
             inner: Arc::new(GpuInner {
-                ctx,
                 info,
-                default_stream,
                 memory: MemoryCounters::default(),
-                modules: ModuleCache::default(),
                 cache_config: RwLock::new(CacheConfig::from_env()),
-                error_slot: OnceLock::new(),
-                default_checks: Arc::default(),
-                device_checks: PendingChecks::default(),
+                backend: BackendInner::Cuda(CudaDevice {
+                    ctx,
+                    default_stream,
+                    modules: ModuleCache::default(),
+                    error_slot: OnceLock::new(),
+                    default_checks: Arc::default(),
+                    device_checks: PendingChecks::default(),
+                }),
             }),
         })
     }
 
-    /// The device ordinal.
+    /// Which backend runs this device's kernels.
+    pub fn backend(&self) -> Backend {
+        match self.inner.backend {
+            BackendInner::Cuda(_) => Backend::Cuda,
+            BackendInner::Cpu(_) => Backend::Cpu,
+        }
+    }
+
+    /// The device ordinal (0 for the CPU backend).
     pub fn ordinal(&self) -> usize {
         self.inner.info.ordinal
     }
 
-    /// The device name, e.g. "NVIDIA H100 80GB HBM3".
+    /// The device name, e.g. "NVIDIA H100 80GB HBM3" or "CPU backend (16 threads)".
     pub fn name(&self) -> &str {
         &self.inner.info.name
     }
 
-    /// Compute capability as (major, minor).
+    /// Compute capability as (major, minor); (0, 0) on the CPU backend, which compiles nothing.
     pub fn compute_capability(&self) -> (u32, u32) {
         self.inner.info.compute_capability
     }
 
-    /// Number of streaming multiprocessors.
+    /// Number of streaming multiprocessors (worker threads on the CPU backend).
     pub fn sm_count(&self) -> u32 {
         self.inner.info.sm_count
     }
 
-    /// Total device memory in bytes.
+    /// Total device memory in bytes (the host's memory on the CPU backend, 0 if unknown).
     pub fn total_memory(&self) -> usize {
         self.inner.info.total_memory
     }
@@ -117,28 +159,36 @@ impl Gpu {
         self.inner.info.clone()
     }
 
-    /// The limits launches are validated against.
+    /// The limits launches are validated against (an H100's on the CPU backend, so a launch
+    /// that runs there also runs on current GPUs).
     pub fn limits(&self) -> DeviceLimits {
         self.inner.info.limits()
     }
 
     /// The device's default (legacy NULL) stream.
     pub fn default_stream(&self) -> Stream {
-        Stream::from_parts(
-            self.clone(),
-            self.inner.default_stream.clone(),
-            self.inner.default_checks.clone(),
-        )
+        match &self.inner.backend {
+            BackendInner::Cuda(cuda) => Stream::from_cuda(
+                self.clone(),
+                cuda.default_stream.clone(),
+                cuda.default_checks.clone(),
+            ),
+            BackendInner::Cpu(cpu) => Stream::from_cpu(self.clone(), cpu.default_stream.clone()),
+        }
     }
 
     /// A new non-blocking stream; buffers used across streams are ordered with events.
     pub fn new_stream(&self) -> Result<Stream> {
-        let stream = self
-            .inner
-            .ctx
-            .new_stream()
-            .map_err(Error::driver("creating a stream"))?;
-        Ok(Stream::from_parts(self.clone(), stream, Arc::default()))
+        match &self.inner.backend {
+            BackendInner::Cuda(cuda) => {
+                let stream = cuda
+                    .ctx
+                    .new_stream()
+                    .map_err(Error::driver("creating a stream"))?;
+                Ok(Stream::from_cuda(self.clone(), stream, Arc::default()))
+            }
+            BackendInner::Cpu(cpu) => Ok(Stream::from_cpu(self.clone(), cpu.new_stream())),
+        }
     }
 
     /// Device memory currently held through this crate's buffers, and the peak.
@@ -154,12 +204,16 @@ impl Gpu {
     /// Blocks until all work on the device has finished; reports asynchronous kernel faults
     /// and checked-mode panics ([`Error::KernelPanic`]).
     pub fn synchronize(&self) -> Result<()> {
-        let through = self.inner.device_checks.launched();
-        self.inner
-            .ctx
-            .synchronize()
-            .map_err(Error::driver("synchronizing the device"))?;
-        self.report_panics(&self.inner.device_checks, through)
+        match &self.inner.backend {
+            BackendInner::Cuda(cuda) => {
+                let through = cuda.device_checks.launched();
+                cuda.ctx
+                    .synchronize()
+                    .map_err(Error::driver("synchronizing the device"))?;
+                self.report_panics(&cuda.device_checks, through)
+            }
+            BackendInner::Cpu(cpu) => cpu.take_panic(None),
+        }
     }
 
     /// The disk-cache setting used when kernels are compiled on first launch.
@@ -181,14 +235,53 @@ impl Gpu {
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = config;
     }
 
-    pub(crate) fn ctx(&self) -> &Arc<CudaContext> {
-        &self.inner.ctx
+    /// The CUDA parts, or an error naming `what` needed them on the CPU backend.
+    pub(crate) fn cuda(&self, what: &'static str) -> Result<&CudaDevice> {
+        match &self.inner.backend {
+            BackendInner::Cuda(cuda) => Ok(cuda),
+            BackendInner::Cpu(_) => Err(Error::CudaOnly { what }),
+        }
+    }
+
+    /// The CPU backend's parts, when this is the CPU backend.
+    pub(crate) fn cpu_device(&self) -> Option<&CpuDevice> {
+        match &self.inner.backend {
+            BackendInner::Cpu(cpu) => Some(cpu),
+            BackendInner::Cuda(_) => None,
+        }
+    }
+
+    /// The CUDA context.
+    pub(crate) fn ctx(&self) -> Result<&Arc<CudaContext>> {
+        self.cuda("a CUDA context").map(|cuda| &cuda.ctx)
+    }
+
+    /// Fails unless `other` is this device (`what` names the object for the message).
+    pub(crate) fn check_same(&self, what: impl FnOnce() -> String, other: &Gpu) -> Result<()> {
+        if self == other {
+            Ok(())
+        } else if self.backend() != other.backend() {
+            Err(Error::WrongBackend {
+                what: what(),
+                expected: self.backend(),
+                found: other.backend(),
+            })
+        } else {
+            Err(Error::WrongDevice {
+                what: what(),
+                expected: self.ordinal(),
+                found: other.ordinal(),
+            })
+        }
     }
 }
 
 impl fmt::Debug for Gpu {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Gpu({}: {})", self.ordinal(), self.name())
+        match self.backend() {
+            Backend::Cuda => write!(f, "Gpu({}: {})", self.ordinal(), self.name()),
+            Backend::Cpu => write!(f, "Gpu(cpu: {})", self.name()),
+        }
     }
 }
 
@@ -242,6 +335,7 @@ fn read_info(ctx: &Arc<CudaContext>, ordinal: usize) -> Result<DeviceInfo, Drive
         (0, 0)
     };
     Ok(DeviceInfo {
+        backend: Backend::Cuda,
         ordinal,
         name: ctx.name()?,
         compute_capability: (
@@ -283,6 +377,8 @@ fn read_info(ctx: &Arc<CudaContext>, ordinal: usize) -> Result<DeviceInfo, Drive
 /// Properties of a device, read once when it is opened.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DeviceInfo {
+    /// Which backend the device is.
+    pub backend: Backend,
     /// Device ordinal.
     pub ordinal: usize,
     /// Marketing name.
@@ -359,6 +455,9 @@ fn kib(bytes: u32) -> String {
 
 impl fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.backend == Backend::Cpu {
+            return self.fmt_cpu(f);
+        }
         let (major, minor) = self.compute_capability;
         let mhz = |khz: Option<u32>| match khz {
             Some(k) => format!("{} MHz", k / 1000),
@@ -431,6 +530,49 @@ impl fmt::Display for DeviceInfo {
     }
 }
 
+impl DeviceInfo {
+    /// The CPU backend's properties: worker threads, host memory, and the launch limits it
+    /// enforces (an H100's).
+    fn fmt_cpu(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "CpuBackendProperties(")?;
+        writeln!(f, "    name='{}',", self.name)?;
+        writeln!(
+            f,
+            "    worker_threads={},  # blocks run in parallel, one per worker",
+            self.sm_count
+        )?;
+        writeln!(
+            f,
+            "    host_memory={},  # {} bytes",
+            mib(self.total_memory as u64),
+            self.total_memory
+        )?;
+        writeln!(
+            f,
+            "    max_threads_per_block={}, max_block_dim=({}, {}, {}), max_grid_dim=({}, {}, {}),",
+            self.max_threads_per_block,
+            self.max_block_dim[0],
+            self.max_block_dim[1],
+            self.max_block_dim[2],
+            self.max_grid_dim[0],
+            self.max_grid_dim[1],
+            self.max_grid_dim[2]
+        )?;
+        writeln!(
+            f,
+            "    shared_memory_per_block={}, shared_memory_per_block_optin={}, warp_size={},",
+            kib(self.shared_mem_per_block),
+            kib(self.shared_mem_per_block_optin),
+            self.warp_size
+        )?;
+        writeln!(
+            f,
+            "    # launch limits are an H100's (sm_90): a launch valid here is valid there"
+        )?;
+        write!(f, ")")
+    }
+}
+
 /// Device memory held through this crate's buffers on one device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct MemoryStats {
@@ -494,6 +636,7 @@ mod tests {
 
     fn h100() -> DeviceInfo {
         DeviceInfo {
+            backend: Backend::Cuda,
             ordinal: 0,
             name: "NVIDIA H100 80GB HBM3".into(),
             compute_capability: (9, 0),

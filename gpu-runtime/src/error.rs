@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use cudarc::driver::DriverError;
 use cudarc::nvrtc::result::NvrtcError;
 
+use crate::backend::Backend;
+
 /// The runtime's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -14,7 +16,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// The CUDA driver library could not be loaded.
     #[error(
-        "no CUDA driver found (libcuda.so.1): install the NVIDIA driver (a GPU is needed to run kernels)"
+        "no CUDA driver found (libcuda.so.1): install the NVIDIA driver, or run kernels on the CPU \
+         backend (Gpu::cpu(), or Gpu::best() with GPU_BACKEND unset or set to cpu)"
     )]
     NoDriver,
 
@@ -227,6 +230,68 @@ pub enum Error {
         line: u32,
         /// What failed, worded as Rust's panic message.
         message: String,
+    },
+
+    /// A buffer, event or stream of one backend used with another backend's stream or device.
+    #[error(
+        "{what} belongs to the {found} backend but the stream belongs to the {expected} backend; \
+         allocate it on the stream's device (Gpu::cpu() and a CUDA Gpu do not share memory)"
+    )]
+    WrongBackend {
+        /// What was passed.
+        what: String,
+        /// The stream's backend.
+        expected: Backend,
+        /// The backend the object belongs to.
+        found: Backend,
+    },
+
+    /// An operation that only exists on a CUDA device was asked of the CPU backend.
+    #[error("{what} needs a CUDA device, but this Gpu is the CPU backend; use Gpu::new(ordinal)")]
+    CudaOnly {
+        /// The operation.
+        what: &'static str,
+    },
+
+    /// `GPU_BACKEND` holds something other than a backend name.
+    #[error(
+        "GPU_BACKEND={value:?} is not a backend: set it to cpu, cuda or auto (or unset it to use \
+         CUDA device 0 when usable, else the CPU backend)"
+    )]
+    InvalidBackend {
+        /// The variable's value.
+        value: String,
+    },
+
+    /// `GPU_BACKEND=cuda` asked for CUDA, and CUDA device 0 cannot be opened.
+    #[error(
+        "GPU_BACKEND=cuda but CUDA device 0 cannot be used: {source}; unset GPU_BACKEND (or set \
+         it to cpu) to run on the CPU backend"
+    )]
+    CudaRequired {
+        /// Why device 0 could not be opened.
+        #[source]
+        source: Box<Error>,
+    },
+
+    /// Host memory for the CPU backend could not be allocated.
+    #[error(
+        "allocating {bytes} bytes of host memory for the CPU backend failed; free buffers \
+         (Gpu::memory_stats shows what this process holds) or process the data in smaller pieces"
+    )]
+    HostAlloc {
+        /// The size asked for.
+        bytes: usize,
+    },
+
+    /// A kernel could not run on the CPU backend, or its CPU twin broke the backend's contract
+    /// (a barrier deadlock, a panic in the twin, a twin that disagrees with the kernel).
+    #[error("kernel `{kernel}` failed on the CPU backend: {reason}")]
+    CpuBackend {
+        /// The kernel's name, with its template arguments when generic.
+        kernel: String,
+        /// What went wrong and what to do.
+        reason: String,
     },
 
     /// A kernel-cache file operation failed (only surfaced by explicit cache calls).

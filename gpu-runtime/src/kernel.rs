@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::fmt;
 
 use crate::buffer::{DeviceBuffer, LaunchSlice};
+use crate::cpu::CpuKernelFn;
 use crate::error::{Error, Result};
 use crate::generic::{generic_shape_problem, TemplateParam};
 use crate::scalar::{Scalar, ScalarType, ScalarValue};
@@ -70,6 +71,8 @@ pub struct Kernel {
     generic: bool,
     file: &'static str,
     checked_by_default: bool,
+    cpu_twin: Option<CpuKernelFn>,
+    needs_sync: bool,
 }
 
 impl Kernel {
@@ -111,6 +114,8 @@ impl Kernel {
             generic: false,
             file,
             checked_by_default,
+            cpu_twin: None,
+            needs_sync: false,
         }
     }
 
@@ -134,7 +139,33 @@ impl Kernel {
             generic: true,
             file,
             checked_by_default,
+            cpu_twin: None,
+            needs_sync: false,
         }
+    }
+
+    /// The same kernel with its CPU twin, which runs one thread of the kernel on the CPU
+    /// backend; `needs_sync` says whether it (or a device function it calls) uses
+    /// `sync_threads`, `sync_warp`, shuffles or votes. Chained after `__generated_v2` or
+    /// `__generated_generic` in the `static`'s initializer.
+    #[doc(hidden)]
+    pub const fn with_cpu(self, twin: CpuKernelFn, needs_sync: bool) -> Kernel {
+        Kernel {
+            cpu_twin: Some(twin),
+            needs_sync,
+            ..self
+        }
+    }
+
+    /// The CPU twin the CPU backend runs, if the kernel has one.
+    pub fn cpu_twin(&self) -> Option<CpuKernelFn> {
+        self.cpu_twin
+    }
+
+    /// Whether the CPU twin needs barriers or warp rendezvous (and so runs its threads as
+    /// coroutines on the CPU backend).
+    pub fn needs_sync(&self) -> bool {
+        self.needs_sync
     }
 
     /// The kernel's Rust name.
@@ -179,7 +210,18 @@ impl Kernel {
 
     /// Checks that the parts can be handed to NVRTC and the driver at all.
     pub(crate) fn check_well_formed(&self) -> Result<()> {
-        let reason = if self.entry.is_empty() {
+        self.check_shape(true)
+    }
+
+    /// Checks the parts the CPU backend relies on: the generic shape, not the CUDA source.
+    pub(crate) fn check_cpu_shape(&self) -> Result<()> {
+        self.check_shape(false)
+    }
+
+    fn check_shape(&self, cuda: bool) -> Result<()> {
+        let reason = if !cuda {
+            None
+        } else if self.entry.is_empty() {
             Some("its entry point name is empty")
         } else if self.entry.contains('\0') || self.name.contains('\0') {
             Some("its name contains a NUL byte")

@@ -38,15 +38,22 @@
 //! returns them as [`Error::KernelPanic`], worded like Rust's panics. A launch picks the mode
 //! from [`LaunchConfig::checked`], else `GPU_CHECKED=1`/`0`, else [`Kernel::checked_by_default`].
 //!
+//! Every kernel can also run on the CPU backend ([`Gpu::cpu`], or [`Gpu::best`] without a GPU):
+//! the macro emits a CPU twin of each kernel (see [`cpu`]) that the backend runs for every
+//! thread of the grid with the kernel's GPU semantics, so tests run everywhere and kernels can
+//! be debugged with `println!` and a debugger.
+//!
 //! Generic kernels are C++ templates; [`Stream::launch_generic`] instantiates one per set of
 //! [`TemplateArg`]s, each compiled once per process and cached on disk.
 
 #![warn(missing_docs)]
 
+mod backend;
 mod buffer;
 mod cache;
 mod checked;
 mod compile;
+pub mod cpu;
 mod device;
 mod error;
 mod event;
@@ -60,22 +67,23 @@ pub mod random;
 mod scalar;
 mod stream;
 
+pub use backend::{test_device, Backend, BACKEND_ENV};
 pub use buffer::DeviceBuffer;
 pub use cache::CacheConfig;
 pub use compile::{
     compile_to_ptx, compile_to_ptx_checked, compile_to_ptx_generic, compile_to_ptx_generic_checked,
     nvrtc_version, InstantiatedPtx,
 };
-pub use device::{DeviceInfo, Gpu, MemoryStats};
+pub use device::{Device, DeviceInfo, Gpu, MemoryStats};
 pub use error::{Error, Result};
 pub use event::Event;
 pub use generic::{TemplateArg, TemplateParam};
+/// The 16-bit float types (`f16`, `bf16`) kernels take.
+pub use half;
 pub use kernel::{Kernel, KernelArg, ParamKind};
 pub use launch::{Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK};
 pub use modules::{compile_stats, CompileSource, CompileStats, ModuleOrigin};
 pub use pinned::PinnedBuffer;
-/// The 16-bit float types (`f16`, `bf16`) kernels take.
-pub use half;
 pub use scalar::{Float, Integer, Number, Scalar, ScalarType};
 pub use stream::Stream;
 

@@ -11,6 +11,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use sha2::{Digest, Sha256};
 
+use crate::backend::Backend;
 use crate::cache::{self, ArtifactKind, CacheConfig, Lookup};
 use crate::checked::{kernel_id, resolve_checked};
 use crate::compile::{self, choose_target, describe_archs};
@@ -104,6 +105,8 @@ pub enum ModuleOrigin {
     DiskCache,
     /// Already loaded in this process.
     MemoryCache,
+    /// Nothing to compile: the CPU backend runs the kernel's CPU twin.
+    CpuTwin,
 }
 
 /// How [`Gpu::precompile`] obtained a kernel, and how long it took.
@@ -121,6 +124,7 @@ impl fmt::Display for CompileSource {
             ModuleOrigin::Nvrtc => "compiled by NVRTC",
             ModuleOrigin::DiskCache => "loaded from the disk cache",
             ModuleOrigin::MemoryCache => "found in the in-process cache",
+            ModuleOrigin::CpuTwin => "ready as a CPU twin (nothing to compile)",
         };
         write!(f, "{how} in {:.3} ms", self.elapsed.as_secs_f64() * 1e3)
     }
@@ -219,6 +223,13 @@ impl Gpu {
             check_generic(kernel, !template_args.is_empty())?;
         }
         let start = Instant::now();
+        if self.backend() == Backend::Cpu {
+            crate::cpu::twin_of(kernel, template_args)?;
+            return Ok(CompileSource {
+                origin: ModuleOrigin::CpuTwin,
+                elapsed: start.elapsed(),
+            });
+        }
         let (_, origin) = self.lookup_or_build(kernel, checked, template_args, cache)?;
         Ok(CompileSource {
             origin,
@@ -230,7 +241,10 @@ impl Gpu {
     /// cache), so the next use goes to disk or NVRTC. Functions already handed out stay valid.
     #[doc(hidden)]
     pub fn forget_compiled(&self, kernel: &'static Kernel) {
-        let mut maps = self.modules().lock();
+        let Ok(modules) = self.modules() else {
+            return;
+        };
+        let mut maps = modules.lock();
         let address = kernel_address(kernel);
         for checked in [false, true] {
             if let Some(variants) = maps.by_kernel.remove(&(address, checked)) {
@@ -244,7 +258,10 @@ impl Gpu {
     /// Drops every in-process entry of this device.
     #[doc(hidden)]
     pub fn clear_compiled(&self) {
-        let mut maps = self.modules().lock();
+        let Ok(modules) = self.modules() else {
+            return;
+        };
+        let mut maps = modules.lock();
         maps.by_kernel.clear();
         maps.by_content.clear();
     }
@@ -258,7 +275,7 @@ impl Gpu {
     ) -> Result<Arc<LoadedKernel>> {
         // Fast path without reading the cache setting.
         if let Some(found) = self
-            .modules()
+            .modules()?
             .lock()
             .by_kernel
             .get(&(kernel_address(kernel), checked))
@@ -271,8 +288,9 @@ impl Gpu {
             .map(|(loaded, _)| loaded)
     }
 
-    fn modules(&self) -> &ModuleCache {
-        &self.inner.modules
+    fn modules(&self) -> Result<&ModuleCache> {
+        self.cuda("compiling a kernel with NVRTC")
+            .map(|cuda| &cuda.modules)
     }
 
     fn lookup_or_build(
@@ -284,7 +302,7 @@ impl Gpu {
     ) -> Result<(Arc<LoadedKernel>, ModuleOrigin)> {
         // The lock is held through compilation so each kernel compiles once per device even
         // when several threads launch it first at the same time.
-        let mut maps = self.modules().lock();
+        let mut maps = self.modules()?.lock();
         let slot = (kernel_address(kernel), checked);
         if let Some(found) = maps
             .by_kernel
@@ -472,7 +490,13 @@ impl Gpu {
                 }
             },
         };
-        self.ctx().load_module(ptx)
+        match self.ctx() {
+            Ok(ctx) => ctx.load_module(ptx),
+            // Unreachable: only CUDA devices build modules.
+            Err(_) => Err(cudarc::driver::DriverError(
+                CUresult::CUDA_ERROR_INVALID_CONTEXT,
+            )),
+        }
     }
 }
 

@@ -1,55 +1,71 @@
 //! Page-locked host memory, for asynchronous copies that overlap with other work.
 
 use std::fmt;
+use std::sync::Arc;
 
-use cudarc::driver::{CudaEvent, PinnedHostSlice};
+use cudarc::driver::{CudaContext, CudaEvent, PinnedHostSlice};
 
 use crate::buffer::checked_bytes;
+use crate::cpu::HostBuffer;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::stream::Stream;
 
-/// Page-locked host memory. Host views wait for queued copies, so they never see a copy in
-/// flight.
+/// Page-locked host memory (plain host memory on the CPU backend). Host views wait for queued
+/// copies, so they never see a copy in flight.
 pub struct PinnedBuffer<T: Scalar> {
-    // Holds max(len, 1) elements: the driver may refuse zero-byte host allocations.
-    inner: PinnedHostSlice<T>,
-    // Recorded after every copy queued on this memory. cudarc's own event in PinnedHostSlice is
-    // only recorded once a context has several streams, so a copy on the lone default stream
-    // would otherwise not be waited for.
-    done: CudaEvent,
+    inner: PinnedInner<T>,
     len: usize,
     gpu: Gpu,
+}
+
+enum PinnedInner<T> {
+    Cuda {
+        // Holds max(len, 1) elements: the driver may refuse zero-byte host allocations.
+        memory: PinnedHostSlice<T>,
+        // Recorded after every copy queued on this memory. cudarc's own event in
+        // PinnedHostSlice is only recorded once a context has several streams, so a copy on the
+        // lone default stream would otherwise not be waited for.
+        done: CudaEvent,
+    },
+    /// The CPU backend copies synchronously, so there is never a copy to wait for.
+    Host(HostBuffer<T>),
 }
 
 impl<T: Scalar> PinnedBuffer<T> {
     /// Allocates `len` zeroed elements of page-locked memory usable with `gpu`'s streams.
     pub fn new(gpu: &Gpu, len: usize) -> Result<Self> {
+        let inner = match gpu.cuda("allocating page-locked memory") {
+            Ok(cuda) => Self::new_cuda(&cuda.ctx, len)?,
+            Err(_) => PinnedInner::Host(HostBuffer::zeroed(len)?),
+        };
+        Ok(PinnedBuffer {
+            inner,
+            len,
+            gpu: gpu.clone(),
+        })
+    }
+
+    fn new_cuda(ctx: &Arc<CudaContext>, len: usize) -> Result<PinnedInner<T>> {
         let alloc_len = len.max(1);
         // cudarc asserts on sizes that overflow; check first so that is an error, not a panic.
         checked_bytes::<T>(alloc_len)?;
         // Plain page-locked memory (flags 0), not write-combined: results copied back are read
         // by the host, and write-combined memory is very slow to read.
         // SAFETY: the memory is uninitialised until zeroed below, and nothing reads it first.
-        let mut inner = unsafe { gpu.ctx().alloc_pinned_with_flags::<T>(alloc_len, 0) }
+        let mut memory = unsafe { ctx.alloc_pinned_with_flags::<T>(alloc_len, 0) }
             .map_err(Error::driver("allocating page-locked host memory"))?;
-        let ptr = inner
+        let ptr = memory
             .as_mut_ptr()
             .map_err(Error::driver("allocating page-locked host memory"))?;
         // SAFETY: `ptr` points to `alloc_len` properly aligned elements just allocated for us and
         // not shared; all-zero bytes are a valid `T` (Scalar implies ValidAsZeroBits).
         unsafe { ptr.write_bytes(0, alloc_len) };
-        let done = gpu
-            .ctx()
+        let done = ctx
             .new_event(None)
             .map_err(Error::driver("creating an event for pinned memory"))?;
-        Ok(PinnedBuffer {
-            inner,
-            done,
-            len,
-            gpu: gpu.clone(),
-        })
+        Ok(PinnedInner::Cuda { memory, done })
     }
 
     /// Allocates page-locked memory holding a copy of `data`.
@@ -62,22 +78,30 @@ impl<T: Scalar> PinnedBuffer<T> {
     /// The contents, after waiting for any queued copy into or out of them.
     pub fn as_slice(&self) -> Result<&[T]> {
         self.wait()?;
-        let all = self
-            .inner
-            .as_slice()
-            .map_err(Error::driver("waiting for copies into pinned memory"))?;
-        Ok(&all[..self.len])
+        match &self.inner {
+            PinnedInner::Cuda { memory, .. } => {
+                let all = memory
+                    .as_slice()
+                    .map_err(Error::driver("waiting for copies into pinned memory"))?;
+                Ok(&all[..self.len])
+            }
+            PinnedInner::Host(memory) => Ok(memory.as_slice()),
+        }
     }
 
     /// The contents, mutably, after waiting for any queued copy into or out of them.
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
         self.wait()?;
         let len = self.len;
-        let all = self
-            .inner
-            .as_mut_slice()
-            .map_err(Error::driver("waiting for copies out of pinned memory"))?;
-        Ok(&mut all[..len])
+        match &mut self.inner {
+            PinnedInner::Cuda { memory, .. } => {
+                let all = memory
+                    .as_mut_slice()
+                    .map_err(Error::driver("waiting for copies out of pinned memory"))?;
+                Ok(&mut all[..len])
+            }
+            PinnedInner::Host(memory) => Ok(memory.as_mut_slice()),
+        }
     }
 
     /// Number of elements.
@@ -101,34 +125,48 @@ impl<T: Scalar> PinnedBuffer<T> {
     }
 
     fn wait(&self) -> Result<()> {
-        self.done
-            .synchronize()
-            .map_err(Error::driver("waiting for copies on pinned memory"))
+        match &self.inner {
+            PinnedInner::Cuda { done, .. } => done
+                .synchronize()
+                .map_err(Error::driver("waiting for copies on pinned memory")),
+            PinnedInner::Host(_) => Ok(()),
+        }
     }
 
     /// Orders a copy about to be queued on `stream` after earlier copies on any stream.
     pub(crate) fn before_copy(&self, stream: &Stream) -> Result<()> {
-        stream
-            .inner
-            .wait(&self.done)
-            .map_err(Error::driver("ordering a copy after earlier pinned copies"))
+        match (&self.inner, stream.cuda_stream()) {
+            (PinnedInner::Cuda { done, .. }, Some(cuda)) => cuda
+                .wait(done)
+                .map_err(Error::driver("ordering a copy after earlier pinned copies")),
+            _ => Ok(()),
+        }
     }
 
     /// Marks the copy just queued on `stream`, so host views wait for it.
     pub(crate) fn after_copy(&self, stream: &Stream) -> Result<()> {
-        self.done
-            .record(&stream.inner)
-            .map_err(Error::driver("recording a pinned copy"))
+        match (&self.inner, stream.cuda_stream()) {
+            (PinnedInner::Cuda { done, .. }, Some(cuda)) => done
+                .record(cuda)
+                .map_err(Error::driver("recording a pinned copy")),
+            _ => Ok(()),
+        }
     }
 
     /// The cudarc slice, for copies; only called with non-empty buffers, where the lengths of
-    /// the two agree.
-    pub(crate) fn raw(&self) -> &PinnedHostSlice<T> {
-        &self.inner
+    /// the two agree. `None` on the CPU backend.
+    pub(crate) fn raw(&self) -> Option<&PinnedHostSlice<T>> {
+        match &self.inner {
+            PinnedInner::Cuda { memory, .. } => Some(memory),
+            PinnedInner::Host(_) => None,
+        }
     }
 
-    pub(crate) fn raw_mut(&mut self) -> &mut PinnedHostSlice<T> {
-        &mut self.inner
+    pub(crate) fn raw_mut(&mut self) -> Option<&mut PinnedHostSlice<T>> {
+        match &mut self.inner {
+            PinnedInner::Cuda { memory, .. } => Some(memory),
+            PinnedInner::Host(_) => None,
+        }
     }
 }
 
@@ -136,7 +174,7 @@ impl<T: Scalar> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
         // The memory must not be freed under a DMA still writing or reading it; there is no
         // way to report an error from drop, and the driver records it for the next call anyway.
-        let _ = self.done.synchronize();
+        let _ = self.wait();
     }
 }
 

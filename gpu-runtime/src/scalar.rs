@@ -109,7 +109,14 @@ mod sealed {
 /// A kernel must store only `0` or `1` in `bool` elements (generated kernels always do), since
 /// any other byte is not a valid Rust `bool` once copied back.
 pub trait Scalar:
-    Copy + Send + Sync + 'static + DeviceRepr + ValidAsZeroBits + sealed::Sealed
+    Copy
+    + Send
+    + Sync
+    + 'static
+    + DeviceRepr
+    + ValidAsZeroBits
+    + sealed::Sealed
+    + crate::cpu::element::Element
 {
     /// The runtime tag of this type.
     const TYPE: ScalarType;

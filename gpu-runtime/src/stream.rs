@@ -3,37 +3,54 @@
 use std::cell::RefMut;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Instant;
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaStream, LaunchArgs, PushKernelArg};
 
+use crate::backend::Backend;
 use crate::buffer::LaunchSlice;
 use crate::checked::{resolve_checked, PendingChecks};
+use crate::cpu::CpuStream;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use crate::event::{Event, EventCheck};
+use crate::event::{Event, EventCheck, EventInner};
 use crate::generic::{check_generic, check_template_args, instantiate_params, TemplateArg};
 use crate::kernel::{check_args, ArgInner, Kernel, KernelArg, ParamKind};
 use crate::launch::{plan_for_function, LaunchConfig, SharedMemPlan};
 use crate::scalar::ScalarValue;
 
-/// A queue of work on one device. Cheap to clone; clones share the queue.
+/// A queue of work on one device. Cheap to clone; clones share the queue. On the CPU backend
+/// work runs when it is queued, so a stream is already synchronized when a call returns (but
+/// checked-mode panics still surface at the next synchronizing call, as on a GPU).
 #[derive(Clone)]
 pub struct Stream {
     gpu: Gpu,
-    pub(crate) inner: Arc<CudaStream>,
-    /// Checked launches queued here, shared by every handle to this queue.
-    checks: Arc<PendingChecks>,
+    pub(crate) inner: StreamInner,
+}
+
+/// The backend's queue.
+#[derive(Clone)]
+pub(crate) enum StreamInner {
+    Cuda {
+        stream: Arc<CudaStream>,
+        /// Checked launches queued here, shared by every handle to this queue.
+        checks: Arc<PendingChecks>,
+    },
+    Cpu(Arc<CpuStream>),
 }
 
 impl fmt::Debug for Stream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Stream({:?} on GPU {})",
-            self.inner.cu_stream(),
-            self.gpu.ordinal()
-        )
+        match &self.inner {
+            StreamInner::Cuda { stream, .. } => write!(
+                f,
+                "Stream({:?} on GPU {})",
+                stream.cu_stream(),
+                self.gpu.ordinal()
+            ),
+            StreamInner::Cpu(stream) => write!(f, "Stream({} on the CPU backend)", stream.id()),
+        }
     }
 }
 
@@ -45,12 +62,30 @@ enum Slot<'s, 'a> {
 }
 
 impl Stream {
-    pub(crate) fn from_parts(
+    pub(crate) fn from_cuda(
         gpu: Gpu,
-        inner: Arc<CudaStream>,
+        stream: Arc<CudaStream>,
         checks: Arc<PendingChecks>,
     ) -> Stream {
-        Stream { gpu, inner, checks }
+        Stream {
+            gpu,
+            inner: StreamInner::Cuda { stream, checks },
+        }
+    }
+
+    pub(crate) fn from_cpu(gpu: Gpu, stream: Arc<CpuStream>) -> Stream {
+        Stream {
+            gpu,
+            inner: StreamInner::Cpu(stream),
+        }
+    }
+
+    /// The cudarc stream, `None` on the CPU backend.
+    pub(crate) fn cuda_stream(&self) -> Option<&Arc<CudaStream>> {
+        match &self.inner {
+            StreamInner::Cuda { stream, .. } => Some(stream),
+            StreamInner::Cpu(_) => None,
+        }
     }
 
     /// The device this stream runs on.
@@ -61,57 +96,79 @@ impl Stream {
     /// Blocks until all work queued so far has finished; reports asynchronous kernel faults
     /// and checked-mode panics ([`Error::KernelPanic`]).
     pub fn synchronize(&self) -> Result<()> {
-        let through = self.checks.launched();
-        self.inner.synchronize().map_err(Error::driver(
-            "synchronizing a stream (a kernel may have faulted)",
-        ))?;
-        self.gpu.report_panics(&self.checks, through)
+        match &self.inner {
+            StreamInner::Cuda { stream, checks } => {
+                let through = checks.launched();
+                stream.synchronize().map_err(Error::driver(
+                    "synchronizing a stream (a kernel may have faulted)",
+                ))?;
+                self.gpu.report_panics(checks, through)
+            }
+            StreamInner::Cpu(stream) => match self.gpu.cpu_device() {
+                Some(cpu) => cpu.take_panic(Some((stream.id(), u64::MAX))),
+                None => Ok(()),
+            },
+        }
     }
 
     /// Records an event (timing enabled) after the work queued so far.
     pub fn record_event(&self) -> Result<Event> {
-        let through = self.checks.launched();
-        let inner = self
-            .inner
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(Error::driver("recording an event"))?;
-        let check = self.checks.pending(through).then(|| EventCheck {
-            gpu: self.gpu.clone(),
-            checks: self.checks.clone(),
-            through,
-        });
-        Ok(Event {
-            inner,
-            ordinal: self.gpu.ordinal(),
-            check,
-        })
+        match &self.inner {
+            StreamInner::Cuda { stream, checks } => {
+                let through = checks.launched();
+                let inner = stream
+                    .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                    .map_err(Error::driver("recording an event"))?;
+                let check = checks.pending(through).then(|| EventCheck::Cuda {
+                    checks: checks.clone(),
+                    through,
+                });
+                Ok(Event {
+                    inner: EventInner::Cuda(inner),
+                    gpu: self.gpu.clone(),
+                    check,
+                })
+            }
+            StreamInner::Cpu(stream) => Ok(Event {
+                inner: EventInner::Cpu(Instant::now()),
+                gpu: self.gpu.clone(),
+                check: Some(EventCheck::Cpu {
+                    stream: stream.id(),
+                    through: stream.launches(),
+                }),
+            }),
+        }
     }
 
     /// Makes later work on this stream wait for `event`, without blocking the host.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
-        self.inner
-            .wait(&event.inner)
-            .map_err(Error::driver("making a stream wait for an event"))
+        match (&self.inner, &event.inner) {
+            // CUDA lets a stream wait for an event of another device.
+            (StreamInner::Cuda { stream, .. }, EventInner::Cuda(event)) => stream
+                .wait(event)
+                .map_err(Error::driver("making a stream wait for an event")),
+            // CPU work has already run when its event is recorded.
+            (StreamInner::Cpu(_), EventInner::Cpu(_)) => Ok(()),
+            _ => Err(Error::WrongBackend {
+                what: "the event".to_string(),
+                expected: self.gpu.backend(),
+                found: event.gpu.backend(),
+            }),
+        }
     }
 
-    /// Fails unless an object on device `ordinal` may be used with this stream.
-    pub(crate) fn check_device(&self, what: impl FnOnce() -> String, ordinal: usize) -> Result<()> {
-        if ordinal == self.gpu.ordinal() {
-            Ok(())
-        } else {
-            Err(Error::WrongDevice {
-                what: what(),
-                expected: self.gpu.ordinal(),
-                found: ordinal,
-            })
-        }
+    /// Fails unless an object on device `gpu` may be used with this stream.
+    pub(crate) fn check_device(&self, what: impl FnOnce() -> String, gpu: &Gpu) -> Result<()> {
+        self.gpu.check_same(what, gpu)
     }
 
     /// Launches `kernel` after checking the arguments against its parameters, the buffers'
     /// devices and `config` against the device; compiles the kernel on first use.
     ///
     /// Runs in checked mode when `config.checked`, else `GPU_CHECKED`, else the kernel's
-    /// default says so; a failed check is reported by the next synchronizing call.
+    /// default says so; a failed check is reported by the next synchronizing call. On the CPU
+    /// backend the kernel's CPU twin runs the whole grid before this returns, always checked;
+    /// a deadlock or a panic in the twin is this call's [`Error::CpuBackend`].
     pub fn launch(
         &self,
         kernel: &'static Kernel,
@@ -147,24 +204,28 @@ impl Stream {
         let kinds: Vec<ParamKind> = args.iter().map(KernelArg::kind).collect();
         check_args(kernel.name(), params, &kinds)?;
         for (index, arg) in args.iter().enumerate() {
-            let ordinal = match &arg.inner {
-                ArgInner::Scalar(..) => continue,
-                ArgInner::Slice(buf) => buf.ordinal(),
-                ArgInner::SliceMut(buf) => buf.borrow().ordinal(),
-            };
-            self.check_device(
-                || format!("argument {index} of kernel `{}`", kernel.name()),
-                ordinal,
-            )?;
+            let what = || format!("argument {index} of kernel `{}`", kernel.name());
+            match &arg.inner {
+                ArgInner::Scalar(..) => {}
+                ArgInner::Slice(buf) => self.check_device(what, buf.gpu())?,
+                ArgInner::SliceMut(buf) => self.check_device(what, buf.borrow().gpu())?,
+            }
         }
         let limits = self.gpu.limits();
         limits.validate(&config)?;
+
+        let (stream, checks) = match &self.inner {
+            StreamInner::Cuda { stream, checks } => (stream, checks),
+            StreamInner::Cpu(stream) => {
+                return crate::cpu::launch(&self.gpu, stream, kernel, template_args, config, args)
+            }
+        };
 
         let checked = resolve_checked(config.checked, kernel.checked_by_default());
         let loaded = self.gpu.loaded_kernel(kernel, checked, template_args)?;
         let plan = plan_for_function(kernel.name(), &config, &limits, &loaded.limits)?;
         if let SharedMemPlan::OptIn(bytes) = plan {
-            loaded.allow_dynamic_shared_mem(self.gpu.ctx(), bytes)?;
+            loaded.allow_dynamic_shared_mem(self.gpu.ctx()?, bytes)?;
         }
 
         let mut slots = Vec::with_capacity(args.len());
@@ -189,18 +250,31 @@ impl Stream {
             block_dim: (config.block.x, config.block.y, config.block.z),
             shared_mem_bytes: config.shared_mem_bytes,
         };
-        let mut builder = self.inner.launch_builder(&loaded.function);
+        let mut builder = stream.launch_builder(&loaded.function);
         for slot in slots.iter_mut() {
-            match slot {
-                Slot::Scalar(value) => push_scalar(&mut builder, value),
+            let pushed = match slot {
+                Slot::Scalar(value) => {
+                    push_scalar(&mut builder, value);
+                    true
+                }
                 Slot::Slice(buf, len) => {
-                    buf.push_ptr(&mut builder);
+                    let pushed = buf.push_ptr(&mut builder);
                     builder.arg(&*len);
+                    pushed
                 }
                 Slot::SliceMut(buf, len) => {
-                    buf.push_ptr_mut(&mut builder);
+                    let pushed = buf.push_ptr_mut(&mut builder);
                     builder.arg(&*len);
+                    pushed
                 }
+            };
+            if !pushed {
+                // Unreachable: every buffer was checked to be on this CUDA device.
+                return Err(Error::WrongBackend {
+                    what: format!("a buffer argument of kernel `{}`", kernel.name()),
+                    expected: Backend::Cuda,
+                    found: Backend::Cpu,
+                });
             }
         }
         // SAFETY: the arguments match `params` (the kernel's, instantiated for a generic one)
@@ -216,8 +290,11 @@ impl Stream {
             source,
         })?;
         if loaded.has_checks {
-            self.checks.note_launch();
-            self.gpu.inner.device_checks.note_launch();
+            checks.note_launch();
+            self.gpu
+                .cuda("counting checked launches")?
+                .device_checks
+                .note_launch();
         }
         Ok(())
     }

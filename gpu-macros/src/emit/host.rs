@@ -8,7 +8,12 @@ use quote::{format_ident, quote};
 
 /// Emits the host module for `kernel`, whose CUDA source is `source`; `rt` is the path of
 /// the runtime crate as the user's crate names it.
-pub fn emit_host(kernel: &Function, source: &str, rt: &TokenStream) -> TokenStream {
+pub fn emit_host(
+    kernel: &Function,
+    source: &str,
+    twin: Option<(TokenStream, bool)>,
+    rt: &TokenStream,
+) -> TokenStream {
     let name = Ident::new(&kernel.name, kernel.name_span.start);
     let name_str = &kernel.name;
     let file = &kernel.file;
@@ -85,7 +90,10 @@ pub fn emit_host(kernel: &Function, source: &str, rt: &TokenStream) -> TokenStre
     );
     // Checked by default where the user's crate has debug assertions.
     let checked_default = quote!(cfg!(debug_assertions));
-    let (kernel_static, generics, launch_call) = if kernel.generics.is_empty() {
+    let (kernel_static, generics, launch_call): (TokenStream, TokenStream, TokenStream) = if kernel
+        .generics
+        .is_empty()
+    {
         (
             quote! {
                 #rt::Kernel::__generated_v2(
@@ -126,10 +134,20 @@ pub fn emit_host(kernel: &Function, source: &str, rt: &TokenStream) -> TokenStre
             quote!(#stream.launch_generic(&KERNEL, &[#(#template_args),*], #config, &[#(#args),*])),
         )
     };
+    // The CPU backend runs the twin; generic kernels have none yet.
+    let (twin_items, kernel_static) = match twin {
+        Some((items, needs_sync)) => (
+            items,
+            quote!(#kernel_static.with_cpu(__cpu_twin, #needs_sync)),
+        ),
+        None => (quote!(), kernel_static),
+    };
     quote! {
         #(#docs)*
         #[allow(non_snake_case, dead_code)]
         #vis mod #name {
+            #twin_items
+
             /// The kernel's name as written in Rust.
             pub const NAME: &str = #name_str;
             /// The entry point in [`SOURCE`]: an `extern "C"` function, or a template for a

@@ -1,0 +1,607 @@
+//! Stage 3c: typed IR → the CPU twin, Rust that runs one thread of the kernel on the CPU
+//! backend with the semantics it has on the GPU.
+//!
+//! The twin reads its arguments from `CpuArgs` and its position from `ThreadCtx`, touches memory
+//! through `CpuSlice` (bounds-checked, recording a panic instead of unwinding), and wraps integer
+//! arithmetic as release Rust and the CUDA code do. Rust has labels, `match` and ranges, so control
+//! flow maps one to one.
+
+use crate::check::{Types, FLOAT_CONSTANTS};
+use crate::ir::*;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// The twin of `program`'s kernel and twins of its device functions, as Rust source, plus
+/// whether the kernel needs barriers (and so coroutines) on the CPU.
+pub struct CpuTwin {
+    pub source: String,
+    pub needs_sync: bool,
+}
+
+/// Emits the CPU twin; `rt` is the runtime crate's path as Rust source.
+pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
+    let mut slots = HashMap::new();
+    for (f, function) in program.functions.iter().enumerate() {
+        for (e, expr) in function.exprs.iter().enumerate() {
+            if matches!(expr.kind, ExprKind::SharedArray { .. }) {
+                let slot = slots.len() as u32;
+                slots.insert((f, e), slot);
+            }
+        }
+    }
+    let mut source = String::new();
+    let mut needs_sync = false;
+    for (f, (function, types)) in program.functions.iter().zip(types).enumerate() {
+        let mut writer = Twin {
+            rt,
+            function,
+            types,
+            index: f,
+            slots: &slots,
+            out: String::new(),
+            needs_sync: false,
+        };
+        writer.function();
+        needs_sync |= writer.needs_sync;
+        source.push_str(&writer.out);
+    }
+    let _ = writeln!(
+        source,
+        "#[inline(always)]\nfn __gpu_idx(i: usize, len: usize, t: &{rt}::cpu::ThreadCtx, line: u32) -> usize {{\n\
+         if i < len {{ i }} else {{ t.fail(1, line, i as u64, len as u64); 0 }}\n}}"
+    );
+    CpuTwin { source, needs_sync }
+}
+
+/// Whether the CPU twin can be built: generic kernels run on the GPU only for now.
+pub fn supported(program: &Program) -> bool {
+    program.root().generics.is_empty()
+}
+
+struct Twin<'a> {
+    rt: &'a str,
+    function: &'a Function,
+    types: &'a Types,
+    /// This function's position in the program, for shared-memory slots.
+    index: usize,
+    slots: &'a HashMap<(usize, usize), u32>,
+    out: String,
+    needs_sync: bool,
+}
+
+const ALLOWS: &str = "#[allow(unused_parens, unused_mut, unused_variables, unused_assignments, \
+                      unused_braces, unreachable_code, unused_labels, non_snake_case, \
+                      clippy::all)]";
+
+impl Twin<'_> {
+    fn rust_type(&self, scalar: Scalar) -> String {
+        match scalar {
+            Scalar::F16 => format!("{}::half::f16", self.rt),
+            Scalar::Bf16 => format!("{}::half::bf16", self.rt),
+            other => other.rust_name().to_string(),
+        }
+    }
+
+    fn param_type(&self, ty: Ty) -> String {
+        match ty {
+            Ty::Scalar(s) => self.rust_type(s),
+            Ty::Slice { elem, .. } => {
+                format!("{}::cpu::CpuSlice<'_, {}>", self.rt, self.rust_type(elem))
+            }
+            other => unreachable!("parameter of type {other:?}"),
+        }
+    }
+
+    fn function(&mut self) {
+        let f = self.function;
+        let rt = self.rt;
+        let _ = writeln!(self.out, "{ALLOWS}");
+        match f.kind {
+            FnKind::Kernel => {
+                let _ = writeln!(
+                    self.out,
+                    "fn __cpu_twin(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{"
+                );
+                for (i, param) in f.params.iter().enumerate() {
+                    let name = &f.local(param.local).name;
+                    let line = match param.ty {
+                        Ty::Scalar(s) => format!(
+                            "let mut {name}: {} = __gpu_args.scalar::<{}>({i});",
+                            self.rust_type(s),
+                            self.rust_type(s)
+                        ),
+                        Ty::Slice { elem, .. } => format!(
+                            "let {name} = __gpu_args.slice::<{}>({i});",
+                            self.rust_type(elem)
+                        ),
+                        other => unreachable!("parameter of type {other:?}"),
+                    };
+                    let _ = writeln!(self.out, "{line}");
+                }
+            }
+            FnKind::Device => {
+                let params: Vec<String> = f
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let local = f.local(p.local);
+                        let binding = if local.mutable { "mut " } else { "" };
+                        format!("{binding}{}: {}", local.name, self.param_type(p.ty))
+                    })
+                    .collect();
+                let ret = f
+                    .ret
+                    .map(|r| format!(" -> {}", self.rust_type(r)))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    self.out,
+                    "fn __gpu_dev_{}(__t: &{rt}::cpu::ThreadCtx, {}){ret} {{",
+                    f.name,
+                    params.join(", ")
+                );
+            }
+        }
+        self.block_body(&f.body);
+        let _ = writeln!(self.out, "}}");
+    }
+
+    fn block_body(&mut self, block: &Block) {
+        for stmt in &block.stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    fn block(&mut self, block: &Block) -> String {
+        let saved = std::mem::take(&mut self.out);
+        self.block_body(block);
+        let body = std::mem::replace(&mut self.out, saved);
+        format!("{{\n{body}}}")
+    }
+
+    fn label(label: &Option<String>) -> String {
+        label
+            .as_ref()
+            .map(|l| format!("'{l}: "))
+            .unwrap_or_default()
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        let line = stmt.span.line();
+        let code = match &stmt.kind {
+            StmtKind::Let { local, init } => {
+                let name = &self.function.local(*local).name;
+                let value = self.expr(*init);
+                match self.types.local(*local) {
+                    Ty::Scalar(s) => format!("let mut {name}: {} = {value};", self.rust_type(s)),
+                    _ => format!("let mut {name} = {value};"),
+                }
+            }
+            StmtKind::Assign { place, op, value } => self.assign(*place, *op, *value),
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let cond = self.expr(*cond);
+                let then_code = self.block(then_block);
+                match else_block {
+                    Some(block) => format!("if {cond} {then_code} else {}", self.block(block)),
+                    None => format!("if {cond} {then_code}"),
+                }
+            }
+            StmtKind::While { cond, body, label } => {
+                let cond = self.expr(*cond);
+                format!("{}while {cond} {}", Self::label(label), self.block(body))
+            }
+            StmtKind::Loop { body, label } => {
+                format!("{}loop {}", Self::label(label), self.block(body))
+            }
+            StmtKind::For {
+                var,
+                start,
+                end,
+                step,
+                body,
+                label,
+            } => {
+                let name = &self.function.local(*var).name;
+                let range = format!("({}..{})", self.expr(*start), self.expr(*end));
+                let iter = match step {
+                    Some(step) => format!("{range}.step_by({})", self.expr(*step)),
+                    None => range,
+                };
+                format!(
+                    "{}for {name} in {iter} {}",
+                    Self::label(label),
+                    self.block(body)
+                )
+            }
+            StmtKind::Break(label) => match label {
+                Some(l) => format!("break '{l};"),
+                None => "break;".to_string(),
+            },
+            StmtKind::Continue(label) => match label {
+                Some(l) => format!("continue '{l};"),
+                None => "continue;".to_string(),
+            },
+            StmtKind::Match { scrutinee, arms } => {
+                let scrutinee = self.expr(*scrutinee);
+                let mut code = format!("match {scrutinee} {{\n");
+                for (patterns, body) in arms {
+                    let pattern = self.patterns(patterns);
+                    let body = self.block(body);
+                    let _ = writeln!(code, "{pattern} => {body}");
+                }
+                code.push('}');
+                code
+            }
+            StmtKind::Return(None) => "return;".to_string(),
+            StmtKind::Return(Some(value)) => format!("return {};", self.expr(*value)),
+            StmtKind::Block(block) => self.block(block),
+            StmtKind::Expr(expr) => format!("{};", self.expr(*expr)),
+        };
+        let _ = writeln!(self.out, "{code} // line {line}");
+    }
+
+    fn patterns(&mut self, patterns: &[Pattern]) -> String {
+        patterns
+            .iter()
+            .map(|p| match p {
+                Pattern::Wild => "_".to_string(),
+                Pattern::Value(v) => self.pattern_literal(*v),
+                Pattern::Range {
+                    start,
+                    end,
+                    inclusive,
+                } => {
+                    let dots = if *inclusive { "..=" } else { ".." };
+                    format!(
+                        "{}{dots}{}",
+                        self.pattern_literal(*start),
+                        self.pattern_literal(*end)
+                    )
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+
+    /// A literal as a pattern: no parentheses, and a negative number as `-5i32`.
+    fn pattern_literal(&mut self, id: ExprId) -> String {
+        match &self.function.expr(id).kind {
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } => format!("-{}", self.pattern_literal(*operand)),
+            ExprKind::Lit(lit) => self.literal(lit, self.types.scalar(id)),
+            _ => self.expr(id),
+        }
+    }
+
+    fn assign(&mut self, place: ExprId, op: Option<BinOp>, value: ExprId) -> String {
+        let value_code = match op {
+            None => self.expr(value),
+            Some(op) => self.binary(op, place, value),
+        };
+        let loc = self.function.expr(place).span;
+        match &self.function.expr(place).kind {
+            ExprKind::Local(local) => {
+                format!("{} = {value_code};", self.function.local(*local).name)
+            }
+            ExprKind::Index { base, index } => match self.types.expr(*base) {
+                Ty::Array { len, .. } => {
+                    let base_code = self.expr(*base);
+                    let index = self.array_index(*index, len, loc);
+                    format!("{base_code}[{index}] = {value_code};")
+                }
+                _ => {
+                    let base_code = self.expr(*base);
+                    let index = self.expr(*index);
+                    format!(
+                        "{base_code}.set({index}, {value_code}, __t, {});",
+                        loc.line()
+                    )
+                }
+            },
+            _ => unreachable!("checked: assignable places"),
+        }
+    }
+
+    fn array_index(&mut self, index: ExprId, len: Len, loc: Loc) -> String {
+        let code = self.expr(index);
+        let len = match len {
+            Len::Known(n) => n.to_string(),
+            Len::Param(name) => name.to_string(),
+        };
+        format!("__gpu_idx({code}, {len}, __t, {})", loc.line())
+    }
+
+    fn literal(&self, lit: &Lit, scalar: Scalar) -> String {
+        match lit {
+            Lit::Bool(b) => b.to_string(),
+            Lit::Int { value, .. } => format!("{value}{}", scalar.rust_name()),
+            Lit::Float { digits, .. } => {
+                let mut text = digits.clone();
+                if !text.contains(['.', 'e', 'E']) {
+                    text.push_str(".0");
+                }
+                format!("{text}{}", scalar.rust_name())
+            }
+        }
+    }
+
+    fn expr(&mut self, id: ExprId) -> String {
+        let function = self.function;
+        let loc = function.expr(id).span;
+        let line = loc.line();
+        let rt = self.rt;
+        match &function.expr(id).kind {
+            ExprKind::Lit(lit) => self.literal(lit, self.types.scalar(id)),
+            ExprKind::Local(local) => function.local(*local).name.clone(),
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
+            ExprKind::Unary { op, operand } => {
+                let scalar = self.types.scalar(id);
+                let inner = self.expr(*operand);
+                match op {
+                    UnOp::Neg if scalar.is_int() => format!("({inner}).wrapping_neg()"),
+                    UnOp::Neg => format!("(-{inner})"),
+                    UnOp::Not => format!("(!{inner})"),
+                }
+            }
+            ExprKind::Cast { expr, to } => {
+                let inner = self.expr(*expr);
+                format!("(({inner}) as {})", self.rust_type(*to))
+            }
+            ExprKind::Convert { expr, to } => {
+                let inner = self.expr(*expr);
+                if to.is_half() {
+                    let from = self.types.scalar(*expr);
+                    format!(
+                        "{}::from_{}({inner})",
+                        self.rust_type(*to),
+                        from.rust_name()
+                    )
+                } else {
+                    inner
+                }
+            }
+            ExprKind::Index { base, index } => match self.types.expr(*base) {
+                Ty::Array { len, .. } => {
+                    let base_code = self.expr(*base);
+                    let index = self.array_index(*index, len, loc);
+                    format!("{base_code}[{index}]")
+                }
+                _ => {
+                    let base_code = self.expr(*base);
+                    let index = self.expr(*index);
+                    format!("{base_code}.get({index}, __t, {line})")
+                }
+            },
+            ExprKind::Len(base) => match self.types.expr(*base) {
+                Ty::Array {
+                    len: Len::Known(n), ..
+                } => format!("{n}usize"),
+                _ => format!("{}.len()", self.expr(*base)),
+            },
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } => self.method(*receiver, method, args),
+            ExprKind::Builtin(_) => unreachable!("checked: builtins are read through an axis"),
+            ExprKind::Axis { base, axis } => {
+                let ExprKind::Builtin(builtin) = function.expr(*base).kind else {
+                    unreachable!("checked: axes are read from builtins");
+                };
+                let a = axis.name();
+                match builtin {
+                    Builtin::ThreadIdx => format!("__t.thread_idx().{a}"),
+                    Builtin::BlockIdx => format!("__t.block_idx().{a}"),
+                    Builtin::BlockDim => format!("__t.block_dim().{a}"),
+                    Builtin::GridDim => format!("__t.grid_dim().{a}"),
+                    Builtin::GlobalIdx => format!(
+                        "(__t.block_idx().{a} as usize * __t.block_dim().{a} as usize + __t.thread_idx().{a} as usize)"
+                    ),
+                    Builtin::GridSize => {
+                        format!("(__t.grid_dim().{a} as usize * __t.block_dim().{a} as usize)")
+                    }
+                }
+            }
+            ExprKind::Call { name, args, .. } => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
+                let mut all = vec!["__t".to_string()];
+                all.extend(args);
+                format!("__gpu_dev_{name}({})", all.join(", "))
+            }
+            ExprKind::Const { ty, name } => self.constant(*ty, name),
+            ExprKind::GenericConst(name) => name.to_string(),
+            ExprKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => format!(
+                "(if {} {{ {} }} else {{ {} }})",
+                self.expr(*cond),
+                self.expr(*then_value),
+                self.expr(*else_value)
+            ),
+            ExprKind::Intrinsic { name, args } => self.intrinsic(name, args),
+            ExprKind::SharedArray { elem, len } => {
+                let slot = self.slots[&(self.index, id.0 as usize)];
+                let len = match len {
+                    Len::Known(n) => n.to_string(),
+                    Len::Param(name) => name.to_string(),
+                };
+                format!(
+                    "__t.shared_array::<{}>({slot}, {len})",
+                    self.rust_type(*elem)
+                )
+            }
+            ExprKind::DynamicShared { elem } => {
+                format!("__t.dynamic_shared::<{}>()", self.rust_type(*elem))
+            }
+            ExprKind::ArrayRepeat { value, len } => {
+                let len = match len {
+                    Len::Known(n) => n.to_string(),
+                    Len::Param(name) => name.to_string(),
+                };
+                format!("[{}; {len}]", self.expr(*value))
+            }
+            ExprKind::ArrayList { elems } => {
+                let items: Vec<String> = elems.iter().map(|e| self.expr(*e)).collect();
+                format!("[{}]", items.join(", "))
+            }
+            ExprKind::Philox { args } => {
+                let a: Vec<String> = args.iter().map(|e| self.expr(*e)).collect();
+                format!(
+                    "{rt}::random::philox4x32_10([{}, {}, {}, {}], [{}, {}])",
+                    a[0], a[1], a[2], a[3], a[4], a[5]
+                )
+            }
+            ExprKind::Atomic { base, op, args } => {
+                let base = self.expr(*base);
+                let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
+                format!("{base}.{op}({}, __t, {line})", args.join(", "))
+            }
+            ExprKind::Load4 { base, index } => {
+                let base = self.expr(*base);
+                format!("{base}.load4({}, __t, {line})", self.expr(*index))
+            }
+            ExprKind::Store4 { base, index, value } => {
+                let base = self.expr(*base);
+                let index = self.expr(*index);
+                format!("{base}.store4({index}, {}, __t, {line})", self.expr(*value))
+            }
+            ExprKind::Match { scrutinee, arms } => {
+                let scrutinee = self.expr(*scrutinee);
+                let mut code = format!("match {scrutinee} {{ ");
+                for (patterns, value) in arms {
+                    let pattern = self.patterns(patterns);
+                    let _ = write!(code, "{pattern} => {}, ", self.expr(*value));
+                }
+                code.push('}');
+                code
+            }
+            ExprKind::Mma { input, acc, a, b } => {
+                self.needs_sync = true;
+                let kind = if *input == Scalar::Bf16 {
+                    "Bf16"
+                } else {
+                    "F16"
+                };
+                format!(
+                    "{rt}::cpu::mma_m16n8k16(__t, {rt}::ScalarType::{kind}, {}, {}, {})",
+                    self.expr(*acc),
+                    self.expr(*a),
+                    self.expr(*b)
+                )
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, lhs: ExprId, rhs: ExprId) -> String {
+        let scalar = self.types.scalar(lhs);
+        let line = self.function.expr(rhs).span.line();
+        let l = self.expr(lhs);
+        let r = self.expr(rhs);
+        if scalar.is_int() {
+            let method = match op {
+                BinOp::Add => Some("wrapping_add"),
+                BinOp::Sub => Some("wrapping_sub"),
+                BinOp::Mul => Some("wrapping_mul"),
+                _ => None,
+            };
+            if let Some(method) = method {
+                return format!("({l}).{method}({r})");
+            }
+            match op {
+                BinOp::Div | BinOp::Rem => {
+                    let (checked, wrapping) = if op == BinOp::Div {
+                        ("checked_div", "wrapping_div")
+                    } else {
+                        ("checked_rem", "wrapping_rem")
+                    };
+                    return format!(
+                        "{{ let (__a, __b) = ({l}, {r}); if __b == 0 {{ __t.fail(2, {line}, __a as u64, 0); 0 }} \
+                         else {{ if __a.{checked}(__b).is_none() {{ __t.fail(3, {line}, __a as u64, __b as u64); }} \
+                         __a.{wrapping}(__b) }} }}"
+                    );
+                }
+                BinOp::Shl => return format!("({l}).wrapping_shl(({r}) as u32)"),
+                BinOp::Shr => return format!("({l}).wrapping_shr(({r}) as u32)"),
+                _ => {}
+            }
+        }
+        format!("({l} {} {r})", op.symbol())
+    }
+
+    fn method(&mut self, receiver: ExprId, method: &str, args: &[ExprId]) -> String {
+        let scalar = self.types.scalar(receiver);
+        let r = self.expr(receiver);
+        let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
+        let ty = self.rust_type(scalar);
+        match method {
+            "abs" if scalar.is_int() => format!("({r}).wrapping_abs()"),
+            "pow" => format!("({r}).wrapping_pow({})", args[0]),
+            "clamp" => format!(
+                "{{ let (__v, __lo, __hi) = ({r}, {}, {}); if __v < __lo {{ __lo }} else if __v > __hi {{ __hi }} else {{ __v }} }}",
+                args[0], args[1]
+            ),
+            "rsqrt" => format!("(1.0 as {ty} / ({r}).sqrt())"),
+            "fast_div" => format!("({r} / {})", args[0]),
+            "fast_exp10" => format!("(10.0f32).powf({r})"),
+            name if name.starts_with("fast_") => {
+                let std_name = match &name["fast_".len()..] {
+                    "exp" => "exp",
+                    "ln" => "ln",
+                    "log2" => "log2",
+                    "log10" => "log10",
+                    "sin" => "sin",
+                    "cos" => "cos",
+                    "tan" => "tan",
+                    "tanh" => "tanh",
+                    "powf" => "powf",
+                    other => unreachable!("checked fast method {other}"),
+                };
+                format!("({r}).{std_name}({})", args.join(", "))
+            }
+            _ => format!("({r}).{method}({})", args.join(", ")),
+        }
+    }
+
+    fn intrinsic(&mut self, name: &str, args: &[ExprId]) -> String {
+        let a: Vec<String> = args.iter().map(|e| self.expr(*e)).collect();
+        let rt = self.rt;
+        match name {
+            "sync_threads" | "sync_warp" | "shfl_sync" | "shfl_up_sync" | "shfl_down_sync"
+            | "shfl_xor_sync" | "all_sync" | "any_sync" | "ballot_sync" => {
+                self.needs_sync = true;
+                format!("__t.{name}({})", a.join(", "))
+            }
+            "uniform_f32" => format!("{rt}::random::uniform_f32({})", a[0]),
+            "pack_f16x2" | "pack_bf16x2" => {
+                format!(
+                    "(({}).to_bits() as u32 | (({}).to_bits() as u32) << 16)",
+                    a[0], a[1]
+                )
+            }
+            _ => format!("__t.{name}({})", a.join(", ")),
+        }
+    }
+
+    fn constant(&self, ty: Scalar, name: &str) -> String {
+        let ty_name = self.rust_type(ty);
+        let is_math_constant = ty.is_float()
+            && FLOAT_CONSTANTS.contains(&name)
+            && !matches!(
+                name,
+                "MAX" | "MIN" | "MIN_POSITIVE" | "EPSILON" | "INFINITY" | "NEG_INFINITY" | "NAN"
+            );
+        if is_math_constant {
+            format!("::core::{ty_name}::consts::{name}")
+        } else {
+            format!("{ty_name}::{name}")
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! `CpuArgs`: a launch's arguments as a CPU twin reads them, by kernel parameter index.
+
+use std::marker::PhantomData;
+
+use crate::cpu::element::Element;
+use crate::cpu::exec::LaunchState;
+use crate::cpu::slice::CpuSlice;
+use crate::generic::TemplateArg;
+use crate::scalar::{Scalar, ScalarType, ScalarValue};
+
+/// Tag bit of a slice argument (the low byte is the element or scalar type).
+const SLICE_TAG: u16 = 0x100;
+
+/// The tag a twin's read of a `T` scalar (or, with `SLICE_TAG`, slice) must find.
+const fn type_tag(ty: ScalarType) -> u16 {
+    ty as u16
+}
+
+/// One argument, flattened so a twin's per-thread read is one bounds check and one compare.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CpuArg {
+    /// `type_tag(type)`, with `SLICE_TAG` for slices.
+    tag: u16,
+    /// A scalar's bits (as `Element::to_bits`).
+    bits: u64,
+    /// A slice's first element (dangling for scalars).
+    ptr: *mut u8,
+    /// A slice's length.
+    len: usize,
+    /// `len` for `&mut [T]`, 0 for `&[T]`.
+    write_len: usize,
+}
+
+impl CpuArg {
+    /// A scalar argument.
+    pub(crate) fn scalar(ty: ScalarType, value: ScalarValue) -> CpuArg {
+        let bits = match value {
+            ScalarValue::Bool(v) => v.to_bits(),
+            ScalarValue::I32(v) => v.to_bits(),
+            ScalarValue::U32(v) => v.to_bits(),
+            ScalarValue::I64(v) => v.to_bits(),
+            ScalarValue::U64(v) => v.to_bits(),
+            ScalarValue::F32(v) => Element::to_bits(v),
+            ScalarValue::F64(v) => Element::to_bits(v),
+            ScalarValue::F16(v) => Element::to_bits(v),
+            ScalarValue::Bf16(v) => Element::to_bits(v),
+        };
+        CpuArg {
+            tag: type_tag(ty),
+            bits,
+            ptr: std::ptr::NonNull::dangling().as_ptr(),
+            len: 0,
+            write_len: 0,
+        }
+    }
+
+    /// A slice argument: `len` elements of `elem` at `ptr`.
+    pub(crate) fn slice(elem: ScalarType, ptr: *mut u8, len: usize, writable: bool) -> CpuArg {
+        CpuArg {
+            tag: type_tag(elem) | SLICE_TAG,
+            bits: 0,
+            ptr,
+            len,
+            write_len: if writable { len } else { 0 },
+        }
+    }
+
+    fn describe(&self) -> String {
+        let ty = ScalarType::ALL
+            .into_iter()
+            .find(|&ty| type_tag(ty) == self.tag & !SLICE_TAG)
+            .map_or_else(|| "?".to_string(), |ty| ty.to_string());
+        match (
+            self.tag & SLICE_TAG != 0,
+            self.write_len == self.len && self.len > 0,
+        ) {
+            (false, _) => ty,
+            (true, true) => format!("&mut [{ty}]"),
+            (true, false) => format!("&[{ty}] (or an empty &mut [{ty}])"),
+        }
+    }
+}
+
+/// A launch's arguments as its CPU twin reads them: by the kernel's parameter index (slices
+/// count once), with the template arguments of a generic kernel.
+pub struct CpuArgs<'a> {
+    args: Vec<CpuArg>,
+    template_args: &'a [TemplateArg],
+    launch: &'a LaunchState,
+    /// The buffers behind slice arguments stay borrowed for `'a`.
+    marker: PhantomData<&'a mut [u8]>,
+}
+
+// SAFETY: the raw pointers are host buffers borrowed for 'a (mutably for writable ones) by the
+// launch; every access through them goes through CpuSlice, which is atomic, so sharing the
+// arguments between the worker threads of one launch is sound.
+unsafe impl Sync for CpuArgs<'_> {}
+// SAFETY: as for Sync.
+unsafe impl Send for CpuArgs<'_> {}
+
+impl<'a> CpuArgs<'a> {
+    /// Arguments whose slice pointers are valid (and, when writable, exclusively borrowed)
+    /// for `'a`.
+    pub(crate) fn new(
+        args: Vec<CpuArg>,
+        template_args: &'a [TemplateArg],
+        launch: &'a LaunchState,
+    ) -> Self {
+        CpuArgs {
+            args,
+            template_args,
+            launch,
+            marker: PhantomData,
+        }
+    }
+
+    /// Scalar parameter `index`; a twin that disagrees with the parameter's type gets zero and
+    /// the launch fails.
+    #[inline]
+    pub fn scalar<T: Scalar>(&self, index: usize) -> T {
+        match self.args.get(index) {
+            Some(arg) if arg.tag == type_tag(T::TYPE) => T::from_bits(arg.bits),
+            _ => {
+                self.mismatch(index, &T::TYPE.to_string());
+                T::from_bits(0)
+            }
+        }
+    }
+
+    /// Slice parameter `index` (`&[T]` or `&mut [T]`; only the latter may be written); a twin
+    /// that disagrees with the parameter's type gets an empty slice and the launch fails.
+    #[inline]
+    pub fn slice<T: Scalar>(&self, index: usize) -> CpuSlice<'_, T> {
+        match self.args.get(index) {
+            Some(arg) if arg.tag == type_tag(T::TYPE) | SLICE_TAG => {
+                // SAFETY: the buffer holds `len` valid `T`s (its element type is T), is 64-byte
+                // aligned, and is borrowed for 'a (exclusively when writable, which is when
+                // write_len, set by `CpuArg::slice` to 0 or len, is nonzero); kernels touch it
+                // only through CpuSlices (atomic), host code not at all during the launch.
+                unsafe { CpuSlice::from_raw_parts(arg.ptr.cast::<T>(), arg.len, arg.write_len) }
+            }
+            _ => {
+                self.mismatch(index, &format!("a slice of {}", T::TYPE));
+                CpuSlice::empty()
+            }
+        }
+    }
+
+    /// The const template argument at position `index` of a generic kernel's template
+    /// parameters (types and consts counted together, in declaration order, as in
+    /// [`crate::TemplateArg`] lists); 0 and a failed launch when it is not a const.
+    pub fn template_const(&self, index: usize) -> u64 {
+        match self.template_args.get(index) {
+            Some(TemplateArg::Const(value)) => *value,
+            other => {
+                self.launch.contract_error(format!(
+                    "the CPU twin reads template argument {index} as a const, but it is {}",
+                    describe_template(other)
+                ));
+                0
+            }
+        }
+    }
+
+    /// The type template argument at position `index` of a generic kernel's template
+    /// parameters, so a twin can dispatch to the instantiation; `None` (and a failed launch)
+    /// when it is not a type.
+    pub fn template_type(&self, index: usize) -> Option<ScalarType> {
+        match self.template_args.get(index) {
+            Some(TemplateArg::Type(ty)) => Some(*ty),
+            other => {
+                self.launch.contract_error(format!(
+                    "the CPU twin reads template argument {index} as a type, but it is {}",
+                    describe_template(other)
+                ));
+                None
+            }
+        }
+    }
+
+    /// Number of parameters.
+    pub fn len(&self) -> usize {
+        self.args.len()
+    }
+
+    /// Whether the kernel takes no parameters.
+    pub fn is_empty(&self) -> bool {
+        self.args.is_empty()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mismatch(&self, index: usize, wanted: &str) {
+        let found = match self.args.get(index) {
+            Some(arg) => arg.describe(),
+            None => format!("absent (the kernel takes {})", self.args.len()),
+        };
+        self.launch.contract_error(format!(
+            "the CPU twin reads parameter {index} as {wanted}, but it is {found}; the twin and \
+             the kernel's parameter list disagree (regenerate both with one #[kernel] macro)"
+        ));
+    }
+}
+
+fn describe_template(arg: Option<&TemplateArg>) -> String {
+    match arg {
+        Some(TemplateArg::Type(ty)) => format!("the type {ty}"),
+        Some(TemplateArg::Const(value)) => format!("the const {value}"),
+        None => "absent".to_string(),
+    }
+}

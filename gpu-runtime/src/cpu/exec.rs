@@ -1,0 +1,453 @@
+//! Running a grid on the CPU: blocks in parallel on rayon's workers, each block on one worker.
+//!
+//! Barrier-free kernels run a block's threads as a plain loop of calls to the twin. Kernels that
+//! synchronize run each thread of a block as a stackful coroutine (corosensei) on the block's
+//! worker, scheduled round-robin: a thread runs until it reaches `sync_threads` or a warp
+//! operation, where it suspends; a barrier releases its waiters once every live thread of the
+//! block has arrived (returned threads count as arrived), a warp operation once every live lane
+//! its mask names has deposited. If no thread can run while some have not returned, the block
+//! is deadlocked and the launch fails instead of hanging.
+//!
+//! Why coroutines (measured in release builds on the 2-vCPU development VM, AMD EPYC; see
+//! `tests/cpu_bench.rs`): a corosensei suspend + resume round trip costs 4-5 ns hot and about
+//! 15 ns cycling round-robin through 1024 coroutines; inside real kernels, with the scheduler's
+//! bookkeeping and cold return predictions, a thread pays 40-55 ns per barrier. Two OS threads
+//! meeting at a `std::sync::Barrier` take 40-50 µs per barrier here, about 10,000 times more,
+//! and a 1024-thread block would need 1024 OS threads per worker. Each coroutine has a 256 KiB
+//! stack (room for `println!` debugging in unoptimised builds; only touched pages cost memory)
+//! from a per-OS-thread pool, so stacks are mapped once and reused by later blocks and
+//! launches.
+
+use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+use corosensei::stack::DefaultStack;
+use corosensei::Coroutine;
+use rayon::prelude::*;
+
+use crate::checked::panic_message;
+use crate::cpu::args::{CpuArg, CpuArgs};
+use crate::cpu::block::BlockShared;
+use crate::cpu::device::{CpuStream, PendingPanic};
+use crate::cpu::schedule::{panic_text, Scheduler};
+use crate::cpu::thread::{Dim3, ThreadCtx, Yielder};
+use crate::cpu::warp::Deposit;
+use crate::cpu::CpuKernelFn;
+use crate::device::Gpu;
+use crate::error::{Error, Result};
+use crate::generic::{rust_instantiation, TemplateArg};
+use crate::kernel::{ArgInner, Kernel, KernelArg};
+use crate::launch::{DeviceLimits, LaunchConfig};
+
+/// Stack of each coroutine thread.
+const STACK_BYTES: usize = 256 * 1024;
+/// Launches of at most this many threads run on the calling thread: handing them to rayon's
+/// pool would cost more than it saves.
+const INLINE_THREADS: u64 = 4096;
+/// Threads per rayon task at least, for barrier-free kernels.
+const TASK_THREADS: u64 = 16 * 1024;
+
+/// Why a coroutine thread suspended.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Wait {
+    /// At `sync_threads`.
+    Block,
+    /// In a warp operation.
+    Warp(Deposit),
+}
+
+/// A checked-mode violation, as the GPU's error slot records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Violation {
+    kind: u32,
+    line: u32,
+    index: u64,
+    len: u64,
+}
+
+/// What the threads of one launch report, from any worker.
+#[derive(Debug, Default)]
+pub(crate) struct LaunchState {
+    /// The first checked-mode violation.
+    violation: OnceLock<Violation>,
+    /// The first broken contract, deadlock or twin panic: the launch's error.
+    error: OnceLock<String>,
+    /// Set with `error`: blocks not yet started are skipped.
+    aborted: AtomicBool,
+}
+
+impl LaunchState {
+    /// Records a checked-mode violation; only the launch's first is kept.
+    pub(crate) fn fail(&self, kind: u32, line: u32, index: u64, len: u64) {
+        let _ = self.violation.set(Violation {
+            kind,
+            line,
+            index,
+            len,
+        });
+    }
+
+    /// Records why the launch fails; only the first reason is kept.
+    pub(crate) fn contract_error(&self, reason: String) {
+        let _ = self.error.set(reason);
+        self.aborted.store(true, Ordering::Relaxed);
+    }
+
+    fn aborted(&self) -> bool {
+        self.aborted.load(Ordering::Relaxed)
+    }
+}
+
+/// The twin of `kernel`, after checking it can run on the CPU backend.
+pub(crate) fn twin_of(
+    kernel: &'static Kernel,
+    template_args: &[TemplateArg],
+) -> Result<CpuKernelFn> {
+    kernel.check_cpu_shape()?;
+    kernel.cpu_twin().ok_or_else(|| Error::CpuBackend {
+        kernel: rust_instantiation(kernel, template_args),
+        reason: "it has no CPU twin (it was built without one, by hand or by a #[kernel] macro \
+                 older than the CPU backend); add one with Kernel::with_cpu, or run it on a CUDA \
+                 device"
+            .to_string(),
+    })
+}
+
+/// Runs `kernel` on the CPU backend, now; arguments and configuration are already validated.
+/// A checked-mode violation is queued for the stream's next synchronizing call; a broken
+/// contract, a deadlock or a panicking twin is this call's error.
+pub(crate) fn launch(
+    gpu: &Gpu,
+    stream: &CpuStream,
+    kernel: &'static Kernel,
+    template_args: &[TemplateArg],
+    config: LaunchConfig,
+    args: &[KernelArg<'_>],
+) -> Result<()> {
+    let twin = twin_of(kernel, template_args)?;
+    let display = || rust_instantiation(kernel, template_args);
+    // Exclusive borrows of the `&mut` buffers, held until the grid has run.
+    let mut exclusive = Vec::new();
+    let mut unpacked = Vec::with_capacity(args.len());
+    for (index, arg) in args.iter().enumerate() {
+        let host_memory = |ptr: Option<*mut u8>| {
+            ptr.ok_or_else(|| Error::CpuBackend {
+                kernel: display(),
+                reason: format!("argument {index} is not in host memory"),
+            })
+        };
+        unpacked.push(match &arg.inner {
+            ArgInner::Scalar(ty, value) => CpuArg::scalar(*ty, *value),
+            ArgInner::Slice(buf) => {
+                CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), false)
+            }
+            ArgInner::SliceMut(cell) => {
+                let buf = cell.try_borrow_mut().map_err(|_| Error::InvalidKernel {
+                    kernel: kernel.name().to_string(),
+                    reason: "a mutable argument is already borrowed (launch re-entered)"
+                        .to_string(),
+                })?;
+                let arg = CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), true);
+                exclusive.push(buf);
+                arg
+            }
+        });
+    }
+
+    let state = LaunchState::default();
+    let cpu_args = CpuArgs::new(unpacked, template_args, &state);
+    let grid = Grid {
+        twin,
+        needs_sync: kernel.needs_sync(),
+        args: &cpu_args,
+        state: &state,
+        grid_dim: Dim3::new(config.grid.x, config.grid.y, config.grid.z),
+        block_dim: Dim3::new(config.block.x, config.block.y, config.block.z),
+        dynamic_shared: config.shared_mem_bytes,
+        limits: gpu.limits(),
+    };
+    grid.run();
+    drop(cpu_args);
+    drop(exclusive);
+
+    let seq = stream.next_launch();
+    let LaunchState {
+        violation, error, ..
+    } = state;
+    if let Some(reason) = error.into_inner() {
+        return Err(Error::CpuBackend {
+            kernel: display(),
+            reason,
+        });
+    }
+    if let (Some(violation), Some(cpu)) = (violation.into_inner(), gpu.cpu_device()) {
+        cpu.record_panic(PendingPanic {
+            stream: stream.id(),
+            seq,
+            kernel: display(),
+            file: kernel.file(),
+            line: violation.line,
+            message: panic_message(violation.kind, violation.index, violation.len),
+        });
+    }
+    Ok(())
+}
+
+/// One launch's grid.
+struct Grid<'l> {
+    twin: CpuKernelFn,
+    needs_sync: bool,
+    args: &'l CpuArgs<'l>,
+    state: &'l LaunchState,
+    grid_dim: Dim3,
+    block_dim: Dim3,
+    dynamic_shared: u32,
+    limits: DeviceLimits,
+}
+
+impl Grid<'_> {
+    fn threads_per_block(&self) -> u32 {
+        // Validated: at most 1024.
+        self.block_dim.x * self.block_dim.y * self.block_dim.z
+    }
+
+    fn run(&self) {
+        let blocks =
+            u64::from(self.grid_dim.x) * u64::from(self.grid_dim.y) * u64::from(self.grid_dim.z);
+        let threads = u64::from(self.threads_per_block());
+        if blocks == 1 || blocks * threads <= INLINE_THREADS || rayon::current_num_threads() == 1 {
+            let mut worker = Worker::new(self);
+            for block in 0..blocks {
+                if self.state.aborted() {
+                    break;
+                }
+                worker.run_block(block);
+            }
+            return;
+        }
+        let min_len = if self.needs_sync {
+            1
+        } else {
+            (TASK_THREADS / threads).max(1)
+        };
+        let min_len = usize::try_from(min_len).unwrap_or(1);
+        // usize ranges split exactly; a 64-bit host holds any grid's block count.
+        let blocks = usize::try_from(blocks).unwrap_or(usize::MAX);
+        (0..blocks)
+            .into_par_iter()
+            .with_min_len(min_len)
+            .for_each_init(
+                || Worker::new(self),
+                |worker, block| {
+                    if !self.state.aborted() {
+                        worker.run_block(block as u64);
+                    }
+                },
+            );
+    }
+
+    fn block_idx(&self, linear: u64) -> Dim3 {
+        let gx = u64::from(self.grid_dim.x);
+        let gy = u64::from(self.grid_dim.y);
+        // Each is below its grid dimension, so fits in u32.
+        Dim3::new(
+            (linear % gx) as u32,
+            ((linear / gx) % gy) as u32,
+            (linear / (gx * gy)) as u32,
+        )
+    }
+
+    fn thread_idx(&self, linear: u32) -> Dim3 {
+        let bx = self.block_dim.x;
+        let by = self.block_dim.y;
+        Dim3::new(linear % bx, (linear / bx) % by, linear / (bx * by))
+    }
+}
+
+thread_local! {
+    /// Coroutine stacks of this OS thread, kept for later blocks and launches.
+    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+}
+
+/// One worker thread's state for a launch.
+struct Worker<'g, 'l> {
+    grid: &'g Grid<'l>,
+    block: BlockShared,
+    /// Coroutine stacks in use by this worker (returned to `STACKS` on drop).
+    stacks: Vec<DefaultStack>,
+}
+
+pub(crate) type ThreadCoroutine = Coroutine<u64, Wait, (), DefaultStack>;
+
+impl Drop for Worker<'_, '_> {
+    fn drop(&mut self) {
+        let stacks = std::mem::take(&mut self.stacks);
+        // During thread teardown the pool may be gone; the stacks are then simply unmapped.
+        let _ = STACKS.try_with(|pool| {
+            if let Ok(mut pool) = pool.try_borrow_mut() {
+                pool.extend(stacks);
+            }
+        });
+    }
+}
+
+impl<'g, 'l> Worker<'g, 'l> {
+    fn new(grid: &'g Grid<'l>) -> Self {
+        Worker {
+            grid,
+            block: BlockShared::new(grid.threads_per_block(), grid.dynamic_shared, grid.limits),
+            stacks: Vec::new(),
+        }
+    }
+
+    fn run_block(&mut self, block: u64) {
+        self.block.begin_block();
+        if self.grid.needs_sync {
+            self.run_coroutines(block);
+        } else {
+            self.run_plain(block);
+        }
+    }
+
+    fn context(&self, block_idx: Dim3) -> ThreadCtx {
+        ThreadCtx {
+            thread_idx: Dim3::default(),
+            block_idx,
+            block_dim: self.grid.block_dim,
+            grid_dim: self.grid.grid_dim,
+            linear: 0,
+            block: &self.block,
+            launch: self.grid.state,
+            yielder: std::ptr::null(),
+        }
+    }
+
+    /// A barrier-free block: its threads one after another, as plain calls.
+    fn run_plain(&mut self, block: u64) {
+        let grid = self.grid;
+        let twin = grid.twin;
+        let args = grid.args;
+        let dim = grid.block_dim;
+        let mut ctx = self.context(grid.block_idx(block));
+        let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+            let mut linear = 0;
+            for z in 0..dim.z {
+                for y in 0..dim.y {
+                    for x in 0..dim.x {
+                        ctx.thread_idx = Dim3 { x, y, z };
+                        ctx.linear = linear;
+                        twin(args, &ctx);
+                        linear += 1;
+                    }
+                }
+            }
+        }));
+        if let Err(payload) = ran {
+            self.twin_panicked(ctx.block_idx, ctx.thread_idx, payload.as_ref());
+        }
+    }
+
+    /// A block of a kernel that synchronizes: its threads as coroutines, round-robin.
+    fn run_coroutines(&mut self, block: u64) {
+        let grid = self.grid;
+        let threads = grid.threads_per_block();
+        let block_idx = grid.block_idx(block);
+        if let Err(reason) = self.reserve_stacks(threads as usize) {
+            grid.state.contract_error(reason);
+            return;
+        }
+        let mut coroutines: Vec<ThreadCoroutine> = Vec::with_capacity(threads as usize);
+        for linear in 0..threads {
+            let Some(stack) = self.stacks.pop() else {
+                break;
+            };
+            let base = ThreadCtx {
+                thread_idx: grid.thread_idx(linear),
+                linear,
+                ..self.context(block_idx)
+            };
+            let twin = grid.twin;
+            let args = grid.args;
+            let body = move |yielder: &Yielder, _start: u64| {
+                let ctx = ThreadCtx { yielder, ..base };
+                twin(args, &ctx);
+            };
+            // SAFETY: the body borrows `args` (alive for the whole launch) and points at
+            // `self.block` and the launch state, which outlive this block: every coroutine is
+            // run to completion or unwound in `finish_coroutines` before this function returns,
+            // and none is ever forgotten.
+            coroutines.push(unsafe { Coroutine::with_stack_unchecked(stack, body) });
+        }
+        let mut scheduler = Scheduler::new(threads);
+        scheduler.run(
+            &mut coroutines,
+            &self.block,
+            grid.state,
+            block_idx,
+            |linear| grid.thread_idx(linear),
+        );
+        self.finish_coroutines(coroutines);
+    }
+
+    /// Makes sure `count` stacks are at hand, from the thread's pool or newly mapped.
+    fn reserve_stacks(&mut self, count: usize) -> Result<(), String> {
+        if self.stacks.len() >= count {
+            return Ok(());
+        }
+        let missing = count - self.stacks.len();
+        let _ = STACKS.try_with(|pool| {
+            if let Ok(mut pool) = pool.try_borrow_mut() {
+                let take = missing.min(pool.len());
+                let start = pool.len() - take;
+                self.stacks.extend(pool.drain(start..));
+            }
+        });
+        while self.stacks.len() < count {
+            let stack = DefaultStack::new(STACK_BYTES).map_err(|err| {
+                format!(
+                    "mapping a {} KiB coroutine stack for one of the block's {count} threads \
+                     failed ({err}); use smaller blocks, or fewer worker threads \
+                     (RAYON_NUM_THREADS)",
+                    STACK_BYTES / 1024
+                )
+            })?;
+            self.stacks.push(stack);
+        }
+        Ok(())
+    }
+
+    /// Ends every coroutine that has not returned and keeps the stacks.
+    fn finish_coroutines(&mut self, coroutines: Vec<ThreadCoroutine>) {
+        for mut coroutine in coroutines {
+            if !coroutine.done() {
+                if cfg!(panic = "unwind") {
+                    // Runs the destructors of the suspended thread's locals.
+                    let _ = panic::catch_unwind(AssertUnwindSafe(|| coroutine.force_unwind()));
+                }
+                if !coroutine.done() {
+                    // SAFETY: reached only when unwinding is impossible (panic = "abort") or
+                    // failed; the thread's locals are then leaked, never used again: twins keep
+                    // no self-referential or pinned values on their stacks.
+                    unsafe { coroutine.force_reset() };
+                }
+            }
+            self.stacks.push(coroutine.into_stack());
+        }
+    }
+
+    #[cold]
+    fn twin_panicked(&self, block: Dim3, thread: Dim3, payload: &(dyn std::any::Any + Send)) {
+        self.grid.state.contract_error(format!(
+            "its CPU twin panicked in thread ({}, {}, {}) of block ({}, {}, {}): {}",
+            thread.x,
+            thread.y,
+            thread.z,
+            block.x,
+            block.y,
+            block.z,
+            panic_text(payload)
+        ));
+    }
+}

@@ -1,0 +1,167 @@
+//! Tensor-core matrix multiply-accumulate on the CPU: `mma.sync.aligned.m16n8k16.row.col` with
+//! f16 or bf16 inputs and f32 accumulators, a warp-wide operation.
+//!
+//! Each lane holds fragments of A (16x16), B (16x8) and C (16x8) in the PTX ISA's layout; the
+//! lanes stage their fragments in block memory, meet at a warp rendezvous, and each computes
+//! its own four elements of D = A * B + C from everyone's fragments. Stages are double-buffered
+//! by the lane's count of MMAs: after a rendezvous a fast lane can reach its next MMA (writing
+//! the other buffer) before a slow one has read this one, but not the one after, which needs
+//! the slow lane to arrive first.
+
+use half::{bf16, f16};
+
+use crate::cpu::thread::{ThreadCtx, WARP_SIZE};
+use crate::cpu::warp::WarpOp;
+use crate::scalar::ScalarType;
+
+/// One lane's fragments for one MMA.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct MmaFragments {
+    /// The lane's MMA count when it staged these; `u64::MAX` when never staged in this block.
+    pub(crate) seq: u64,
+    /// A: four registers of two packed 16-bit floats.
+    pub(crate) a: [u32; 4],
+    /// B: two registers of two packed 16-bit floats.
+    pub(crate) b: [u32; 2],
+    /// C: four f32.
+    pub(crate) c: [f32; 4],
+}
+
+impl MmaFragments {
+    /// Nothing staged.
+    pub(crate) const EMPTY: MmaFragments = MmaFragments {
+        seq: u64::MAX,
+        a: [0; 4],
+        b: [0; 2],
+        c: [0.0; 4],
+    };
+}
+
+/// `D = A * B + C` for one warp: A 16x16 and B 16x8 in `input` (`F16` or `Bf16`) pairs packed
+/// into `u32`s, C and D 16x8 in `f32`, every operand distributed over the 32 lanes as PTX's
+/// `mma.m16n8k16` fragments. Every lane of the warp must call it (as `mma.sync.aligned`
+/// requires); lanes that have returned contribute zeros. Returns this lane's fragment of D.
+pub fn mma_m16n8k16(
+    t: &ThreadCtx,
+    input: ScalarType,
+    acc: [f32; 4],
+    a: [u32; 4],
+    b: [u32; 2],
+) -> [f32; 4] {
+    let to_f32: fn(u16) -> f32 = match input {
+        ScalarType::F16 => |bits| f16::from_bits(bits).to_f32(),
+        ScalarType::Bf16 => |bits| bf16::from_bits(bits).to_f32(),
+        other => {
+            t.contract_error(format!(
+                "mma_m16n8k16 takes f16 or bf16 inputs, not {other}"
+            ));
+            return acc;
+        }
+    };
+    let Some(seq) = t.block().stage_mma(t.linear, a, b, acc) else {
+        t.contract_error("mma_m16n8k16 staging failed (re-entered)".to_string());
+        return acc;
+    };
+    // Meet the warp: afterwards every live lane has staged its fragments for `seq`.
+    t.warp(WarpOp::Sync, u32::MAX, 0, 0);
+    let warp_start = t.linear - t.lane_id();
+    let lanes: [MmaFragments; WARP_SIZE as usize] = std::array::from_fn(|lane| {
+        let fragments = t.block().staged_mma(warp_start + lane as u32, seq);
+        match fragments {
+            Some(f) if f.seq == seq => f,
+            _ => MmaFragments::EMPTY,
+        }
+    });
+    let lane = t.lane_id();
+    let (group, in_group) = (lane / 4, lane % 4);
+    std::array::from_fn(|i| {
+        let i = i as u32;
+        let row = group + 8 * (i / 2);
+        let col = in_group * 2 + (i & 1);
+        let mut sum = acc[i as usize];
+        for k in 0..16 {
+            sum += to_f32(a_element(&lanes, row, k)) * to_f32(b_element(&lanes, k, col));
+        }
+        sum
+    })
+}
+
+/// A[row][k] from the lanes' A fragments: lane `(row % 8) * 4 + (k % 8) / 2`, element
+/// `(k / 8) * 4 + (row / 8) * 2 + k % 2` (two per register, the even one in the low half).
+fn a_element(lanes: &[MmaFragments; WARP_SIZE as usize], row: u32, k: u32) -> u16 {
+    let lane = (row % 8) * 4 + (k % 8) / 2;
+    let element = (k / 8) * 4 + (row / 8) * 2 + k % 2;
+    half_of(lanes[lane as usize].a[(element / 2) as usize], element % 2)
+}
+
+/// B[k][col] from the lanes' B fragments: lane `col * 4 + (k % 8) / 2`, element
+/// `(k / 8) * 2 + k % 2`.
+fn b_element(lanes: &[MmaFragments; WARP_SIZE as usize], k: u32, col: u32) -> u16 {
+    let lane = col * 4 + (k % 8) / 2;
+    let element = (k / 8) * 2 + k % 2;
+    half_of(lanes[lane as usize].b[(element / 2) as usize], element % 2)
+}
+
+/// The low (0) or high (1) 16 bits of a packed register.
+fn half_of(register: u32, which: u32) -> u16 {
+    (register >> (16 * which)) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds every lane's fragments from whole matrices, by the PTX ISA's layout tables.
+    fn fragments(a: &[[f32; 16]; 16], b: &[[f32; 8]; 16]) -> [MmaFragments; 32] {
+        let pack = |lo: f32, hi: f32| {
+            u32::from(f16::from_f32(lo).to_bits()) | u32::from(f16::from_f32(hi).to_bits()) << 16
+        };
+        std::array::from_fn(|lane| {
+            let (g, tig) = (lane / 4, lane % 4);
+            let a_at = |i: usize| {
+                let row = if i < 2 || (4..6).contains(&i) {
+                    g
+                } else {
+                    g + 8
+                };
+                let col = tig * 2 + (i & 1) + if i >= 4 { 8 } else { 0 };
+                a[row][col]
+            };
+            let b_at = |i: usize| {
+                let row = tig * 2 + (i & 1) + if i >= 2 { 8 } else { 0 };
+                b[row][g]
+            };
+            MmaFragments {
+                seq: 0,
+                a: [
+                    pack(a_at(0), a_at(1)),
+                    pack(a_at(2), a_at(3)),
+                    pack(a_at(4), a_at(5)),
+                    pack(a_at(6), a_at(7)),
+                ],
+                b: [pack(b_at(0), b_at(1)), pack(b_at(2), b_at(3))],
+                c: [0.0; 4],
+            }
+        })
+    }
+
+    #[test]
+    fn fragment_indexing_inverts_the_ptx_layout() {
+        let a: [[f32; 16]; 16] =
+            std::array::from_fn(|r| std::array::from_fn(|c| (r * 16 + c) as f32));
+        let b: [[f32; 8]; 16] =
+            std::array::from_fn(|r| std::array::from_fn(|c| (r * 8 + c) as f32));
+        let lanes = fragments(&a, &b);
+        let f = |bits: u16| f16::from_bits(bits).to_f32();
+        for row in 0..16 {
+            for k in 0..16 {
+                assert_eq!(f(a_element(&lanes, row, k)), a[row as usize][k as usize]);
+            }
+        }
+        for k in 0..16 {
+            for col in 0..8 {
+                assert_eq!(f(b_element(&lanes, k, col)), b[k as usize][col as usize]);
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! The CPU backend's side of the twin contract: what a kernel's CPU twin is given and may call.
+//!
+//! `#[kernel]` emits, next to the CUDA source, a *CPU twin*: a plain Rust function that runs one
+//! thread of the kernel. [`Gpu::cpu`](crate::Gpu::cpu) runs it for every thread of the grid,
+//! with the semantics the kernel has on a GPU: each block's threads share its shared memory,
+//! `sync_threads` is a real barrier, shuffles and votes exchange values among the 32 lanes of a
+//! warp, atomics are atomic, and every index is bounds-checked, reported like checked mode.
+//!
+//! A twin for `fn saxpy(a: f32, x: &[f32], y: &mut [f32])`, as the macro writes it:
+//!
+//! ```
+//! use gpu_runtime::cpu::{CpuArgs, ThreadCtx};
+//!
+//! fn saxpy_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
+//!     let a: f32 = args.scalar(0);
+//!     let x = args.slice::<f32>(1);
+//!     let y = args.slice::<f32>(2);
+//!     let i = (t.block_idx().x * t.block_dim().x + t.thread_idx().x) as usize;
+//!     if i < y.len() {
+//!         y.set(i, a * x.get(i, t, 7) + y.get(i, t, 7), t, 7);
+//!     }
+//! }
+//! # let _: gpu_runtime::cpu::CpuKernelFn = saxpy_twin;
+//! ```
+
+mod args;
+mod block;
+mod device;
+pub(crate) mod element;
+mod exec;
+mod memory;
+mod mma;
+mod schedule;
+mod slice;
+mod thread;
+mod warp;
+
+pub use args::CpuArgs;
+pub use mma::mma_m16n8k16;
+pub use slice::CpuSlice;
+pub use thread::{Dim3, ThreadCtx};
+
+pub(crate) use device::{device_info, CpuDevice, CpuStream};
+pub(crate) use exec::{launch, twin_of};
+pub(crate) use memory::HostBuffer;
+
+/// A kernel's CPU twin: runs one thread of the kernel, reading the launch's arguments from
+/// `args` and its indices, shared memory and warp from `t`.
+pub type CpuKernelFn = fn(&CpuArgs<'_>, &ThreadCtx);

@@ -1,0 +1,300 @@
+//! `CpuSlice`: how a CPU twin sees a slice parameter or a shared-memory array.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use crate::cpu::element::RmwOp;
+use crate::cpu::thread::ThreadCtx;
+use crate::scalar::Scalar;
+
+/// Checked-mode violation kind: index out of bounds.
+pub(crate) const FAIL_INDEX: u32 = 1;
+
+/// A slice of global or shared memory as a CPU twin sees it: a pointer, a length, and whether
+/// the kernel may write it. Every access is bounds-checked (a failure is reported through
+/// [`ThreadCtx::fail`], as checked mode does on a GPU) and atomic, so racing threads are
+/// defined behaviour. Valid for `'a`: the launch (global memory) or the block (shared memory).
+pub struct CpuSlice<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    /// `len` when the kernel may write (`&mut [T]`, shared memory), else 0: one comparison
+    /// both bounds-checks a write and refuses writes to `&[T]`.
+    write_len: usize,
+    marker: PhantomData<&'a [T]>,
+}
+
+impl<T> Clone for CpuSlice<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for CpuSlice<'_, T> {}
+
+// SAFETY: a CpuSlice is a shared view whose every access is atomic (Element), so using it from
+// several threads at once is as sound as sharing `&[AtomicU32]`; `T: Sync` covers the values.
+unsafe impl<T: Sync> Send for CpuSlice<'_, T> {}
+// SAFETY: as for Send.
+unsafe impl<T: Sync> Sync for CpuSlice<'_, T> {}
+
+impl<T> fmt::Debug for CpuSlice<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CpuSlice")
+            .field("ptr", &self.ptr)
+            .field("len", &self.len)
+            .field("writable", &(self.write_len == self.len))
+            .finish()
+    }
+}
+
+impl<'a, T: Scalar> CpuSlice<'a, T> {
+    /// A view of `len` elements at `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads (and writes, when `writable`) of `len` elements of `T`,
+    /// aligned to `size_of::<T>()`, for `'a`, holding valid `T`s, and every other access to the
+    /// memory during `'a` must be atomic or through another `CpuSlice`.
+    pub(crate) unsafe fn from_raw(ptr: *mut T, len: usize, writable: bool) -> Self {
+        CpuSlice {
+            ptr,
+            len,
+            write_len: if writable { len } else { 0 },
+            marker: PhantomData,
+        }
+    }
+
+    /// A view of `len` elements at `ptr` of which the first `write_len` (0 or `len`) may be
+    /// written.
+    ///
+    /// # Safety
+    /// As for `from_raw`, with writes allowed when `write_len` is nonzero; `write_len` must be
+    /// 0 or `len`.
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw_parts(ptr: *mut T, len: usize, write_len: usize) -> Self {
+        CpuSlice {
+            ptr,
+            len,
+            write_len,
+            marker: PhantomData,
+        }
+    }
+
+    /// An empty slice, for arguments that could not be provided (the reason is reported).
+    pub(crate) fn empty() -> Self {
+        CpuSlice {
+            ptr: std::ptr::NonNull::dangling().as_ptr(),
+            len: 0,
+            write_len: 0,
+            marker: PhantomData,
+        }
+    }
+
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the slice has no elements.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Element `index`; out of bounds, reports the violation for source `line` and returns
+    /// zero.
+    #[inline(always)]
+    pub fn get(&self, index: usize, t: &ThreadCtx, line: u32) -> T {
+        if index < self.len {
+            // SAFETY: in bounds of memory valid for 'a (from_raw's contract); accessed atomically.
+            unsafe { T::load(self.ptr.add(index)) }
+        } else {
+            out_of_bounds(index, self.len, t, line);
+            T::from_bits(0)
+        }
+    }
+
+    /// Stores `value` at `index`; out of bounds, reports the violation and stores nothing.
+    #[inline(always)]
+    pub fn set(&self, index: usize, value: T, t: &ThreadCtx, line: u32) {
+        if index < self.write_len {
+            // SAFETY: in bounds of memory valid for writes (write_len is 0 unless writable).
+            unsafe { T::store(self.ptr.add(index), value) }
+        } else {
+            refused_write::<T>(index, self.len, t, line);
+        }
+    }
+
+    /// Elements `index..index + 4` (one 16-byte load on a GPU, where `index` must be a
+    /// multiple of 4); out of bounds, reports index `index + 3` and returns zeros.
+    #[inline(always)]
+    pub fn load4(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; 4] {
+        match self.vector_start(index, self.len, t, line) {
+            // SAFETY: `vector_start` checked that all four elements are in bounds.
+            Some(p) => unsafe {
+                [
+                    T::load(p),
+                    T::load(p.add(1)),
+                    T::load(p.add(2)),
+                    T::load(p.add(3)),
+                ]
+            },
+            None => [T::from_bits(0); 4],
+        }
+    }
+
+    /// Stores `value` to elements `index..index + 4`; out of bounds, reports index
+    /// `index + 3` and stores nothing.
+    #[inline(always)]
+    pub fn store4(&self, index: usize, value: [T; 4], t: &ThreadCtx, line: u32) {
+        if let Some(p) = self.vector_start(index, self.write_len, t, line) {
+            for (k, v) in value.into_iter().enumerate() {
+                // SAFETY: `vector_start` checked all four elements against the writable length.
+                unsafe { T::store(p.add(k), v) }
+            }
+        }
+    }
+
+    /// `atomic_add`: returns the old value (integers wrap).
+    #[inline]
+    pub fn atomic_add(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+        self.rmw(RmwOp::Add, index, value, t, line)
+    }
+
+    /// `atomic_sub`: returns the old value (integers wrap).
+    #[inline]
+    pub fn atomic_sub(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+        self.rmw(RmwOp::Sub, index, value, t, line)
+    }
+
+    /// `atomic_min`: returns the old value; a NaN operand is ignored, as by `f32::min`.
+    #[inline]
+    pub fn atomic_min(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+        self.rmw(RmwOp::Min, index, value, t, line)
+    }
+
+    /// `atomic_max`: returns the old value; a NaN operand is ignored, as by `f32::max`.
+    #[inline]
+    pub fn atomic_max(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+        self.rmw(RmwOp::Max, index, value, t, line)
+    }
+
+    /// `atomic_exchange`: stores `value`, returns the old value.
+    #[inline]
+    pub fn atomic_exchange(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+        self.rmw(RmwOp::Exchange, index, value, t, line)
+    }
+
+    /// `atomic_and` (integers and bool): returns the old value.
+    #[inline]
+    pub fn atomic_and(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+        self.rmw(RmwOp::And, index, value, t, line)
+    }
+
+    /// `atomic_or` (integers and bool): returns the old value.
+    #[inline]
+    pub fn atomic_or(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+        self.rmw(RmwOp::Or, index, value, t, line)
+    }
+
+    /// `atomic_xor` (integers and bool): returns the old value.
+    #[inline]
+    pub fn atomic_xor(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+        self.rmw(RmwOp::Xor, index, value, t, line)
+    }
+
+    /// `atomic_compare_exchange`: stores `new` if the element equals `current` (by bits, as
+    /// CUDA's `atomicCAS`); returns the old value either way.
+    #[inline]
+    pub fn atomic_compare_exchange(
+        &self,
+        index: usize,
+        current: T,
+        new: T,
+        t: &ThreadCtx,
+        line: u32,
+    ) -> T {
+        if index < self.write_len {
+            // SAFETY: in bounds of writable memory; atomic.
+            unsafe { T::compare_exchange(self.ptr.add(index), current, new) }
+        } else {
+            refused_write::<T>(index, self.len, t, line);
+            T::from_bits(0)
+        }
+    }
+
+    #[inline(always)]
+    fn rmw(&self, op: RmwOp, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+        if index < self.write_len {
+            // SAFETY: in bounds of writable memory; atomic.
+            let p = unsafe { self.ptr.add(index) };
+            // SAFETY: as above.
+            match unsafe { T::rmw(p, op, value) } {
+                Some(old) => old,
+                None => {
+                    t.contract_error(format!(
+                        "{} on {} elements: the operation is not defined for the type",
+                        op.method(),
+                        T::TYPE
+                    ));
+                    // SAFETY: as above.
+                    unsafe { T::load(p) }
+                }
+            }
+        } else {
+            refused_write::<T>(index, self.len, t, line);
+            T::from_bits(0)
+        }
+    }
+
+    /// The first of four elements, if `index..index + 4` is within `limit` and aligned as the
+    /// GPU's vector access needs; reports the failure otherwise.
+    #[inline(always)]
+    fn vector_start(&self, index: usize, limit: usize, t: &ThreadCtx, line: u32) -> Option<*mut T> {
+        let last = index.wrapping_add(3);
+        if index < limit && last < limit && last > index {
+            // SAFETY: all four elements are in bounds.
+            let p = unsafe { self.ptr.add(index) };
+            let bytes = 4 * std::mem::size_of::<T>();
+            if bytes <= 16 && !(p as usize).is_multiple_of(bytes) {
+                t.contract_error(format!(
+                    "load4/store4 at element {index} (line {line}) is not {bytes}-byte aligned; \
+                     on a GPU this vector access faults: use an index that is a multiple of 4"
+                ));
+                return None;
+            }
+            Some(p)
+        } else if limit < self.len && last < self.len && last > index {
+            refused_write::<T>(index, self.len, t, line);
+            None
+        } else {
+            t.fail(FAIL_INDEX, line, last as u64, self.len as u64);
+            None
+        }
+    }
+}
+
+// The failure paths take plain values, not `&self`: a `&self` would force the caller's slice
+// out of registers onto the stack on the hot path.
+
+/// A read out of bounds.
+#[cold]
+#[inline(never)]
+fn out_of_bounds(index: usize, len: usize, t: &ThreadCtx, line: u32) {
+    t.fail(FAIL_INDEX, line, index as u64, len as u64);
+}
+
+/// A write that failed its check: out of bounds, or to a read-only slice.
+#[cold]
+#[inline(never)]
+fn refused_write<T: Scalar>(index: usize, len: usize, t: &ThreadCtx, line: u32) {
+    if index < len {
+        t.contract_error(format!(
+            "line {line} writes element {index} of a read-only slice (`&[{}]`); the twin must \
+             only write `&mut` slices and shared memory",
+            T::TYPE
+        ));
+    } else {
+        t.fail(FAIL_INDEX, line, index as u64, len as u64);
+    }
+}

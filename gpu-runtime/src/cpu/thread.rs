@@ -1,0 +1,272 @@
+//! `ThreadCtx`: what one CPU "thread" of the grid knows and can do — its indices, barriers,
+//! warp exchanges, shared memory, and the checked-mode error report.
+
+use std::sync::atomic::{fence, Ordering};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use crate::cpu::block::BlockShared;
+use crate::cpu::exec::{LaunchState, Wait};
+use crate::cpu::slice::CpuSlice;
+use crate::cpu::warp::{Deposit, WarpOp};
+use crate::scalar::Scalar;
+
+/// Threads per warp, as on every NVIDIA GPU.
+pub(crate) const WARP_SIZE: u32 = 32;
+
+/// The coroutine handle a thread suspends through; the resume value is a warp result.
+pub(crate) type Yielder = corosensei::Yielder<u64, Wait>;
+
+/// Three dimensions of an index or a size, as CUDA's `dim3`/`uint3`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Dim3 {
+    /// Along x (the fastest-varying dimension).
+    pub x: u32,
+    /// Along y.
+    pub y: u32,
+    /// Along z.
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// `(x, y, z)`.
+    pub const fn new(x: u32, y: u32, z: u32) -> Dim3 {
+        Dim3 { x, y, z }
+    }
+}
+
+/// One CPU "thread" of the grid, as its kernel's CPU twin sees it. Only the runtime makes
+/// them; a twin receives `&ThreadCtx` for the duration of one thread's run.
+pub struct ThreadCtx {
+    pub(crate) thread_idx: Dim3,
+    pub(crate) block_idx: Dim3,
+    pub(crate) block_dim: Dim3,
+    pub(crate) grid_dim: Dim3,
+    /// The thread's linear index in its block (x fastest).
+    pub(crate) linear: u32,
+    /// Block-wide memory, on the worker running this block.
+    pub(crate) block: *const BlockShared,
+    /// Launch-wide state, shared by every worker.
+    pub(crate) launch: *const LaunchState,
+    /// The thread's coroutine when the kernel synchronizes; null for barrier-free kernels,
+    /// whose threads run one after another as plain calls.
+    pub(crate) yielder: *const Yielder,
+}
+
+impl ThreadCtx {
+    /// The launch this thread belongs to.
+    #[inline(always)]
+    fn launch(&self) -> &LaunchState {
+        // SAFETY: the runtime makes a ThreadCtx only while its launch state is alive, and the
+        // twin only borrows the ThreadCtx for the run of its thread.
+        unsafe { &*self.launch }
+    }
+
+    /// The block this thread belongs to.
+    #[inline(always)]
+    pub(crate) fn block(&self) -> &BlockShared {
+        // SAFETY: as for `launch`: the block state outlives every thread run in it.
+        unsafe { &*self.block }
+    }
+
+    /// The coroutine to suspend, `None` for a barrier-free kernel.
+    #[inline(always)]
+    fn yielder(&self) -> Option<&Yielder> {
+        // SAFETY: non-null only while running inside the coroutine whose yielder it is; the
+        // ThreadCtx lives on that coroutine's stack.
+        unsafe { self.yielder.as_ref() }
+    }
+
+    /// `threadIdx`.
+    #[inline(always)]
+    pub fn thread_idx(&self) -> Dim3 {
+        self.thread_idx
+    }
+
+    /// `blockIdx`.
+    #[inline(always)]
+    pub fn block_idx(&self) -> Dim3 {
+        self.block_idx
+    }
+
+    /// `blockDim`.
+    #[inline(always)]
+    pub fn block_dim(&self) -> Dim3 {
+        self.block_dim
+    }
+
+    /// `gridDim`.
+    #[inline(always)]
+    pub fn grid_dim(&self) -> Dim3 {
+        self.grid_dim
+    }
+
+    /// The lane: the thread's linear index in its block, modulo 32.
+    #[inline(always)]
+    pub fn lane_id(&self) -> u32 {
+        self.linear % WARP_SIZE
+    }
+
+    /// Threads per warp: 32.
+    #[inline(always)]
+    pub fn warp_size(&self) -> u32 {
+        WARP_SIZE
+    }
+
+    /// `__syncthreads()`: waits until every thread of the block that has not returned arrives.
+    pub fn sync_threads(&self) {
+        match self.yielder() {
+            Some(yielder) => {
+                yielder.suspend(Wait::Block);
+            }
+            None => self.needs_sync_error("sync_threads"),
+        }
+    }
+
+    /// `__syncwarp()`: waits for every lane of the warp that has not returned.
+    pub fn sync_warp(&self) {
+        self.warp(WarpOp::Sync, u32::MAX, 0, 0);
+    }
+
+    /// `__threadfence()`: a sequentially consistent fence.
+    #[inline]
+    pub fn thread_fence(&self) {
+        fence(Ordering::SeqCst);
+    }
+
+    /// `__threadfence_block()`: a sequentially consistent fence.
+    #[inline]
+    pub fn thread_fence_block(&self) {
+        fence(Ordering::SeqCst);
+    }
+
+    /// `__threadfence_system()`: a sequentially consistent fence.
+    #[inline]
+    pub fn thread_fence_system(&self) {
+        fence(Ordering::SeqCst);
+    }
+
+    /// `__activemask()`: the lanes of this warp that exist and have not returned. (Between
+    /// barriers a barrier-free kernel runs its threads in order, so there the lanes after this
+    /// one.)
+    pub fn active_mask(&self) -> u32 {
+        let warp = self.linear / WARP_SIZE;
+        match self.yielder() {
+            Some(_) => self.block().live_mask(warp),
+            None => self.block().lanes_from(self.linear),
+        }
+    }
+
+    /// `clock64()`: nanoseconds since the process first asked, a monotonic counter.
+    pub fn clock64(&self) -> u64 {
+        static START: OnceLock<Instant> = OnceLock::new();
+        let start = *START.get_or_init(Instant::now);
+        u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// `__shfl_sync(mask, value, src_lane)`: `value` of lane `src_lane % 32` (width 32); a
+    /// source lane outside `mask` or returned gives the caller's own value.
+    pub fn shfl_sync<T: Scalar>(&self, mask: u32, value: T, src_lane: u32) -> T {
+        T::from_bits(self.warp(WarpOp::Index, mask, value.to_bits(), src_lane))
+    }
+
+    /// `__shfl_up_sync`: `value` of lane `lane - delta`; lanes below `delta` keep their own.
+    pub fn shfl_up_sync<T: Scalar>(&self, mask: u32, value: T, delta: u32) -> T {
+        T::from_bits(self.warp(WarpOp::Up, mask, value.to_bits(), delta))
+    }
+
+    /// `__shfl_down_sync`: `value` of lane `lane + delta`; lanes with `lane + delta >= 32`
+    /// keep their own.
+    pub fn shfl_down_sync<T: Scalar>(&self, mask: u32, value: T, delta: u32) -> T {
+        T::from_bits(self.warp(WarpOp::Down, mask, value.to_bits(), delta))
+    }
+
+    /// `__shfl_xor_sync`: `value` of lane `lane ^ lane_mask` (own value when that is >= 32).
+    pub fn shfl_xor_sync<T: Scalar>(&self, mask: u32, value: T, lane_mask: u32) -> T {
+        T::from_bits(self.warp(WarpOp::Xor, mask, value.to_bits(), lane_mask))
+    }
+
+    /// `__all_sync`: whether `pred` holds on every participating lane.
+    pub fn all_sync(&self, mask: u32, pred: bool) -> bool {
+        self.warp(WarpOp::All, mask, u64::from(pred), 0) != 0
+    }
+
+    /// `__any_sync`: whether `pred` holds on some participating lane.
+    pub fn any_sync(&self, mask: u32, pred: bool) -> bool {
+        self.warp(WarpOp::Any, mask, u64::from(pred), 0) != 0
+    }
+
+    /// `__ballot_sync`: bit `i` set when lane `i` participates and its `pred` holds.
+    pub fn ballot_sync(&self, mask: u32, pred: bool) -> u32 {
+        self.warp(WarpOp::Ballot, mask, u64::from(pred), 0) as u32
+    }
+
+    /// Static shared memory: `len` elements of `T` for declaration `slot` (0, 1, ... in the
+    /// kernel), the same memory for every thread of the block, zeroed when the block starts.
+    pub fn shared_array<T: Scalar>(&self, slot: u32, len: usize) -> CpuSlice<'_, T> {
+        match self.block().shared_array::<T>(slot, len) {
+            // SAFETY: the block's memory for this slot holds at least `len` elements, is
+            // 64-byte aligned, zero-initialised (valid for every Scalar) and written only through
+            // CpuSlices of this block's threads, which all run on this OS thread; it outlives
+            // the borrow of `self`, which ends before the block does.
+            Ok(ptr) => unsafe { CpuSlice::from_raw(ptr.cast::<T>(), len, true) },
+            Err(reason) => {
+                self.contract_error(reason);
+                CpuSlice::empty()
+            }
+        }
+    }
+
+    /// Dynamic shared memory: the launch's `shared_mem_bytes` per block, as
+    /// `bytes / size_of::<T>()` elements of `T`, zeroed when the block starts.
+    pub fn dynamic_shared<T: Scalar>(&self) -> CpuSlice<'_, T> {
+        let (ptr, bytes) = self.block().dynamic_shared();
+        let len = bytes / std::mem::size_of::<T>();
+        // SAFETY: as for `shared_array`: `bytes` zeroed, aligned bytes of this block.
+        unsafe { CpuSlice::from_raw(ptr.cast::<T>(), len, true) }
+    }
+
+    /// Reports a checked-mode violation: `kind` 1 index out of bounds (`index`, `len`), 2
+    /// division by zero, 3 division overflow, at Rust source `line`. The launch's first one
+    /// surfaces as [`crate::Error::KernelPanic`] from the stream's next synchronizing call.
+    #[cold]
+    #[inline(never)]
+    pub fn fail(&self, kind: u32, line: u32, index: u64, len: u64) {
+        self.launch().fail(kind, line, index, len);
+    }
+
+    /// Reports a broken contract between twin and runtime; the launch returns it as an error.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn contract_error(&self, reason: String) {
+        self.launch().contract_error(reason);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn needs_sync_error(&self, what: &str) {
+        self.contract_error(format!(
+            "the twin calls {what} but the kernel was built with needs_sync = false, so its \
+             threads run one after another without barriers; build it with needs_sync = true \
+             (regenerate it with the matching #[kernel] macro)"
+        ));
+    }
+
+    /// Deposits this lane's part of a warp operation and waits for the others.
+    pub(crate) fn warp(&self, op: WarpOp, mask: u32, bits: u64, arg: u32) -> u64 {
+        let deposit = Deposit {
+            op,
+            mask,
+            bits,
+            arg,
+        };
+        match self.yielder() {
+            Some(yielder) => yielder.suspend(Wait::Warp(deposit)),
+            None => {
+                self.needs_sync_error(op.name());
+                // As if this lane were alone in its warp.
+                crate::cpu::warp::alone(self.lane_id(), deposit)
+            }
+        }
+    }
+}

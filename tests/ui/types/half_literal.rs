@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f16]) {
+    x[0] = x[0] * 2.0;
+}
+
+fn main() {}
