@@ -1169,12 +1169,9 @@ fn buffers_and_pinned_copies() {
     assert!(empty.is_empty() && empty.to_host(&stream).unwrap().is_empty());
     assert!(format!("{empty:?}").contains("CPU backend"));
 
-    let before = gpu.memory_stats();
+    // Memory accounting is checked in `cpu_memory_stats.rs`, a process of its own: the CPU
+    // device is shared, and the tests here allocate on it concurrently.
     let mut device = DeviceBuffer::<u32>::zeroed(&stream, 1000).unwrap();
-    assert_eq!(
-        gpu.memory_stats().allocated_bytes,
-        before.allocated_bytes + 4000
-    );
     let pinned = PinnedBuffer::from_slice(&gpu, &(0..1000u32).collect::<Vec<_>>()).unwrap();
     device.copy_from_pinned(&stream, &pinned).unwrap();
     let mut back = PinnedBuffer::<u32>::new(&gpu, 1000).unwrap();
@@ -1195,7 +1192,6 @@ fn buffers_and_pinned_copies() {
         })
     ));
     drop(device);
-    assert_eq!(gpu.memory_stats().allocated_bytes, before.allocated_bytes);
     let mut huge_error = DeviceBuffer::<u64>::zeroed(&stream, usize::MAX / 4);
     assert!(matches!(huge_error, Err(Error::AllocationTooLarge { .. })));
     huge_error = DeviceBuffer::zeroed(&stream, 1);
