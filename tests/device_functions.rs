@@ -2,7 +2,7 @@
 //! by path, through a renamed import, and from each other.
 
 use gpu::prelude::*;
-use gpu::runtime::test_device;
+use gpu::runtime::{check_with_nvrtc, test_device, test_nvrtc};
 
 mod activations {
     use gpu::prelude::*;
@@ -99,5 +99,17 @@ fn device_functions_from_several_modules() {
             out[i]
         );
         assert_eq!(out2[i], expected2, "i={i}");
+    }
+}
+
+#[test]
+fn compiles_with_nvrtc() {
+    if !test_nvrtc() {
+        return;
+    }
+    for arch in [(8, 0), (9, 0)] {
+        for checked in [false, true] {
+            check_with_nvrtc(&apply::KERNEL, &[], arch, checked).unwrap();
+        }
     }
 }

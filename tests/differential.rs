@@ -4,7 +4,7 @@
 //! the last bits. Needs a GPU: without one, each test says it is skipped.
 
 use gpu::prelude::*;
-use gpu::runtime::test_gpu;
+use gpu::runtime::{check_with_nvrtc, test_gpu, test_nvrtc};
 use proptest::prelude::*;
 
 /// Relative tolerance for f32 results: a few ulp.
@@ -57,6 +57,25 @@ fn block_sums(x: &[i64], out: &mut [i64]) {
     }
     if t == 0 {
         out[block_idx().x as usize] = partial[0];
+    }
+}
+
+#[test]
+fn kernels_compile_with_nvrtc() {
+    if !test_nvrtc() {
+        return;
+    }
+    for kernel in [
+        &axpb::KERNEL,
+        &int_ops::KERNEL,
+        &float_casts::KERNEL,
+        &block_sums::KERNEL,
+    ] {
+        for arch in [(8, 0), (9, 0)] {
+            for checked in [false, true] {
+                check_with_nvrtc(kernel, &[], arch, checked).unwrap();
+            }
+        }
     }
 }
 

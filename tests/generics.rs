@@ -2,7 +2,9 @@
 //! templates, instantiated (and cached) per type and constant at launch.
 
 use gpu::prelude::*;
-use gpu::runtime::{compile_to_ptx_generic, test_gpu, test_nvrtc, Kernel, TemplateArg};
+use gpu::runtime::{
+    check_with_nvrtc, compile_to_ptx_generic, test_gpu, test_nvrtc, Kernel, TemplateArg,
+};
 
 #[kernel]
 fn softplus<T: Float>(beta: T, x: &[T], y: &mut [T]) {
@@ -81,6 +83,13 @@ fn every_instantiation_compiles_with_nvrtc() {
         (&block_sums::KERNEL, vec![TemplateArg::Const(256)]),
     ];
     for (kernel, args) in cases {
+        for arch in [(8, 0), (9, 0)] {
+            for checked in [false, true] {
+                check_with_nvrtc(kernel, &args, arch, checked).unwrap_or_else(|e| {
+                    panic!("{}<{args:?}> (sm_{}{}): {e}", kernel.name(), arch.0, arch.1)
+                });
+            }
+        }
         let compiled = compile_to_ptx_generic(kernel, &args, (9, 0))
             .unwrap_or_else(|e| panic!("{}<{args:?}>: {e}\n{}", kernel.name(), kernel.source()));
         assert!(

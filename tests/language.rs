@@ -754,7 +754,7 @@ fn tensor_core_mma_matches_the_cpu() {
 /// Runs without a GPU: every kernel above compiles with NVRTC.
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
-    use gpu::runtime::{compile_to_ptx, compile_to_ptx_checked, test_nvrtc, Kernel};
+    use gpu::runtime::{check_with_nvrtc, test_nvrtc, Kernel};
     if !test_nvrtc() {
         return;
     }
@@ -776,11 +776,15 @@ fn every_kernel_compiles_with_nvrtc() {
     ];
     for kernel in kernels {
         for arch in [(8, 0), (9, 0)] {
-            if let Err(error) = compile_to_ptx(kernel, arch) {
-                panic!("{}: {error}\n{}", kernel.name(), kernel.source());
-            }
-            if let Err(error) = compile_to_ptx_checked(kernel, arch) {
-                panic!("{} (checked): {error}\n{}", kernel.name(), kernel.source());
+            for checked in [false, true] {
+                check_with_nvrtc(kernel, &[], arch, checked).unwrap_or_else(|e| {
+                    panic!(
+                        "{} (sm_{}{}, checked {checked}): {e}",
+                        kernel.name(),
+                        arch.0,
+                        arch.1
+                    )
+                });
             }
         }
     }

@@ -156,6 +156,8 @@ pub(crate) struct Compiled {
     pub image: Vec<u8>,
     /// The mangled entry a name expression lowered to; `None` for non-generic kernels.
     pub lowered_name: Option<String>,
+    /// NVRTC's log of a successful compilation: its warnings, empty when there are none.
+    pub warnings: String,
 }
 
 /// Compiles `kernel` with NVRTC into a CUBIN or PTX image; a generic kernel is instantiated
@@ -189,6 +191,37 @@ fn ptx_for(kernel: &Kernel, arch: (u32, u32), checked: bool) -> Result<String> {
     let options = Target::Ptx(arch.0 * 10 + arch.1).options_for(checked);
     let compiled = compile(kernel, &options, ArtifactKind::Ptx, None)?;
     Ok(String::from_utf8_lossy(&compiled.image).into_owned())
+}
+
+/// Compiles `kernel` (instantiated with `template_args` when generic) for `arch` with NVRTC
+/// alone, in checked or unchecked mode, and fails on any error or warning: what CI runs for
+/// every kernel on machines without a GPU.
+pub fn check_with_nvrtc(
+    kernel: &Kernel,
+    template_args: &[TemplateArg],
+    arch: (u32, u32),
+    checked: bool,
+) -> Result<()> {
+    let options = Target::Ptx(arch.0 * 10 + arch.1).options_for(checked);
+    let compiled = if kernel.is_generic() {
+        check_template_args(kernel, template_args)?;
+        let expression = name_expression(kernel, template_args);
+        compile(kernel, &options, ArtifactKind::Ptx, Some(&expression))?
+    } else {
+        check_generic(kernel, false)?;
+        compile(kernel, &options, ArtifactKind::Ptx, None)?
+    };
+    if compiled.warnings.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Compile {
+            kernel: kernel.name().to_string(),
+            log: format!(
+                "NVRTC warnings (CI treats them as errors):\n{}",
+                compiled.warnings
+            ),
+        })
+    }
 }
 
 /// One instantiation of a generic kernel compiled to PTX.
@@ -380,6 +413,7 @@ fn compile_unguarded(
                 Some(expression) => Some(program.lowered_name(kernel, expression)?),
                 None => None,
             },
+            warnings: program.log().trim().to_string(),
         }),
         Err(NvrtcError(nvrtcResult::NVRTC_ERROR_COMPILATION)) => Err(Error::Compile {
             kernel: kernel.name().to_string(),

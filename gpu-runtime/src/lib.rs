@@ -71,8 +71,8 @@ pub use backend::{test_device, Backend, BACKEND_ENV};
 pub use buffer::DeviceBuffer;
 pub use cache::CacheConfig;
 pub use compile::{
-    compile_to_ptx, compile_to_ptx_checked, compile_to_ptx_generic, compile_to_ptx_generic_checked,
-    nvrtc_version, InstantiatedPtx,
+    check_with_nvrtc, compile_to_ptx, compile_to_ptx_checked, compile_to_ptx_generic,
+    compile_to_ptx_generic_checked, nvrtc_version, InstantiatedPtx,
 };
 pub use device::{Device, DeviceInfo, Gpu, MemoryStats};
 pub use error::{Error, Result};

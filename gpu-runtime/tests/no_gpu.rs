@@ -115,3 +115,24 @@ fn handles_are_thread_safe() {
     send_sync::<gpu_runtime::DeviceBuffer<f32>>();
     send_sync::<gpu_runtime::PinnedBuffer<half::f16>>();
 }
+
+static WARNS: Kernel = Kernel::__generated(
+    "warns",
+    "warns",
+    "extern \"C\" __global__ void warns(float* x, unsigned long long x_len) { int unused = 5; if (x_len) x[0] = 1.0f; }",
+    &[ParamKind::Slice {
+        elem: ScalarType::F32,
+        mutable: true,
+    }],
+);
+
+#[test]
+fn nvrtc_warnings_fail_the_ci_check() {
+    if !nvrtc_present() {
+        return;
+    }
+    gpu_runtime::check_with_nvrtc(&ADD_ONE, &[], (9, 0), false).expect("add_one is clean");
+    let error = gpu_runtime::check_with_nvrtc(&WARNS, &[], (9, 0), false).unwrap_err();
+    assert!(matches!(error, Error::Compile { .. }), "{error}");
+    assert!(error.to_string().contains("unused"), "{error}");
+}
