@@ -1,9 +1,10 @@
 //! Generic kernels: `<T: Float>`, `<T: Number>`, `<T: Integer>` and `const N: usize` become C++
-//! templates, instantiated (and cached) per type and constant at launch.
+//! templates, instantiated (and cached) per type and constant at launch; on the CPU backend,
+//! one twin body per type the bound allows.
 
 use gpu::prelude::*;
 use gpu::runtime::{
-    check_with_nvrtc, compile_to_ptx_generic, test_gpu, test_nvrtc, Kernel, TemplateArg,
+    check_with_nvrtc, compile_to_ptx_generic, test_device, test_nvrtc, Kernel, TemplateArg,
 };
 
 #[kernel]
@@ -102,7 +103,7 @@ fn every_instantiation_compiles_with_nvrtc() {
 
 #[test]
 fn float_kernels_for_f32_and_f64() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let host = random(10_000, 1);
     let x64 = DeviceBuffer::from_host(&stream, &host).unwrap();
@@ -134,7 +135,7 @@ fn float_kernels_for_f32_and_f64() {
 
 #[test]
 fn number_and_integer_kernels() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 5000;
     let xi: Vec<i32> = random(n, 2).iter().map(|v| (v * 1e8) as i32).collect();
@@ -177,7 +178,7 @@ fn number_and_integer_kernels() {
 
 #[test]
 fn const_parameter_sizes_shared_memory() {
-    let Some(gpu) = test_gpu() else { return };
+    let gpu = test_device();
     let stream = gpu.default_stream();
     let host: Vec<f32> = random(100_000, 4).iter().map(|v| *v as f32).collect();
     let x = DeviceBuffer::from_host(&stream, &host).unwrap();

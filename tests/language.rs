@@ -751,6 +751,86 @@ fn tensor_core_mma_matches_the_cpu() {
     }
 }
 
+/// The device's Philox stream is the host reference's, word for word.
+#[kernel]
+fn philox_words(seed: u32, out: &mut [u32]) {
+    let i = global_idx().x;
+    if i * 4 + 4 <= out.len() {
+        let r = philox4x32_10(i as u32, 7, 0xdead_beef, i as u32 * 3, seed, !seed);
+        for k in 0..4 {
+            out[i * 4 + k] = r[k];
+        }
+    }
+}
+
+#[test]
+fn philox_matches_the_host_reference() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 1000;
+    let mut out = DeviceBuffer::zeroed(&stream, n * 4).unwrap();
+    philox_words::launch(&stream, LaunchConfig::for_len(n, 128), 42, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    for i in 0..n {
+        let expected = gpu::runtime::random::philox4x32_10(
+            [i as u32, 7, 0xdead_beef, i as u32 * 3],
+            [42, !42],
+        );
+        assert_eq!(&got[i * 4..i * 4 + 4], &expected, "counter {i}");
+    }
+}
+
+/// Fences, `sync_warp`, `active_mask` and `clock64`: a flag published after data, read back.
+#[kernel]
+fn fences_and_clocks(data: &mut [u32], flags: &mut [u32], masks: &mut [u32], ticks: &mut [u64]) {
+    let i = global_idx().x;
+    if i < data.len() {
+        let start = clock64();
+        data[i] = i as u32 * 3;
+        thread_fence();
+        flags.atomic_exchange(i, 1);
+        thread_fence_block();
+        sync_warp();
+        masks[i] = active_mask();
+        thread_fence_system();
+        ticks[i] = clock64() - start + 1;
+    }
+}
+
+#[test]
+fn fences_sync_warp_and_clocks() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 64;
+    let mut data = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let mut flags = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let mut masks = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let mut ticks = DeviceBuffer::zeroed(&stream, n).unwrap();
+    fences_and_clocks::launch(
+        &stream,
+        LaunchConfig::for_len(n, 64),
+        &mut data,
+        &mut flags,
+        &mut masks,
+        &mut ticks,
+    )
+    .unwrap();
+    assert_eq!(
+        data.to_host(&stream).unwrap(),
+        (0..n as u32).map(|i| i * 3).collect::<Vec<_>>()
+    );
+    assert!(flags.to_host(&stream).unwrap().iter().all(|f| *f == 1));
+    assert!(
+        masks
+            .to_host(&stream)
+            .unwrap()
+            .iter()
+            .all(|m| *m == u32::MAX),
+        "full warps are all active"
+    );
+    assert!(ticks.to_host(&stream).unwrap().iter().all(|t| *t >= 1));
+}
+
 /// Runs without a GPU: every kernel above compiles with NVRTC.
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
@@ -758,7 +838,9 @@ fn every_kernel_compiles_with_nvrtc() {
     if !test_nvrtc() {
         return;
     }
-    let kernels: [&Kernel; 14] = [
+    let kernels: [&Kernel; 16] = [
+        &philox_words::KERNEL,
+        &fences_and_clocks::KERNEL,
         &mma_f16::KERNEL,
         &mma_bf16::KERNEL,
         &half_precision::KERNEL,

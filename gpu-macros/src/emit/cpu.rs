@@ -31,19 +31,34 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
     }
     let mut source = String::new();
     let mut needs_sync = false;
+    let instantiations = instantiations(program.root());
     for (f, (function, types)) in program.functions.iter().zip(types).enumerate() {
-        let mut writer = Twin {
-            rt,
-            function,
-            types,
-            index: f,
-            slots: &slots,
-            out: String::new(),
-            needs_sync: false,
+        // A generic kernel gets one body per instantiation; device functions are not generic.
+        let substitutions: &[Vec<(u8, Scalar)>] = if f == 0 {
+            &instantiations
+        } else {
+            &[Vec::new()][..]
         };
-        writer.function();
-        needs_sync |= writer.needs_sync;
-        source.push_str(&writer.out);
+        for substitution in substitutions {
+            let mut writer = Twin {
+                rt,
+                function,
+                types,
+                index: f,
+                slots: &slots,
+                subst: substitution,
+                out: String::new(),
+                needs_sync: false,
+            };
+            writer.function();
+            needs_sync |= writer.needs_sync;
+            source.push_str(&writer.out);
+        }
+    }
+    // With type parameters, `__cpu_twin` picks the body; with const parameters alone, the
+    // one body is `__cpu_twin` itself.
+    if instantiations.iter().any(|s| !s.is_empty()) {
+        source.push_str(&dispatcher(program.root(), &instantiations, rt));
     }
     let _ = writeln!(
         source,
@@ -53,9 +68,97 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
     CpuTwin { source, needs_sync }
 }
 
-/// Whether the CPU twin can be built: generic kernels run on the GPU only for now.
+/// The most instantiations a generic kernel's twin is built for.
+const MAX_INSTANTIATIONS: usize = 16;
+
+/// The concrete types each type parameter's bound allows on the CPU (the half types lack the
+/// float methods there), combined: one substitution per twin body.
+fn instantiations(kernel: &Function) -> Vec<Vec<(u8, Scalar)>> {
+    let mut all: Vec<Vec<(u8, Scalar)>> = vec![Vec::new()];
+    for generic in &kernel.generics {
+        let GenericParam::Type(g) = generic else {
+            continue;
+        };
+        let choices: &[Scalar] = match g.bound {
+            Bound::Float => &[Scalar::F32, Scalar::F64],
+            Bound::Integer => &[
+                Scalar::I32,
+                Scalar::U32,
+                Scalar::I64,
+                Scalar::U64,
+                Scalar::Usize,
+            ],
+            Bound::Number => &[
+                Scalar::I32,
+                Scalar::U32,
+                Scalar::I64,
+                Scalar::U64,
+                Scalar::Usize,
+                Scalar::F32,
+                Scalar::F64,
+            ],
+        };
+        all = all
+            .into_iter()
+            .flat_map(|prefix| {
+                choices.iter().map(move |choice| {
+                    let mut next = prefix.clone();
+                    next.push((g.index, *choice));
+                    next
+                })
+            })
+            .collect();
+    }
+    all
+}
+
+/// The suffix naming one instantiation's body: `__cpu_twin_f32_u64`.
+fn suffix(substitution: &[(u8, Scalar)]) -> String {
+    substitution
+        .iter()
+        .map(|(_, s)| format!("_{}", s.rust_name()))
+        .collect()
+}
+
+/// `__cpu_twin` for a generic kernel: picks the body of the launch's type arguments.
+fn dispatcher(kernel: &Function, instantiations: &[Vec<(u8, Scalar)>], rt: &str) -> String {
+    let params: Vec<u8> = kernel
+        .generics
+        .iter()
+        .filter_map(|g| match g {
+            GenericParam::Type(g) => Some(g.index),
+            GenericParam::Const(_) => None,
+        })
+        .collect();
+    let scrutinee: Vec<String> = params
+        .iter()
+        .map(|i| format!("__gpu_args.template_type({i})"))
+        .collect();
+    let mut arms = String::new();
+    for substitution in instantiations {
+        let pattern: Vec<String> = substitution
+            .iter()
+            .map(|(_, s)| format!("Some({rt}::ScalarType::{})", s.runtime_variant()))
+            .collect();
+        let _ = writeln!(
+            arms,
+            "({},) => __cpu_twin{}(__gpu_args, __t),",
+            pattern.join(", "),
+            suffix(substitution)
+        );
+    }
+    format!(
+        "{ALLOWS}\nfn __cpu_twin(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{\n\
+         match ({},) {{\n{arms}\
+         other => panic!(\"generic kernel `{}` has no CPU twin for {{other:?}}: on the CPU it runs for f32, f64 and the integer types\"),\n}}\n}}\n",
+        scrutinee.join(", "),
+        kernel.name
+    )
+}
+
+/// Whether the CPU twin can be built: a generic kernel needs few enough instantiations.
 pub fn supported(program: &Program) -> bool {
-    program.root().generics.is_empty()
+    instantiations(program.root()).len() <= MAX_INSTANTIATIONS
 }
 
 struct Twin<'a> {
@@ -65,6 +168,8 @@ struct Twin<'a> {
     /// This function's position in the program, for shared-memory slots.
     index: usize,
     slots: &'a HashMap<(usize, usize), u32>,
+    /// The concrete type of each of the kernel's type parameters, in this body.
+    subst: &'a [(u8, Scalar)],
     out: String,
     needs_sync: bool,
 }
@@ -74,8 +179,25 @@ const ALLOWS: &str = "#[allow(unused_parens, unused_mut, unused_variables, unuse
                       clippy::all)]";
 
 impl Twin<'_> {
-    fn rust_type(&self, scalar: Scalar) -> String {
+    /// `scalar` with the kernel's type parameters replaced by this body's types.
+    fn concrete(&self, scalar: Scalar) -> Scalar {
         match scalar {
+            Scalar::Generic(g) => self
+                .subst
+                .iter()
+                .find(|(index, _)| *index == g.index)
+                .map_or(scalar, |(_, s)| *s),
+            other => other,
+        }
+    }
+
+    /// The concrete scalar type of an expression.
+    fn scalar_of(&self, id: ExprId) -> Scalar {
+        self.concrete(self.types.scalar(id))
+    }
+
+    fn rust_type(&self, scalar: Scalar) -> String {
+        match self.concrete(scalar) {
             Scalar::F16 => format!("{}::half::f16", self.rt),
             Scalar::Bf16 => format!("{}::half::bf16", self.rt),
             other => other.rust_name().to_string(),
@@ -98,10 +220,24 @@ impl Twin<'_> {
         let _ = writeln!(self.out, "{ALLOWS}");
         match f.kind {
             FnKind::Kernel => {
+                let name = format!("__cpu_twin{}", suffix(self.subst));
                 let _ = writeln!(
                     self.out,
-                    "fn __cpu_twin(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{"
+                    "fn {name}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{"
                 );
+                for generic in &f.generics {
+                    if let GenericParam::Const(name) = generic {
+                        let index = f
+                            .generics
+                            .iter()
+                            .position(|g| matches!(g, GenericParam::Const(n) if n == name))
+                            .unwrap_or(0);
+                        let _ = writeln!(
+                            self.out,
+                            "let {name}: usize = __gpu_args.template_const({index}) as usize;"
+                        );
+                    }
+                }
                 for (i, param) in f.params.iter().enumerate() {
                     let name = &f.local(param.local).name;
                     let line = match param.ty {
@@ -273,7 +409,7 @@ impl Twin<'_> {
                 op: UnOp::Neg,
                 operand,
             } => format!("-{}", self.pattern_literal(*operand)),
-            ExprKind::Lit(lit) => self.literal(lit, self.types.scalar(id)),
+            ExprKind::Lit(lit) => self.literal(lit, self.scalar_of(id)),
             _ => self.expr(id),
         }
     }
@@ -317,6 +453,7 @@ impl Twin<'_> {
     }
 
     fn literal(&self, lit: &Lit, scalar: Scalar) -> String {
+        let scalar = self.concrete(scalar);
         match lit {
             Lit::Bool(b) => b.to_string(),
             Lit::Int { value, .. } => format!("{value}{}", scalar.rust_name()),
@@ -336,11 +473,11 @@ impl Twin<'_> {
         let line = loc.line();
         let rt = self.rt;
         match &function.expr(id).kind {
-            ExprKind::Lit(lit) => self.literal(lit, self.types.scalar(id)),
+            ExprKind::Lit(lit) => self.literal(lit, self.scalar_of(id)),
             ExprKind::Local(local) => function.local(*local).name.clone(),
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
             ExprKind::Unary { op, operand } => {
-                let scalar = self.types.scalar(id);
+                let scalar = self.scalar_of(id);
                 let inner = self.expr(*operand);
                 match op {
                     UnOp::Neg if scalar.is_int() => format!("({inner}).wrapping_neg()"),
@@ -355,7 +492,7 @@ impl Twin<'_> {
             ExprKind::Convert { expr, to } => {
                 let inner = self.expr(*expr);
                 if to.is_half() {
-                    let from = self.types.scalar(*expr);
+                    let from = self.scalar_of(*expr);
                     format!(
                         "{}::from_{}({inner})",
                         self.rust_type(*to),
@@ -441,13 +578,11 @@ impl Twin<'_> {
             ExprKind::DynamicShared { elem } => {
                 format!("__t.dynamic_shared::<{}>()", self.rust_type(*elem))
             }
-            ExprKind::ArrayRepeat { value, len } => {
-                let len = match len {
-                    Len::Known(n) => n.to_string(),
-                    Len::Param(name) => name.to_string(),
-                };
-                format!("[{}; {len}]", self.expr(*value))
-            }
+            ExprKind::ArrayRepeat { value, len } => match len {
+                Len::Known(n) => format!("[{}; {n}]", self.expr(*value)),
+                // A length known only at launch: on the heap, indexed the same way.
+                Len::Param(name) => format!("vec![{}; {name}]", self.expr(*value)),
+            },
             ExprKind::ArrayList { elems } => {
                 let items: Vec<String> = elems.iter().map(|e| self.expr(*e)).collect();
                 format!("[{}]", items.join(", "))
@@ -501,7 +636,7 @@ impl Twin<'_> {
     }
 
     fn binary(&mut self, op: BinOp, lhs: ExprId, rhs: ExprId) -> String {
-        let scalar = self.types.scalar(lhs);
+        let scalar = self.scalar_of(lhs);
         let line = self.function.expr(rhs).span.line();
         let l = self.expr(lhs);
         let r = self.expr(rhs);
@@ -537,7 +672,7 @@ impl Twin<'_> {
     }
 
     fn method(&mut self, receiver: ExprId, method: &str, args: &[ExprId]) -> String {
-        let scalar = self.types.scalar(receiver);
+        let scalar = self.scalar_of(receiver);
         let r = self.expr(receiver);
         let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
         let ty = self.rust_type(scalar);

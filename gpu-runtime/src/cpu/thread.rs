@@ -152,7 +152,9 @@ impl ThreadCtx {
     pub fn active_mask(&self) -> u32 {
         let warp = self.linear / WARP_SIZE;
         match self.yielder() {
-            Some(_) => self.block().live_mask(warp),
+            // A rendezvous, as a vote: on the GPU the converged lanes read it together, so a
+            // lane that runs on after it does not drop out of an earlier lane's answer.
+            Some(_) => self.ballot_sync(self.block().live_mask(warp), true),
             None => self.block().lanes_from(self.linear),
         }
     }
