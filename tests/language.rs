@@ -893,7 +893,8 @@ fn divide(a: &[i32], b: &[i32], out: &mut [i32]) {
 #[test]
 fn checked_mode_reports_the_user_line() {
     let gpu = test_device();
-    let stream = gpu.default_stream();
+    // A stream of its own: the panics below must not reach other tests' streams.
+    let stream = gpu.new_stream().unwrap();
     let indices = DeviceBuffer::from_host(&stream, &[0u32, 1, 7, 2]).unwrap();
     let x = DeviceBuffer::from_host(&stream, &[1.0f32, 2.0, 3.0]).unwrap();
     let mut out = DeviceBuffer::zeroed(&stream, 4).unwrap();

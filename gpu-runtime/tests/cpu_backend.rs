@@ -31,9 +31,11 @@ macro_rules! cpu_kernel {
     };
 }
 
+/// The CPU device and a stream of the test's own: tests run concurrently, and a kernel panic
+/// is reported on the stream it happened on.
 fn cpu() -> (Gpu, Stream) {
     let gpu = Gpu::cpu();
-    let stream = gpu.default_stream();
+    let stream = gpu.new_stream().expect("the CPU backend makes streams");
     (gpu, stream)
 }
 
