@@ -3,8 +3,10 @@
 //! (`FLOAT_TOLERANCE`), since the GPU contracts `a * b + c` into one FMA and its libm differs in
 //! the last bits. Needs a GPU: without one, each test says it is skipped.
 
+mod common;
+
 use gpu::prelude::*;
-use gpu::runtime::{check_with_nvrtc, test_gpu, test_nvrtc};
+use gpu::runtime::test_gpu;
 use proptest::prelude::*;
 
 /// Relative tolerance for f32 results: a few ulp.
@@ -62,21 +64,12 @@ fn block_sums(x: &[i64], out: &mut [i64]) {
 
 #[test]
 fn kernels_compile_with_nvrtc() {
-    if !test_nvrtc() {
-        return;
-    }
-    for kernel in [
-        &axpb::KERNEL,
-        &int_ops::KERNEL,
-        &float_casts::KERNEL,
-        &block_sums::KERNEL,
-    ] {
-        for arch in [(8, 0), (9, 0)] {
-            for checked in [false, true] {
-                check_with_nvrtc(kernel, &[], arch, checked).unwrap();
-            }
-        }
-    }
+    common::assert_compiles_with_nvrtc(&[
+        (&axpb::KERNEL, &[]),
+        (&int_ops::KERNEL, &[]),
+        (&float_casts::KERNEL, &[]),
+        (&block_sums::KERNEL, &[]),
+    ]);
 }
 
 /// Runs `launch` on both backends with the same inputs and returns both outputs.

@@ -2,6 +2,8 @@
 //! templates, instantiated (and cached) per type and constant at launch; on the CPU backend,
 //! one twin body per type the bound allows.
 
+mod common;
+
 use gpu::prelude::*;
 use gpu::runtime::{
     check_with_nvrtc, compile_to_ptx_generic, test_device, test_nvrtc, Kernel, TemplateArg,

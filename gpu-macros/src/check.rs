@@ -1185,16 +1185,7 @@ impl Checker<'_> {
             );
             return T::Error;
         }
-        if method.args.len() != args.len() {
-            self.cx.error(
-                name_loc,
-                format!(
-                    "`{name}` takes {} argument{}, found {}",
-                    method.args.len(),
-                    if method.args.len() == 1 { "" } else { "s" },
-                    args.len()
-                ),
-            );
+        if !self.arity(name, method.args.len(), args.len(), name_loc) {
             return T::Error;
         }
         for ((arg, arg_t), expected) in args.iter().zip(arg_ts).zip(method.args) {
@@ -1270,16 +1261,7 @@ impl Checker<'_> {
     fn intrinsic(&mut self, name: &str, args: &[ExprId], loc: Loc) -> T {
         let intrinsic = intrinsics::lookup(name).expect("parsed as an intrinsic");
         let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
-        if intrinsic.args.len() != args.len() {
-            self.cx.error(
-                loc,
-                format!(
-                    "`{name}` takes {} argument{}, found {}",
-                    intrinsic.args.len(),
-                    if intrinsic.args.len() == 1 { "" } else { "s" },
-                    args.len()
-                ),
-            );
+        if !self.arity(name, intrinsic.args.len(), args.len(), loc) {
             return T::Error;
         }
         let mut value = T::Error;
@@ -1382,6 +1364,20 @@ impl Checker<'_> {
         T::Ty(Ty::Scalar(elem))
     }
 
+    /// Whether `found` arguments are the `expected` number, reporting it if not.
+    fn arity(&self, name: &str, expected: usize, found: usize, loc: Loc) -> bool {
+        if expected != found {
+            self.cx.error(
+                loc,
+                format!(
+                    "`{name}` takes {expected} argument{}, found {found}",
+                    if expected == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        expected == found
+    }
+
     fn call(&mut self, name: &str, args: &[ExprId], loc: Loc) -> T {
         let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
         let Some((_, callee)) = self.program.function(name) else {
@@ -1390,16 +1386,7 @@ impl Checker<'_> {
                 .error(loc, format!("`{name}` is not a `#[device]` function"));
             return T::Error;
         };
-        if callee.params.len() != args.len() {
-            self.cx.error(
-                loc,
-                format!(
-                    "`{name}` takes {} argument{}, found {}",
-                    callee.params.len(),
-                    if callee.params.len() == 1 { "" } else { "s" },
-                    args.len()
-                ),
-            );
+        if !self.arity(name, callee.params.len(), args.len(), loc) {
             return T::Error;
         }
         for ((param, arg), arg_t) in callee.params.iter().zip(args).zip(arg_ts) {

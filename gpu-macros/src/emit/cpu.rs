@@ -445,10 +445,7 @@ impl Twin<'_> {
 
     fn array_index(&mut self, index: ExprId, len: Len, loc: Loc) -> String {
         let code = self.expr(index);
-        let len = match len {
-            Len::Known(n) => n.to_string(),
-            Len::Param(name) => name.to_string(),
-        };
+        let len = len.describe();
         format!("__gpu_idx({code}, {len}, __t, {})", loc.line())
     }
 
@@ -566,10 +563,7 @@ impl Twin<'_> {
             ExprKind::Intrinsic { name, args } => self.intrinsic(name, args),
             ExprKind::SharedArray { elem, len } => {
                 let slot = self.slots[&(self.index, id.0 as usize)];
-                let len = match len {
-                    Len::Known(n) => n.to_string(),
-                    Len::Param(name) => name.to_string(),
-                };
+                let len = len.describe();
                 format!(
                     "__t.shared_array::<{}>({slot}, {len})",
                     self.rust_type(*elem)

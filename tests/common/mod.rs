@@ -1,0 +1,39 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use gpu::runtime::{check_with_nvrtc, test_nvrtc, Kernel, TemplateArg};
+
+/// A deterministic pseudo-random sequence (xorshift) in [-1, 1), so failures reproduce.
+pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// Every kernel (instantiated with `template_args`) compiles with NVRTC, without a warning, for
+/// sm_80 and sm_90, checked and unchecked; where NVRTC is not installed this says so and passes.
+pub fn assert_compiles_with_nvrtc(kernels: &[(&Kernel, &[TemplateArg])]) {
+    if !test_nvrtc() {
+        return;
+    }
+    for (kernel, args) in kernels {
+        for arch in [(8, 0), (9, 0)] {
+            for checked in [false, true] {
+                check_with_nvrtc(kernel, args, arch, checked).unwrap_or_else(|e| {
+                    panic!(
+                        "{}{args:?} (sm_{}{}, checked {checked}): {e}",
+                        kernel.name(),
+                        arch.0,
+                        arch.1
+                    )
+                });
+            }
+        }
+    }
+}
