@@ -5,6 +5,13 @@ pub mod map;
 
 use gpu_runtime::Kernel;
 
+/// What the code [`elementwise!`] generates refers to.
+#[doc(hidden)]
+pub mod __private {
+    pub use gpu_macros::kernel;
+    pub use gpu_runtime as runtime;
+}
+
 /// Every kernel of this crate, so tools and tests can compile them all ahead of time.
 pub fn all_kernels() -> Vec<&'static Kernel> {
     map::KERNELS.to_vec()

@@ -287,6 +287,8 @@ impl Parser<'_> {
 
     fn param_type(&mut self, ty: &syn::Type) -> Option<Ty> {
         match ty {
+            // A `$t:ty` from a `macro_rules!` arrives wrapped in an invisible group.
+            syn::Type::Group(group) => self.param_type(&group.elem),
             syn::Type::Reference(reference) => {
                 let mutable = reference.mutability.is_some();
                 match &*reference.elem {
@@ -363,6 +365,7 @@ impl Parser<'_> {
                         .filter(|name| Scalar::from_rust_name(name).is_some())
                 }),
             syn::Type::Paren(paren) => return self.scalar_type(&paren.elem),
+            syn::Type::Group(group) => return self.scalar_type(&group.elem),
             _ => None,
         };
         if let Some(generic) = name.as_deref().and_then(|n| self.generic_type(n)) {
