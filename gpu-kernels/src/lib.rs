@@ -2,6 +2,7 @@
 //! launch configuration.
 
 pub mod map;
+pub mod scan;
 
 use gpu_runtime::Kernel;
 

@@ -785,6 +785,16 @@ impl Checker<'_> {
             } => self.method(*receiver, method, *method_span, args, *receiver_ty),
             ExprKind::Builtin(builtin) => T::Ty(builtin.ty()),
             ExprKind::GenericConst(_) => T::Ty(Ty::Scalar(Scalar::Usize)),
+            ExprKind::FromBits { bits, to } => {
+                let t = self.expr(*bits);
+                let unsigned = if *to == Scalar::F32 {
+                    Scalar::U32
+                } else {
+                    Scalar::U64
+                };
+                self.unify(T::Ty(Ty::Scalar(unsigned)), t, self.loc(*bits));
+                T::Ty(Ty::Scalar(*to))
+            }
             ExprKind::Convert { expr, to } => {
                 let t = self.expr(*expr);
                 if to.is_half() {
@@ -1202,6 +1212,8 @@ impl Checker<'_> {
             RetTy::U32 => Scalar::U32,
             RetTy::F32 => Scalar::F32,
             RetTy::F64 => Scalar::F64,
+            RetTy::Bits if scalar == Scalar::F32 => Scalar::U32,
+            RetTy::Bits => Scalar::U64,
         }))
     }
 

@@ -494,6 +494,11 @@ pub enum ExprKind {
         a: ExprId,
         b: ExprId,
     },
+    /// `f32::from_bits(u)` / `f64::from_bits(u)`.
+    FromBits {
+        bits: ExprId,
+        to: Scalar,
+    },
     /// `f16::from_f32(x)` and the like: the explicit conversions of the `half` crate.
     Convert {
         expr: ExprId,

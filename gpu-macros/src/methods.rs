@@ -35,6 +35,8 @@ pub enum RetTy {
     U32,
     F32,
     F64,
+    /// The unsigned integer of the same width: `f32::to_bits` gives a `u32`.
+    Bits,
 }
 
 /// How the call is written in CUDA C++.
@@ -100,6 +102,13 @@ const fn half(name: &'static str, ret: RetTy, cuda: Cuda) -> Method {
 
 /// Every method kernels may call on numbers.
 pub const METHODS: &[Method] = &[
+    Method {
+        name: "to_bits",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Bits,
+        cuda: Cuda::Helper("rs_bits"),
+    },
     half("to_f32", RetTy::F32, Cuda::HelperIn("rs_to_f32", "rs_half")),
     half("to_f64", RetTy::F64, Cuda::HelperIn("rs_to_f64", "rs_half")),
     // The half overloads live with the types; these blocks add the float ones beside them.

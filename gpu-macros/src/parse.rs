@@ -479,6 +479,14 @@ impl Parser<'_> {
                     other,
                     "only simple bindings are supported: `let x = ...;` or `let mut x: T = ...;` (no patterns)",
                 );
+                // Its names are declared anyway, so their uses don't each report a missing name.
+                for name in pattern_names(other) {
+                    self.declare(Local {
+                        name,
+                        mutable: false,
+                        annotation: None,
+                    });
+                }
                 return None;
             }
         };
@@ -1209,6 +1217,22 @@ impl Parser<'_> {
             }
         };
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        // `f32::from_bits(u)`: a float from its bits.
+        if let [.., ty, method] = segments.as_slice() {
+            if let (Some(to @ (Scalar::F32 | Scalar::F64)), "from_bits") =
+                (Scalar::from_rust_name(ty), method.as_str())
+            {
+                let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
+                    self.cx
+                        .error_spanned_by(call, format!("`{ty}::from_bits` takes one argument"));
+                    return None;
+                };
+                return Some(ExprKind::FromBits {
+                    bits: self.expr(arg)?,
+                    to,
+                });
+            }
+        }
         // `f16::from_f32(x)`: the half crate's explicit conversions.
         if let [.., ty, method] = segments.as_slice() {
             if let (Some(to @ (Scalar::F16 | Scalar::Bf16)), "from_f32" | "from_f64") =
@@ -1423,6 +1447,20 @@ impl Parser<'_> {
                 None
             }
         }
+    }
+}
+
+/// The names a pattern binds.
+fn pattern_names(pat: &syn::Pat) -> Vec<String> {
+    match pat {
+        syn::Pat::Ident(ident) => vec![ident.ident.to_string()],
+        syn::Pat::Tuple(tuple) => tuple.elems.iter().flat_map(pattern_names).collect(),
+        syn::Pat::Type(typed) => pattern_names(&typed.pat),
+        syn::Pat::Paren(paren) => pattern_names(&paren.pat),
+        syn::Pat::Reference(reference) => pattern_names(&reference.pat),
+        syn::Pat::Slice(slice) => slice.elems.iter().flat_map(pattern_names).collect(),
+        syn::Pat::TupleStruct(tuple) => tuple.elems.iter().flat_map(pattern_names).collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -486,6 +486,9 @@ impl Twin<'_> {
                 let inner = self.expr(*expr);
                 format!("(({inner}) as {})", self.rust_type(*to))
             }
+            ExprKind::FromBits { bits, to } => {
+                format!("{}::from_bits({})", self.rust_type(*to), self.expr(*bits))
+            }
             ExprKind::Convert { expr, to } => {
                 let inner = self.expr(*expr);
                 if to.is_half() {

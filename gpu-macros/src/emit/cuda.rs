@@ -906,6 +906,17 @@ impl<'a> Emitter<'a> {
                 let inner = self.expr(*expr);
                 format!("{}({})", cuda_type(*to), strip_outer_parens(&inner))
             }
+            ExprKind::FromBits { bits, to } => {
+                let inner = self.expr(*bits);
+                if *to == Scalar::F32 {
+                    format!("__uint_as_float({})", strip_outer_parens(&inner))
+                } else {
+                    format!(
+                        "__longlong_as_double((long long)({}))",
+                        strip_outer_parens(&inner)
+                    )
+                }
+            }
             ExprKind::Intrinsic { name, args } => {
                 let intrinsic = intrinsics::lookup(name).expect("checked intrinsic");
                 if let Some(helper) = intrinsic.helper {

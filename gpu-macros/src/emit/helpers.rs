@@ -11,6 +11,14 @@ pub struct Helper {
 /// Every helper, in the order they are written into a source.
 pub const HELPERS: &[Helper] = &[
     Helper {
+        name: "rs_bits",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ unsigned int rs_bits(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ unsigned long long rs_bits(double x) { return (unsigned long long)__double_as_longlong(x); }
+",
+    },
+    Helper {
         name: "rs_half",
         needs: &[],
         code: "\
