@@ -42,12 +42,14 @@ pub enum ScanKind {
 fn scan_tiles<T: Number, const OP: usize>(
     identity: T,
     exclusive: bool,
+    epoch: u32,
+    first_ticket: u64,
     x: &[T],
     y: &mut [T],
     aggregates: &mut [T],
     prefixes: &mut [T],
     flags: &mut [u32],
-    counter: &mut [u32],
+    counter: &mut [u64],
 ) {
     const THREADS: usize = 256;
     const ITEMS: usize = 8;
@@ -55,10 +57,11 @@ fn scan_tiles<T: Number, const OP: usize>(
     let buffer = shared_array::<T, TILE>();
     let warp_totals = shared_array::<T, 8>();
     let tile_prefix = shared_array::<T, 1>();
-    let tile_id = shared_array::<u32, 1>();
+    let tile_id = shared_array::<u64, 1>();
     let t = thread_idx().x as usize;
     if t == 0 {
-        tile_id[0] = counter.atomic_add(0, 1);
+        // Tickets keep counting across scans: this scan's first one is `first_ticket`.
+        tile_id[0] = counter.atomic_add(0, 1) - first_ticket;
     }
     sync_threads();
     let tile = tile_id[0] as usize;
@@ -130,24 +133,26 @@ fn scan_tiles<T: Number, const OP: usize>(
     let aggregate = warp_totals[7];
 
     // Publish the tile's aggregate, look back to the nearest inclusive prefix, publish ours.
-    // Flags: 0 nothing yet, 1 aggregate, 2 inclusive prefix. Values are read with atomics so
-    // they come from L2, where the other blocks wrote them.
+    // A flag is `epoch << 2 | state` (state 1: aggregate, 2: inclusive prefix); a flag from an
+    // earlier scan has another epoch and reads as "nothing yet", so flags are never cleared.
+    // Values are read with atomics so they come from L2, where the other blocks wrote them.
     if t == 0 {
         let mut prefix = identity;
         if tile == 0 {
             prefixes[0] = aggregate;
             thread_fence();
-            flags.atomic_exchange(0, 2);
+            flags.atomic_exchange(0, epoch << 2 | 2);
         } else {
             aggregates[tile] = aggregate;
             thread_fence();
-            flags.atomic_exchange(tile, 1);
+            flags.atomic_exchange(tile, epoch << 2 | 1);
             let mut j = tile - 1;
             loop {
-                let flag = flags.atomic_or(j, 0);
-                if flag == 0 {
+                let word = flags.atomic_or(j, 0);
+                if word >> 2 != epoch {
                     continue;
                 }
+                let flag = word & 3;
                 thread_fence();
                 // A compare-exchange that never changes anything: an atomic read.
                 let value = if flag == 2 {
@@ -176,7 +181,7 @@ fn scan_tiles<T: Number, const OP: usize>(
             };
             prefixes[tile] = total;
             thread_fence();
-            flags.atomic_exchange(tile, 2);
+            flags.atomic_exchange(tile, epoch << 2 | 2);
         }
         tile_prefix[0] = prefix;
     }
@@ -236,7 +241,11 @@ pub struct ScanScratch<T: Number> {
     aggregates: DeviceBuffer<T>,
     prefixes: DeviceBuffer<T>,
     flags: DeviceBuffer<u32>,
-    counter: DeviceBuffer<u32>,
+    counter: DeviceBuffer<u64>,
+    /// The last scan's epoch: each scan's flags carry a new one, so none need clearing.
+    epoch: u32,
+    /// Tile tickets handed out so far: the counter is never reset either.
+    tickets: u64,
 }
 
 impl<T: Number> ScanScratch<T> {
@@ -248,6 +257,8 @@ impl<T: Number> ScanScratch<T> {
             prefixes: DeviceBuffer::zeroed(stream, tiles)?,
             flags: DeviceBuffer::zeroed(stream, tiles)?,
             counter: DeviceBuffer::zeroed(stream, 1)?,
+            epoch: 0,
+            tickets: 0,
         })
     }
 }
@@ -314,11 +325,10 @@ pub fn scan<T: ScanIdentity>(
             found: scratch.flags.len(),
         });
     }
-    // Fresh flags and tile counter for this scan; a zero-fill is a tiny fraction of the data.
-    scratch
-        .flags
-        .copy_from_host(stream, &vec![0; scratch.flags.len()])?;
-    scratch.counter.copy_from_host(stream, &[0])?;
+    // Epochs run 1..2^30 (a zeroed flag is epoch 0), then wrap.
+    scratch.epoch = scratch.epoch % ((1 << 30) - 1) + 1;
+    let (epoch, first_ticket) = (scratch.epoch, scratch.tickets);
+    scratch.tickets += tiles as u64;
     let config = gpu_runtime::LaunchConfig::for_len(tiles * THREADS, THREADS as u32);
     let identity = T::identity(op);
     let exclusive = kind == ScanKind::Exclusive;
@@ -329,6 +339,8 @@ pub fn scan<T: ScanIdentity>(
             config,
             identity,
             exclusive,
+            epoch,
+            first_ticket,
             x,
             y,
             &mut s.aggregates,
@@ -341,6 +353,8 @@ pub fn scan<T: ScanIdentity>(
             config,
             identity,
             exclusive,
+            epoch,
+            first_ticket,
             x,
             y,
             &mut s.aggregates,
@@ -353,6 +367,8 @@ pub fn scan<T: ScanIdentity>(
             config,
             identity,
             exclusive,
+            epoch,
+            first_ticket,
             x,
             y,
             &mut s.aggregates,
