@@ -2,6 +2,7 @@
 //! launch configuration.
 
 pub mod map;
+pub mod reduce;
 pub mod scan;
 
 use gpu_runtime::Kernel;
@@ -13,7 +14,11 @@ pub mod __private {
     pub use gpu_runtime as runtime;
 }
 
-/// Every kernel of this crate, so tools and tests can compile them all ahead of time.
+/// Every non-generic kernel of this crate, so tools and tests can compile them all ahead of
+/// time; the generic ones are listed with their instantiations by each module
+/// (`reduce::instantiations()`, `scan::KERNELS`).
 pub fn all_kernels() -> Vec<&'static Kernel> {
-    map::KERNELS.to_vec()
+    let mut kernels = map::KERNELS.to_vec();
+    kernels.extend_from_slice(reduce::KERNELS);
+    kernels
 }
