@@ -1,9 +1,10 @@
 //! Kernels written with `#[kernel]`, with safe functions over device buffers that pick the
-//! launch configuration.
+//! launch configuration: map, reduce, scan and stencil.
 
 pub mod map;
 pub mod reduce;
 pub mod scan;
+pub mod stencil;
 
 use gpu_runtime::Kernel;
 
@@ -20,5 +21,6 @@ pub mod __private {
 pub fn all_kernels() -> Vec<&'static Kernel> {
     let mut kernels = map::KERNELS.to_vec();
     kernels.extend_from_slice(reduce::KERNELS);
+    kernels.extend_from_slice(stencil::KERNELS);
     kernels
 }

@@ -166,3 +166,23 @@ fn k(x: &mut [f32]) {
     .expect_err("three unsupported constructs");
     assert_eq!(errors.matches("compile_error").count(), 3, "{errors}");
 }
+
+/// A `const` used only as a length is not emitted as a C++ variable (NVRTC would warn that it
+/// is unused), and an unread `let` with a pure value neither.
+#[test]
+fn constants_only_in_lengths_are_not_variables() {
+    let source = cuda(
+        r#"
+fn k(out: &mut [f32]) {
+    const WIDTH: usize = 8;
+    let unused = 3;
+    let tile = shared_array::<f32, WIDTH>();
+    tile[0] = 1.0;
+    out[0] = tile[0];
+}
+"#,
+    );
+    assert!(!source.contains("WIDTH"), "{source}");
+    assert!(!source.contains("unused"), "{source}");
+    assert!(source.contains("__shared__ float tile[8ull];"), "{source}");
+}

@@ -373,6 +373,9 @@ impl<'a> Emitter<'a> {
     fn stmt(&mut self, stmt: &Stmt) {
         self.line_directive(stmt.span);
         match &stmt.kind {
+            // A constant used only in lengths (`shared_array::<T, N>`) is never read as a value:
+            // NVRTC would warn about the unused variable.
+            StmtKind::Let { local, init } if !self.is_read(*local) && self.is_pure(*init) => {}
             StmtKind::Let { local, init } if self.storage(*local, *init) => {}
             StmtKind::Let { local, init }
                 if matches!(self.kernel.expr(*init).kind, ExprKind::Match { .. }) =>
@@ -482,6 +485,28 @@ impl<'a> Emitter<'a> {
                 let code = self.expr(*expr);
                 self.out.line(&format!("{};", strip_outer_parens(&code)));
             }
+        }
+    }
+
+    /// Whether any expression reads `local`.
+    fn is_read(&self, local: LocalId) -> bool {
+        self.kernel
+            .exprs
+            .iter()
+            .any(|e| matches!(e.kind, ExprKind::Local(l) if l == local))
+    }
+
+    /// Whether evaluating `id` has no effect beyond its value.
+    fn is_pure(&self, id: ExprId) -> bool {
+        match &self.kernel.expr(id).kind {
+            ExprKind::Lit(_)
+            | ExprKind::Local(_)
+            | ExprKind::Const { .. }
+            | ExprKind::GenericConst(_) => true,
+            ExprKind::Binary { lhs, rhs, .. } => self.is_pure(*lhs) && self.is_pure(*rhs),
+            ExprKind::Unary { operand, .. } => self.is_pure(*operand),
+            ExprKind::Cast { expr, .. } => self.is_pure(*expr),
+            _ => false,
         }
     }
 
