@@ -135,55 +135,92 @@ fn scan_tiles<T: Number, const OP: usize>(
     // Publish the tile's aggregate, look back to the nearest inclusive prefix, publish ours.
     // A flag is `epoch << 2 | state` (state 1: aggregate, 2: inclusive prefix); a flag from an
     // earlier scan has another epoch and reads as "nothing yet", so flags are never cleared.
-    // Values are read with atomics so they come from L2, where the other blocks wrote them.
-    if t == 0 {
+    if warp == 0 {
+        if lane == 0 {
+            if tile == 0 {
+                prefixes[0] = aggregate;
+                thread_fence();
+                flags.atomic_exchange(0, epoch << 2 | 2);
+            } else {
+                aggregates[tile] = aggregate;
+                thread_fence();
+                flags.atomic_exchange(tile, epoch << 2 | 1);
+            }
+        }
+        // The first warp looks back 32 tiles at a time: lane k reads tile `end - 1 - k`. Once
+        // every lane sees a published value, the nearest inclusive prefix ends the walk and the
+        // values up to it are folded (the operations are commutative). Values are read with
+        // atomics so they come from L2, where the other blocks wrote them.
         let mut prefix = identity;
-        if tile == 0 {
-            prefixes[0] = aggregate;
-            thread_fence();
-            flags.atomic_exchange(0, epoch << 2 | 2);
-        } else {
-            aggregates[tile] = aggregate;
-            thread_fence();
-            flags.atomic_exchange(tile, epoch << 2 | 1);
-            let mut j = tile - 1;
+        if tile > 0 {
+            let mut end = tile;
             loop {
-                let word = flags.atomic_or(j, 0);
-                if word >> 2 != epoch {
+                let before_start = lane as usize >= end;
+                let j = if before_start {
+                    0
+                } else {
+                    end - 1 - lane as usize
+                };
+                let word = if before_start {
+                    epoch << 2 | 2
+                } else {
+                    flags.atomic_or(j, 0)
+                };
+                let state = if word >> 2 == epoch { word & 3 } else { 0 };
+                if !all_sync(0xffff_ffff, state != 0) {
                     continue;
                 }
-                let flag = word & 3;
                 thread_fence();
-                // A compare-exchange that never changes anything: an atomic read.
-                let value = if flag == 2 {
+                let prefix_lanes = ballot_sync(0xffff_ffff, state == 2);
+                let stop = prefix_lanes.trailing_zeros();
+                let value = if before_start {
+                    identity
+                } else if state == 2 {
                     prefixes.atomic_compare_exchange(j, identity, identity)
                 } else {
                     aggregates.atomic_compare_exchange(j, identity, identity)
                 };
+                let mut window = if lane <= stop { value } else { identity };
+                let mut step = 16u32;
+                while step > 0 {
+                    let other = shfl_xor_sync(0xffff_ffff, window, step);
+                    window = if OP == 0 {
+                        window + other
+                    } else if (OP == 1) == (other < window) {
+                        other
+                    } else {
+                        window
+                    };
+                    step /= 2;
+                }
                 prefix = if OP == 0 {
-                    value + prefix
-                } else if (OP == 1) == (prefix < value) {
-                    prefix
+                    window + prefix
+                } else if (OP == 1) == (window < prefix) {
+                    window
                 } else {
-                    value
+                    prefix
                 };
-                if flag == 2 {
+                if prefix_lanes != 0 {
                     break;
                 }
-                j -= 1;
+                end -= 32;
             }
-            let total = if OP == 0 {
-                prefix + aggregate
-            } else if (OP == 1) == (aggregate < prefix) {
-                aggregate
-            } else {
-                prefix
-            };
-            prefixes[tile] = total;
-            thread_fence();
-            flags.atomic_exchange(tile, epoch << 2 | 2);
+            if lane == 0 {
+                let total = if OP == 0 {
+                    prefix + aggregate
+                } else if (OP == 1) == (aggregate < prefix) {
+                    aggregate
+                } else {
+                    prefix
+                };
+                prefixes[tile] = total;
+                thread_fence();
+                flags.atomic_exchange(tile, epoch << 2 | 2);
+            }
         }
-        tile_prefix[0] = prefix;
+        if lane == 0 {
+            tile_prefix[0] = prefix;
+        }
     }
     sync_threads();
 
