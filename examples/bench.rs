@@ -62,7 +62,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let stream = gpu.default_stream();
     let on_gpu = gpu.backend() == gpu::runtime::Backend::Cuda;
     let sizes: &[usize] = if on_gpu {
-        &[1 << 20, 1 << 24, 1 << 28]
+        &[1 << 20, 1 << 24, 1 << 26, 1 << 28]
     } else {
         &[1 << 16, 1 << 20]
     };

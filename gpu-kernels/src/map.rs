@@ -196,12 +196,20 @@ pub fn sigmoid(stream: &Stream, x: &mut DeviceBuffer<f32>) -> Result<()> {
 /// Scalars come before the `;`, per-element inputs after it; the body computes one output
 /// element from them (any expression of the kernel language).
 ///
-/// ```ignore
-/// gpu::kernels::elementwise! {
+/// ```no_run
+/// gpu_kernels::elementwise! {
 ///     /// `out = a * x + y`, element-wise.
 ///     pub fn fused_axpy(a: f32; x: f32, y: f32) -> f32 { a * x + y }
 /// }
-/// // fused_axpy(&stream, 2.0, &x, &y, &mut out)?;
+///
+/// # fn main() -> gpu_runtime::Result<()> {
+/// let stream = gpu_runtime::Gpu::best()?.default_stream();
+/// let x = gpu_runtime::DeviceBuffer::from_host(&stream, &[1.0f32, 2.0])?;
+/// let y = gpu_runtime::DeviceBuffer::from_host(&stream, &[3.0f32, 4.0])?;
+/// let mut out = gpu_runtime::DeviceBuffer::zeroed(&stream, 2)?;
+/// fused_axpy(&stream, 2.0, &x, &y, &mut out)?;
+/// # Ok(())
+/// # }
 /// ```
 #[macro_export]
 macro_rules! elementwise {

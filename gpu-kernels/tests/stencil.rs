@@ -11,9 +11,7 @@
 use gpu_kernels::stencil::{
     convolve1d, convolve2d, jacobi5, Boundary, DeviceWeights, Weights, Weights1d,
 };
-use gpu_runtime::{
-    check_with_nvrtc, test_device, test_nvrtc, Backend, DeviceBuffer, Error, Gpu, Stream,
-};
+use gpu_runtime::{check_with_nvrtc, test_device, test_nvrtc, Backend, DeviceBuffer, Error, Gpu};
 
 /// Image sizes (width, height): single pixels, single rows and columns, and sizes that leave
 /// partial 32×32 tiles.
@@ -448,77 +446,4 @@ fn stencil_kernels_compile_with_nvrtc() {
             }
         }
     }
-}
-
-/// Milliseconds per call of `f`, the mean of `reps` after one warm-up, timed with events.
-fn time_ms(stream: &Stream, reps: u32, mut f: impl FnMut()) -> f64 {
-    f();
-    let start = stream.record_event().unwrap();
-    for _ in 0..reps {
-        f();
-    }
-    let end = stream.record_event().unwrap();
-    start.elapsed_ms(&end).unwrap() as f64 / reps as f64
-}
-
-/// The goal on a GPU: one 5-point Jacobi step on 8192² f32 at ≥ 0.85 × the bandwidth
-/// of a device-to-device copy of the same buffer (both counted as bytes read plus written).
-/// Run with `cargo test --release -p gpu-kernels --test stencil -- --ignored --nocapture`.
-#[test]
-#[ignore = "a benchmark: needs a GPU and a release build"]
-fn jacobi5_bandwidth_8192() {
-    let gpu = test_device();
-    if gpu.backend() != Backend::Cuda {
-        eprintln!("jacobi5_bandwidth_8192: skipped: no CUDA device");
-        return;
-    }
-    let stream = gpu.default_stream();
-    let n = 8192usize;
-    let input = DeviceBuffer::from_host(&stream, &random_f32(n * n, 7)).unwrap();
-    let mut output = DeviceBuffer::<f32>::zeroed(&stream, n * n).unwrap();
-    let bytes = 2.0 * (n * n * 4) as f64;
-    let copy_ms = time_ms(&stream, 20, || output.copy_from(&stream, &input).unwrap());
-    let mut jacobi = || jacobi5(&stream, &input, n, n, Boundary::Clamp, &mut output).unwrap();
-    let jacobi_ms = time_ms(&stream, 20, &mut jacobi);
-    let gb_s = |ms: f64| bytes / ms / 1e6;
-    let ratio = copy_ms / jacobi_ms;
-    eprintln!(
-        "{}: copy {copy_ms:.3} ms ({:.0} GB/s), jacobi5 {jacobi_ms:.3} ms ({:.0} GB/s): {ratio:.3} × copy",
-        gpu.name(),
-        gb_s(copy_ms),
-        gb_s(jacobi_ms)
-    );
-    // For the record: the scalar kernel (a width that is not a multiple of 4) and the 2D
-    // convolutions, on an image of the same size.
-    let m = n - 1;
-    let odd = DeviceBuffer::from_host(&stream, &random_f32(m * n, 8)).unwrap();
-    let mut odd_out = DeviceBuffer::<f32>::zeroed(&stream, m * n).unwrap();
-    let scalar_ms = time_ms(&stream, 20, || {
-        jacobi5(&stream, &odd, m, n, Boundary::Clamp, &mut odd_out).unwrap()
-    });
-    eprintln!(
-        "jacobi5 {m}x{n} (scalar kernel): {scalar_ms:.3} ms, {:.3} × copy",
-        copy_ms / scalar_ms
-    );
-    for weights in [Weights::sharpen3(), Weights::gaussian_blur5()] {
-        let side = weights.side();
-        let weights = weights.upload(&stream).unwrap();
-        let ms = time_ms(&stream, 20, || {
-            convolve2d(
-                &stream,
-                &input,
-                n,
-                n,
-                &weights,
-                Boundary::Clamp,
-                &mut output,
-            )
-            .unwrap()
-        });
-        eprintln!(
-            "convolve2d {side}x{side}: {ms:.3} ms, {:.3} × copy",
-            copy_ms / ms
-        );
-    }
-    assert!(ratio >= 0.85, "jacobi5 at {ratio:.3} × copy bandwidth");
 }
