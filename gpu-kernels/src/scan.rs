@@ -367,53 +367,50 @@ pub fn scan<T: ScanIdentity>(
     let (epoch, first_ticket) = (scratch.epoch, scratch.tickets);
     scratch.tickets += tiles as u64;
     let config = gpu_runtime::LaunchConfig::for_len(tiles * THREADS, THREADS as u32);
-    let identity = T::identity(op);
-    let exclusive = kind == ScanKind::Exclusive;
-    let s = &mut *scratch;
-    match op {
-        ScanOp::Sum => scan_tiles::launch::<T, 0>(
-            stream,
-            config,
-            identity,
-            exclusive,
-            epoch,
-            first_ticket,
-            x,
-            y,
-            &mut s.aggregates,
-            &mut s.prefixes,
-            &mut s.flags,
-            &mut s.counter,
-        ),
-        ScanOp::Min => scan_tiles::launch::<T, 1>(
-            stream,
-            config,
-            identity,
-            exclusive,
-            epoch,
-            first_ticket,
-            x,
-            y,
-            &mut s.aggregates,
-            &mut s.prefixes,
-            &mut s.flags,
-            &mut s.counter,
-        ),
-        ScanOp::Max => scan_tiles::launch::<T, 2>(
-            stream,
-            config,
-            identity,
-            exclusive,
-            epoch,
-            first_ticket,
-            x,
-            y,
-            &mut s.aggregates,
-            &mut s.prefixes,
-            &mut s.flags,
-            &mut s.counter,
-        ),
-    }
+    let launch = match op {
+        ScanOp::Sum => launch_op::<T, 0>,
+        ScanOp::Min => launch_op::<T, 1>,
+        ScanOp::Max => launch_op::<T, 2>,
+    };
+    let tile_state = (epoch, first_ticket);
+    launch(
+        stream,
+        config,
+        T::identity(op),
+        kind,
+        tile_state,
+        x,
+        y,
+        scratch,
+    )
+}
+
+/// One instantiation of the scan kernel: `OP` selects the operation in the kernel.
+#[allow(clippy::too_many_arguments)]
+fn launch_op<T: ScanIdentity, const OP: usize>(
+    stream: &Stream,
+    config: gpu_runtime::LaunchConfig,
+    identity: T,
+    kind: ScanKind,
+    (epoch, first_ticket): (u32, u64),
+    x: &DeviceBuffer<T>,
+    y: &mut DeviceBuffer<T>,
+    s: &mut ScanScratch<T>,
+) -> Result<()> {
+    scan_tiles::launch::<T, OP>(
+        stream,
+        config,
+        identity,
+        kind == ScanKind::Exclusive,
+        epoch,
+        first_ticket,
+        x,
+        y,
+        &mut s.aggregates,
+        &mut s.prefixes,
+        &mut s.flags,
+        &mut s.counter,
+    )
 }
 
 /// The kernels of this module: generic, instantiated at launch with the element type and the
