@@ -25,7 +25,7 @@ fn softplus<T: Float>(beta: T, x: &[T], y: &mut [T]) {
 #[kernel]
 fn axpy_number<T: Number>(a: T, x: &[T], y: &mut [T]) {
     for i in (global_idx().x..y.len()).step_by(grid_size().x) {
-        y[i] = a * x[i] + y[i] * 2;
+        y[i] = (a * x[i] + y[i] * 2).max(x[i].min(y[i]));
     }
 }
 
@@ -150,7 +150,8 @@ fn number_and_integer_kernels() {
     for i in 0..n {
         let expected = (-3i32)
             .wrapping_mul(xi[i])
-            .wrapping_add(yi[i].wrapping_mul(2));
+            .wrapping_add(yi[i].wrapping_mul(2))
+            .max(xi[i].min(yi[i]));
         assert_eq!(got[i], expected, "i32 {i}");
     }
     let xf: Vec<f32> = xi.iter().map(|v| *v as f32 * 1e-6).collect();
@@ -159,8 +160,10 @@ fn number_and_integer_kernels() {
     axpy_number::launch::<f32>(&stream, config, 0.5, &x, &mut y).unwrap();
     let got = y.to_host(&stream).unwrap();
     for i in 0..n {
+        // 0.5 * x + 2 * x, then the larger of that and min(x, x) = x.
+        let expected = (2.5 * xf[i]).max(xf[i]);
         assert!(
-            (got[i] - 2.5 * xf[i]).abs() <= 1e-6 * xf[i].abs().max(1.0),
+            (got[i] - expected).abs() <= 1e-6 * xf[i].abs().max(1.0),
             "f32 {i}"
         );
     }

@@ -268,6 +268,22 @@ pub const METHODS: &[Method] = &[
         ret: RetTy::Same,
         cuda: Cuda::Helper("rs_max"),
     },
+    // Last, so concrete types and the Float/Integer bounds find their own above: this serves
+    // `T: Number`, where NaN has no special meaning in the comparison.
+    Method {
+        name: "min",
+        receiver: Receiver::Number,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_min"),
+    },
+    Method {
+        name: "max",
+        receiver: Receiver::Number,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_max"),
+    },
     Method {
         name: "clamp",
         receiver: Receiver::Number,
