@@ -378,11 +378,12 @@ pub fn lookup(name: &str, receiver: Scalar) -> Option<&'static Method> {
 
 /// The names of the methods available on `receiver`, for messages.
 pub fn names_for(receiver: Scalar) -> String {
-    let mut names: Vec<&str> = METHODS
-        .iter()
-        .filter(|m| m.receiver.accepts(receiver))
-        .map(|m| m.name)
-        .collect();
-    names.dedup();
+    let mut names: Vec<&str> = Vec::new();
+    for method in METHODS.iter().filter(|m| m.receiver.accepts(receiver)) {
+        // A name can have entries for several receivers (`min` for floats and for numbers).
+        if !names.contains(&method.name) {
+            names.push(method.name);
+        }
+    }
     names.join(", ")
 }
