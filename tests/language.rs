@@ -746,6 +746,78 @@ fn tensor_core_mma_matches_the_cpu() {
     }
 }
 
+/// A 16x16 f16 tile through `cp_async_16` into shared memory (its last row zero-filled: the
+/// source holds 15), then out through every `ldmatrix` form.
+#[kernel]
+fn ldmatrix_forms(a: &[f16], out: &mut [u32]) {
+    let tile = shared_array::<u32, 128>();
+    let lane = lane_id() as usize;
+    // Lane l copies half of row l / 2: 16 bytes are 8 halves or 4 words.
+    cp_async_16(tile, lane * 4, a, lane * 8, lane * 8 + 8 <= a.len());
+    cp_async_commit();
+    cp_async_wait(0);
+    sync_threads();
+    // Lane 8j + r gives row r of matrix j: rows 8 (j % 2).., columns 8 (j / 2)..
+    let j = lane / 8;
+    let row = (j % 2) * 8 + lane % 8;
+    let index = row * 8 + (j / 2) * 4;
+    let x4 = ldmatrix_x4(tile, index);
+    let x4t = ldmatrix_x4_trans(tile, index);
+    let x2 = ldmatrix_x2(tile, index);
+    let x2t = ldmatrix_x2_trans(tile, index);
+    let x1 = ldmatrix_x1(tile, index);
+    let x1t = ldmatrix_x1_trans(tile, index);
+    for w in 0..4 {
+        out[lane * 4 + w] = x4[w];
+        out[128 + lane * 4 + w] = x4t[w];
+    }
+    for w in 0..2 {
+        out[256 + lane * 2 + w] = x2[w];
+        out[320 + lane * 2 + w] = x2t[w];
+    }
+    out[384 + lane] = x1[0];
+    out[416 + lane] = x1t[0];
+}
+
+#[test]
+fn ldmatrix_and_cp_async_match_the_ptx_layout() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let values = random_f32(15 * 16, 31);
+    let a16: Vec<f16> = values.iter().map(|v| f16::from_f32(*v)).collect();
+    let a = DeviceBuffer::from_host(&stream, &a16).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, 448).unwrap();
+    let config = LaunchConfig::new(Grid::x(1), Block::x(32));
+    ldmatrix_forms::launch(&stream, config, &a, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    let at = |row: usize, col: usize| -> u32 {
+        if row < 15 {
+            u32::from(a16[row * 16 + col].to_bits())
+        } else {
+            0
+        }
+    };
+    let pair = |lo: u32, hi: u32| lo | hi << 16;
+    for lane in 0..32 {
+        let (group, quad) = (lane / 4, lane % 4);
+        for j in 0..4 {
+            let (r0, c0) = ((j % 2) * 8, (j / 2) * 8);
+            let plain = pair(at(r0 + group, c0 + 2 * quad), at(r0 + group, c0 + 2 * quad + 1));
+            let trans = pair(at(r0 + 2 * quad, c0 + group), at(r0 + 2 * quad + 1, c0 + group));
+            assert_eq!(got[lane * 4 + j], plain, "x4 lane {lane} word {j}");
+            assert_eq!(got[128 + lane * 4 + j], trans, "x4.trans lane {lane} word {j}");
+            if j < 2 {
+                assert_eq!(got[256 + lane * 2 + j], plain, "x2 lane {lane} word {j}");
+                assert_eq!(got[320 + lane * 2 + j], trans, "x2.trans lane {lane} word {j}");
+            }
+            if j == 0 {
+                assert_eq!(got[384 + lane], plain, "x1 lane {lane}");
+                assert_eq!(got[416 + lane], trans, "x1.trans lane {lane}");
+            }
+        }
+    }
+}
+
 /// The device's Philox stream is the host reference's, word for word.
 #[kernel]
 fn philox_words(seed: u32, out: &mut [u32]) {
@@ -830,8 +902,9 @@ fn fences_sync_warp_and_clocks() {
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
     use gpu::runtime::Kernel;
-    let kernels: [&Kernel; 16] = [
+    let kernels: [&Kernel; 17] = [
         &philox_words::KERNEL,
+        &ldmatrix_forms::KERNEL,
         &fences_and_clocks::KERNEL,
         &mma_f16::KERNEL,
         &mma_bf16::KERNEL,

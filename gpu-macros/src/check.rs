@@ -94,7 +94,13 @@ fn is_constructor(kind: &ExprKind) -> bool {
             | ExprKind::Load4 { .. }
             | ExprKind::Match { .. }
             | ExprKind::Mma { .. }
+            | ExprKind::Ldmatrix { .. }
     )
+}
+
+/// Whether `cp_async_16` can copy elements of `elem`: a concrete number type.
+fn copyable(elem: Scalar) -> bool {
+    elem != Scalar::Bool && elem.size_bytes().is_some()
 }
 
 /// Whether `id` is the initializer of a `let` somewhere in `block`.
@@ -878,6 +884,72 @@ impl Checker<'_> {
                     elem,
                     len: Len::Known(4),
                 }
+            }
+            ExprKind::Ldmatrix {
+                count,
+                shared,
+                index,
+                ..
+            } => {
+                let t = self.expr(*shared);
+                match self.resolve(t) {
+                    T::Ty(Ty::Shared {
+                        elem: Scalar::U32, ..
+                    })
+                    | T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(
+                            self.loc(*shared),
+                            format!(
+                                "`ldmatrix` reads shared memory of `u32` (16-bit pairs), not {text}: declare it `shared_array::<u32, N>()` or `dynamic_shared::<u32>()`"
+                            ),
+                        );
+                    }
+                }
+                self.index_type(*index);
+                let elem = self.element_var(T::Ty(Ty::Scalar(Scalar::U32)), loc);
+                T::Array {
+                    elem,
+                    len: Len::Known(u64::from(*count)),
+                }
+            }
+            ExprKind::CpAsync {
+                dst,
+                dst_index,
+                src,
+                src_index,
+                valid,
+            } => {
+                let dst_t = self.expr(*dst);
+                match self.resolve(dst_t) {
+                    T::Ty(Ty::Shared { elem, .. }) if copyable(elem) => {}
+                    T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(
+                            self.loc(*dst),
+                            format!("`cp_async_16` copies into shared memory of a concrete number type, not {text}"),
+                        );
+                    }
+                }
+                let src_t = self.expr(*src);
+                match self.resolve(src_t) {
+                    T::Ty(Ty::Slice { elem, .. }) if copyable(elem) => {}
+                    T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(
+                            self.loc(*src),
+                            format!("`cp_async_16` copies from a slice of a concrete number type, not {text}"),
+                        );
+                    }
+                }
+                self.index_type(*dst_index);
+                self.index_type(*src_index);
+                let valid_t = self.expr(*valid);
+                self.unify(T::Ty(Ty::Scalar(Scalar::Bool)), valid_t, self.loc(*valid));
+                T::Ty(Ty::Unit)
             }
             ExprKind::Match { scrutinee, arms } => {
                 let t = self.expr(*scrutinee);

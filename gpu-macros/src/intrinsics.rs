@@ -128,6 +128,20 @@ pub const INTRINSICS: &[Intrinsic] = &[
         helper: None,
     },
     Intrinsic {
+        name: "cp_async_commit",
+        args: &[],
+        ret: Ret::Unit,
+        cuda: "rs_cp_async_commit()",
+        helper: Some("rs_cp_async"),
+    },
+    Intrinsic {
+        name: "cp_async_wait",
+        args: &[Arg::U32],
+        ret: Ret::Unit,
+        cuda: "rs_cp_async_wait({0})",
+        helper: Some("rs_cp_async"),
+    },
+    Intrinsic {
         name: "uniform_f32",
         args: &[Arg::U32],
         ret: Ret::F32,

@@ -112,6 +112,17 @@ pub enum GenericParam {
 }
 
 impl Scalar {
+    /// The size in bytes; `None` for a generic parameter.
+    pub fn size_bytes(self) -> Option<u32> {
+        match self {
+            Scalar::Bool => Some(1),
+            Scalar::F16 | Scalar::Bf16 => Some(2),
+            Scalar::I32 | Scalar::U32 | Scalar::F32 => Some(4),
+            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => Some(8),
+            Scalar::Generic(_) => None,
+        }
+    }
+
     /// Every scalar, in the order messages list them.
     pub const ALL: [Scalar; 10] = [
         Scalar::Bool,
@@ -493,6 +504,25 @@ pub enum ExprKind {
         acc: ExprId,
         a: ExprId,
         b: ExprId,
+    },
+    /// `ldmatrix_x4(shared, index)` and its `x1`/`x2`/`_trans` forms: a warp loads `count`
+    /// 8x8 matrices of 16-bit values from `u32` shared memory, each lane giving the word index
+    /// of one 16-byte row, into `[u32; count]` tensor-core fragments; only as a `let`
+    /// initializer.
+    Ldmatrix {
+        count: u32,
+        trans: bool,
+        shared: ExprId,
+        index: ExprId,
+    },
+    /// `cp_async_16(dst, dst_index, src, src_index, valid)`: an asynchronous 16-byte copy from
+    /// a slice to shared memory (zeros when `valid` is false).
+    CpAsync {
+        dst: ExprId,
+        dst_index: ExprId,
+        src: ExprId,
+        src_index: ExprId,
+        valid: ExprId,
     },
     /// `f32::from_bits(u)` / `f64::from_bits(u)`.
     FromBits {

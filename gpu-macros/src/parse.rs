@@ -1365,6 +1365,43 @@ impl Parser<'_> {
                 };
                 ExprKind::Mma { input, acc, a, b }
             }
+            "ldmatrix_x1" | "ldmatrix_x2" | "ldmatrix_x4" | "ldmatrix_x1_trans"
+            | "ldmatrix_x2_trans" | "ldmatrix_x4_trans" => {
+                let [shared, index] = args[..] else {
+                    self.cx.error_spanned_by(
+                        call,
+                        format!("`{name}` takes (shared memory of u32, this lane's row index)"),
+                    );
+                    return None;
+                };
+                let count = match &name["ldmatrix_x".len().."ldmatrix_x".len() + 1] {
+                    "1" => 1,
+                    "2" => 2,
+                    _ => 4,
+                };
+                ExprKind::Ldmatrix {
+                    count,
+                    trans: name.ends_with("_trans"),
+                    shared,
+                    index,
+                }
+            }
+            "cp_async_16" => {
+                let [dst, dst_index, src, src_index, valid] = args[..] else {
+                    self.cx.error_spanned_by(
+                        call,
+                        "`cp_async_16` takes (shared, shared index, slice, slice index, valid: bool)",
+                    );
+                    return None;
+                };
+                ExprKind::CpAsync {
+                    dst,
+                    dst_index,
+                    src,
+                    src_index,
+                    valid,
+                }
+            }
             _ => match intrinsics::lookup(name) {
                 Some(intrinsic) => ExprKind::Intrinsic {
                     name: intrinsic.name,

@@ -615,6 +615,33 @@ impl Twin<'_> {
                 code.push('}');
                 code
             }
+            ExprKind::Ldmatrix {
+                count,
+                trans,
+                shared,
+                index,
+            } => {
+                self.needs_sync = true;
+                format!(
+                    "{rt}::cpu::ldmatrix::<{count}>(__t, {}, {}, {trans}, {line})",
+                    self.expr(*shared),
+                    self.expr(*index)
+                )
+            }
+            ExprKind::CpAsync {
+                dst,
+                dst_index,
+                src,
+                src_index,
+                valid,
+            } => {
+                let (dst, dst_index) = (self.expr(*dst), self.expr(*dst_index));
+                let (src, src_index) = (self.expr(*src), self.expr(*src_index));
+                format!(
+                    "{rt}::cpu::cp_async_16(__t, {dst}, {dst_index}, {src}, {src_index}, {}, {line})",
+                    self.expr(*valid)
+                )
+            }
             ExprKind::Mma { input, acc, a, b } => {
                 self.needs_sync = true;
                 let kind = if *input == Scalar::Bf16 {

@@ -605,6 +605,22 @@ impl<'a> Emitter<'a> {
                      \"f\"({c}[0]), \"f\"({c}[1]), \"f\"({c}[2]), \"f\"({c}[3]));"
                 ));
             }
+            ExprKind::Ldmatrix {
+                count,
+                trans,
+                shared,
+                index,
+            } => {
+                // Every lane's row is 16 bytes: four words from its index.
+                let index_code = self.vector_index(*shared, *index, kernel.expr(init).span);
+                let base_code = self.expr(*shared);
+                let helper = self.use_helper("rs_ldmatrix");
+                let trans = if *trans { "_trans" } else { "" };
+                self.out.line(&format!("unsigned int {name}[{count}];"));
+                self.out.line(&format!(
+                    "{helper}_x{count}{trans}({name}, &{base_code}[{index_code}]);"
+                ));
+            }
             _ => unreachable!("checked: arrays and shared memory come from constructors"),
         }
         true
@@ -974,6 +990,27 @@ impl<'a> Emitter<'a> {
                     "(*reinterpret_cast<{vector}*>(&{base_code}[{index_code}]) = {vector}{{{value_code}[0], {value_code}[1], {value_code}[2], {value_code}[3]}})"
                 )
             }
+            ExprKind::CpAsync {
+                dst,
+                dst_index,
+                src,
+                src_index,
+                valid,
+            } => {
+                let span = self.kernel.expr(id).span;
+                let dst_elem = self.types.expr(*dst).element().expect("checked dst");
+                let src_elem = self.types.expr(*src).element().expect("checked src");
+                let dst_index = self.copy_index(*dst, *dst_index, dst_elem, span);
+                let valid = self.expr(*valid);
+                let src_index = self.copy_index(*src, *src_index, src_elem, span);
+                let dst = self.expr(*dst);
+                let src = self.expr(*src);
+                let helper = self.use_helper("rs_cp_async");
+                // An invalid copy reads nothing, so its source index is neither checked nor used.
+                format!(
+                    "{helper}_16(&{dst}[{dst_index}], {valid} ? (const void*)&{src}[{src_index}] : (const void*){src}, {valid})"
+                )
+            }
             ExprKind::SharedArray { .. }
             | ExprKind::DynamicShared { .. }
             | ExprKind::ArrayRepeat { .. }
@@ -981,7 +1018,8 @@ impl<'a> Emitter<'a> {
             | ExprKind::Philox { .. }
             | ExprKind::Load4 { .. }
             | ExprKind::Match { .. }
-            | ExprKind::Mma { .. } => {
+            | ExprKind::Mma { .. }
+            | ExprKind::Ldmatrix { .. } => {
                 unreachable!("checked: constructors only initialise a `let`")
             }
             ExprKind::Select {
@@ -1026,6 +1064,20 @@ impl<'a> Emitter<'a> {
         // Checking the last element covers all four (and `i + 3` cannot wrap for real lengths).
         format!(
             "(rs_idx({} + 3ull, {len}, {}) - 3ull)",
+            strip_outer_parens(&code),
+            loc.line()
+        )
+    }
+
+    /// The index of the first element of a 16-byte copy at `index` into `base`, whose last
+    /// element is bounds-checked in checked mode.
+    fn copy_index(&mut self, base: ExprId, index: ExprId, elem: Scalar, loc: Loc) -> String {
+        self.use_helper("rs_checked");
+        let code = self.expr(index);
+        let len = self.length_of(base);
+        let last = 16 / elem.size_bytes().expect("checked: a concrete type") - 1;
+        format!(
+            "(rs_idx({} + {last}ull, {len}, {}) - {last}ull)",
             strip_outer_parens(&code),
             loc.line()
         )

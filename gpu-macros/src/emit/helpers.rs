@@ -131,6 +131,72 @@ __device__ __forceinline__ unsigned int rs_lane_id() { unsigned int lane; asm(\"
 ",
     },
     Helper {
+        name: "rs_smem_addr",
+        needs: &[],
+        code: "\
+// A generic pointer to shared memory as the 32-bit shared-window address PTX's ldmatrix and
+// cp.async take.
+__device__ __forceinline__ unsigned int rs_smem_addr(const void* p) {
+    unsigned int a;
+    asm(\"{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }\" : \"=r\"(a) : \"l\"(p));
+    return a;
+}
+",
+    },
+    Helper {
+        name: "rs_ldmatrix",
+        needs: &["rs_smem_addr"],
+        code: "\
+// ldmatrix: a warp loads 8x8 matrices of 16-bit values, each lane giving one 16-byte row;
+// .trans delivers them transposed.
+__device__ __forceinline__ void rs_ldmatrix_x1(unsigned int* d, const void* row) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(d[0]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+}
+__device__ __forceinline__ void rs_ldmatrix_x1_trans(unsigned int* d, const void* row) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\" : \"=r\"(d[0]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+}
+__device__ __forceinline__ void rs_ldmatrix_x2(unsigned int* d, const void* row) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\" : \"=r\"(d[0]), \"=r\"(d[1]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+}
+__device__ __forceinline__ void rs_ldmatrix_x2_trans(unsigned int* d, const void* row) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\" : \"=r\"(d[0]), \"=r\"(d[1]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+}
+__device__ __forceinline__ void rs_ldmatrix_x4(unsigned int* d, const void* row) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\" : \"=r\"(d[0]), \"=r\"(d[1]), \"=r\"(d[2]), \"=r\"(d[3]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+}
+__device__ __forceinline__ void rs_ldmatrix_x4_trans(unsigned int* d, const void* row) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\" : \"=r\"(d[0]), \"=r\"(d[1]), \"=r\"(d[2]), \"=r\"(d[3]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+}
+",
+    },
+    Helper {
+        name: "rs_cp_async",
+        needs: &["rs_smem_addr"],
+        code: "\
+// cp.async: 16 bytes from global to shared memory without passing through registers (.cg:
+// cached in L2 only); a source size of 0 reads nothing and writes zeros.
+__device__ __forceinline__ void rs_cp_async_16(void* dst, const void* src, bool valid) {
+    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\"
+                 :: \"r\"(rs_smem_addr(dst)), \"l\"(src), \"r\"(valid ? 16u : 0u) : \"memory\");
+}
+__device__ __forceinline__ void rs_cp_async_commit() { asm volatile(\"cp.async.commit_group;\" ::: \"memory\"); }
+// wait_group takes an immediate: a constant argument folds the switch away. Waiting for more
+// groups than asked is always correct, so counts past 7 wait for all.
+__device__ __forceinline__ void rs_cp_async_wait(unsigned int n) {
+    switch (n) {
+    case 1: asm volatile(\"cp.async.wait_group 1;\" ::: \"memory\"); break;
+    case 2: asm volatile(\"cp.async.wait_group 2;\" ::: \"memory\"); break;
+    case 3: asm volatile(\"cp.async.wait_group 3;\" ::: \"memory\"); break;
+    case 4: asm volatile(\"cp.async.wait_group 4;\" ::: \"memory\"); break;
+    case 5: asm volatile(\"cp.async.wait_group 5;\" ::: \"memory\"); break;
+    case 6: asm volatile(\"cp.async.wait_group 6;\" ::: \"memory\"); break;
+    case 7: asm volatile(\"cp.async.wait_group 7;\" ::: \"memory\"); break;
+    default: asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); break;
+    }
+}
+",
+    },
+    Helper {
         name: "rs_uniform_f32",
         needs: &[],
         code: "\

@@ -203,6 +203,12 @@ impl ThreadCtx {
         self.warp(WarpOp::Ballot, mask, u64::from(pred), 0) as u32
     }
 
+    /// `cp.async.commit_group`: nothing to do, as the CPU's copies land at once.
+    pub fn cp_async_commit(&self) {}
+
+    /// `cp.async.wait_group n`: nothing to wait for, as the CPU's copies land at once.
+    pub fn cp_async_wait(&self, _pending: u32) {}
+
     /// Static shared memory: `len` elements of `T` for declaration `slot` (0, 1, ... in the
     /// kernel), the same memory for every thread of the block, zeroed when the block starts.
     pub fn shared_array<T: Scalar>(&self, slot: u32, len: usize) -> CpuSlice<'_, T> {

@@ -1,0 +1,88 @@
+//! The data movement of tensor-core kernels on the CPU: `ldmatrix` (a warp-wide load of 8x8
+//! matrices of 16-bit values from shared memory) and `cp.async` (a 16-byte copy from global
+//! to shared memory).
+//!
+//! `ldmatrix` hands each lane elements of rows whose addresses other lanes gave, so the lanes
+//! exchange their row indices with warp shuffles and each then reads its own elements.
+//! `cp.async` copies at once: a kernel must wait for its copies and synchronise before reading
+//! them, and a copy that has already landed is one of the behaviours a GPU allows.
+
+use crate::cpu::slice::CpuSlice;
+use crate::cpu::thread::ThreadCtx;
+use crate::cpu::warp::WarpOp;
+use crate::scalar::Scalar;
+
+/// `ldmatrix.sync.aligned.m8n8.x{N}[.trans].shared.b16`: `N` (1, 2 or 4) 8x8 matrices of 16-bit
+/// values; lane `8 * j + r` gives, as a word index into `shared`, row `r` of matrix `j` (16
+/// bytes, so a multiple of 4). Lane `l` receives in word `j` elements `2 * (l % 4)` and the next
+/// of row `l / 4` of matrix `j`, or with `trans` element `l / 4` of rows `2 * (l % 4)` and the
+/// next, the even one in the low half. Every lane of the warp must call it.
+pub fn ldmatrix<const N: usize>(
+    t: &ThreadCtx,
+    shared: CpuSlice<'_, u32>,
+    index: usize,
+    trans: bool,
+    line: u32,
+) -> [u32; N] {
+    if index % 4 != 0 {
+        t.contract_error(format!(
+            "ldmatrix at line {line}: row index {index} is not a multiple of 4 words (16 bytes)"
+        ));
+    }
+    let lane = t.lane_id();
+    let (group, quad) = (lane / 4, lane % 4);
+    // The word index another lane gave for its row.
+    let row = |source: u32| t.warp(WarpOp::Index, u32::MAX, index as u64, source) as usize;
+    std::array::from_fn(|j| {
+        let first = 8 * j as u32;
+        if trans {
+            let (even, odd) = (row(first + 2 * quad), row(first + 2 * quad + 1));
+            let word = (group / 2) as usize;
+            let shift = 16 * (group % 2);
+            let lo = (shared.get(even + word, t, line) >> shift) & 0xffff;
+            let hi = (shared.get(odd + word, t, line) >> shift) & 0xffff;
+            lo | hi << 16
+        } else {
+            shared.get(row(first + group) + quad as usize, t, line)
+        }
+    })
+}
+
+/// `cp.async.cg.shared.global` of 16 bytes: elements `src_index..` of `src` to elements
+/// `dst_index..` of `dst` (both 16-byte aligned), or 16 zero bytes when `valid` is false (the
+/// source is not read).
+pub fn cp_async_16<D: Scalar, S: Scalar>(
+    t: &ThreadCtx,
+    dst: CpuSlice<'_, D>,
+    dst_index: usize,
+    src: CpuSlice<'_, S>,
+    src_index: usize,
+    valid: bool,
+    line: u32,
+) {
+    let (dst_size, src_size) = (std::mem::size_of::<D>(), std::mem::size_of::<S>());
+    if (dst_index * dst_size) % 16 != 0 || (valid && (src_index * src_size) % 16 != 0) {
+        t.contract_error(format!(
+            "cp_async_16 at line {line}: indices {dst_index} and {src_index} are not both at \
+             16-byte boundaries"
+        ));
+        return;
+    }
+    let mut bytes = [0u8; 16];
+    if valid {
+        for (e, chunk) in bytes.chunks_exact_mut(src_size).enumerate() {
+            let bits = src.get(src_index + e, t, line).to_bits();
+            chunk.copy_from_slice(&bits.to_le_bytes()[..src_size]);
+        }
+    }
+    for (e, chunk) in bytes.chunks_exact(dst_size).enumerate() {
+        let mut word = [0u8; 8];
+        word[..dst_size].copy_from_slice(chunk);
+        dst.set(
+            dst_index + e,
+            D::from_bits(u64::from_le_bytes(word)),
+            t,
+            line,
+        );
+    }
+}
