@@ -1,0 +1,493 @@
+//! Half-precision GEMM on the tensor cores: `f16` or `bf16` inputs, `f32` accumulation and
+//! output, `mma.sync.m16n8k16` fed by `ldmatrix` from a multi-stage `cp.async` pipeline.
+//!
+//! A block computes a 128×256 tile of C with 8 warps, each a 64×64 tile as 4×8 MMAs per 16-wide
+//! step of k. Tiles of A and B, 32 deep in k, stream into shared memory `STAGES` at a time.
+//! Shared rows are padded by 16 bytes, so the eight 16-byte rows an `ldmatrix` phase reads fall
+//! in distinct bank groups. Every operand layout is read in place: an operand stored
+//! k-contiguous (A as m×k, B as n×k) is loaded with `ldmatrix`, one stored m- or n-contiguous
+//! (A as k×m, B as k×n) with `ldmatrix.trans`, so all four transpose combinations run the same
+//! pipeline. `cp.async` moves 16 bytes (8 elements), so the contiguous dimension's stride must
+//! be a multiple of 8; an operand whose is not is first copied into a zero-padded buffer.
+
+use gpu_macros::{device, kernel};
+use gpu_runtime::half::{bf16, f16};
+use gpu_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Scalar, Stream};
+
+use super::{Gemm, Transpose};
+
+/// Rows of C per block.
+const BM: usize = 128;
+/// Columns of C per block.
+const BN: usize = 256;
+/// Threads per block: 8 warps.
+const THREADS: usize = 256;
+/// Tiles of A and B in flight.
+const STAGES: usize = 4;
+/// Words (u32) of shared memory per stage: A and B tiles of 32-deep rows padded to 20 words.
+const STAGE_WORDS: usize = (BM + BN) * 20;
+/// Elements one `cp.async` moves; the contiguous dimension's stride must be a multiple.
+const CHUNK: usize = 8;
+
+macro_rules! tensor_core_gemm {
+    ($(#[$attr:meta])* $name:ident, $elem:ident, $mma:ident) => {
+        $(#[$attr])*
+        #[kernel]
+        fn $name<const A_T: usize, const B_T: usize>(
+            m: usize,
+            n: usize,
+            k: usize,
+            lda: usize,
+            ldb: usize,
+            alpha: f32,
+            beta: f32,
+            a: &[$elem],
+            b: &[$elem],
+            c: &mut [f32],
+        ) {
+            const BM: usize = 128;
+            const BN: usize = 256;
+            const BK: usize = 32;
+            const WM: usize = 64;
+            const WN: usize = 64;
+            const WARPS_N: usize = 4;
+            const MI: usize = 4;
+            const NI: usize = 8;
+            const THREADS: usize = 256;
+            const STAGES: usize = 4;
+            // Row strides in words: a k-contiguous row is BK halves (16 words), an m- or
+            // n-contiguous row BM or BN halves; each padded by 4 words (16 bytes).
+            const K_STRIDE: usize = 20;
+            const A_MN_STRIDE: usize = 68;
+            const B_MN_STRIDE: usize = 132;
+            const A_WORDS: usize = 2560;
+            const STAGE_WORDS: usize = 7680;
+            // 16-byte chunks per tile and per thread.
+            const A_LOADS: usize = 2;
+            const B_LOADS: usize = 4;
+            // Blocks of C rows that run together, so they share B's columns in L2.
+            const GROUP_M: usize = 8;
+            let smem = dynamic_shared::<u32>();
+            let tid = thread_idx().x as usize;
+            let lane = tid % 32;
+            let warp = tid / 32;
+            let warp_m = warp / WARPS_N;
+            let warp_n = warp % WARPS_N;
+            // Grouped block order: GROUP_M block rows sweep the block columns together.
+            let grid_m = (m + BM - 1) / BM;
+            let grid_n = (n + BN - 1) / BN;
+            let pid = block_idx().x as usize;
+            let per_group = GROUP_M * grid_n;
+            let first_m = (pid / per_group) * GROUP_M;
+            let group_rows = (grid_m - first_m).min(GROUP_M);
+            let block_m = (first_m + (pid % per_group) % group_rows) * BM;
+            let block_n = ((pid % per_group) / group_rows) * BN;
+            let mut acc = [0.0f32; 128];
+            let tiles = (k + BK - 1) / BK;
+            // Iteration i loads tile i and computes tile i - (STAGES - 2): the stage it loads
+            // was last read two iterations ago, and the barrier of the iteration between
+            // orders that read before this write.
+            for i in 0..tiles + STAGES - 2 {
+                if i < tiles {
+                    let k0 = i * BK;
+                    let a_base = (i % STAGES) * STAGE_WORDS;
+                    let b_base = a_base + A_WORDS;
+                    for r in 0..A_LOADS {
+                        let chunk = tid + r * THREADS;
+                        if A_T == 0 {
+                            let row = chunk / 4;
+                            let gm = block_m + row;
+                            let gk = k0 + (chunk % 4) * 8;
+                            let valid = gm < m && gk < k;
+                            let dst = a_base + row * K_STRIDE + (chunk % 4) * 4;
+                            cp_async_16(smem, dst, a, gm * lda + gk, valid);
+                        } else {
+                            let row = chunk / (BM / 8);
+                            let gk = k0 + row;
+                            let gm = block_m + (chunk % (BM / 8)) * 8;
+                            let valid = gk < k && gm < m;
+                            let dst = a_base + row * A_MN_STRIDE + (chunk % (BM / 8)) * 4;
+                            cp_async_16(smem, dst, a, gk * lda + gm, valid);
+                        }
+                    }
+                    for r in 0..B_LOADS {
+                        let chunk = tid + r * THREADS;
+                        if B_T == 1 {
+                            let row = chunk / 4;
+                            let gn = block_n + row;
+                            let gk = k0 + (chunk % 4) * 8;
+                            let valid = gn < n && gk < k;
+                            let dst = b_base + row * K_STRIDE + (chunk % 4) * 4;
+                            cp_async_16(smem, dst, b, gn * ldb + gk, valid);
+                        } else {
+                            let row = chunk / (BN / 8);
+                            let gk = k0 + row;
+                            let gn = block_n + (chunk % (BN / 8)) * 8;
+                            let valid = gk < k && gn < n;
+                            let dst = b_base + row * B_MN_STRIDE + (chunk % (BN / 8)) * 4;
+                            cp_async_16(smem, dst, b, gk * ldb + gn, valid);
+                        }
+                    }
+                }
+                cp_async_commit();
+                if i >= STAGES - 2 {
+                    let tile = i - (STAGES - 2);
+                    // Groups committed: i + 1; tile `tile` is group `tile`.
+                    cp_async_wait((STAGES - 2) as u32);
+                    sync_threads();
+                    let a_base = (tile % STAGES) * STAGE_WORDS;
+                    let b_base = a_base + A_WORDS;
+                    for kk in 0..BK / 16 {
+                        // A fragments: four 16×16 blocks, registers in mma's a0..a3 order.
+                        let mut fa = [0u32; 16];
+                        for mi in 0..MI {
+                            if A_T == 0 {
+                                let row = warp_m * WM + mi * 16 + lane % 8 + 8 * ((lane / 8) % 2);
+                                let at = a_base + row * K_STRIDE + kk * 8 + 4 * (lane / 16);
+                                let f = ldmatrix_x4(smem, at);
+                                for w in 0..4 {
+                                    fa[mi * 4 + w] = f[w];
+                                }
+                            } else {
+                                let kr = kk * 16 + lane % 8 + 8 * (lane / 16);
+                                let col = warp_m * WM + mi * 16 + 8 * ((lane / 8) % 2);
+                                let f = ldmatrix_x4_trans(smem, a_base + kr * A_MN_STRIDE + col / 2);
+                                for w in 0..4 {
+                                    fa[mi * 4 + w] = f[w];
+                                }
+                            }
+                        }
+                        // B fragments: eight 16×8 blocks, two registers each.
+                        let mut fb = [0u32; 16];
+                        for p in 0..NI / 2 {
+                            if B_T == 1 {
+                                let row = warp_n * WN + p * 16 + lane % 8 + 8 * (lane / 16);
+                                let at = b_base + row * K_STRIDE + kk * 8 + 4 * ((lane / 8) % 2);
+                                let f = ldmatrix_x4(smem, at);
+                                for w in 0..4 {
+                                    fb[p * 4 + w] = f[w];
+                                }
+                            } else {
+                                let kr = kk * 16 + lane % 8 + 8 * ((lane / 8) % 2);
+                                let col = warp_n * WN + p * 16 + 8 * (lane / 16);
+                                let f = ldmatrix_x4_trans(smem, b_base + kr * B_MN_STRIDE + col / 2);
+                                for w in 0..4 {
+                                    fb[p * 4 + w] = f[w];
+                                }
+                            }
+                        }
+                        for mi in 0..MI {
+                            let fa_i = [fa[mi * 4], fa[mi * 4 + 1], fa[mi * 4 + 2], fa[mi * 4 + 3]];
+                            for ni in 0..NI {
+                                let fb_i = [fb[ni * 2], fb[ni * 2 + 1]];
+                                let at = (mi * NI + ni) * 4;
+                                let sum = [acc[at], acc[at + 1], acc[at + 2], acc[at + 3]];
+                                let d = $mma(sum, fa_i, fb_i);
+                                for w in 0..4 {
+                                    acc[at + w] = d[w];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16×8 block.
+            // One loop per block row of the warp tile (MI = 4): NVRTC unrolls each in full,
+            // which keeps the accumulators in registers, but not one loop nest over all 32.
+            let row_base = block_m + warp_m * WM + lane / 4;
+            let col_base = block_n + warp_n * WN + 2 * (lane % 4);
+            for ni in 0..NI {
+                let at = (0 * NI + ni) * 4;
+                let row = row_base;
+                let col = col_base + ni * 8;
+                store_pair(c, m, n, row, col, alpha * acc[at], alpha * acc[at + 1], beta);
+                store_pair(c, m, n, row + 8, col, alpha * acc[at + 2], alpha * acc[at + 3], beta);
+            }
+            for ni in 0..NI {
+                let at = (1 * NI + ni) * 4;
+                let row = row_base + 16;
+                let col = col_base + ni * 8;
+                store_pair(c, m, n, row, col, alpha * acc[at], alpha * acc[at + 1], beta);
+                store_pair(c, m, n, row + 8, col, alpha * acc[at + 2], alpha * acc[at + 3], beta);
+            }
+            for ni in 0..NI {
+                let at = (2 * NI + ni) * 4;
+                let row = row_base + 32;
+                let col = col_base + ni * 8;
+                store_pair(c, m, n, row, col, alpha * acc[at], alpha * acc[at + 1], beta);
+                store_pair(c, m, n, row + 8, col, alpha * acc[at + 2], alpha * acc[at + 3], beta);
+            }
+            for ni in 0..NI {
+                let at = (3 * NI + ni) * 4;
+                let row = row_base + 48;
+                let col = col_base + ni * 8;
+                store_pair(c, m, n, row, col, alpha * acc[at], alpha * acc[at + 1], beta);
+                store_pair(c, m, n, row + 8, col, alpha * acc[at + 2], alpha * acc[at + 3], beta);
+            }
+        }
+    };
+}
+
+tensor_core_gemm!(
+    /// `C = alpha·op(A)·op(B) + beta·C` for `f16` A and B; `A_T`/`B_T` 1 for k×m A / n×k B.
+    gemm_f16_kernel,
+    f16,
+    mma_m16n8k16_f16
+);
+tensor_core_gemm!(
+    /// [`gemm_f16_kernel`] for `bf16`.
+    gemm_bf16_kernel,
+    bf16,
+    mma_m16n8k16_bf16
+);
+
+/// `c[row][col..col + 2] = v + beta · c[..]` within the m×n matrix; `beta == 0` leaves C unread,
+/// as BLAS does (it may hold NaN).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn store_pair(c: &mut [f32], m: usize, n: usize, row: usize, col: usize, v0: f32, v1: f32, beta: f32) {
+    if row < m {
+        let at = row * n + col;
+        if col < n {
+            c[at] = if beta == 0.0 { v0 } else { v0 + beta * c[at] };
+        }
+        if col + 1 < n {
+            c[at + 1] = if beta == 0.0 { v1 } else { v1 + beta * c[at + 1] };
+        }
+    }
+}
+
+macro_rules! pad_rows {
+    ($(#[$attr:meta])* $name:ident, $elem:ident) => {
+        $(#[$attr])*
+        #[kernel]
+        fn $name(rows: usize, cols: usize, ld: usize, src: &[$elem], dst: &mut [$elem]) {
+            for i in (global_idx().x..rows * cols).step_by(grid_size().x) {
+                dst[(i / cols) * ld + i % cols] = src[i];
+            }
+        }
+    };
+}
+
+pad_rows!(
+    /// Copies a row-major `rows`×`cols` matrix into rows of stride `ld` (the rest untouched).
+    pad_rows_f16,
+    f16
+);
+pad_rows!(
+    /// [`pad_rows_f16`] for `bf16`.
+    pad_rows_bf16,
+    bf16
+);
+
+/// Every kernel of this module, so tools and tests can compile them ahead of time (the GEMM
+/// kernels with each layout in [`instantiations`]).
+pub const KERNELS: &[&gpu_runtime::Kernel] = &[&pad_rows_f16::KERNEL, &pad_rows_bf16::KERNEL];
+
+/// The GEMM kernels with every template instantiation they are launched with.
+pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::TemplateArg>)> {
+    use gpu_runtime::TemplateArg;
+    let mut all = Vec::new();
+    for kernel in [&gemm_f16_kernel::KERNEL, &gemm_bf16_kernel::KERNEL] {
+        for a_t in 0..2u64 {
+            for b_t in 0..2u64 {
+                all.push((kernel, vec![TemplateArg::Const(a_t), TemplateArg::Const(b_t)]));
+            }
+        }
+    }
+    all
+}
+
+/// `C = alpha·op(A)·op(B) + beta·C` with `f16` A and B on the tensor cores, `f32` accumulation.
+pub fn gemm_f16(
+    stream: &Stream,
+    spec: &Gemm,
+    a: &DeviceBuffer<f16>,
+    b: &DeviceBuffer<f16>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    gemm::<f16>(stream, spec, a, b, c)
+}
+
+/// `C = alpha·op(A)·op(B) + beta·C` with `bf16` A and B on the tensor cores, `f32` accumulation.
+pub fn gemm_bf16(
+    stream: &Stream,
+    spec: &Gemm,
+    a: &DeviceBuffer<bf16>,
+    b: &DeviceBuffer<bf16>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    gemm::<bf16>(stream, spec, a, b, c)
+}
+
+/// The 16-bit input types, with their kernels.
+trait Half: Scalar {
+    /// Launches the GEMM kernel for this type and layout.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_gemm(
+        stream: &Stream,
+        config: LaunchConfig,
+        layout: (bool, bool),
+        shape: (usize, usize, usize, usize, usize),
+        scale: (f32, f32),
+        a: &DeviceBuffer<Self>,
+        b: &DeviceBuffer<Self>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> Result<()>;
+
+    /// Launches the padding copy for this type.
+    fn launch_pad(
+        stream: &Stream,
+        config: LaunchConfig,
+        rows: usize,
+        cols: usize,
+        ld: usize,
+        src: &DeviceBuffer<Self>,
+        dst: &mut DeviceBuffer<Self>,
+    ) -> Result<()>;
+}
+
+macro_rules! impl_half {
+    ($ty:ident, $gemm:ident, $pad:ident) => {
+        impl Half for $ty {
+            fn launch_gemm(
+                stream: &Stream,
+                config: LaunchConfig,
+                layout: (bool, bool),
+                (m, n, k, lda, ldb): (usize, usize, usize, usize, usize),
+                (alpha, beta): (f32, f32),
+                a: &DeviceBuffer<Self>,
+                b: &DeviceBuffer<Self>,
+                c: &mut DeviceBuffer<f32>,
+            ) -> Result<()> {
+                let args = (m, n, k, lda, ldb, alpha, beta);
+                match layout {
+                    (false, false) => $gemm::launch::<0, 0>(
+                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6,
+                        a, b, c,
+                    ),
+                    (false, true) => $gemm::launch::<0, 1>(
+                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6,
+                        a, b, c,
+                    ),
+                    (true, false) => $gemm::launch::<1, 0>(
+                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6,
+                        a, b, c,
+                    ),
+                    (true, true) => $gemm::launch::<1, 1>(
+                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6,
+                        a, b, c,
+                    ),
+                }
+            }
+
+            fn launch_pad(
+                stream: &Stream,
+                config: LaunchConfig,
+                rows: usize,
+                cols: usize,
+                ld: usize,
+                src: &DeviceBuffer<Self>,
+                dst: &mut DeviceBuffer<Self>,
+            ) -> Result<()> {
+                $pad::launch(stream, config, rows, cols, ld, src, dst)
+            }
+        }
+    };
+}
+
+impl_half!(f16, gemm_f16_kernel, pad_rows_f16);
+impl_half!(bf16, gemm_bf16_kernel, pad_rows_bf16);
+
+/// An operand as the kernel reads it: the caller's buffer when its rows are a multiple of
+/// `CHUNK` long, else a zero-padded copy.
+enum Operand<'a, T: Scalar> {
+    Direct(&'a DeviceBuffer<T>),
+    Padded(DeviceBuffer<T>),
+}
+
+impl<T: Scalar> Operand<'_, T> {
+    fn buffer(&self) -> &DeviceBuffer<T> {
+        match self {
+            Operand::Direct(b) => b,
+            Operand::Padded(b) => b,
+        }
+    }
+}
+
+/// `x`, stored as `rows` rows of `cols`, with its row stride (`cols` rounded up to `CHUNK`).
+fn aligned<'a, T: Half>(
+    stream: &Stream,
+    x: &'a DeviceBuffer<T>,
+    rows: usize,
+    cols: usize,
+) -> Result<(Operand<'a, T>, usize)> {
+    if cols % CHUNK == 0 {
+        return Ok((Operand::Direct(x), cols));
+    }
+    let ld = cols.next_multiple_of(CHUNK);
+    let mut padded = DeviceBuffer::zeroed(stream, rows * ld)?;
+    let total = rows * cols;
+    let blocks = total.div_ceil(THREADS).clamp(1, 4096) as u32;
+    let config = LaunchConfig::new(Grid::x(blocks), Block::x(THREADS as u32));
+    T::launch_pad(stream, config, rows, cols, ld, x, &mut padded)?;
+    Ok((Operand::Padded(padded), ld))
+}
+
+fn check_len(what: &'static str, expected: usize, found: usize) -> Result<()> {
+    if expected == found {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            what,
+            expected,
+            found,
+        })
+    }
+}
+
+fn gemm<T: Half>(
+    stream: &Stream,
+    spec: &Gemm,
+    a: &DeviceBuffer<T>,
+    b: &DeviceBuffer<T>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    let Gemm { m, n, k, .. } = *spec;
+    let too_large = || Error::InvalidLaunch(format!("gemm: {m}×{n}×{k} overflows usize"));
+    let (mk, kn, mn) = (
+        m.checked_mul(k).ok_or_else(too_large)?,
+        k.checked_mul(n).ok_or_else(too_large)?,
+        m.checked_mul(n).ok_or_else(too_large)?,
+    );
+    check_len("gemm: A (m·k)", mk, a.len())?;
+    check_len("gemm: B (k·n)", kn, b.len())?;
+    check_len("gemm: C (m·n)", mn, c.len())?;
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let a_t = matches!(spec.trans_a, Transpose::Yes);
+    let b_t = matches!(spec.trans_b, Transpose::Yes);
+    // Stored shapes: A m×k or k×m, B k×n or n×k (row-major).
+    let (a_rows, a_cols) = if a_t { (k, m) } else { (m, k) };
+    let (b_rows, b_cols) = if b_t { (n, k) } else { (k, n) };
+    let (a_op, lda) = aligned(stream, a, a_rows, a_cols)?;
+    let (b_op, ldb) = aligned(stream, b, b_rows, b_cols)?;
+    let blocks = m.div_ceil(BM) * n.div_ceil(BN);
+    let blocks = u32::try_from(blocks).map_err(|_| {
+        Error::InvalidLaunch(format!("gemm: {m}×{n} needs more than u32::MAX blocks"))
+    })?;
+    let shared = (STAGES * STAGE_WORDS * 4) as u32;
+    let config =
+        LaunchConfig::new(Grid::x(blocks), Block::x(THREADS as u32)).with_shared_mem(shared);
+    T::launch_gemm(
+        stream,
+        config,
+        (a_t, b_t),
+        (m, n, k, lda, ldb),
+        (spec.alpha, spec.beta),
+        a_op.buffer(),
+        b_op.buffer(),
+        c,
+    )
+}

@@ -1,0 +1,260 @@
+//! The tensor-core GEMM on whichever backend exists, against an f64 product of the same
+//! 16-bit inputs: every transpose combination, sizes off the tile grid, alpha and beta, k = 0,
+//! bad lengths, and NVRTC compiling every instantiation without local-memory spills.
+
+use gpu_kernels::gemm::tensor_core::{self, gemm_bf16, gemm_f16, instantiations};
+use gpu_kernels::gemm::{Gemm, Transpose};
+use gpu_runtime::half::{bf16, f16};
+use gpu_runtime::{
+    check_with_nvrtc, compile_to_ptx_generic, test_device, test_nvrtc, Backend, DeviceBuffer,
+    Error, Stream,
+};
+
+/// Deterministic uniform values in [-1, 1), so failures reproduce.
+fn random_f32(n: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        })
+        .collect()
+}
+
+const TRANSPOSES: [(Transpose, Transpose); 4] = [
+    (Transpose::No, Transpose::No),
+    (Transpose::No, Transpose::Yes),
+    (Transpose::Yes, Transpose::No),
+    (Transpose::Yes, Transpose::Yes),
+];
+
+/// The 16-bit types, as the tests need them.
+trait Input: gpu_runtime::Scalar {
+    fn round(x: f32) -> Self;
+    fn wide(self) -> f64;
+    fn gemm(
+        stream: &Stream,
+        spec: &Gemm,
+        a: &DeviceBuffer<Self>,
+        b: &DeviceBuffer<Self>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> gpu_runtime::Result<()>;
+}
+
+impl Input for f16 {
+    fn round(x: f32) -> Self {
+        f16::from_f32(x)
+    }
+    fn wide(self) -> f64 {
+        self.to_f64()
+    }
+    fn gemm(
+        stream: &Stream,
+        spec: &Gemm,
+        a: &DeviceBuffer<Self>,
+        b: &DeviceBuffer<Self>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> gpu_runtime::Result<()> {
+        gemm_f16(stream, spec, a, b, c)
+    }
+}
+
+impl Input for bf16 {
+    fn round(x: f32) -> Self {
+        bf16::from_f32(x)
+    }
+    fn wide(self) -> f64 {
+        self.to_f64()
+    }
+    fn gemm(
+        stream: &Stream,
+        spec: &Gemm,
+        a: &DeviceBuffer<Self>,
+        b: &DeviceBuffer<Self>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> gpu_runtime::Result<()> {
+        gemm_bf16(stream, spec, a, b, c)
+    }
+}
+
+fn spec(m: usize, n: usize, k: usize, t: (Transpose, Transpose), alpha: f32, beta: f32) -> Gemm {
+    Gemm {
+        m,
+        n,
+        k,
+        trans_a: t.0,
+        trans_b: t.1,
+        alpha,
+        beta,
+    }
+}
+
+/// Runs `spec` on random inputs and compares every element of C with an f64 reference.
+///
+/// The tensor cores multiply the 16-bit inputs exactly and add in f32, about k/16 + 16
+/// roundings along each sum; with random signs the errors cancel as a random walk, so they stay
+/// far below `4 ε sqrt(k) Σ|a b|` (ε the f32 epsilon), while a misplaced fragment or a dropped
+/// tile is off by a sizeable fraction of `Σ|a b|`.
+fn check<T: Input>(stream: &Stream, spec: Gemm, seed: u64) {
+    let Gemm { m, n, k, .. } = spec;
+    let a: Vec<T> = random_f32(m * k, seed).into_iter().map(T::round).collect();
+    let b: Vec<T> = random_f32(k * n, seed + 1).into_iter().map(T::round).collect();
+    let c0 = random_f32(m * n, seed + 2);
+    let a_at = |i: usize, p: usize| match spec.trans_a {
+        Transpose::No => a[i * k + p].wide(),
+        Transpose::Yes => a[p * m + i].wide(),
+    };
+    let b_at = |p: usize, j: usize| match spec.trans_b {
+        Transpose::No => b[p * n + j].wide(),
+        Transpose::Yes => b[j * k + p].wide(),
+    };
+    let da = DeviceBuffer::from_host(stream, &a).unwrap();
+    let db = DeviceBuffer::from_host(stream, &b).unwrap();
+    let mut dc = DeviceBuffer::from_host(stream, &c0).unwrap();
+    T::gemm(stream, &spec, &da, &db, &mut dc).unwrap();
+    let got = dc.to_host(stream).unwrap();
+    for i in 0..m {
+        for j in 0..n {
+            let (mut sum, mut sum_abs) = (0.0f64, 0.0f64);
+            for p in 0..k {
+                let product = a_at(i, p) * b_at(p, j);
+                sum += product;
+                sum_abs += product.abs();
+            }
+            let beta_c = f64::from(spec.beta) * f64::from(c0[i * n + j]);
+            let expected = f64::from(spec.alpha) * sum + beta_c;
+            let tolerance = 4.0 * f64::from(f32::EPSILON) * (k as f64).sqrt().max(1.0)
+                * (f64::from(spec.alpha.abs()) * sum_abs + beta_c.abs())
+                + 1e-30;
+            let error = (f64::from(got[i * n + j]) - expected).abs();
+            assert!(
+                error <= tolerance,
+                "{spec:?}: C[{i}][{j}] = {} but expected {expected} (error {error:e} > {tolerance:e})",
+                got[i * n + j]
+            );
+        }
+    }
+}
+
+/// Shapes around and off the 128×256×32 tile; on a GPU also full tiles, many blocks and 4097.
+fn shapes(on_gpu: bool) -> Vec<(usize, usize, usize)> {
+    let mut shapes = vec![
+        (1, 1, 1),
+        (17, 17, 17),
+        (127, 33, 40),
+        (33, 127, 16),
+        (1000, 9, 24),
+        (5, 1000, 8),
+        (20, 12, 127),
+    ];
+    if on_gpu {
+        shapes.extend([(127, 127, 127), (1000, 1000, 1000), (256, 512, 64), (4097, 300, 72)]);
+    }
+    shapes
+}
+
+#[test]
+fn f16_matches_the_f64_reference_in_every_layout() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let on_gpu = gpu.backend() == Backend::Cuda;
+    for (index, (m, n, k)) in shapes(on_gpu).into_iter().enumerate() {
+        for t in TRANSPOSES {
+            check::<f16>(&stream, spec(m, n, k, t, 1.0, 0.0), index as u64 * 10);
+        }
+    }
+}
+
+#[test]
+fn bf16_matches_the_f64_reference_in_every_layout() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let on_gpu = gpu.backend() == Backend::Cuda;
+    for (index, (m, n, k)) in shapes(on_gpu).into_iter().enumerate() {
+        for t in TRANSPOSES {
+            check::<bf16>(&stream, spec(m, n, k, t, 1.0, 0.0), index as u64 * 10 + 5);
+        }
+    }
+}
+
+#[test]
+fn alpha_and_beta_scale_the_product_and_c() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    for t in TRANSPOSES {
+        check::<f16>(&stream, spec(40, 70, 48, t, 1.5, -0.5), 100);
+        check::<bf16>(&stream, spec(40, 70, 48, t, -2.0, 0.25), 200);
+    }
+}
+
+#[test]
+fn big_sizes_on_a_gpu() {
+    let gpu = test_device();
+    if gpu.backend() != Backend::Cuda {
+        return;
+    }
+    let stream = gpu.default_stream();
+    check::<f16>(&stream, spec(4097, 4097, 256, TRANSPOSES[0], 1.0, 1.0), 300);
+    check::<bf16>(&stream, spec(300, 257, 4097, TRANSPOSES[2], 1.0, 0.0), 400);
+}
+
+#[test]
+fn beta_zero_ignores_nan_in_c_and_k_zero_scales_c() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let a = DeviceBuffer::from_host(&stream, &[f16::ONE; 6]).unwrap();
+    let b = DeviceBuffer::from_host(&stream, &[f16::ONE; 6]).unwrap();
+    let mut c = DeviceBuffer::from_host(&stream, &[f32::NAN; 4]).unwrap();
+    gemm_f16(&stream, &spec(2, 2, 3, TRANSPOSES[0], 2.0, 0.0), &a, &b, &mut c).unwrap();
+    assert_eq!(c.to_host(&stream).unwrap(), vec![6.0; 4]);
+    let empty = DeviceBuffer::<f16>::zeroed(&stream, 0).unwrap();
+    let mut c = DeviceBuffer::from_host(&stream, &[1.0f32, -2.0, 3.0, 4.5]).unwrap();
+    gemm_f16(&stream, &spec(2, 2, 0, TRANSPOSES[3], 7.0, 2.0), &empty, &empty, &mut c).unwrap();
+    assert_eq!(c.to_host(&stream).unwrap(), vec![2.0, -4.0, 6.0, 9.0]);
+    gemm_f16(&stream, &spec(2, 2, 0, TRANSPOSES[0], 7.0, 0.0), &empty, &empty, &mut c).unwrap();
+    assert_eq!(c.to_host(&stream).unwrap(), vec![0.0; 4]);
+}
+
+#[test]
+fn wrong_lengths_are_errors() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let a = DeviceBuffer::<bf16>::zeroed(&stream, 6).unwrap();
+    let b = DeviceBuffer::<bf16>::zeroed(&stream, 5).unwrap();
+    let mut c = DeviceBuffer::<f32>::zeroed(&stream, 4).unwrap();
+    let err = gemm_bf16(&stream, &spec(2, 2, 3, TRANSPOSES[1], 1.0, 0.0), &a, &b, &mut c);
+    assert!(
+        matches!(err, Err(Error::LengthMismatch { expected: 6, found: 5, .. })),
+        "{err:?}"
+    );
+    let huge = spec(usize::MAX, 2, 3, TRANSPOSES[0], 1.0, 0.0);
+    assert!(gemm_bf16(&stream, &huge, &a, &a, &mut c).is_err());
+}
+
+/// Every instantiation compiles for sm_80 and sm_90, checked and not, and the unchecked
+/// sm_90 PTX keeps the accumulators and fragments in registers (no local memory).
+#[test]
+fn every_instantiation_compiles_with_nvrtc() {
+    let all = instantiations();
+    assert_eq!(all.len(), 8);
+    let listed: Vec<&str> = gpu_kernels::all_kernels().iter().map(|k| k.name()).collect();
+    for kernel in tensor_core::KERNELS {
+        assert!(listed.contains(&kernel.name()), "{}", kernel.name());
+    }
+    if !test_nvrtc() {
+        return;
+    }
+    for (kernel, args) in &all {
+        for arch in [(8, 0), (9, 0)] {
+            for checked in [false, true] {
+                check_with_nvrtc(kernel, args, arch, checked).unwrap_or_else(|e| {
+                    panic!("{}{args:?} (sm_{}{}, checked {checked}): {e}", kernel.name(), arch.0, arch.1)
+                });
+            }
+        }
+        let ptx = compile_to_ptx_generic(kernel, args, (9, 0)).unwrap().ptx;
+        assert!(!ptx.contains(".local"), "{}{args:?} uses local memory", kernel.name());
+    }
+}
