@@ -10,7 +10,7 @@
 
 use half::{bf16, f16};
 
-use crate::cpu::thread::{ThreadCtx, WARP_SIZE};
+use crate::cpu::thread::ThreadCtx;
 use crate::cpu::warp::WarpOp;
 use crate::scalar::ScalarType;
 
@@ -65,41 +65,42 @@ pub fn mma_m16n8k16(
     // Meet the warp: afterwards every live lane has staged its fragments for `seq`.
     t.warp(WarpOp::Sync, u32::MAX, 0, 0);
     let warp_start = t.linear - t.lane_id();
-    let lanes: [MmaFragments; WARP_SIZE as usize] = std::array::from_fn(|lane| {
-        let fragments = t.block().staged_mma(warp_start + lane as u32, seq);
-        match fragments {
-            Some(f) if f.seq == seq => f,
-            _ => MmaFragments::EMPTY,
-        }
-    });
+    let fetch = |source: u32| match t.block().staged_mma(warp_start + source, seq) {
+        Some(f) if f.seq == seq => f,
+        _ => MmaFragments::EMPTY,
+    };
     let lane = t.lane_id();
     let (group, in_group) = (lane / 4, lane % 4);
+    // The two rows of A and two columns of B this lane's elements of D need, converted once.
+    let a_rows: [[f32; 16]; 2] = std::array::from_fn(|h| {
+        std::array::from_fn(|k| to_f32(a_element(&fetch, group + 8 * h as u32, k as u32)))
+    });
+    let b_cols: [[f32; 16]; 2] = std::array::from_fn(|c| {
+        std::array::from_fn(|k| to_f32(b_element(&fetch, k as u32, in_group * 2 + c as u32)))
+    });
     std::array::from_fn(|i| {
-        let i = i as u32;
-        let row = group + 8 * (i / 2);
-        let col = in_group * 2 + (i & 1);
-        let mut sum = acc[i as usize];
+        let mut sum = acc[i];
         for k in 0..16 {
-            sum += to_f32(a_element(&lanes, row, k)) * to_f32(b_element(&lanes, k, col));
+            sum += a_rows[i / 2][k] * b_cols[i & 1][k];
         }
         sum
     })
 }
 
-/// A[row][k] from the lanes' A fragments: lane `(row % 8) * 4 + (k % 8) / 2`, element
+/// A[row][k] from the lanes' A fragments (`lanes(l)`: lane l's): lane `(row % 8) * 4 + (k % 8) / 2`, element
 /// `(k / 8) * 4 + (row / 8) * 2 + k % 2` (two per register, the even one in the low half).
-fn a_element(lanes: &[MmaFragments; WARP_SIZE as usize], row: u32, k: u32) -> u16 {
+fn a_element(lanes: &impl Fn(u32) -> MmaFragments, row: u32, k: u32) -> u16 {
     let lane = (row % 8) * 4 + (k % 8) / 2;
     let element = (k / 8) * 4 + (row / 8) * 2 + k % 2;
-    half_of(lanes[lane as usize].a[(element / 2) as usize], element % 2)
+    half_of(lanes(lane).a[(element / 2) as usize], element % 2)
 }
 
 /// B[k][col] from the lanes' B fragments: lane `col * 4 + (k % 8) / 2`, element
 /// `(k / 8) * 2 + k % 2`.
-fn b_element(lanes: &[MmaFragments; WARP_SIZE as usize], k: u32, col: u32) -> u16 {
+fn b_element(lanes: &impl Fn(u32) -> MmaFragments, k: u32, col: u32) -> u16 {
     let lane = col * 4 + (k % 8) / 2;
     let element = (k / 8) * 2 + k % 2;
-    half_of(lanes[lane as usize].b[(element / 2) as usize], element % 2)
+    half_of(lanes(lane).b[(element / 2) as usize], element % 2)
 }
 
 /// The low (0) or high (1) 16 bits of a packed register.
@@ -151,7 +152,8 @@ mod tests {
             std::array::from_fn(|r| std::array::from_fn(|c| (r * 16 + c) as f32));
         let b: [[f32; 8]; 16] =
             std::array::from_fn(|r| std::array::from_fn(|c| (r * 8 + c) as f32));
-        let lanes = fragments(&a, &b);
+        let all = fragments(&a, &b);
+        let lanes = |lane: u32| all[lane as usize];
         let f = |bits: u16| f16::from_bits(bits).to_f32();
         for row in 0..16 {
             for k in 0..16 {

@@ -3,7 +3,7 @@
 //! to shared memory).
 //!
 //! `ldmatrix` hands each lane elements of rows whose addresses other lanes gave, so the lanes
-//! exchange their row indices with warp shuffles and each then reads its own elements.
+//! exchange their row indices at a warp rendezvous and each then reads its own elements.
 //! `cp.async` copies at once: a kernel must wait for its copies and synchronise before reading
 //! them, and a copy that has already landed is one of the behaviours a GPU allows.
 
@@ -29,10 +29,22 @@ pub fn ldmatrix<const N: usize>(
             "ldmatrix at line {line}: row index {index} is not a multiple of 4 words (16 bytes)"
         ));
     }
+    // Every lane stages its row index where MMAs stage fragments (both are warp-wide, so the
+    // lanes' counts stay in step) and meets the warp once; then each reads the rows it needs.
+    let staged = [index as u32, (index >> 32) as u32, 0, 0];
+    let Some(seq) = t.block().stage_mma(t.linear, staged, [0; 2], [0.0; 4]) else {
+        t.contract_error("ldmatrix staging failed (re-entered)".to_string());
+        return [0; N];
+    };
+    t.warp(WarpOp::Sync, u32::MAX, 0, 0);
+    let warp_start = t.linear - t.lane_id();
+    // The word index another lane gave for its row (0 for a lane that has returned).
+    let row = |source: u32| match t.block().staged_mma(warp_start + source, seq) {
+        Some(f) if f.seq == seq => f.a[0] as usize | (f.a[1] as usize) << 32,
+        _ => 0,
+    };
     let lane = t.lane_id();
     let (group, quad) = (lane / 4, lane % 4);
-    // The word index another lane gave for its row.
-    let row = |source: u32| t.warp(WarpOp::Index, u32::MAX, index as u64, source) as usize;
     std::array::from_fn(|j| {
         let first = 8 * j as u32;
         if trans {
