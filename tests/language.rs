@@ -802,13 +802,27 @@ fn ldmatrix_and_cp_async_match_the_ptx_layout() {
         let (group, quad) = (lane / 4, lane % 4);
         for j in 0..4 {
             let (r0, c0) = ((j % 2) * 8, (j / 2) * 8);
-            let plain = pair(at(r0 + group, c0 + 2 * quad), at(r0 + group, c0 + 2 * quad + 1));
-            let trans = pair(at(r0 + 2 * quad, c0 + group), at(r0 + 2 * quad + 1, c0 + group));
+            let plain = pair(
+                at(r0 + group, c0 + 2 * quad),
+                at(r0 + group, c0 + 2 * quad + 1),
+            );
+            let trans = pair(
+                at(r0 + 2 * quad, c0 + group),
+                at(r0 + 2 * quad + 1, c0 + group),
+            );
             assert_eq!(got[lane * 4 + j], plain, "x4 lane {lane} word {j}");
-            assert_eq!(got[128 + lane * 4 + j], trans, "x4.trans lane {lane} word {j}");
+            assert_eq!(
+                got[128 + lane * 4 + j],
+                trans,
+                "x4.trans lane {lane} word {j}"
+            );
             if j < 2 {
                 assert_eq!(got[256 + lane * 2 + j], plain, "x2 lane {lane} word {j}");
-                assert_eq!(got[320 + lane * 2 + j], trans, "x2.trans lane {lane} word {j}");
+                assert_eq!(
+                    got[320 + lane * 2 + j],
+                    trans,
+                    "x2.trans lane {lane} word {j}"
+                );
             }
             if j == 0 {
                 assert_eq!(got[384 + lane], plain, "x1 lane {lane}");

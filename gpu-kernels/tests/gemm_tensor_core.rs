@@ -100,7 +100,10 @@ fn spec(m: usize, n: usize, k: usize, t: (Transpose, Transpose), alpha: f32, bet
 fn check<T: Input>(stream: &Stream, spec: Gemm, seed: u64) {
     let Gemm { m, n, k, .. } = spec;
     let a: Vec<T> = random_f32(m * k, seed).into_iter().map(T::round).collect();
-    let b: Vec<T> = random_f32(k * n, seed + 1).into_iter().map(T::round).collect();
+    let b: Vec<T> = random_f32(k * n, seed + 1)
+        .into_iter()
+        .map(T::round)
+        .collect();
     let c0 = random_f32(m * n, seed + 2);
     let a_at = |i: usize, p: usize| match spec.trans_a {
         Transpose::No => a[i * k + p].wide(),
@@ -125,7 +128,9 @@ fn check<T: Input>(stream: &Stream, spec: Gemm, seed: u64) {
             }
             let beta_c = f64::from(spec.beta) * f64::from(c0[i * n + j]);
             let expected = f64::from(spec.alpha) * sum + beta_c;
-            let tolerance = 4.0 * f64::from(f32::EPSILON) * (k as f64).sqrt().max(1.0)
+            let tolerance = 4.0
+                * f64::from(f32::EPSILON)
+                * (k as f64).sqrt().max(1.0)
                 * (f64::from(spec.alpha.abs()) * sum_abs + beta_c.abs())
                 + 1e-30;
             let error = (f64::from(got[i * n + j]) - expected).abs();
@@ -139,19 +144,19 @@ fn check<T: Input>(stream: &Stream, spec: Gemm, seed: u64) {
 }
 
 /// Every layout of both types on one shape that needs the padding copy for the operands whose
-/// contiguous dimension (17 or 19) is not a multiple of 8 and reads the others in place (k = 40,
+/// contiguous dimension (17 or 19) is not a multiple of 8 and reads the others in place (k = 72,
 /// two k tiles, the second partial).
 #[test]
 fn every_layout_matches_the_f64_reference() {
     let gpu = test_device();
     let stream = gpu.default_stream();
     for (index, t) in TRANSPOSES.into_iter().enumerate() {
-        check::<f16>(&stream, spec(17, 19, 40, t, 1.0, 0.0), index as u64);
-        check::<bf16>(&stream, spec(17, 19, 40, t, 1.0, 0.0), index as u64 + 10);
+        check::<f16>(&stream, spec(17, 19, 72, t, 1.0, 0.0), index as u64);
+        check::<bf16>(&stream, spec(17, 19, 72, t, 1.0, 0.0), index as u64 + 10);
     }
 }
 
-/// Sizes around and off the 128×256×32 tile (several blocks each way, partial tiles, 1 and odd
+/// Sizes around and off the 128×256×64 tile (several blocks each way, partial tiles, 1 and odd
 /// sizes), each in a different layout; on a GPU every size in every layout, up to 1000 and 4097.
 #[test]
 fn odd_sizes_match_the_f64_reference() {
@@ -209,13 +214,34 @@ fn beta_zero_ignores_nan_in_c_and_k_zero_scales_c() {
     let a = DeviceBuffer::from_host(&stream, &[f16::ONE; 6]).unwrap();
     let b = DeviceBuffer::from_host(&stream, &[f16::ONE; 6]).unwrap();
     let mut c = DeviceBuffer::from_host(&stream, &[f32::NAN; 4]).unwrap();
-    gemm_f16(&stream, &spec(2, 2, 3, TRANSPOSES[0], 2.0, 0.0), &a, &b, &mut c).unwrap();
+    gemm_f16(
+        &stream,
+        &spec(2, 2, 3, TRANSPOSES[0], 2.0, 0.0),
+        &a,
+        &b,
+        &mut c,
+    )
+    .unwrap();
     assert_eq!(c.to_host(&stream).unwrap(), vec![6.0; 4]);
     let empty = DeviceBuffer::<f16>::zeroed(&stream, 0).unwrap();
     let mut c = DeviceBuffer::from_host(&stream, &[1.0f32, -2.0, 3.0, 4.5]).unwrap();
-    gemm_f16(&stream, &spec(2, 2, 0, TRANSPOSES[3], 7.0, 2.0), &empty, &empty, &mut c).unwrap();
+    gemm_f16(
+        &stream,
+        &spec(2, 2, 0, TRANSPOSES[3], 7.0, 2.0),
+        &empty,
+        &empty,
+        &mut c,
+    )
+    .unwrap();
     assert_eq!(c.to_host(&stream).unwrap(), vec![2.0, -4.0, 6.0, 9.0]);
-    gemm_f16(&stream, &spec(2, 2, 0, TRANSPOSES[0], 7.0, 0.0), &empty, &empty, &mut c).unwrap();
+    gemm_f16(
+        &stream,
+        &spec(2, 2, 0, TRANSPOSES[0], 7.0, 0.0),
+        &empty,
+        &empty,
+        &mut c,
+    )
+    .unwrap();
     assert_eq!(c.to_host(&stream).unwrap(), vec![0.0; 4]);
 }
 
@@ -226,9 +252,22 @@ fn wrong_lengths_are_errors() {
     let a = DeviceBuffer::<bf16>::zeroed(&stream, 6).unwrap();
     let b = DeviceBuffer::<bf16>::zeroed(&stream, 5).unwrap();
     let mut c = DeviceBuffer::<f32>::zeroed(&stream, 4).unwrap();
-    let err = gemm_bf16(&stream, &spec(2, 2, 3, TRANSPOSES[1], 1.0, 0.0), &a, &b, &mut c);
+    let err = gemm_bf16(
+        &stream,
+        &spec(2, 2, 3, TRANSPOSES[1], 1.0, 0.0),
+        &a,
+        &b,
+        &mut c,
+    );
     assert!(
-        matches!(err, Err(Error::LengthMismatch { expected: 6, found: 5, .. })),
+        matches!(
+            err,
+            Err(Error::LengthMismatch {
+                expected: 6,
+                found: 5,
+                ..
+            })
+        ),
         "{err:?}"
     );
     let huge = spec(usize::MAX, 2, 3, TRANSPOSES[0], 1.0, 0.0);
@@ -241,7 +280,10 @@ fn wrong_lengths_are_errors() {
 fn every_instantiation_compiles_with_nvrtc() {
     let all = instantiations();
     assert_eq!(all.len(), 8);
-    let listed: Vec<&str> = gpu_kernels::all_kernels().iter().map(|k| k.name()).collect();
+    let listed: Vec<&str> = gpu_kernels::all_kernels()
+        .iter()
+        .map(|k| k.name())
+        .collect();
     for kernel in tensor_core::KERNELS {
         assert!(listed.contains(&kernel.name()), "{}", kernel.name());
     }
@@ -252,11 +294,20 @@ fn every_instantiation_compiles_with_nvrtc() {
         for arch in [(8, 0), (9, 0)] {
             for checked in [false, true] {
                 check_with_nvrtc(kernel, args, arch, checked).unwrap_or_else(|e| {
-                    panic!("{}{args:?} (sm_{}{}, checked {checked}): {e}", kernel.name(), arch.0, arch.1)
+                    panic!(
+                        "{}{args:?} (sm_{}{}, checked {checked}): {e}",
+                        kernel.name(),
+                        arch.0,
+                        arch.1
+                    )
                 });
             }
         }
         let ptx = compile_to_ptx_generic(kernel, args, (9, 0)).unwrap().ptx;
-        assert!(!ptx.contains(".local"), "{}{args:?} uses local memory", kernel.name());
+        assert!(
+            !ptx.contains(".local"),
+            "{}{args:?} uses local memory",
+            kernel.name()
+        );
     }
 }

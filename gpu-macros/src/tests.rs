@@ -186,3 +186,22 @@ fn k(out: &mut [f32]) {
     assert!(!source.contains("unused"), "{source}");
     assert!(source.contains("__shared__ float tile[8ull];"), "{source}");
 }
+
+#[test]
+fn tensor_core_tile_copies() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn tile(a: &[f16], out: &mut [u32]) {
+    let tile = shared_array::<u32, 128>();
+    let lane = lane_id() as usize;
+    cp_async_16(tile, lane * 4, a, lane * 8, lane * 8 + 8 <= a.len());
+    cp_async_commit();
+    cp_async_wait(0);
+    sync_threads();
+    let f = ldmatrix_x4_trans(tile, (lane % 16) * 8 + (lane / 16) * 4);
+    let g = ldmatrix_x2(tile, (lane % 16) * 8);
+    out[lane] = f[0] ^ f[3] ^ g[1];
+}
+"#
+    ));
+}

@@ -24,8 +24,8 @@ const BN: usize = 256;
 const THREADS: usize = 256;
 /// Tiles of A and B in flight.
 const STAGES: usize = 4;
-/// Words (u32) of shared memory per stage: A and B tiles of 32-deep rows padded to 20 words.
-const STAGE_WORDS: usize = (BM + BN) * 20;
+/// Words (u32) of shared memory per stage: A and B tiles of 64-deep rows padded to 36 words.
+const STAGE_WORDS: usize = (BM + BN) * 36;
 /// Elements one `cp.async` moves; the contiguous dimension's stride must be a multiple.
 const CHUNK: usize = 8;
 
@@ -47,7 +47,7 @@ macro_rules! tensor_core_gemm {
         ) {
             const BM: usize = 128;
             const BN: usize = 256;
-            const BK: usize = 32;
+            const BK: usize = 64;
             const WM: usize = 64;
             const WN: usize = 64;
             const WARPS_N: usize = 4;
@@ -55,16 +55,18 @@ macro_rules! tensor_core_gemm {
             const NI: usize = 8;
             const THREADS: usize = 256;
             const STAGES: usize = 4;
-            // Row strides in words: a k-contiguous row is BK halves (16 words), an m- or
+            // 16-wide steps of k per tile.
+            const KSTEPS: usize = 4;
+            // Row strides in words: a k-contiguous row is BK halves (32 words), an m- or
             // n-contiguous row BM or BN halves; each padded by 4 words (16 bytes).
-            const K_STRIDE: usize = 20;
+            const K_STRIDE: usize = 36;
             const A_MN_STRIDE: usize = 68;
             const B_MN_STRIDE: usize = 132;
-            const A_WORDS: usize = 2560;
-            const STAGE_WORDS: usize = 7680;
+            const A_WORDS: usize = 4608;
+            const STAGE_WORDS: usize = 13824;
             // 16-byte chunks per tile and per thread.
-            const A_LOADS: usize = 2;
-            const B_LOADS: usize = 4;
+            const A_LOADS: usize = 4;
+            const B_LOADS: usize = 8;
             // Blocks of C rows that run together, so they share B's columns in L2.
             const GROUP_M: usize = 8;
             let smem = dynamic_shared::<u32>();
@@ -92,40 +94,41 @@ macro_rules! tensor_core_gemm {
                     let k0 = i * BK;
                     let a_base = (i % STAGES) * STAGE_WORDS;
                     let b_base = a_base + A_WORDS;
+                    // A thread's chunks of a tile lie in one column of chunks, whole passes of
+                    // the block apart, so their addresses differ by constants across r and
+                    // by one step per tile.
                     for r in 0..A_LOADS {
-                        let chunk = tid + r * THREADS;
                         if A_T == 0 {
-                            let row = chunk / 4;
+                            let row = tid / (BK / 8) + r * (THREADS / (BK / 8));
+                            let kc = (tid % (BK / 8)) * 8;
                             let gm = block_m + row;
-                            let gk = k0 + (chunk % 4) * 8;
-                            let valid = gm < m && gk < k;
-                            let dst = a_base + row * K_STRIDE + (chunk % 4) * 4;
-                            cp_async_16(smem, dst, a, gm * lda + gk, valid);
+                            let gk = k0 + kc;
+                            let dst = a_base + row * K_STRIDE + kc / 2;
+                            cp_async_16(smem, dst, a, gm * lda + gk, gm < m && gk < k);
                         } else {
-                            let row = chunk / (BM / 8);
+                            let row = tid / (BM / 8) + r * (THREADS / (BM / 8));
+                            let mc = (tid % (BM / 8)) * 8;
                             let gk = k0 + row;
-                            let gm = block_m + (chunk % (BM / 8)) * 8;
-                            let valid = gk < k && gm < m;
-                            let dst = a_base + row * A_MN_STRIDE + (chunk % (BM / 8)) * 4;
-                            cp_async_16(smem, dst, a, gk * lda + gm, valid);
+                            let gm = block_m + mc;
+                            let dst = a_base + row * A_MN_STRIDE + mc / 2;
+                            cp_async_16(smem, dst, a, gk * lda + gm, gk < k && gm < m);
                         }
                     }
                     for r in 0..B_LOADS {
-                        let chunk = tid + r * THREADS;
                         if B_T == 1 {
-                            let row = chunk / 4;
+                            let row = tid / (BK / 8) + r * (THREADS / (BK / 8));
+                            let kc = (tid % (BK / 8)) * 8;
                             let gn = block_n + row;
-                            let gk = k0 + (chunk % 4) * 8;
-                            let valid = gn < n && gk < k;
-                            let dst = b_base + row * K_STRIDE + (chunk % 4) * 4;
-                            cp_async_16(smem, dst, b, gn * ldb + gk, valid);
+                            let gk = k0 + kc;
+                            let dst = b_base + row * K_STRIDE + kc / 2;
+                            cp_async_16(smem, dst, b, gn * ldb + gk, gn < n && gk < k);
                         } else {
-                            let row = chunk / (BN / 8);
+                            let row = tid / (BN / 8) + r * (THREADS / (BN / 8));
+                            let nc = (tid % (BN / 8)) * 8;
                             let gk = k0 + row;
-                            let gn = block_n + (chunk % (BN / 8)) * 8;
-                            let valid = gk < k && gn < n;
-                            let dst = b_base + row * B_MN_STRIDE + (chunk % (BN / 8)) * 4;
-                            cp_async_16(smem, dst, b, gk * ldb + gn, valid);
+                            let gn = block_n + nc;
+                            let dst = b_base + row * B_MN_STRIDE + nc / 2;
+                            cp_async_16(smem, dst, b, gk * ldb + gn, gk < k && gn < n);
                         }
                     }
                 }
@@ -137,54 +140,63 @@ macro_rules! tensor_core_gemm {
                     sync_threads();
                     let a_base = (tile % STAGES) * STAGE_WORDS;
                     let b_base = a_base + A_WORDS;
-                    for kk in 0..BK / 16 {
-                        // A fragments: four 16×16 blocks, registers in mma's a0..a3 order.
-                        let mut fa = [0u32; 16];
-                        for mi in 0..MI {
-                            if A_T == 0 {
-                                let row = warp_m * WM + mi * 16 + lane % 8 + 8 * ((lane / 8) % 2);
-                                let at = a_base + row * K_STRIDE + kk * 8 + 4 * (lane / 16);
-                                let f = ldmatrix_x4(smem, at);
-                                for w in 0..4 {
-                                    fa[mi * 4 + w] = f[w];
+                    // Fragments in two buffers (16 words each): step `step` loads k-step `step`
+                    // while the MMAs of the one before run, hiding the ldmatrix latency.
+                    let mut fa = [0u32; 32];
+                    let mut fb = [0u32; 32];
+                    for step in 0..KSTEPS + 1 {
+                        if step < KSTEPS {
+                            let kk = step;
+                            let buf = (step % 2) * 16;
+                            // A: four 16×16 blocks, registers in mma's a0..a3 order.
+                            for mi in 0..MI {
+                                if A_T == 0 {
+                                    let row = warp_m * WM + mi * 16 + lane % 8 + 8 * ((lane / 8) % 2);
+                                    let at = a_base + row * K_STRIDE + kk * 8 + 4 * (lane / 16);
+                                    let f = ldmatrix_x4(smem, at);
+                                    for w in 0..4 {
+                                        fa[buf + mi * 4 + w] = f[w];
+                                    }
+                                } else {
+                                    let kr = kk * 16 + lane % 8 + 8 * (lane / 16);
+                                    let col = warp_m * WM + mi * 16 + 8 * ((lane / 8) % 2);
+                                    let f = ldmatrix_x4_trans(smem, a_base + kr * A_MN_STRIDE + col / 2);
+                                    for w in 0..4 {
+                                        fa[buf + mi * 4 + w] = f[w];
+                                    }
                                 }
-                            } else {
-                                let kr = kk * 16 + lane % 8 + 8 * (lane / 16);
-                                let col = warp_m * WM + mi * 16 + 8 * ((lane / 8) % 2);
-                                let f = ldmatrix_x4_trans(smem, a_base + kr * A_MN_STRIDE + col / 2);
-                                for w in 0..4 {
-                                    fa[mi * 4 + w] = f[w];
+                            }
+                            // B: eight 16×8 blocks, two registers each.
+                            for p in 0..NI / 2 {
+                                if B_T == 1 {
+                                    let row = warp_n * WN + p * 16 + lane % 8 + 8 * (lane / 16);
+                                    let at = b_base + row * K_STRIDE + kk * 8 + 4 * ((lane / 8) % 2);
+                                    let f = ldmatrix_x4(smem, at);
+                                    for w in 0..4 {
+                                        fb[buf + p * 4 + w] = f[w];
+                                    }
+                                } else {
+                                    let kr = kk * 16 + lane % 8 + 8 * ((lane / 8) % 2);
+                                    let col = warp_n * WN + p * 16 + 8 * (lane / 16);
+                                    let f = ldmatrix_x4_trans(smem, b_base + kr * B_MN_STRIDE + col / 2);
+                                    for w in 0..4 {
+                                        fb[buf + p * 4 + w] = f[w];
+                                    }
                                 }
                             }
                         }
-                        // B fragments: eight 16×8 blocks, two registers each.
-                        let mut fb = [0u32; 16];
-                        for p in 0..NI / 2 {
-                            if B_T == 1 {
-                                let row = warp_n * WN + p * 16 + lane % 8 + 8 * (lane / 16);
-                                let at = b_base + row * K_STRIDE + kk * 8 + 4 * ((lane / 8) % 2);
-                                let f = ldmatrix_x4(smem, at);
-                                for w in 0..4 {
-                                    fb[p * 4 + w] = f[w];
-                                }
-                            } else {
-                                let kr = kk * 16 + lane % 8 + 8 * ((lane / 8) % 2);
-                                let col = warp_n * WN + p * 16 + 8 * (lane / 16);
-                                let f = ldmatrix_x4_trans(smem, b_base + kr * B_MN_STRIDE + col / 2);
-                                for w in 0..4 {
-                                    fb[p * 4 + w] = f[w];
-                                }
-                            }
-                        }
-                        for mi in 0..MI {
-                            let fa_i = [fa[mi * 4], fa[mi * 4 + 1], fa[mi * 4 + 2], fa[mi * 4 + 3]];
-                            for ni in 0..NI {
-                                let fb_i = [fb[ni * 2], fb[ni * 2 + 1]];
-                                let at = (mi * NI + ni) * 4;
-                                let sum = [acc[at], acc[at + 1], acc[at + 2], acc[at + 3]];
-                                let d = $mma(sum, fa_i, fb_i);
-                                for w in 0..4 {
-                                    acc[at + w] = d[w];
+                        if step > 0 {
+                            let buf = ((step - 1) % 2) * 16;
+                            for mi in 0..MI {
+                                let fa_i = [fa[buf + mi * 4], fa[buf + mi * 4 + 1], fa[buf + mi * 4 + 2], fa[buf + mi * 4 + 3]];
+                                for ni in 0..NI {
+                                    let fb_i = [fb[buf + ni * 2], fb[buf + ni * 2 + 1]];
+                                    let at = (mi * NI + ni) * 4;
+                                    let sum = [acc[at], acc[at + 1], acc[at + 2], acc[at + 3]];
+                                    let d = $mma(sum, fa_i, fb_i);
+                                    for w in 0..4 {
+                                        acc[at + w] = d[w];
+                                    }
                                 }
                             }
                         }
@@ -245,14 +257,27 @@ tensor_core_gemm!(
 /// as BLAS does (it may hold NaN).
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn store_pair(c: &mut [f32], m: usize, n: usize, row: usize, col: usize, v0: f32, v1: f32, beta: f32) {
+fn store_pair(
+    c: &mut [f32],
+    m: usize,
+    n: usize,
+    row: usize,
+    col: usize,
+    v0: f32,
+    v1: f32,
+    beta: f32,
+) {
     if row < m {
         let at = row * n + col;
         if col < n {
             c[at] = if beta == 0.0 { v0 } else { v0 + beta * c[at] };
         }
         if col + 1 < n {
-            c[at + 1] = if beta == 0.0 { v1 } else { v1 + beta * c[at + 1] };
+            c[at + 1] = if beta == 0.0 {
+                v1
+            } else {
+                v1 + beta * c[at + 1]
+            };
         }
     }
 }
@@ -291,7 +316,10 @@ pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::T
     for kernel in [&gemm_f16_kernel::KERNEL, &gemm_bf16_kernel::KERNEL] {
         for a_t in 0..2u64 {
             for b_t in 0..2u64 {
-                all.push((kernel, vec![TemplateArg::Const(a_t), TemplateArg::Const(b_t)]));
+                all.push((
+                    kernel,
+                    vec![TemplateArg::Const(a_t), TemplateArg::Const(b_t)],
+                ));
             }
         }
     }
@@ -363,20 +391,20 @@ macro_rules! impl_half {
                 let args = (m, n, k, lda, ldb, alpha, beta);
                 match layout {
                     (false, false) => $gemm::launch::<0, 0>(
-                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6,
-                        a, b, c,
+                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6, a,
+                        b, c,
                     ),
                     (false, true) => $gemm::launch::<0, 1>(
-                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6,
-                        a, b, c,
+                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6, a,
+                        b, c,
                     ),
                     (true, false) => $gemm::launch::<1, 0>(
-                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6,
-                        a, b, c,
+                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6, a,
+                        b, c,
                     ),
                     (true, true) => $gemm::launch::<1, 1>(
-                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6,
-                        a, b, c,
+                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6, a,
+                        b, c,
                     ),
                 }
             }
@@ -422,7 +450,7 @@ fn aligned<'a, T: Half>(
     rows: usize,
     cols: usize,
 ) -> Result<(Operand<'a, T>, usize)> {
-    if cols % CHUNK == 0 {
+    if cols.is_multiple_of(CHUNK) {
         return Ok((Operand::Direct(x), cols));
     }
     let ld = cols.next_multiple_of(CHUNK);

@@ -618,7 +618,7 @@ impl<'a> Emitter<'a> {
                 let trans = if *trans { "_trans" } else { "" };
                 self.out.line(&format!("unsigned int {name}[{count}];"));
                 self.out.line(&format!(
-                    "{helper}_x{count}{trans}({name}, &{base_code}[{index_code}]);"
+                    "{helper}_x{count}{trans}({name}, {base_code}, (unsigned int){index_code});"
                 ));
             }
             _ => unreachable!("checked: arrays and shared memory come from constructors"),
@@ -999,16 +999,18 @@ impl<'a> Emitter<'a> {
             } => {
                 let span = self.kernel.expr(id).span;
                 let dst_elem = self.types.expr(*dst).element().expect("checked dst");
-                let src_elem = self.types.expr(*src).element().expect("checked src");
                 let dst_index = self.copy_index(*dst, *dst_index, dst_elem, span);
-                let valid = self.expr(*valid);
-                let src_index = self.copy_index(*src, *src_index, src_elem, span);
                 let dst = self.expr(*dst);
+                let src_len = self.length_of(*src);
                 let src = self.expr(*src);
+                let src_index = strip_outer_parens(&self.expr(*src_index)).to_string();
+                let valid = strip_outer_parens(&self.expr(*valid)).to_string();
                 let helper = self.use_helper("rs_cp_async");
-                // An invalid copy reads nothing, so its source index is neither checked nor used.
+                // The helper checks the source index only for a valid copy: an invalid one
+                // reads nothing.
                 format!(
-                    "{helper}_16(&{dst}[{dst_index}], {valid} ? (const void*)&{src}[{src_index}] : (const void*){src}, {valid})"
+                    "{helper}_16({dst}, (unsigned int){dst_index}, {src}, {src_len}, {src_index}, {valid}, {})",
+                    span.line()
                 )
             }
             ExprKind::SharedArray { .. }

@@ -135,49 +135,51 @@ __device__ __forceinline__ unsigned int rs_lane_id() { unsigned int lane; asm(\"
         needs: &[],
         code: "\
 // A generic pointer to shared memory as the 32-bit shared-window address PTX's ldmatrix and
-// cp.async take.
-__device__ __forceinline__ unsigned int rs_smem_addr(const void* p) {
-    unsigned int a;
-    asm(\"{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }\" : \"=r\"(a) : \"l\"(p));
-    return a;
-}
+// cp.async take (CUDA's builtin, which the compiler folds into the pointer's computation).
+__device__ __forceinline__ unsigned int rs_smem_addr(const void* p) { return (unsigned int)__cvta_generic_to_shared(p); }
 ",
     },
     Helper {
         name: "rs_ldmatrix",
         needs: &["rs_smem_addr"],
         code: "\
-// ldmatrix: a warp loads 8x8 matrices of 16-bit values, each lane giving one 16-byte row;
-// .trans delivers them transposed.
-__device__ __forceinline__ void rs_ldmatrix_x1(unsigned int* d, const void* row) {
-    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(d[0]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+// ldmatrix: a warp loads 8x8 matrices of 16-bit values, each lane giving one 16-byte row (word
+// `index` of `base`); .trans delivers them transposed. The row's address is formed in 32 bits
+// from the base's shared address, which stays in a register across a loop.
+__device__ __forceinline__ void rs_ldmatrix_x1(unsigned int* d, const unsigned int* base, unsigned int index) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(d[0]) : \"r\"(rs_smem_addr(base) + index * 4u) : \"memory\");
 }
-__device__ __forceinline__ void rs_ldmatrix_x1_trans(unsigned int* d, const void* row) {
-    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\" : \"=r\"(d[0]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+__device__ __forceinline__ void rs_ldmatrix_x1_trans(unsigned int* d, const unsigned int* base, unsigned int index) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\" : \"=r\"(d[0]) : \"r\"(rs_smem_addr(base) + index * 4u) : \"memory\");
 }
-__device__ __forceinline__ void rs_ldmatrix_x2(unsigned int* d, const void* row) {
-    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\" : \"=r\"(d[0]), \"=r\"(d[1]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+__device__ __forceinline__ void rs_ldmatrix_x2(unsigned int* d, const unsigned int* base, unsigned int index) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\" : \"=r\"(d[0]), \"=r\"(d[1]) : \"r\"(rs_smem_addr(base) + index * 4u) : \"memory\");
 }
-__device__ __forceinline__ void rs_ldmatrix_x2_trans(unsigned int* d, const void* row) {
-    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\" : \"=r\"(d[0]), \"=r\"(d[1]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+__device__ __forceinline__ void rs_ldmatrix_x2_trans(unsigned int* d, const unsigned int* base, unsigned int index) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\" : \"=r\"(d[0]), \"=r\"(d[1]) : \"r\"(rs_smem_addr(base) + index * 4u) : \"memory\");
 }
-__device__ __forceinline__ void rs_ldmatrix_x4(unsigned int* d, const void* row) {
-    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\" : \"=r\"(d[0]), \"=r\"(d[1]), \"=r\"(d[2]), \"=r\"(d[3]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+__device__ __forceinline__ void rs_ldmatrix_x4(unsigned int* d, const unsigned int* base, unsigned int index) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\" : \"=r\"(d[0]), \"=r\"(d[1]), \"=r\"(d[2]), \"=r\"(d[3]) : \"r\"(rs_smem_addr(base) + index * 4u) : \"memory\");
 }
-__device__ __forceinline__ void rs_ldmatrix_x4_trans(unsigned int* d, const void* row) {
-    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\" : \"=r\"(d[0]), \"=r\"(d[1]), \"=r\"(d[2]), \"=r\"(d[3]) : \"r\"(rs_smem_addr(row)) : \"memory\");
+__device__ __forceinline__ void rs_ldmatrix_x4_trans(unsigned int* d, const unsigned int* base, unsigned int index) {
+    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\" : \"=r\"(d[0]), \"=r\"(d[1]), \"=r\"(d[2]), \"=r\"(d[3]) : \"r\"(rs_smem_addr(base) + index * 4u) : \"memory\");
 }
 ",
     },
     Helper {
         name: "rs_cp_async",
-        needs: &["rs_smem_addr"],
+        needs: &["rs_smem_addr", "rs_checked"],
         code: "\
 // cp.async: 16 bytes from global to shared memory without passing through registers (.cg:
 // cached in L2 only); a source size of 0 reads nothing and writes zeros.
-__device__ __forceinline__ void rs_cp_async_16(void* dst, const void* src, bool valid) {
+template <typename D, typename S> __device__ __forceinline__ void rs_cp_async_16(D* dst, unsigned int dst_index, const S* src, unsigned long long src_len, unsigned long long index, bool valid, unsigned int line) {
+#ifdef GPU_CHECKED
+    if (valid) rs_idx(index + (16 / sizeof(S) - 1), src_len, line);
+#endif
+    // An invalid copy reads nothing: its address is the slice's start, chosen without a branch.
+    const S* from = src + (valid ? index : 0ull);
     asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\"
-                 :: \"r\"(rs_smem_addr(dst)), \"l\"(src), \"r\"(valid ? 16u : 0u) : \"memory\");
+                 :: \"r\"(rs_smem_addr(dst) + dst_index * (unsigned int)sizeof(D)), \"l\"(from), \"r\"(valid ? 16u : 0u) : \"memory\");
 }
 __device__ __forceinline__ void rs_cp_async_commit() { asm volatile(\"cp.async.commit_group;\" ::: \"memory\"); }
 // wait_group takes an immediate: a constant argument folds the switch away. Waiting for more

@@ -24,7 +24,7 @@ pub fn ldmatrix<const N: usize>(
     trans: bool,
     line: u32,
 ) -> [u32; N] {
-    if index % 4 != 0 {
+    if !index.is_multiple_of(4) {
         t.contract_error(format!(
             "ldmatrix at line {line}: row index {index} is not a multiple of 4 words (16 bytes)"
         ));
@@ -73,7 +73,9 @@ pub fn cp_async_16<D: Scalar, S: Scalar>(
     line: u32,
 ) {
     let (dst_size, src_size) = (std::mem::size_of::<D>(), std::mem::size_of::<S>());
-    if (dst_index * dst_size) % 16 != 0 || (valid && (src_index * src_size) % 16 != 0) {
+    if !(dst_index * dst_size).is_multiple_of(16)
+        || (valid && !(src_index * src_size).is_multiple_of(16))
+    {
         t.contract_error(format!(
             "cp_async_16 at line {line}: indices {dst_index} and {src_index} are not both at \
              16-byte boundaries"
