@@ -58,6 +58,7 @@ mod device;
 mod error;
 mod event;
 mod generic;
+mod graph;
 mod kernel;
 mod launch;
 mod loader;
@@ -78,6 +79,7 @@ pub use device::{Device, DeviceInfo, Gpu, MemoryStats};
 pub use error::{Error, Result};
 pub use event::Event;
 pub use generic::{TemplateArg, TemplateParam};
+pub use graph::Graph;
 /// The 16-bit float types (`f16`, `bf16`) kernels take.
 pub use half;
 pub use kernel::{Kernel, KernelArg, ParamKind};
