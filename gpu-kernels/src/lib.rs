@@ -1,7 +1,9 @@
 //! Kernels written with `#[kernel]`, with safe functions over device buffers that pick the
-//! launch configuration: map, reduce, scan and stencil.
+//! launch configuration: map, reduce, scan, stencil and the
+//! MLP's training-step kernels.
 
 pub mod map;
+pub mod mlp;
 pub mod reduce;
 pub mod scan;
 pub mod stencil;
@@ -22,5 +24,6 @@ pub fn all_kernels() -> Vec<&'static Kernel> {
     let mut kernels = map::KERNELS.to_vec();
     kernels.extend_from_slice(reduce::KERNELS);
     kernels.extend_from_slice(stencil::KERNELS);
+    kernels.extend_from_slice(mlp::KERNELS);
     kernels
 }
