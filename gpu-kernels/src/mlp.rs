@@ -302,7 +302,7 @@ fn check_state(state: &StepState) -> Result<()> {
 
 /// Rows of `columns` elements in `len` elements, or an error naming `what`.
 fn rows_of(what: &'static str, len: usize, columns: usize) -> Result<usize> {
-    if columns == 0 || len % columns != 0 {
+    if columns == 0 || !len.is_multiple_of(columns) {
         return Err(Error::InvalidLaunch(format!(
             "{what}: {len} elements are not whole rows of {columns}"
         )));
