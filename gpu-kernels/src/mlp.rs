@@ -11,6 +11,7 @@
 //! same bits each time it runs on a given backend.
 
 use gpu_macros::kernel;
+use gpu_runtime::half::bf16;
 use gpu_runtime::{DeviceBuffer, Error, LaunchConfig, Result, Stream};
 
 use crate::map::{grid_stride_config, same_len};
@@ -62,6 +63,26 @@ fn bias_relu_f32(z: &mut [f32], bias: &[f32]) {
     let columns = bias.len();
     for i in (global_idx().x..z.len()).step_by(grid_size().x) {
         z[i] = (z[i] + bias[i % columns]).max(0.0);
+    }
+}
+
+/// `z = max(z + bias, 0)` in place, and its bf16 rounding in `out` (the next layer's input on
+/// the tensor cores).
+#[kernel]
+fn bias_relu_to_bf16(z: &mut [f32], bias: &[f32], out: &mut [bf16]) {
+    let columns = bias.len();
+    for i in (global_idx().x..z.len()).step_by(grid_size().x) {
+        let a = (z[i] + bias[i % columns]).max(0.0);
+        z[i] = a;
+        out[i] = bf16::from_f32(a);
+    }
+}
+
+/// `out = x` rounded to bf16.
+#[kernel]
+fn round_to_bf16(x: &[f32], out: &mut [bf16]) {
+    for i in (global_idx().x..x.len()).step_by(grid_size().x) {
+        out[i] = bf16::from_f32(x[i]);
     }
 }
 
@@ -260,6 +281,8 @@ pub(crate) const KERNELS: &[&gpu_runtime::Kernel] = &[
     &gather_batch::KERNEL,
     &bias_relu_f32::KERNEL,
     &bias_add_f32::KERNEL,
+    &bias_relu_to_bf16::KERNEL,
+    &round_to_bf16::KERNEL,
     &softmax_xent::KERNEL,
     &classify::KERNEL,
     &column_sums::KERNEL,
@@ -357,6 +380,24 @@ pub fn bias_relu(
 ) -> Result<()> {
     rows_of("bias_relu", z.len(), bias.len())?;
     bias_relu_f32::launch(stream, grid_stride_config(stream, z.len()), z, bias)
+}
+
+/// `z = max(z + bias, 0)` row by row, in place, and `out` = that rounded to bf16.
+pub fn bias_relu_bf16(
+    stream: &Stream,
+    z: &mut DeviceBuffer<f32>,
+    bias: &DeviceBuffer<f32>,
+    out: &mut DeviceBuffer<bf16>,
+) -> Result<()> {
+    rows_of("bias_relu_bf16", z.len(), bias.len())?;
+    same_len("bias_relu_bf16: out", z.len(), out.len())?;
+    bias_relu_to_bf16::launch(stream, grid_stride_config(stream, z.len()), z, bias, out)
+}
+
+/// `out = x` rounded to bf16 (to the nearest, ties to even).
+pub fn to_bf16(stream: &Stream, x: &DeviceBuffer<f32>, out: &mut DeviceBuffer<bf16>) -> Result<()> {
+    same_len("to_bf16: out", x.len(), out.len())?;
+    round_to_bf16::launch(stream, grid_stride_config(stream, x.len()), x, out)
 }
 
 /// `z = z + bias` row by row, in place.

@@ -3,6 +3,7 @@
 //! gradients, and the Adam and SGD updates.
 
 use gpu_kernels::mlp::{self, Adam, StepState};
+use gpu_runtime::half::bf16;
 use gpu_runtime::{test_device, DeviceBuffer, Error, Stream};
 
 /// Deterministic values in [-1, 1).
@@ -99,7 +100,7 @@ fn bad_shapes_are_errors() {
 }
 
 #[test]
-fn bias_relu_and_bias_add() {
+fn bias_relu_bias_add_and_bf16_rounding() {
     let gpu = test_device();
     let stream = gpu.default_stream();
     let (rows, cols) = (37, 13);
@@ -114,6 +115,16 @@ fn bias_relu_and_bias_add() {
         .map(|(i, v)| (v + bias[i % cols]).max(0.0))
         .collect();
     assert_eq!(zd.to_host(&stream).unwrap(), expected);
+    let mut zd = upload(&stream, &z);
+    let mut rounded = DeviceBuffer::zeroed(&stream, z.len()).unwrap();
+    mlp::bias_relu_bf16(&stream, &mut zd, &bd, &mut rounded).unwrap();
+    assert_eq!(zd.to_host(&stream).unwrap(), expected);
+    let expected_bf16: Vec<bf16> = expected.iter().map(|&v| bf16::from_f32(v)).collect();
+    assert_eq!(rounded.to_host(&stream).unwrap(), expected_bf16);
+    let mut rounded_z = DeviceBuffer::zeroed(&stream, z.len()).unwrap();
+    mlp::to_bf16(&stream, &upload(&stream, &z), &mut rounded_z).unwrap();
+    let z_bf16: Vec<bf16> = z.iter().map(|&v| bf16::from_f32(v)).collect();
+    assert_eq!(rounded_z.to_host(&stream).unwrap(), z_bf16);
     let mut zd = upload(&stream, &z);
     mlp::bias_add(&stream, &mut zd, &bd).unwrap();
     let expected: Vec<f32> = z
