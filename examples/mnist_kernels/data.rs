@@ -310,13 +310,15 @@ pub fn locate(
         for name in FILE_NAMES {
             find_file(dir, name)?;
         }
-        // Naming the package's folder explicitly is still Fashion-MNIST, for the messages.
+        // Naming one of the known folders explicitly still names its dataset in messages.
         let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
             (Ok(a), Ok(b)) => a == b,
             _ => false,
         };
         let kind = if same(dir, fashion_dir) {
             Kind::FashionMnist
+        } else if same(dir, default_dir) {
+            Kind::Mnist
         } else {
             Kind::Given
         };

@@ -42,6 +42,7 @@ fn main() {
 
 /// The whole program; every failure comes back as an [`Error`] for `main` to print.
 fn run(args: &Args) -> Result<()> {
+    check_args(args)?;
     let gpu = open_device(args.cpu)?;
     let source = data::locate(
         args.data.as_deref(),
@@ -62,6 +63,23 @@ fn run(args: &Args) -> Result<()> {
     } else {
         train_and_report(args, &gpu, &train_set, &test_set, &source)
     }
+}
+
+/// Rejects option values clap's parsers let through but training cannot use.
+fn check_args(args: &Args) -> Result<()> {
+    if !(args.lr.is_finite() && args.lr > 0.0) {
+        return Err(Error::Usage(format!(
+            "--lr {}: the learning rate must be a positive number",
+            args.lr
+        )));
+    }
+    if !(0.0..1.0).contains(&args.momentum) {
+        return Err(Error::Usage(format!(
+            "--momentum {}: must be in [0, 1)",
+            args.momentum
+        )));
+    }
+    Ok(())
 }
 
 /// The CPU backend when asked, else the best device, saying which and whether it fell back.

@@ -128,7 +128,8 @@ pub struct Progress {
     pub samples_per_second: f64,
 }
 
-/// Trains a model on `train`, evaluating on `test` after each epoch.
+/// Trains a model on `train`, evaluating on `test` after each epoch. (The host reference
+/// computes in f32 whatever `config.precision` says.)
 pub fn train(
     gpu: &Gpu,
     config: &TrainConfig,
