@@ -8,8 +8,10 @@ mod checkpoint;
 mod data;
 mod download;
 mod error;
+mod idx;
 mod output;
 mod plot;
+mod reference;
 mod train;
 
 use std::cell::RefCell;
