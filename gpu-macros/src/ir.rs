@@ -401,6 +401,8 @@ pub enum StmtKind {
         step: Option<ExprId>,
         body: Block,
         label: Option<String>,
+        /// `#[unroll]`: ask the CUDA compiler to unroll the loop fully (`#pragma unroll`).
+        unroll: bool,
     },
     /// `break` or `break 'label`.
     Break(Option<String>),

@@ -818,6 +818,7 @@ impl Parser<'_> {
     }
 
     fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
+        let unroll = self.loop_attrs(&for_loop.attrs);
         let (range, step) = match &*for_loop.expr {
             syn::Expr::MethodCall(call) if call.method == "step_by" => {
                 if call.args.len() != 1 {
@@ -890,7 +891,24 @@ impl Parser<'_> {
             step,
             body,
             label: label_name(for_loop.label.as_ref()),
+            unroll,
         })
+    }
+
+    /// The attributes a `for` loop accepts: `#[unroll]` alone, which it reports.
+    fn loop_attrs(&mut self, attrs: &[syn::Attribute]) -> bool {
+        let mut unroll = false;
+        for attr in attrs {
+            if attr.path().is_ident("unroll") && matches!(attr.meta, syn::Meta::Path(_)) {
+                unroll = true;
+            } else {
+                self.cx.error_spanned_by(
+                    attr,
+                    "the only attribute a `for` loop takes in kernels is `#[unroll]`",
+                );
+            }
+        }
+        unroll
     }
 
     /// The left side of an assignment: a variable or a slice element.

@@ -462,7 +462,8 @@ impl<'a> Emitter<'a> {
                 step,
                 body,
                 label,
-            } => self.for_loop(*var, *start, *end, *step, body, label),
+                unroll,
+            } => self.for_loop(*var, (*start, *end, *step), body, label, *unroll),
             StmtKind::Break(label) => self.jump(label.as_deref(), true),
             StmtKind::Continue(label) => self.jump(label.as_deref(), false),
             StmtKind::Return(None) => self.out.line("return;"),
@@ -769,11 +770,10 @@ impl<'a> Emitter<'a> {
     fn for_loop(
         &mut self,
         var: LocalId,
-        start: ExprId,
-        end: ExprId,
-        step: Option<ExprId>,
+        (start, end, step): (ExprId, ExprId, Option<ExprId>),
         body: &Block,
         label: &Option<String>,
+        unroll: bool,
     ) {
         let Ty::Scalar(scalar) = self.types.local(var) else {
             unreachable!("checked: loop variables are integers");
@@ -788,6 +788,9 @@ impl<'a> Emitter<'a> {
                 let header = format!(
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; ++{name}) {{"
                 );
+                if unroll {
+                    self.out.line("#pragma unroll");
+                }
                 self.labeled_loop(label, &header, body);
             }
             Some(step) => {
@@ -809,6 +812,9 @@ impl<'a> Emitter<'a> {
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; \
                      {name} = {distance} > {step_name} ? ({ty})({name} + {step_name}) : {end_name}) {{"
                 );
+                if unroll {
+                    self.out.line("#pragma unroll");
+                }
                 self.labeled_loop(label, &header, body);
                 self.out.dedent();
                 self.out.line("}");
