@@ -1,6 +1,7 @@
 //! Kernels written with `#[kernel]`, with safe functions over device buffers that pick the
-//! launch configuration: map, reduce, scan and stencil.
+//! launch configuration: map, reduce, scan, stencil and gemm.
 
+pub mod gemm;
 pub mod map;
 pub mod reduce;
 pub mod scan;
@@ -22,5 +23,6 @@ pub fn all_kernels() -> Vec<&'static Kernel> {
     let mut kernels = map::KERNELS.to_vec();
     kernels.extend_from_slice(reduce::KERNELS);
     kernels.extend_from_slice(stencil::KERNELS);
+    kernels.extend(gemm::kernels());
     kernels
 }
