@@ -174,6 +174,53 @@ fn dot8(x: &[f32], out: &mut [f32]) {
     ));
 }
 
+/// `#[kernel(launch_bounds(..))]` becomes `__launch_bounds__` on the entry point.
+#[test]
+fn launch_bounds() {
+    insta::assert_snapshot!(cuda(
+        r#"
+#[kernel(launch_bounds(256, 2))]
+fn fill(x: &mut [f32]) {
+    x[global_idx().x] = 1.0;
+}
+"#
+    ));
+    let one = cuda(
+        r#"
+#[kernel(launch_bounds(128))]
+fn fill(x: &mut [f32]) {
+    x[global_idx().x] = 1.0;
+}
+"#,
+    );
+    assert!(
+        one.contains("__global__ void __launch_bounds__(128) fill("),
+        "{one}"
+    );
+}
+
+/// Malformed kernel arguments are errors that show the accepted forms.
+#[test]
+fn kernel_arguments_are_checked() {
+    for args in [
+        "launch_bounds",
+        "launch_bounds(0)",
+        "launch_bounds(2048)",
+        "launch_bounds(256, 2, 1)",
+        "bounds(256)",
+    ] {
+        let errors = cuda_source_of(&format!(
+            "#[kernel({args})]\nfn k(x: &mut [f32]) {{ x[0] = 1.0; }}"
+        ))
+        .expect_err(args);
+        assert_eq!(
+            errors.matches("compile_error").count(),
+            1,
+            "{args}: {errors}"
+        );
+    }
+}
+
 /// Any other attribute on a loop is an error, reported with the rest.
 #[test]
 fn loops_take_only_unroll() {

@@ -339,7 +339,18 @@ impl<'a> Emitter<'a> {
             FnKind::Kernel => "extern \"C\" __global__ void".to_string(),
             FnKind::Device => format!("__device__ {}", self.kernel.ret.map_or("void", cuda_type)),
         };
-        format!("{head} {}({})", self.kernel.name, params.join(", "))
+        let bounds = match self.kernel.launch_bounds {
+            Some(LaunchBounds {
+                max_threads,
+                min_blocks: Some(blocks),
+            }) => format!(" __launch_bounds__({max_threads}, {blocks})"),
+            Some(LaunchBounds {
+                max_threads,
+                min_blocks: None,
+            }) => format!(" __launch_bounds__({max_threads})"),
+            None => String::new(),
+        };
+        format!("{head}{bounds} {}({})", self.kernel.name, params.join(", "))
     }
 
     fn function(&mut self) {
