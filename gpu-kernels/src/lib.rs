@@ -18,7 +18,7 @@ pub mod __private {
 
 /// Every non-generic kernel of this crate, so tools and tests can compile them all ahead of
 /// time; the generic ones are listed with their instantiations by each module
-/// (`reduce::instantiations()`, `scan::KERNELS`).
+/// (`reduce::instantiations()`, `scan::KERNELS`, `gemm::instantiations()`).
 pub fn all_kernels() -> Vec<&'static Kernel> {
     let mut kernels = map::KERNELS.to_vec();
     kernels.extend_from_slice(reduce::KERNELS);

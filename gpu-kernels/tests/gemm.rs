@@ -2,7 +2,8 @@
 //! combination, alpha and beta, both tile configurations, shapes that do not divide the tiles,
 //! empty dimensions, wrong buffer lengths, the 16-bit inputs, and NVRTC compiling the kernels.
 
-use gpu_kernels::gemm::{gemm, gemm_f32_with_tiles, Gemm, Tiles, Transpose};
+use gpu_kernels::gemm::{gemm, gemm_f32_with_tiles, instantiations, Gemm, Tiles, Transpose};
+use gpu_runtime::blas::Blas;
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::{
     check_with_nvrtc, test_device, test_nvrtc, Backend, DeviceBuffer, Error, Stream,
@@ -129,9 +130,27 @@ fn large_tiles_match_the_reference_for_every_transpose() {
 }
 
 #[test]
+fn medium_tiles_match_the_reference_for_every_transpose() {
+    let stream = test_device().default_stream();
+    // As for the large tiles, around the 64×64 tile.
+    let shapes = [
+        (64, 64, 16),
+        (68, 72, 12),
+        (65, 66, 17),
+        (1, 63, 9),
+        (17, 1, 3),
+    ];
+    for (s, (m, n, k)) in shapes.into_iter().enumerate() {
+        for spec in transposes(Gemm::new(m, n, k)) {
+            run_and_check(&stream, &spec, Tiles::Medium, 200 + 10 * s as u64);
+        }
+    }
+}
+
+#[test]
 fn alpha_and_beta_scale_the_product_and_the_old_c() {
     let stream = test_device().default_stream();
-    for tiles in [Tiles::Small, Tiles::Large] {
+    for tiles in [Tiles::Small, Tiles::Medium, Tiles::Large] {
         for (alpha, beta) in [(2.5, 0.0), (1.0, 1.0), (-0.5, 0.75), (1.0, -2.0)] {
             for spec in transposes(Gemm::new(36, 40, 24).alpha(alpha).beta(beta)) {
                 run_and_check(&stream, &spec, tiles, 7);
@@ -211,7 +230,7 @@ fn empty_dimensions() {
 #[test]
 fn beta_zero_does_not_read_c() {
     let stream = test_device().default_stream();
-    for tiles in [Tiles::Small, Tiles::Large] {
+    for tiles in [Tiles::Small, Tiles::Medium, Tiles::Large] {
         for (m, n, k) in [(8, 8, 8), (7, 9, 3)] {
             let a = DeviceBuffer::from_host(&stream, &vec![1.0f32; m * k]).unwrap();
             let b = DeviceBuffer::from_host(&stream, &vec![2.0f32; k * n]).unwrap();
@@ -300,25 +319,85 @@ fn half_precision_inputs() {
     }
 }
 
-/// Runs without a GPU: every GEMM kernel compiles with NVRTC, without a warning, for sm_80 and
-/// sm_90, checked and unchecked.
+/// cuBLAS through the runtime's row-major wrapper gives what the reference does, for every
+/// transpose: checks the wrapper's operand swap. Without a GPU, the wrapper refuses.
+#[test]
+fn cublas_reference_agrees() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let blas = match Blas::new(&stream) {
+        Ok(blas) => blas,
+        Err(Error::CudaOnly { .. }) => {
+            assert_eq!(gpu.backend(), Backend::Cpu);
+            return;
+        }
+        Err(Error::NoCublas) => {
+            eprintln!("cublas_reference_agrees: skipped: cuBLAS not found");
+            return;
+        }
+        Err(other) => panic!("{other}"),
+    };
+    for spec in transposes(Gemm::new(67, 45, 33).alpha(1.5).beta(-0.5)) {
+        let a_host = random(spec.m * spec.k, 40);
+        let b_host = random(spec.k * spec.n, 41);
+        let c_host = random(spec.m * spec.n, 42);
+        let a = DeviceBuffer::from_host(&stream, &a_host).unwrap();
+        let b = DeviceBuffer::from_host(&stream, &b_host).unwrap();
+        let mut c = DeviceBuffer::from_host(&stream, &c_host).unwrap();
+        blas.sgemm_row_major(&(&spec).into(), &a, &b, &mut c)
+            .unwrap();
+        check(
+            &spec,
+            &a_host,
+            &b_host,
+            &c_host,
+            &c.to_host(&stream).unwrap(),
+            "sgemm",
+        );
+        let mut c = DeviceBuffer::from_host(&stream, &c_host).unwrap();
+        blas.gemm_ex_row_major(&(&spec).into(), &a, &b, &mut c)
+            .unwrap();
+        check(
+            &spec,
+            &a_host,
+            &b_host,
+            &c_host,
+            &c.to_host(&stream).unwrap(),
+            "gemm_ex",
+        );
+    }
+}
+
+/// Runs without a GPU: every GEMM kernel instantiation compiles with NVRTC, without a warning,
+/// for sm_80 and sm_90, checked and unchecked.
 #[test]
 fn gemm_kernels_compile_with_nvrtc() {
-    let kernels: Vec<_> = gpu_kernels::all_kernels()
-        .into_iter()
-        .filter(|k| k.name().starts_with("gemm_") || k.name() == "scale_by_beta")
+    let all = instantiations();
+    // The 128×128 and 64×64 kernels for each of the four transpose combinations, the 32×32
+    // kernel, the two 16-bit kernels and the beta-only scaling.
+    assert!(all.len() >= 12, "{}", all.len());
+    // all_kernels() lists the kernels that need no template arguments.
+    let listed: Vec<&str> = gpu_kernels::all_kernels()
+        .iter()
+        .map(|k| k.name())
         .collect();
-    // Two f32 configurations, the two 16-bit kernels and the beta-only scaling.
-    assert!(kernels.len() >= 5, "all_kernels() lists the GEMM kernels");
+    for (kernel, args) in &all {
+        assert_eq!(
+            listed.contains(&kernel.name()),
+            args.is_empty(),
+            "{}",
+            kernel.name()
+        );
+    }
     if !test_nvrtc() {
         return;
     }
-    for kernel in kernels {
+    for (kernel, args) in all {
         for arch in [(8, 0), (9, 0)] {
             for checked in [false, true] {
-                check_with_nvrtc(kernel, &[], arch, checked).unwrap_or_else(|e| {
+                check_with_nvrtc(kernel, &args, arch, checked).unwrap_or_else(|e| {
                     panic!(
-                        "{} (sm_{}{}, checked {checked}): {e}",
+                        "{}{args:?} (sm_{}{}, checked {checked}): {e}",
                         kernel.name(),
                         arch.0,
                         arch.1

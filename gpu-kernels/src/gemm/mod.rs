@@ -23,7 +23,7 @@ mod tensor_core;
 
 use gpu_macros::kernel;
 use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{DeviceBuffer, Error, Kernel, Result, Scalar, Stream};
+use gpu_runtime::{DeviceBuffer, Error, Kernel, Result, Scalar, Stream, TemplateArg};
 
 /// Whether an operand is used as stored or transposed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +95,21 @@ impl Gemm {
     /// Floating-point operations of one run, counting a multiply-add as two.
     pub fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+}
+
+impl From<&Gemm> for gpu_runtime::blas::GemmShape {
+    /// The same multiply, for the cuBLAS reference.
+    fn from(spec: &Gemm) -> Self {
+        gpu_runtime::blas::GemmShape {
+            m: spec.m,
+            n: spec.n,
+            k: spec.k,
+            trans_a: spec.trans_a == Transpose::Yes,
+            trans_b: spec.trans_b == Transpose::Yes,
+            alpha: spec.alpha,
+            beta: spec.beta,
+        }
     }
 }
 
@@ -182,6 +197,8 @@ pub enum Tiles {
     Auto,
     /// 32×32 tiles of C per block.
     Small,
+    /// 64×64 tiles of C per block.
+    Medium,
     /// 128×128 tiles of C per block.
     Large,
 }
@@ -243,7 +260,15 @@ fn scale_by_beta(beta: f32, c: &mut [f32]) {
     }
 }
 
-/// Every kernel of this module, for compiling them all ahead of time (none is generic).
+/// Every kernel instantiation this module launches, for compiling them all ahead of time; the
+/// kernels without template arguments are also in `all_kernels()`.
+pub fn instantiations() -> Vec<(&'static Kernel, Vec<TemplateArg>)> {
+    let mut all: Vec<_> = kernels().into_iter().map(|k| (k, Vec::new())).collect();
+    all.extend(simt::instantiations());
+    all
+}
+
+/// The kernels of this module that take no template arguments.
 pub(crate) fn kernels() -> Vec<&'static Kernel> {
     let mut all = vec![&scale_by_beta::KERNEL];
     all.extend_from_slice(simt::KERNELS);

@@ -13,28 +13,21 @@
 //! combinations run the same inner loop at the same speed.
 
 use gpu_macros::kernel;
-use gpu_runtime::{Block, DeviceBuffer, Grid, Kernel, LaunchConfig, Result, Stream};
+use gpu_runtime::{Block, DeviceBuffer, Grid, Kernel, LaunchConfig, Result, Stream, TemplateArg};
 
 use super::{Gemm, Tiles, Transpose};
-
-/// Rows (and columns) of C per block of the large configuration.
-const LARGE_TILE: usize = 128;
-/// Rows (and columns) of C per block of the small configuration.
-const SMALL_TILE: usize = 32;
-/// Threads per block of both configurations.
-const THREADS: u32 = 256;
 
 /// The large configuration: a 128×128 tile of C per block, k-tiles of 8, 8×8 outputs per thread
 /// (rows `4·ty..4·ty+4` and `64+4·ty..`, columns likewise with `tx`, so the fragments are two
 /// 16-byte shared loads each). Shared rows are padded from 128 to 132 floats so the transposing
-/// stores of an along-k operand hit distinct banks.
-#[kernel]
-fn gemm_f32_128x128(
+/// stores of an along-k operand hit distinct banks. The transposes are template arguments (1 for
+/// transposed), so each combination compiles to straight-line code; two blocks per
+/// multiprocessor keep 16 warps resident to hide the global loads, which caps registers at 128.
+#[kernel(launch_bounds(256, 2))]
+fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
     m: usize,
     n: usize,
     k: usize,
-    trans_a: u32,
-    trans_b: u32,
     alpha: f32,
     beta: f32,
     a: &[f32],
@@ -65,8 +58,8 @@ fn gemm_f32_128x128(
     let across_col = ((t % 32) * 4) as usize;
     // 16-byte global loads need the four elements contiguous and 16-byte aligned: the leading
     // dimension a multiple of 4 (buffers themselves are 256-byte aligned).
-    let a_vector = if trans_a == 0 { k % 4 == 0 } else { m % 4 == 0 };
-    let b_vector = if trans_b == 0 { n % 4 == 0 } else { k % 4 == 0 };
+    let a_vector = if TRANS_A == 0 { k % 4 == 0 } else { m % 4 == 0 };
+    let b_vector = if TRANS_B == 0 { n % 4 == 0 } else { k % 4 == 0 };
 
     let mut acc = [0.0f32; 64];
     let mut va = [0.0f32; 4];
@@ -77,7 +70,7 @@ fn gemm_f32_128x128(
     for step in 0..tiles + 1 {
         let kt = step * BK;
         if step < tiles {
-            if trans_a == 0 {
+            if TRANS_A == 0 {
                 let row = bm + along_row;
                 let kk = kt + along_k;
                 if a_vector && row < m && kk < k {
@@ -116,7 +109,7 @@ fn gemm_f32_128x128(
                     }
                 }
             }
-            if trans_b == 0 {
+            if TRANS_B == 0 {
                 let kk = kt + across_k;
                 let col = bn + across_col;
                 if b_vector && kk < k && col < n {
@@ -179,7 +172,7 @@ fn gemm_f32_128x128(
         }
         if step < tiles {
             let base = (step % 2) * BUFFER;
-            if trans_a == 0 {
+            if TRANS_A == 0 {
                 #[unroll]
                 for j in 0..4 {
                     a_tile[base + (along_k + j) * STRIDE + along_row] = va[j];
@@ -187,7 +180,7 @@ fn gemm_f32_128x128(
             } else {
                 a_tile.store4(base + across_k * STRIDE + across_col, va);
             }
-            if trans_b == 0 {
+            if TRANS_B == 0 {
                 b_tile.store4(base + across_k * STRIDE + across_col, vb);
             } else {
                 #[unroll]
@@ -240,11 +233,211 @@ fn gemm_f32_128x128(
     }
 }
 
-/// The small configuration, for shapes that would leave most multiprocessors idle with
-/// 128×128 tiles (a batch of 64 in an MLP): a 32×32 tile of C per block, k-tiles of 32, one row
-/// and four columns of outputs per thread. Element loads are scalar (coalesced along whichever
-/// dimension is contiguous), which lets any shape use it.
-#[kernel]
+/// The medium configuration, for shapes with too few 128×128 tiles to fill the device (1024²
+/// on an H100): a 64×64 tile of C per block of 128 threads, k-tiles of 8, 4×8 outputs per
+/// thread (rows `4·ty..4·ty+4`, columns `4·tx..` and `32+4·tx..`). Otherwise as the large one.
+#[kernel(launch_bounds(128))]
+fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    beta: f32,
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+) {
+    const BK: usize = 8;
+    const STRIDE: usize = 68;
+    const BUFFER: usize = 544;
+    let a_tile = shared_array::<f32, 1088>();
+    let b_tile = shared_array::<f32, 1088>();
+    let t = thread_idx().x;
+    let bm = block_idx().y as usize * 64;
+    let bn = block_idx().x as usize * 64;
+    let warp = t / 32;
+    let lane = t % 32;
+    let ty = (warp * 4 + lane / 8) as usize;
+    let tx = (lane % 8) as usize;
+    let along_row = (t / 2) as usize;
+    let along_k = ((t % 2) * 4) as usize;
+    let across_k = (t / 16) as usize;
+    let across_col = ((t % 16) * 4) as usize;
+    let a_vector = if TRANS_A == 0 { k % 4 == 0 } else { m % 4 == 0 };
+    let b_vector = if TRANS_B == 0 { n % 4 == 0 } else { k % 4 == 0 };
+
+    let mut acc = [0.0f32; 32];
+    let mut va = [0.0f32; 4];
+    let mut vb = [0.0f32; 4];
+    let tiles = (k + BK - 1) / BK;
+    for step in 0..tiles + 1 {
+        let kt = step * BK;
+        if step < tiles {
+            if TRANS_A == 0 {
+                let row = bm + along_row;
+                let kk = kt + along_k;
+                if a_vector && row < m && kk < k {
+                    let v = a.load4(row * k + kk);
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = if row < m && kk + j < k {
+                            a[row * k + kk + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            } else {
+                let kk = kt + across_k;
+                let col = bm + across_col;
+                if a_vector && kk < k && col < m {
+                    let v = a.load4(kk * m + col);
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = if kk < k && col + j < m {
+                            a[kk * m + col + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            }
+            if TRANS_B == 0 {
+                let kk = kt + across_k;
+                let col = bn + across_col;
+                if b_vector && kk < k && col < n {
+                    let v = b.load4(kk * n + col);
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = if kk < k && col + j < n {
+                            b[kk * n + col + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            } else {
+                let row = bn + along_row;
+                let kk = kt + along_k;
+                if b_vector && row < n && kk < k {
+                    let v = b.load4(row * k + kk);
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = if row < n && kk + j < k {
+                            b[row * k + kk + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            }
+        }
+        if step > 0 {
+            let base = ((step - 1) % 2) * BUFFER;
+            #[unroll]
+            for p in 0..BK {
+                let row = base + p * STRIDE;
+                let a0 = a_tile.load4(row + ty * 4);
+                let b0 = b_tile.load4(row + tx * 4);
+                let b1 = b_tile.load4(row + 32 + tx * 4);
+                #[unroll]
+                for i in 0..4 {
+                    #[unroll]
+                    for j in 0..4 {
+                        acc[i * 8 + j] += a0[i] * b0[j];
+                        acc[i * 8 + 4 + j] += a0[i] * b1[j];
+                    }
+                }
+            }
+        }
+        if step < tiles {
+            let base = (step % 2) * BUFFER;
+            if TRANS_A == 0 {
+                #[unroll]
+                for j in 0..4 {
+                    a_tile[base + (along_k + j) * STRIDE + along_row] = va[j];
+                }
+            } else {
+                a_tile.store4(base + across_k * STRIDE + across_col, va);
+            }
+            if TRANS_B == 0 {
+                b_tile.store4(base + across_k * STRIDE + across_col, vb);
+            } else {
+                #[unroll]
+                for j in 0..4 {
+                    b_tile[base + (along_k + j) * STRIDE + along_row] = vb[j];
+                }
+            }
+            sync_threads();
+        }
+    }
+
+    let c_vector = n % 4 == 0;
+    #[unroll]
+    for i in 0..4 {
+        let row = bm + ty * 4 + i;
+        if row < m {
+            #[unroll]
+            for half in 0..2 {
+                let col = bn + half * 32 + tx * 4;
+                let mut out = [0.0f32; 4];
+                #[unroll]
+                for j in 0..4 {
+                    out[j] = alpha * acc[i * 8 + half * 4 + j];
+                }
+                if c_vector && col < n {
+                    if beta != 0.0 {
+                        let old = c.load4(row * n + col);
+                        #[unroll]
+                        for j in 0..4 {
+                            out[j] += beta * old[j];
+                        }
+                    }
+                    c.store4(row * n + col, out);
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        if col + j < n {
+                            let index = row * n + col + j;
+                            c[index] = if beta != 0.0 {
+                                out[j] + beta * c[index]
+                            } else {
+                                out[j]
+                            };
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The small configuration, for shapes that would leave most multiprocessors idle even with
+/// 64×64 tiles (a batch of 64 in an MLP): a 32×32 tile of C per block, k-tiles of 64 (few
+/// steps, since each waits on global memory), one row and four columns of outputs per thread.
+/// Element loads are scalar (coalesced along whichever dimension is contiguous), which lets any
+/// shape use it.
+#[kernel(launch_bounds(256, 2))]
 fn gemm_f32_32x32(
     m: usize,
     n: usize,
@@ -257,15 +450,15 @@ fn gemm_f32_32x32(
     b: &[f32],
     c: &mut [f32],
 ) {
-    const BK: usize = 32;
+    const BK: usize = 64;
     // A is read one element at a time, so an odd stride avoids bank conflicts; B's rows are
     // read with 16-byte loads and need a multiple of 4.
     const A_STRIDE: usize = 33;
     const B_STRIDE: usize = 36;
-    const A_BUFFER: usize = 1056;
-    const B_BUFFER: usize = 1152;
-    let a_tile = shared_array::<f32, 2112>();
-    let b_tile = shared_array::<f32, 2304>();
+    const A_BUFFER: usize = 2112;
+    const B_BUFFER: usize = 2304;
+    let a_tile = shared_array::<f32, 4224>();
+    let b_tile = shared_array::<f32, 4608>();
     let t = thread_idx().x as usize;
     let bm = block_idx().y as usize * 32;
     let bn = block_idx().x as usize * 32;
@@ -273,30 +466,28 @@ fn gemm_f32_32x32(
     let tx = t % 8;
 
     let mut acc = [0.0f32; 4];
-    let mut va = [0.0f32; 4];
-    let mut vb = [0.0f32; 4];
+    let mut va = [0.0f32; 8];
+    let mut vb = [0.0f32; 8];
     let tiles = (k + BK - 1) / BK;
     for step in 0..tiles + 1 {
         let kt = step * BK;
         if step < tiles {
             #[unroll]
-            for r in 0..4 {
-                // Element e of the 32×32 tile: consecutive threads take consecutive addresses,
-                // along k for an along-k operand and across otherwise.
+            for r in 0..8 {
+                // Element e of the 32×64 tile: consecutive threads take consecutive addresses,
+                // along k (64 per row) for an along-k operand, across (32 per k) otherwise.
                 let e = r * 256 + t;
-                let high = e / 32;
-                let low = e % 32;
                 if trans_a == 0 {
-                    let row = bm + high;
-                    let kk = kt + low;
+                    let row = bm + e / 64;
+                    let kk = kt + e % 64;
                     va[r] = if row < m && kk < k {
                         a[row * k + kk]
                     } else {
                         0.0
                     };
                 } else {
-                    let row = bm + low;
-                    let kk = kt + high;
+                    let row = bm + e % 32;
+                    let kk = kt + e / 32;
                     va[r] = if row < m && kk < k {
                         a[kk * m + row]
                     } else {
@@ -304,16 +495,16 @@ fn gemm_f32_32x32(
                     };
                 }
                 if trans_b == 0 {
-                    let col = bn + low;
-                    let kk = kt + high;
+                    let col = bn + e % 32;
+                    let kk = kt + e / 32;
                     vb[r] = if col < n && kk < k {
                         b[kk * n + col]
                     } else {
                         0.0
                     };
                 } else {
-                    let col = bn + high;
-                    let kk = kt + low;
+                    let col = bn + e / 64;
+                    let kk = kt + e % 64;
                     vb[r] = if col < n && kk < k {
                         b[col * k + kk]
                     } else {
@@ -339,19 +530,17 @@ fn gemm_f32_32x32(
             let a_base = (step % 2) * A_BUFFER;
             let b_base = (step % 2) * B_BUFFER;
             #[unroll]
-            for r in 0..4 {
+            for r in 0..8 {
                 let e = r * 256 + t;
-                let high = e / 32;
-                let low = e % 32;
                 if trans_a == 0 {
-                    a_tile[a_base + low * A_STRIDE + high] = va[r];
+                    a_tile[a_base + (e % 64) * A_STRIDE + e / 64] = va[r];
                 } else {
-                    a_tile[a_base + high * A_STRIDE + low] = va[r];
+                    a_tile[a_base + (e / 32) * A_STRIDE + e % 32] = va[r];
                 }
                 if trans_b == 0 {
-                    b_tile[b_base + high * B_STRIDE + low] = vb[r];
+                    b_tile[b_base + (e / 32) * B_STRIDE + e % 32] = vb[r];
                 } else {
-                    b_tile[b_base + low * B_STRIDE + high] = vb[r];
+                    b_tile[b_base + (e % 64) * B_STRIDE + e / 64] = vb[r];
                 }
             }
             sync_threads();
@@ -376,7 +565,23 @@ fn gemm_f32_32x32(
 }
 
 /// The kernels of this module.
-pub(crate) const KERNELS: &[&Kernel] = &[&gemm_f32_128x128::KERNEL, &gemm_f32_32x32::KERNEL];
+pub(crate) const KERNELS: &[&Kernel] = &[&gemm_f32_32x32::KERNEL];
+
+/// Every instantiation of the generic kernels this module launches.
+pub(crate) fn instantiations() -> Vec<(&'static Kernel, Vec<TemplateArg>)> {
+    let mut all = Vec::new();
+    for kernel in [&gemm_f32_128x128::KERNEL, &gemm_f32_64x64::KERNEL] {
+        for trans_a in [0, 1] {
+            for trans_b in [0, 1] {
+                all.push((
+                    kernel,
+                    vec![TemplateArg::Const(trans_a), TemplateArg::Const(trans_b)],
+                ));
+            }
+        }
+    }
+    all
+}
 
 /// Runs `spec` with the configuration that suits its shape; the caller has checked the lengths
 /// and that m, n and k are not zero.
@@ -405,28 +610,43 @@ pub(crate) fn gemm_f32_tiles(
         Transpose::Yes => 1u32,
     };
     let (trans_a, trans_b) = (flag(spec.trans_a), flag(spec.trans_b));
-    let large_blocks = spec.m.div_ceil(LARGE_TILE) * spec.n.div_ceil(LARGE_TILE);
-    // 128×128 tiles once they fill every multiprocessor at least once; below that, more and
-    // smaller blocks finish sooner.
-    let large = match tiles {
-        Tiles::Auto => large_blocks >= stream.gpu().sm_count().max(1) as usize,
-        Tiles::Small => false,
-        Tiles::Large => true,
+    let blocks = |tile: usize| spec.m.div_ceil(tile) * spec.n.div_ceil(tile);
+    let sms = stream.gpu().sm_count().max(1) as usize;
+    // The largest tiles that still give every multiprocessor a block (half of them for 64×64,
+    // which run several blocks per multiprocessor); smaller tiles finish sooner below that.
+    let tiles = match tiles {
+        Tiles::Auto if blocks(128) >= sms => Tiles::Large,
+        Tiles::Auto if blocks(64) >= sms / 2 => Tiles::Medium,
+        Tiles::Auto => Tiles::Small,
+        chosen => chosen,
     };
-    let tile = if large { LARGE_TILE } else { SMALL_TILE };
+    let (tile, threads) = match tiles {
+        Tiles::Large => (128, 256),
+        Tiles::Medium => (64, 128),
+        _ => (32, 256),
+    };
     let grid = Grid::xy(
         grid_dim(spec.n.div_ceil(tile))?,
         grid_dim(spec.m.div_ceil(tile))?,
     );
-    let config = LaunchConfig::new(grid, Block::x(THREADS));
-    let launch = if large {
-        gemm_f32_128x128::launch
-    } else {
-        gemm_f32_32x32::launch
+    let config = LaunchConfig::new(grid, Block::x(threads));
+    let (m, n, k, alpha, beta) = (spec.m, spec.n, spec.k, spec.alpha, spec.beta);
+    let launch = match (tiles, trans_a, trans_b) {
+        (Tiles::Large, 0, 0) => gemm_f32_128x128::launch::<0, 0>,
+        (Tiles::Large, 0, _) => gemm_f32_128x128::launch::<0, 1>,
+        (Tiles::Large, _, 0) => gemm_f32_128x128::launch::<1, 0>,
+        (Tiles::Large, _, _) => gemm_f32_128x128::launch::<1, 1>,
+        (Tiles::Medium, 0, 0) => gemm_f32_64x64::launch::<0, 0>,
+        (Tiles::Medium, 0, _) => gemm_f32_64x64::launch::<0, 1>,
+        (Tiles::Medium, _, 0) => gemm_f32_64x64::launch::<1, 0>,
+        (Tiles::Medium, _, _) => gemm_f32_64x64::launch::<1, 1>,
+        _ => {
+            return gemm_f32_32x32::launch(
+                stream, config, m, n, k, trans_a, trans_b, alpha, beta, a, b, c,
+            )
+        }
     };
-    launch(
-        stream, config, spec.m, spec.n, spec.k, trans_a, trans_b, spec.alpha, spec.beta, a, b, c,
-    )
+    launch(stream, config, m, n, k, alpha, beta, a, b, c)
 }
 
 /// A grid dimension, or an error for a matrix too large for one launch.
