@@ -129,6 +129,21 @@ fn large_tiles_match_the_reference_for_every_transpose() {
     }
 }
 
+/// Small tiles with k split in slices whose partial products are summed afterwards: slices
+/// that end inside a k-tile, a last slice shorter than the others, alpha and beta.
+#[test]
+fn split_k_matches_the_reference_for_every_transpose() {
+    let stream = test_device().default_stream();
+    let shapes = [(40, 33, 700), (5, 7, 256), (33, 2, 300)];
+    for (s, (m, n, k)) in shapes.into_iter().enumerate() {
+        for spec in transposes(Gemm::new(m, n, k).alpha(0.5).beta(-1.5)) {
+            run_and_check(&stream, &spec, Tiles::SmallSplitK, 300 + 10 * s as u64);
+        }
+    }
+    // Too short to split: one slice, the plain kernel.
+    run_and_check(&stream, &Gemm::new(9, 9, 100), Tiles::SmallSplitK, 399);
+}
+
 #[test]
 fn medium_tiles_match_the_reference_for_every_transpose() {
     let stream = test_device().default_stream();

@@ -377,6 +377,10 @@ mod tests {
         assert!(no_nvrtc.contains("LD_LIBRARY_PATH"), "{no_nvrtc}");
         assert!(no_nvrtc.contains("nvidia-cuda-nvrtc"), "{no_nvrtc}");
 
+        let no_cublas = Error::NoCublas.to_string();
+        assert!(no_cublas.contains("libcublas.so"), "{no_cublas}");
+        assert!(no_cublas.contains("LD_LIBRARY_PATH"), "{no_cublas}");
+
         let no_device = Error::NoDevice {
             requested: 3,
             available: 1,

@@ -197,6 +197,8 @@ pub enum Tiles {
     Auto,
     /// 32×32 tiles of C per block.
     Small,
+    /// 32×32 tiles, k split in as many slices of at least 128 as it has (at most 64).
+    SmallSplitK,
     /// 64×64 tiles of C per block.
     Medium,
     /// 128×128 tiles of C per block.

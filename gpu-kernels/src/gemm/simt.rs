@@ -436,12 +436,14 @@ fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
 /// 64×64 tiles (a batch of 64 in an MLP): a 32×32 tile of C per block, k-tiles of 64 (few
 /// steps, since each waits on global memory), one row and four columns of outputs per thread.
 /// Element loads are scalar (coalesced along whichever dimension is contiguous), which lets any
-/// shape use it.
+/// shape use it. With few tiles and a long k, blocks along z split k in slices of `k_slice`,
+/// each writing its partial product to its own m×n slab of `c` (see [`sum_k_slices`]).
 #[kernel(launch_bounds(256, 2))]
 fn gemm_f32_32x32(
     m: usize,
     n: usize,
     k: usize,
+    k_slice: usize,
     trans_a: u32,
     trans_b: u32,
     alpha: f32,
@@ -465,12 +467,17 @@ fn gemm_f32_32x32(
     let ty = t / 8;
     let tx = t % 8;
 
+    // Block z multiplies k in [k_begin, k_end) and writes its m×n result at offset z·m·n.
+    let k_begin = block_idx().z as usize * k_slice;
+    let k_end = (k_begin + k_slice).min(k);
+    let out_base = block_idx().z as usize * m * n;
+
     let mut acc = [0.0f32; 4];
     let mut va = [0.0f32; 8];
     let mut vb = [0.0f32; 8];
-    let tiles = (k + BK - 1) / BK;
+    let tiles = (k_end - k_begin + BK - 1) / BK;
     for step in 0..tiles + 1 {
-        let kt = step * BK;
+        let kt = k_begin + step * BK;
         if step < tiles {
             #[unroll]
             for r in 0..8 {
@@ -480,7 +487,7 @@ fn gemm_f32_32x32(
                 if trans_a == 0 {
                     let row = bm + e / 64;
                     let kk = kt + e % 64;
-                    va[r] = if row < m && kk < k {
+                    va[r] = if row < m && kk < k_end {
                         a[row * k + kk]
                     } else {
                         0.0
@@ -488,7 +495,7 @@ fn gemm_f32_32x32(
                 } else {
                     let row = bm + e % 32;
                     let kk = kt + e / 32;
-                    va[r] = if row < m && kk < k {
+                    va[r] = if row < m && kk < k_end {
                         a[kk * m + row]
                     } else {
                         0.0
@@ -497,7 +504,7 @@ fn gemm_f32_32x32(
                 if trans_b == 0 {
                     let col = bn + e % 32;
                     let kk = kt + e / 32;
-                    vb[r] = if col < n && kk < k {
+                    vb[r] = if col < n && kk < k_end {
                         b[kk * n + col]
                     } else {
                         0.0
@@ -505,7 +512,7 @@ fn gemm_f32_32x32(
                 } else {
                     let col = bn + e / 64;
                     let kk = kt + e % 64;
-                    vb[r] = if col < n && kk < k {
+                    vb[r] = if col < n && kk < k_end {
                         b[col * k + kk]
                     } else {
                         0.0
@@ -553,7 +560,7 @@ fn gemm_f32_32x32(
         for j in 0..4 {
             let col = bn + tx * 4 + j;
             if col < n {
-                let index = row * n + col;
+                let index = out_base + row * n + col;
                 c[index] = if beta != 0.0 {
                     alpha * acc[j] + beta * c[index]
                 } else {
@@ -564,8 +571,26 @@ fn gemm_f32_32x32(
     }
 }
 
+/// `c = alpha·Σ partials + beta·c`, summing the k-slices' partial products in slice order, so
+/// the result does not depend on how the blocks were scheduled.
+#[kernel]
+fn sum_k_slices(slices: usize, alpha: f32, beta: f32, partials: &[f32], c: &mut [f32]) {
+    let len = c.len();
+    for i in (global_idx().x..len).step_by(grid_size().x) {
+        let mut sum = 0.0f32;
+        for s in 0..slices {
+            sum += partials[s * len + i];
+        }
+        c[i] = if beta != 0.0 {
+            alpha * sum + beta * c[i]
+        } else {
+            alpha * sum
+        };
+    }
+}
+
 /// The kernels of this module.
-pub(crate) const KERNELS: &[&Kernel] = &[&gemm_f32_32x32::KERNEL];
+pub(crate) const KERNELS: &[&Kernel] = &[&gemm_f32_32x32::KERNEL, &sum_k_slices::KERNEL];
 
 /// Every instantiation of the generic kernels this module launches.
 pub(crate) fn instantiations() -> Vec<(&'static Kernel, Vec<TemplateArg>)> {
@@ -640,13 +665,68 @@ pub(crate) fn gemm_f32_tiles(
         (Tiles::Medium, 0, _) => gemm_f32_64x64::launch::<0, 1>,
         (Tiles::Medium, _, 0) => gemm_f32_64x64::launch::<1, 0>,
         (Tiles::Medium, _, _) => gemm_f32_64x64::launch::<1, 1>,
-        _ => {
-            return gemm_f32_32x32::launch(
-                stream, config, m, n, k, trans_a, trans_b, alpha, beta, a, b, c,
-            )
+        (Tiles::SmallSplitK, _, _) => {
+            return small(stream, spec, (trans_a, trans_b), true, a, b, c)
         }
+        _ => return small(stream, spec, (trans_a, trans_b), false, a, b, c),
     };
     launch(stream, config, m, n, k, alpha, beta, a, b, c)
+}
+
+/// Multiprocessors' worth of blocks below which the small configuration splits k.
+const SPLIT_BELOW_BLOCKS_PER_SM: usize = 2;
+/// The least k per slice when splitting: two of the kernel's 64-wide k-tiles.
+const MIN_K_SLICE: usize = 128;
+
+/// The small configuration; with too few blocks to fill the device (or `force_split`) and k
+/// long enough, split along k into slices whose partial products a second kernel sums.
+fn small(
+    stream: &Stream,
+    spec: &Gemm,
+    (trans_a, trans_b): (u32, u32),
+    force_split: bool,
+    a: &DeviceBuffer<f32>,
+    b: &DeviceBuffer<f32>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    let (m, n, k, alpha, beta) = (spec.m, spec.n, spec.k, spec.alpha, spec.beta);
+    let (grid_x, grid_y) = (grid_dim(n.div_ceil(32))?, grid_dim(m.div_ceil(32))?);
+    let blocks = grid_x as usize * grid_y as usize;
+    let sms = stream.gpu().sm_count().max(1) as usize;
+    let wanted = if force_split {
+        usize::MAX
+    } else {
+        (SPLIT_BELOW_BLOCKS_PER_SM * sms).div_ceil(blocks)
+    };
+    let slices = wanted.min(k / MIN_K_SLICE).min(64);
+    if slices < 2 {
+        let config = LaunchConfig::new(Grid::xy(grid_x, grid_y), Block::x(256));
+        return gemm_f32_32x32::launch(
+            stream, config, m, n, k, k, trans_a, trans_b, alpha, beta, a, b, c,
+        );
+    }
+    // Slices are whole k-tiles; rounding up may leave fewer slices than asked for.
+    let k_slice = k.div_ceil(slices).next_multiple_of(64);
+    let slices = k.div_ceil(k_slice);
+    let mut partials = DeviceBuffer::zeroed(stream, slices * m * n)?;
+    let config = LaunchConfig::new(Grid::xyz(grid_x, grid_y, slices as u32), Block::x(256));
+    gemm_f32_32x32::launch(
+        stream,
+        config,
+        m,
+        n,
+        k,
+        k_slice,
+        trans_a,
+        trans_b,
+        1.0,
+        0.0,
+        a,
+        b,
+        &mut partials,
+    )?;
+    let config = crate::map::grid_stride_config(stream, m * n);
+    sum_k_slices::launch(stream, config, slices, alpha, beta, &partials, c)
 }
 
 /// A grid dimension, or an error for a matrix too large for one launch.
