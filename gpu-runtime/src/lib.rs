@@ -49,6 +49,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+pub mod blas;
 mod buffer;
 mod cache;
 mod checked;
