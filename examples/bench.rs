@@ -1,12 +1,16 @@
 //! Benchmarks of the library kernels against a reference measured in the same run: a device-copy
-//! kernel (16-byte loads and stores) for the bandwidth-bound ones. Times are CUDA-event medians
-//! after a warm-up; bandwidth counts bytes read plus bytes written, as the copy does.
+//! kernel (16-byte loads and stores) for the bandwidth-bound ones, cuBLAS for GEMM. Times are
+//! CUDA-event medians after a warm-up; bandwidth counts bytes read plus bytes written, as the
+//! copy does; GEMM throughput counts 2·m·n·k floating-point operations.
 //!
 //! `cargo run --release --example bench [OUT.json]` — prints a table and writes it as JSON
 //! (default `bench.json`).
 
+use gpu::kernels::gemm::{self, Gemm, GemmInput};
 use gpu::kernels::{map, reduce, scan, stencil};
 use gpu::prelude::*;
+use gpu::runtime::blas::{Blas, GemmShape};
+use gpu::runtime::Scalar;
 
 #[kernel]
 fn copy_f32(x: &[f32], y: &mut [f32]) {
@@ -38,12 +42,155 @@ fn median_ms(stream: &Stream, mut launch: impl FnMut() -> gpu::Result<()>) -> gp
     Ok(times[runs / 2])
 }
 
+/// One line of the table: a workload's rate and the rate of its reference in the same run.
 struct Row {
-    workload: &'static str,
+    workload: String,
     size: String,
     ms: f64,
-    gbps: f64,
-    reference_gbps: f64,
+    /// Throughput in `unit`.
+    rate: f64,
+    unit: &'static str,
+    /// What the row is compared with.
+    reference: &'static str,
+    /// The reference's throughput in `unit`, when it could be measured.
+    reference_rate: Option<f64>,
+}
+
+/// A row for a bandwidth-bound kernel, against the device copy.
+fn bandwidth_row(workload: &str, size: &str, ms: f64, gbps: f64, copy_gbps: f64) -> Row {
+    Row {
+        workload: workload.into(),
+        size: size.into(),
+        ms,
+        rate: gbps,
+        unit: "GB/s",
+        reference: "device copy",
+        reference_rate: Some(copy_gbps),
+    }
+}
+
+/// Deterministic inputs in [-1, 1), converted to the input type.
+fn gemm_input<T: Scalar>(n: usize, seed: usize, convert: fn(f32) -> T) -> Vec<T> {
+    (0..n)
+        .map(|i| convert((((i + seed) * 7919) % 2001) as f32 * 1e-3 - 1.0))
+        .collect()
+}
+
+/// The cuBLAS call a GEMM row is compared with: [`Blas::sgemm_row_major`] for f32,
+/// [`Blas::gemm_ex_row_major`] (f32 accumulation) for the 16-bit types.
+type BlasGemm<T> = fn(
+    &Blas,
+    &GemmShape,
+    &DeviceBuffer<T>,
+    &DeviceBuffer<T>,
+    &mut DeviceBuffer<f32>,
+) -> gpu::Result<()>;
+
+/// Times `gemm` for `spec` on inputs converted by `convert` and, when `blas` is there, the
+/// cuBLAS `reference` on the same buffers, and checks that the two agree.
+fn gemm_row<T: GemmInput>(
+    stream: &Stream,
+    blas: Option<&Blas>,
+    spec: &Gemm,
+    convert: fn(f32) -> T,
+    reference_gemm: BlasGemm<T>,
+) -> Result<Row, Box<dyn std::error::Error>> {
+    let a = DeviceBuffer::from_host(stream, &gemm_input(spec.m * spec.k, 1, convert))?;
+    let b = DeviceBuffer::from_host(stream, &gemm_input(spec.k * spec.n, 2, convert))?;
+    let mut c = DeviceBuffer::zeroed(stream, spec.m * spec.n)?;
+    let ms = median_ms(stream, || gemm::gemm(stream, spec, &a, &b, &mut c))?;
+    let tflops = |ms: f64| spec.flops() / (ms * 1e-3) / 1e12;
+    let mut reference_rate = None;
+    if let Some(blas) = blas {
+        let shape = spec.into();
+        let mut reference = DeviceBuffer::zeroed(stream, spec.m * spec.n)?;
+        let reference_ms = median_ms(stream, || {
+            reference_gemm(blas, &shape, &a, &b, &mut reference)
+        })?;
+        reference_rate = Some(tflops(reference_ms));
+        let (ours, theirs) = (c.to_host(stream)?, reference.to_host(stream)?);
+        let scale = theirs.iter().fold(0.0f32, |m, v| m.max(v.abs())).max(1e-30);
+        let diff = ours
+            .iter()
+            .zip(&theirs)
+            .fold(0.0f32, |m, (x, y)| m.max((x - y).abs()));
+        if diff > 1e-3 * scale {
+            eprintln!(
+                "warning: gemm {}x{}x{} differs from cuBLAS by {diff:e} (largest |C| {scale:e})",
+                spec.m, spec.n, spec.k
+            );
+        }
+    }
+    let transposes = match (spec.trans_a, spec.trans_b) {
+        (gemm::Transpose::No, gemm::Transpose::No) => "",
+        (gemm::Transpose::Yes, gemm::Transpose::No) => " (Aᵀ)",
+        (gemm::Transpose::No, gemm::Transpose::Yes) => " (Bᵀ)",
+        (gemm::Transpose::Yes, gemm::Transpose::Yes) => " (AᵀBᵀ)",
+    };
+    let size = if spec.m == spec.n && spec.n == spec.k {
+        format!("{}^3", spec.m)
+    } else {
+        format!("{}x{}x{}", spec.m, spec.n, spec.k)
+    };
+    Ok(Row {
+        workload: format!("gemm {}{transposes}", T::TYPE),
+        size,
+        ms,
+        rate: tflops(ms),
+        unit: "TFLOP/s",
+        reference: "cuBLAS",
+        reference_rate,
+    })
+}
+
+/// The GEMM rows: square f32 sizes and the MNIST MLP's shapes (batch 64) on a GPU, one small
+/// size on the CPU backend. cuBLAS is the reference where it loads.
+fn gemm_rows(stream: &Stream, on_gpu: bool) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let blas = if on_gpu {
+        match Blas::new(stream) {
+            Ok(blas) => Some(blas),
+            Err(error) => {
+                println!("no cuBLAS reference for GEMM: {error}");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let blas = blas.as_ref();
+    let sgemm: BlasGemm<f32> = Blas::sgemm_row_major;
+    let mut rows = Vec::new();
+    if !on_gpu {
+        rows.push(gemm_row(
+            stream,
+            blas,
+            &Gemm::new(64, 64, 64),
+            |x| x,
+            sgemm,
+        )?);
+        return Ok(rows);
+    }
+    for n in [1024, 2048, 4096] {
+        rows.push(gemm_row(stream, blas, &Gemm::new(n, n, n), |x| x, sgemm)?);
+    }
+    let n = 4096;
+    for spec in [
+        Gemm::new(n, n, n).trans_a(),
+        Gemm::new(n, n, n).trans_b(),
+        Gemm::new(n, n, n).trans_a().trans_b(),
+    ] {
+        rows.push(gemm_row(stream, blas, &spec, |x| x, sgemm)?);
+    }
+    // One training step of the MLP: forward, then the weight and input gradients.
+    for spec in [
+        Gemm::new(64, 128, 784),
+        Gemm::new(64, 10, 128),
+        Gemm::new(784, 128, 64).trans_a(),
+        Gemm::new(64, 128, 10).trans_b(),
+    ] {
+        rows.push(gemm_row(stream, blas, &spec, |x| x, sgemm)?);
+    }
+    Ok(rows)
 }
 
 fn main() {
@@ -79,36 +226,36 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let gbps = |bytes: f64, ms: f64| bytes / (ms * 1e-3) / 1e9;
         let copy_gbps = gbps(bytes(8.0), copy_ms);
         let size = format!("2^{}", n.trailing_zeros());
-        rows.push(Row {
-            workload: "copy (reference)",
-            size: size.clone(),
-            ms: copy_ms,
-            gbps: copy_gbps,
-            reference_gbps: copy_gbps,
-        });
+        rows.push(bandwidth_row(
+            "copy (reference)",
+            &size,
+            copy_ms,
+            copy_gbps,
+            copy_gbps,
+        ));
 
         let saxpy_ms = median_ms(&stream, || map::axpy(&stream, 2.0, &x, &mut y))?;
-        rows.push(Row {
-            workload: "saxpy f32",
-            size: size.clone(),
-            ms: saxpy_ms,
-            gbps: gbps(bytes(12.0), saxpy_ms),
-            reference_gbps: copy_gbps,
-        });
+        rows.push(bandwidth_row(
+            "saxpy f32",
+            &size,
+            saxpy_ms,
+            gbps(bytes(12.0), saxpy_ms),
+            copy_gbps,
+        ));
 
         let mut total = DeviceBuffer::zeroed(&stream, 1)?;
         let mut scratch = reduce::ReduceScratch::<f32>::new(&stream)?;
         let sum_ms = median_ms(&stream, || {
             reduce::reduce_into(&stream, &x, reduce::ReduceOp::Sum, &mut total, &mut scratch)
         })?;
-        rows.push(Row {
-            workload: "reduce sum f32",
-            size: size.clone(),
-            ms: sum_ms,
-            // A reduction reads each element once and writes nothing of note.
-            gbps: gbps(bytes(4.0), sum_ms),
-            reference_gbps: copy_gbps,
-        });
+        // A reduction reads each element once and writes nothing of note.
+        rows.push(bandwidth_row(
+            "reduce sum f32",
+            &size,
+            sum_ms,
+            gbps(bytes(4.0), sum_ms),
+            copy_gbps,
+        ));
 
         let mut scanned = DeviceBuffer::zeroed(&stream, n)?;
         let mut scan_scratch = scan::ScanScratch::new(&stream, n)?;
@@ -122,13 +269,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 &mut scan_scratch,
             )
         })?;
-        rows.push(Row {
-            workload: "scan sum f32",
-            size: size.clone(),
-            ms: scan_ms,
-            gbps: gbps(bytes(8.0), scan_ms),
-            reference_gbps: copy_gbps,
-        });
+        rows.push(bandwidth_row(
+            "scan sum f32",
+            &size,
+            scan_ms,
+            gbps(bytes(8.0), scan_ms),
+            copy_gbps,
+        ));
         let xi: Vec<i32> = (0..n as i32).map(|i| i % 1000 - 500).collect();
         let xi = DeviceBuffer::from_host(&stream, &xi)?;
         let mut scanned_i = DeviceBuffer::zeroed(&stream, n)?;
@@ -143,13 +290,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 &mut scan_scratch_i,
             )
         })?;
-        rows.push(Row {
-            workload: "scan sum i32 (excl.)",
-            size: size.clone(),
-            ms: scan_i_ms,
-            gbps: gbps(bytes(8.0), scan_i_ms),
-            reference_gbps: copy_gbps,
-        });
+        rows.push(bandwidth_row(
+            "scan sum i32 (excl.)",
+            &size,
+            scan_i_ms,
+            gbps(bytes(8.0), scan_i_ms),
+            copy_gbps,
+        ));
 
         // A square image of n pixels (n is a power of 4 here, or the nearest below).
         let side = 1usize << (n.trailing_zeros() / 2);
@@ -165,34 +312,48 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 &mut next,
             )
         })?;
-        rows.push(Row {
-            workload: "jacobi 5-point f32",
-            size: format!("{side}^2"),
-            ms: jacobi_ms,
-            gbps: gbps(8.0 * (side * side) as f64, jacobi_ms),
-            reference_gbps: copy_gbps,
-        });
+        rows.push(bandwidth_row(
+            "jacobi 5-point f32",
+            &format!("{side}^2"),
+            jacobi_ms,
+            gbps(8.0 * (side * side) as f64, jacobi_ms),
+            copy_gbps,
+        ));
     }
 
+    rows.extend(gemm_rows(&stream, on_gpu)?);
+
     println!(
-        "{:<22} {:>8} {:>10} {:>10} {:>12} {:>7}",
-        "workload", "size", "ms", "GB/s", "copy GB/s", "ratio"
+        "{:<22} {:>12} {:>10} {:>10} {:<8} {:>10} {:>7}  reference",
+        "workload", "size", "ms", "rate", "unit", "ref. rate", "ratio"
     );
     let mut json = String::from("[\n");
     for (i, row) in rows.iter().enumerate() {
-        let ratio = row.gbps / row.reference_gbps;
+        let ratio = row.reference_rate.map(|r| row.rate / r);
+        let or_dash =
+            |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
+        let or_null = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.4}"));
         println!(
-            "{:<22} {:>8} {:>10.4} {:>10.1} {:>12.1} {:>7.3}",
-            row.workload, row.size, row.ms, row.gbps, row.reference_gbps, ratio
-        );
-        json.push_str(&format!(
-            "  {{\"workload\": \"{}\", \"size\": \"{}\", \"ms\": {:.6}, \"gbps\": {:.2}, \"reference\": \"device copy\", \"reference_gbps\": {:.2}, \"ratio\": {:.4}}}{}\n",
+            "{:<22} {:>12} {:>10.4} {:>10.1} {:<8} {:>10} {:>7}  {}",
             row.workload,
             row.size,
             row.ms,
-            row.gbps,
-            row.reference_gbps,
-            ratio,
+            row.rate,
+            row.unit,
+            or_dash(row.reference_rate, 1),
+            or_dash(ratio, 3),
+            row.reference
+        );
+        json.push_str(&format!(
+            "  {{\"workload\": \"{}\", \"size\": \"{}\", \"ms\": {:.6}, \"rate\": {:.4}, \"unit\": \"{}\", \"reference\": \"{}\", \"reference_rate\": {}, \"ratio\": {}}}{}\n",
+            row.workload,
+            row.size,
+            row.ms,
+            row.rate,
+            row.unit,
+            row.reference,
+            or_null(row.reference_rate),
+            or_null(ratio),
             if i + 1 < rows.len() { "," } else { "" }
         ));
     }

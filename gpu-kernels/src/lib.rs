@@ -1,8 +1,9 @@
 //! Kernels written with `#[kernel]`, with safe functions over device buffers that pick the
-//! launch configuration: map, reduce, scan and stencil.
+//! launch configuration: map, reduce, scan, stencil, gemm, and the MLP's training-step kernels.
 
 pub mod gemm;
 pub mod map;
+pub mod mlp;
 pub mod reduce;
 pub mod scan;
 pub mod stencil;
@@ -18,11 +19,12 @@ pub mod __private {
 
 /// Every non-generic kernel of this crate, so tools and tests can compile them all ahead of
 /// time; the generic ones are listed with their instantiations by each module
-/// (`reduce::instantiations()`, `scan::KERNELS`).
+/// (`reduce::instantiations()`, `scan::KERNELS`, `gemm::instantiations()`).
 pub fn all_kernels() -> Vec<&'static Kernel> {
     let mut kernels = map::KERNELS.to_vec();
     kernels.extend_from_slice(reduce::KERNELS);
     kernels.extend_from_slice(stencil::KERNELS);
-    kernels.extend_from_slice(gemm::tensor_core::KERNELS);
+    kernels.extend_from_slice(mlp::KERNELS);
+    kernels.extend(gemm::kernels());
     kernels
 }

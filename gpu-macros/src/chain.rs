@@ -17,9 +17,7 @@ pub struct Gathered {
 /// `#[kernel]`, with the device functions gathered so far.
 pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathered>) -> TokenStream {
     let cx = Ctxt::default();
-    if !attr.is_empty() {
-        cx.error_spanned_by(&attr, "`#[kernel]` takes no arguments");
-    }
+    let launch_bounds = parse::kernel_args(&cx, &attr);
     let function: syn::ItemFn =
         match syn::parse2(item) {
             Ok(function) => function,
@@ -29,7 +27,9 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
             )
             .to_compile_error(),
         };
-    let mut functions = vec![parse::parse_function(&cx, &function, FnKind::Kernel)];
+    let mut kernel = parse::parse_function(&cx, &function, FnKind::Kernel);
+    kernel.launch_bounds = launch_bounds;
+    let mut functions = vec![kernel];
     let mut aliases = HashMap::new();
     for device in &gathered {
         let parsed = parse::parse_function(&cx, &device.item, FnKind::Device);

@@ -513,6 +513,7 @@ impl Checker<'_> {
                 step,
                 body,
                 label,
+                ..
             } => {
                 let start_t = self.expr(*start);
                 let end_t = self.expr(*end);

@@ -330,6 +330,17 @@ pub struct Function {
     pub locals: Vec<Local>,
     /// The file the function was written in, for `#line` directives.
     pub file: String,
+    /// `#[kernel(launch_bounds(..))]`, emitted as `__launch_bounds__`.
+    pub launch_bounds: Option<LaunchBounds>,
+}
+
+/// What a kernel promises about its launches, so the CUDA compiler can budget registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    /// The most threads per block any launch uses.
+    pub max_threads: u32,
+    /// Blocks that should fit on one multiprocessor at once (caps registers per thread).
+    pub min_blocks: Option<u32>,
 }
 
 impl Function {
@@ -412,6 +423,8 @@ pub enum StmtKind {
         step: Option<ExprId>,
         body: Block,
         label: Option<String>,
+        /// `#[unroll]`: ask the CUDA compiler to unroll the loop fully (`#pragma unroll`).
+        unroll: bool,
     },
     /// `break` or `break 'label`.
     Break(Option<String>),

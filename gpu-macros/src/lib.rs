@@ -80,6 +80,15 @@ fn cuda_source_of(rust: &str) -> Result<String, String> {
             ir::FnKind::Device
         };
         let mut function = parse::parse_function(&cx, item, kind);
+        // The kernel's own `#[kernel(...)]` arguments, as the attribute would pass them.
+        if let Some(syn::Meta::List(list)) = item
+            .attrs
+            .iter()
+            .map(|attr| &attr.meta)
+            .find(|meta| meta.path().is_ident("kernel"))
+        {
+            function.launch_bounds = parse::kernel_args(&cx, &list.tokens);
+        }
         // A parsed string has no stable file name; snapshots need one.
         function.file = "test.rs".to_string();
         functions.push(function);

@@ -7,6 +7,7 @@
 use crate::ctxt::Ctxt;
 use crate::intrinsics;
 use crate::ir::*;
+use proc_macro2::TokenStream;
 use quote::ToTokens;
 use std::collections::HashMap;
 
@@ -57,6 +58,7 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         exprs: parser.exprs,
         locals: parser.locals,
         file: name_span.start.file(),
+        launch_bounds: None,
     }
 }
 
@@ -818,6 +820,7 @@ impl Parser<'_> {
     }
 
     fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
+        let unroll = self.loop_attrs(&for_loop.attrs);
         let (range, step) = match &*for_loop.expr {
             syn::Expr::MethodCall(call) if call.method == "step_by" => {
                 if call.args.len() != 1 {
@@ -890,7 +893,24 @@ impl Parser<'_> {
             step,
             body,
             label: label_name(for_loop.label.as_ref()),
+            unroll,
         })
+    }
+
+    /// The attributes a `for` loop accepts: `#[unroll]` alone, which it reports.
+    fn loop_attrs(&mut self, attrs: &[syn::Attribute]) -> bool {
+        let mut unroll = false;
+        for attr in attrs {
+            if attr.path().is_ident("unroll") && matches!(attr.meta, syn::Meta::Path(_)) {
+                unroll = true;
+            } else {
+                self.cx.error_spanned_by(
+                    attr,
+                    "the only attribute a `for` loop takes in kernels is `#[unroll]`",
+                );
+            }
+        }
+        unroll
     }
 
     /// The left side of an assignment: a variable or a slice element.
@@ -1617,4 +1637,51 @@ fn unsupported_expr(expr: &syn::Expr) -> String {
         _ => "this expression is not supported in kernels",
     };
     what.to_string()
+}
+
+/// The arguments of `#[kernel(...)]`: nothing, or `launch_bounds(MAX_THREADS)` /
+/// `launch_bounds(MAX_THREADS, MIN_BLOCKS)` with integer literals.
+pub fn kernel_args(cx: &Ctxt, attr: &TokenStream) -> Option<LaunchBounds> {
+    if attr.is_empty() {
+        return None;
+    }
+    const USAGE: &str = "`#[kernel]` takes no arguments or `launch_bounds(MAX_THREADS)` / \
+                         `launch_bounds(MAX_THREADS, MIN_BLOCKS)`, e.g. `#[kernel(launch_bounds(256, 2))]`";
+    let list = match syn::parse2::<syn::Meta>(attr.clone()) {
+        Ok(syn::Meta::List(list)) if list.path.is_ident("launch_bounds") => list,
+        _ => {
+            cx.error_spanned_by(attr, USAGE);
+            return None;
+        }
+    };
+    let numbers = list.parse_args_with(
+        syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated,
+    );
+    let values: Vec<u32> = match numbers {
+        Ok(numbers) if (1..=2).contains(&numbers.len()) => {
+            let mut values = Vec::new();
+            for number in &numbers {
+                match number.base10_parse::<u32>() {
+                    Ok(value) if value > 0 => values.push(value),
+                    _ => {
+                        cx.error_spanned_by(number, "launch bounds are positive integers");
+                        return None;
+                    }
+                }
+            }
+            values
+        }
+        _ => {
+            cx.error_spanned_by(&list, USAGE);
+            return None;
+        }
+    };
+    if values[0] > 1024 {
+        cx.error_spanned_by(&list, "a block has at most 1024 threads");
+        return None;
+    }
+    Some(LaunchBounds {
+        max_threads: values[0],
+        min_blocks: values.get(1).copied(),
+    })
 }

@@ -152,6 +152,97 @@ fn k(a: u64, x: &mut [f64]) {
     assert!(source.contains("int free = 7;"), "{source}");
 }
 
+/// `#[unroll]` puts `#pragma unroll` before the loop, also with `step_by`.
+#[test]
+fn unrolled_loops() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn dot8(x: &[f32], out: &mut [f32]) {
+    let mut acc = [0.0f32; 8];
+    #[unroll]
+    for i in 0..8 {
+        acc[i] = x[i] * 2.0;
+    }
+    let mut sum = 0.0f32;
+    #[unroll]
+    for i in (0..8).step_by(2) {
+        sum += acc[i] + acc[i + 1];
+    }
+    out[0] = sum;
+}
+"#
+    ));
+}
+
+/// `#[kernel(launch_bounds(..))]` becomes `__launch_bounds__` on the entry point.
+#[test]
+fn launch_bounds() {
+    insta::assert_snapshot!(cuda(
+        r#"
+#[kernel(launch_bounds(256, 2))]
+fn fill(x: &mut [f32]) {
+    x[global_idx().x] = 1.0;
+}
+"#
+    ));
+    let one = cuda(
+        r#"
+#[kernel(launch_bounds(128))]
+fn fill(x: &mut [f32]) {
+    x[global_idx().x] = 1.0;
+}
+"#,
+    );
+    assert!(
+        one.contains("__global__ void __launch_bounds__(128) fill("),
+        "{one}"
+    );
+}
+
+/// Malformed kernel arguments are errors that show the accepted forms.
+#[test]
+fn kernel_arguments_are_checked() {
+    for args in [
+        "launch_bounds",
+        "launch_bounds(0)",
+        "launch_bounds(2048)",
+        "launch_bounds(256, 2, 1)",
+        "bounds(256)",
+    ] {
+        let errors = cuda_source_of(&format!(
+            "#[kernel({args})]\nfn k(x: &mut [f32]) {{ x[0] = 1.0; }}"
+        ))
+        .expect_err(args);
+        assert_eq!(
+            errors.matches("compile_error").count(),
+            1,
+            "{args}: {errors}"
+        );
+    }
+}
+
+/// Any other attribute on a loop is an error, reported with the rest.
+#[test]
+fn loops_take_only_unroll() {
+    let errors = cuda_source_of(
+        r#"
+fn k(x: &mut [f32]) {
+    #[unroll(4)]
+    for i in 0..4 {
+        x[i] = 0.0;
+    }
+    #[inline]
+    for i in 0..4 {
+        x[i] = 1.0;
+    }
+}
+"#,
+    )
+    .expect_err("two bad loop attributes");
+    assert_eq!(errors.matches("compile_error").count(), 2, "{errors}");
+    assert!(errors.contains("`#[unroll]`"), "{errors}");
+}
+
 #[test]
 fn rejections_are_reported_together() {
     let errors = cuda_source_of(

@@ -253,7 +253,23 @@ impl<T: Scalar> DeviceBuffer<T> {
         &self.gpu
     }
 
-    fn check_stream(&self, stream: &Stream) -> Result<()> {
+    /// The cudarc allocation, `None` on the CPU backend.
+    pub(crate) fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
+        match &self.storage {
+            Storage::Cuda(slice) => Some(slice),
+            Storage::Host(_) => None,
+        }
+    }
+
+    /// The cudarc allocation, for writing; `None` on the CPU backend.
+    pub(crate) fn cuda_slice_mut(&mut self) -> Option<&mut CudaSlice<T>> {
+        match &mut self.storage {
+            Storage::Cuda(slice) => Some(slice),
+            Storage::Host(_) => None,
+        }
+    }
+
+    pub(crate) fn check_stream(&self, stream: &Stream) -> Result<()> {
         stream.check_device(|| format!("a DeviceBuffer<{}>", T::TYPE), &self.gpu)
     }
 }

@@ -212,12 +212,29 @@ fn parse_checked_env(value: Option<&str>) -> Option<bool> {
 pub(crate) struct PendingChecks {
     launched: AtomicU64,
     checked: AtomicU64,
+    /// Every kernel launch, checked or not (for [`crate::Graph::launches`]).
+    kernels: AtomicU64,
 }
 
 impl PendingChecks {
     /// Counts one checked launch just queued.
     pub(crate) fn note_launch(&self) {
-        self.launched.fetch_add(1, Ordering::AcqRel);
+        self.note_launches(1);
+    }
+
+    /// Counts `n` checked launches just queued (a graph replay queues all of its own).
+    pub(crate) fn note_launches(&self, n: u64) {
+        self.launched.fetch_add(n, Ordering::AcqRel);
+    }
+
+    /// Counts one kernel launch, checked or not.
+    pub(crate) fn note_kernel_launch(&self) {
+        self.kernels.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Kernel launches queued so far, checked or not.
+    pub(crate) fn kernel_launches(&self) -> u64 {
+        self.kernels.load(Ordering::Relaxed)
     }
 
     /// How many checked launches have been queued; taken before a synchronization, it names

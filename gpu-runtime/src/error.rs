@@ -28,13 +28,29 @@ pub enum Error {
     )]
     NoNvrtc,
 
+    /// The cuBLAS library could not be loaded.
+    #[error(
+        "cuBLAS not found (libcublas.so): install the CUDA toolkit's cuBLAS (or pip install \
+         nvidia-cublas) and put its lib directory on LD_LIBRARY_PATH"
+    )]
+    NoCublas,
+
+    /// A cuBLAS call failed.
+    #[error("cuBLAS error while {context}: {status}")]
+    Blas {
+        /// What the runtime was doing.
+        context: &'static str,
+        /// cuBLAS's status code, by name.
+        status: String,
+    },
+
     /// A CUDA library loaded but lacks a function this build calls.
     #[error(
         "the CUDA {library} library is unusable ({detail}): it is probably older than the CUDA 13 \
          API this build expects; update the NVIDIA driver / CUDA toolkit"
     )]
     LibraryTooOld {
-        /// "driver" or "NVRTC".
+        /// "driver", "NVRTC" or "cuBLAS".
         library: &'static str,
         /// What failed, as cudarc reported it.
         detail: String,
@@ -360,6 +376,10 @@ mod tests {
         assert!(no_nvrtc.contains("libnvrtc.so"), "{no_nvrtc}");
         assert!(no_nvrtc.contains("LD_LIBRARY_PATH"), "{no_nvrtc}");
         assert!(no_nvrtc.contains("nvidia-cuda-nvrtc"), "{no_nvrtc}");
+
+        let no_cublas = Error::NoCublas.to_string();
+        assert!(no_cublas.contains("libcublas.so"), "{no_cublas}");
+        assert!(no_cublas.contains("LD_LIBRARY_PATH"), "{no_cublas}");
 
         let no_device = Error::NoDevice {
             requested: 3,

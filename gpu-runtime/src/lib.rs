@@ -49,6 +49,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+pub mod blas;
 mod buffer;
 mod cache;
 mod checked;
@@ -58,6 +59,7 @@ mod device;
 mod error;
 mod event;
 mod generic;
+mod graph;
 mod kernel;
 mod launch;
 mod loader;
@@ -78,6 +80,7 @@ pub use device::{Device, DeviceInfo, Gpu, MemoryStats};
 pub use error::{Error, Result};
 pub use event::Event;
 pub use generic::{TemplateArg, TemplateParam};
+pub use graph::Graph;
 /// The 16-bit float types (`f16`, `bf16`) kernels take.
 pub use half;
 pub use kernel::{Kernel, KernelArg, ParamKind};

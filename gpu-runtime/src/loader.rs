@@ -1,4 +1,4 @@
-//! Finding libcuda and libnvrtc without letting cudarc panic at the user.
+//! Finding libcuda, libnvrtc and libcublas without letting cudarc panic at the user.
 //!
 //! cudarc's dynamic loading panics when a library or a symbol is missing. We probe for the
 //! libraries first and also catch any panic at the entry points, so a machine without CUDA gets
@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 pub(crate) enum Library {
     Driver,
     Nvrtc,
+    Cublas,
 }
 
 impl Library {
@@ -21,6 +22,7 @@ impl Library {
         match self {
             Library::Driver => Error::NoDriver,
             Library::Nvrtc => Error::NoNvrtc,
+            Library::Cublas => Error::NoCublas,
         }
     }
 
@@ -28,6 +30,7 @@ impl Library {
         match self {
             Library::Driver => "driver",
             Library::Nvrtc => "NVRTC",
+            Library::Cublas => "cuBLAS",
         }
     }
 
@@ -36,9 +39,11 @@ impl Library {
     fn present(self) -> bool {
         static DRIVER: OnceLock<bool> = OnceLock::new();
         static NVRTC: OnceLock<bool> = OnceLock::new();
+        static CUBLAS: OnceLock<bool> = OnceLock::new();
         match self {
             Library::Driver => *DRIVER.get_or_init(|| probe(cudarc::driver::sys::is_culib_present)),
             Library::Nvrtc => *NVRTC.get_or_init(|| probe(cudarc::nvrtc::sys::is_culib_present)),
+            Library::Cublas => *CUBLAS.get_or_init(|| probe(cudarc::cublas::sys::is_culib_present)),
         }
     }
 }
@@ -46,7 +51,7 @@ impl Library {
 /// Runs a probe, treating a panic inside it as "absent".
 fn probe(check: unsafe fn() -> bool) -> bool {
     // SAFETY: callers pass cudarc's is_culib_present functions, which only dlopen candidate
-    // library names and drop the handles; loading libcuda/libnvrtc runs no initialisers that
+    // library names and drop the handles; loading libcuda/libnvrtc/libcublas runs no initialisers that
     // could break Rust invariants.
     panic::catch_unwind(|| unsafe { check() }).unwrap_or(false)
 }

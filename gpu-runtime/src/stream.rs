@@ -289,6 +289,7 @@ impl Stream {
             kernel: kernel.name(),
             source,
         })?;
+        checks.note_kernel_launch();
         if loaded.has_checks {
             checks.note_launch();
             self.gpu

@@ -1297,3 +1297,10 @@ fn tensor_core_mma_matches_a_matrix_product() {
     }
     assert_eq!(d_buf.to_host(&stream).unwrap(), expected);
 }
+
+#[test]
+fn graphs_need_a_cuda_device() {
+    let (_gpu, stream) = cpu();
+    let err = stream.capture(|_| Ok(())).unwrap_err();
+    assert!(matches!(err, gpu_runtime::Error::CudaOnly { .. }), "{err}");
+}

@@ -563,3 +563,57 @@ fn device_info_is_sane() {
         other => panic!("expected NoDevice, got {other:?}"),
     }
 }
+
+#[test]
+fn graphs_replay_captured_launches() {
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.new_stream().unwrap();
+    let n = 1000;
+    let host = random_f32(n, 7);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    // The graph keeps the closure's borrows: a RefCell lets the test read `y` between replays.
+    let y = std::cell::RefCell::new(DeviceBuffer::<f32>::zeroed(&stream, n).unwrap());
+    let step = |s: &gpu_runtime::Stream| {
+        let config = LaunchConfig::for_len(n, 256);
+        let mut y = y.borrow_mut();
+        s.launch(&ADD_ONE, config, &[KernelArg::slice_mut(&mut y)])?;
+        s.launch(
+            &SAXPY,
+            config,
+            &[
+                KernelArg::scalar(2.0f32),
+                KernelArg::slice(&x),
+                KernelArg::slice_mut(&mut y),
+            ],
+        )
+    };
+    // Once eagerly (compiles both kernels), then captured: capturing runs nothing.
+    step(&stream).unwrap();
+    let graph = stream.capture(step).unwrap();
+    assert_eq!(graph.launches(), 2);
+    let expected_once: Vec<f32> = host.iter().map(|v| 1.0 + 2.0 * v).collect();
+    assert_eq!(y.borrow().to_host(&stream).unwrap(), expected_once);
+    for _ in 0..3 {
+        graph.launch().unwrap();
+    }
+    let mut expected = expected_once;
+    for _ in 0..3 {
+        for (e, v) in expected.iter_mut().zip(&host) {
+            *e = (*e + 1.0) + 2.0 * v;
+        }
+    }
+    assert_eq!(y.borrow().to_host(&stream).unwrap(), expected);
+
+    // The legacy default stream cannot be captured; a failing capture returns its error.
+    let err = gpu.default_stream().capture(step).unwrap_err();
+    assert!(matches!(err, Error::InvalidLaunch(_)), "{err}");
+    let failed = stream.capture(|_| Err(Error::InvalidLaunch("planted".into())));
+    assert!(matches!(failed, Err(Error::InvalidLaunch(m)) if m == "planted"));
+    // The stream and the graph still work after the abandoned capture.
+    graph.launch().unwrap();
+    stream.synchronize().unwrap();
+    for (e, v) in expected.iter_mut().zip(&host) {
+        *e = (*e + 1.0) + 2.0 * v;
+    }
+    assert_eq!(y.borrow().to_host(&stream).unwrap(), expected);
+}

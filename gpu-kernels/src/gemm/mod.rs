@@ -1,18 +1,41 @@
-//! Matrix multiply: `C = alpha·op(A)·op(B) + beta·C`, row-major.
+//! Matrix multiply, `C = alpha·op(A)·op(B) + beta·C`, with row-major matrices: `f32` inputs on
+//! the CUDA cores, `f16` and `bf16` inputs on the tensor cores; C and the accumulation are
+//! always `f32`.
+//!
+//! ```no_run
+//! use gpu_kernels::gemm::{gemm, Gemm};
+//! use gpu_runtime::{DeviceBuffer, Gpu};
+//!
+//! fn main() -> gpu_runtime::Result<()> {
+//!     let stream = Gpu::best()?.default_stream();
+//!     // [1 2; 3 4] · [5 6; 7 8]
+//!     let a = DeviceBuffer::from_host(&stream, &[1.0f32, 2.0, 3.0, 4.0])?;
+//!     let b = DeviceBuffer::from_host(&stream, &[5.0f32, 6.0, 7.0, 8.0])?;
+//!     let mut c = DeviceBuffer::zeroed(&stream, 4)?;
+//!     gemm(&stream, &Gemm::new(2, 2, 2), &a, &b, &mut c)?;
+//!     assert_eq!(c.to_host(&stream)?, [19.0, 22.0, 43.0, 50.0]);
+//!     Ok(())
+//! }
+//! ```
 
+mod simt;
 pub mod tensor_core;
+
+use gpu_macros::kernel;
+use gpu_runtime::half::{bf16, f16};
+use gpu_runtime::{DeviceBuffer, Error, Kernel, Result, Scalar, Stream, TemplateArg};
 
 /// Whether an operand is used as stored or transposed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transpose {
-    /// As stored.
+    /// Used as stored.
     No,
-    /// Transposed.
+    /// Used transposed.
     Yes,
 }
 
-/// One multiply: op(A) is m×k (A stored m×k, or k×m when `trans_a`), op(B) k×n (B stored k×n,
-/// or n×k when `trans_b`), C m×n.
+/// C = alpha·op(A)·op(B) + beta·C, all row-major. op(A) is m×k (A stored m×k, or k×m when
+/// transposed), op(B) is k×n (B stored k×n, or n×k when transposed), C m×n.
 #[derive(Clone, Copy, Debug)]
 pub struct Gemm {
     /// Rows of op(A) and C.
@@ -21,12 +44,237 @@ pub struct Gemm {
     pub n: usize,
     /// Columns of op(A), rows of op(B).
     pub k: usize,
-    /// Whether A is stored k×m.
+    /// Whether A is used transposed.
     pub trans_a: Transpose,
-    /// Whether B is stored n×k.
+    /// Whether B is used transposed.
     pub trans_b: Transpose,
     /// The product's scale.
     pub alpha: f32,
-    /// C's scale; 0 means C is not read.
+    /// The scale of C's old value; 0 means C is only written, never read (as in BLAS).
     pub beta: f32,
+}
+
+impl Gemm {
+    /// `C = A·B` for an m×k A and a k×n B: no transposes, alpha 1, beta 0.
+    pub fn new(m: usize, n: usize, k: usize) -> Self {
+        Gemm {
+            m,
+            n,
+            k,
+            trans_a: Transpose::No,
+            trans_b: Transpose::No,
+            alpha: 1.0,
+            beta: 0.0,
+        }
+    }
+
+    /// Uses A transposed: A is stored k×m.
+    pub fn trans_a(mut self) -> Self {
+        self.trans_a = Transpose::Yes;
+        self
+    }
+
+    /// Uses B transposed: B is stored n×k.
+    pub fn trans_b(mut self) -> Self {
+        self.trans_b = Transpose::Yes;
+        self
+    }
+
+    /// Sets the product's scale.
+    pub fn alpha(mut self, alpha: f32) -> Self {
+        self.alpha = alpha;
+        self
+    }
+
+    /// Sets the scale of C's old value.
+    pub fn beta(mut self, beta: f32) -> Self {
+        self.beta = beta;
+        self
+    }
+
+    /// Floating-point operations of one run, counting a multiply-add as two.
+    pub fn flops(&self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+}
+
+impl From<&Gemm> for gpu_runtime::blas::GemmShape {
+    /// The same multiply, for the cuBLAS reference.
+    fn from(spec: &Gemm) -> Self {
+        gpu_runtime::blas::GemmShape {
+            m: spec.m,
+            n: spec.n,
+            k: spec.k,
+            trans_a: spec.trans_a == Transpose::Yes,
+            trans_b: spec.trans_b == Transpose::Yes,
+            alpha: spec.alpha,
+            beta: spec.beta,
+        }
+    }
+}
+
+mod sealed {
+    /// Keeps [`super::GemmInput`] to the types the module has kernels for.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for super::f16 {}
+    impl Sealed for super::bf16 {}
+}
+
+/// Input element types: f32 (CUDA cores), f16 and bf16 (tensor cores, f32 accumulate); C is
+/// always f32.
+pub trait GemmInput: Scalar + sealed::Sealed {
+    /// Runs a validated, non-empty `spec` with this type's kernels.
+    #[doc(hidden)]
+    fn launch_gemm(
+        stream: &Stream,
+        spec: &Gemm,
+        a: &DeviceBuffer<Self>,
+        b: &DeviceBuffer<Self>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> Result<()>;
+}
+
+impl GemmInput for f32 {
+    fn launch_gemm(
+        stream: &Stream,
+        spec: &Gemm,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> Result<()> {
+        simt::gemm_f32(stream, spec, a, b, c)
+    }
+}
+
+impl GemmInput for f16 {
+    fn launch_gemm(
+        stream: &Stream,
+        spec: &Gemm,
+        a: &DeviceBuffer<f16>,
+        b: &DeviceBuffer<f16>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> Result<()> {
+        tensor_core::gemm_f16(stream, spec, a, b, c)
+    }
+}
+
+impl GemmInput for bf16 {
+    fn launch_gemm(
+        stream: &Stream,
+        spec: &Gemm,
+        a: &DeviceBuffer<bf16>,
+        b: &DeviceBuffer<bf16>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> Result<()> {
+        tensor_core::gemm_bf16(stream, spec, a, b, c)
+    }
+}
+
+/// `C = alpha·op(A)·op(B) + beta·C` as described by `spec`, on `stream`.
+///
+/// Fails with [`Error::LengthMismatch`] when a buffer's length does not match the shape. With
+/// m or n zero there is nothing to do; with k zero (or alpha zero) C becomes beta·C, and A and
+/// B are not read.
+pub fn gemm<T: GemmInput>(
+    stream: &Stream,
+    spec: &Gemm,
+    a: &DeviceBuffer<T>,
+    b: &DeviceBuffer<T>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    if prepare(stream, spec, a, b, c)? {
+        T::launch_gemm(stream, spec, a, b, c)?;
+    }
+    Ok(())
+}
+
+/// Which tile configuration [`gemm_f32_with_tiles`] uses.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tiles {
+    /// Chosen from the shape, as [`gemm`] does.
+    Auto,
+    /// 32×32 tiles of C per block.
+    Small,
+    /// 32×32 tiles, k split in as many slices of at least 128 as it has (at most 64).
+    SmallSplitK,
+    /// 64×64 tiles of C per block.
+    Medium,
+    /// 128×128 tiles of C per block.
+    Large,
+}
+
+/// [`gemm`] for `f32` with a forced tile configuration, so tests cover both on any device.
+#[doc(hidden)]
+pub fn gemm_f32_with_tiles(
+    stream: &Stream,
+    spec: &Gemm,
+    a: &DeviceBuffer<f32>,
+    b: &DeviceBuffer<f32>,
+    c: &mut DeviceBuffer<f32>,
+    tiles: Tiles,
+) -> Result<()> {
+    if prepare(stream, spec, a, b, c)? {
+        simt::gemm_f32_tiles(stream, spec, a, b, c, tiles)?;
+    }
+    Ok(())
+}
+
+/// Checks the buffers against the shape and handles the cases without a product (an empty C,
+/// k or alpha zero); true when the product kernel still has to run.
+fn prepare<T: Scalar>(
+    stream: &Stream,
+    spec: &Gemm,
+    a: &DeviceBuffer<T>,
+    b: &DeviceBuffer<T>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<bool> {
+    let elements = |what: &str, rows: usize, cols: usize| {
+        rows.checked_mul(cols).ok_or_else(|| {
+            Error::InvalidLaunch(format!(
+                "gemm: {what} would have {rows}×{cols} elements, more than memory can address"
+            ))
+        })
+    };
+    let a_len = elements("A", spec.m, spec.k)?;
+    let b_len = elements("B", spec.k, spec.n)?;
+    let c_len = elements("C", spec.m, spec.n)?;
+    crate::map::same_len("gemm: A, m·k elements", a_len, a.len())?;
+    crate::map::same_len("gemm: B, k·n elements", b_len, b.len())?;
+    crate::map::same_len("gemm: C, m·n elements", c_len, c.len())?;
+    if c_len == 0 {
+        return Ok(false);
+    }
+    if spec.k == 0 || spec.alpha == 0.0 {
+        let config = crate::map::grid_stride_config(stream, c_len);
+        scale_by_beta::launch(stream, config, spec.beta, c)?;
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// `c = beta·c`, where beta = 0 writes zeros even over NaN (C is not read, as in BLAS).
+#[kernel]
+fn scale_by_beta(beta: f32, c: &mut [f32]) {
+    for i in (global_idx().x..c.len()).step_by(grid_size().x) {
+        c[i] = if beta == 0.0 { 0.0 } else { beta * c[i] };
+    }
+}
+
+/// Every kernel instantiation this module launches, for compiling them all ahead of time; the
+/// kernels without template arguments are also in `all_kernels()`.
+pub fn instantiations() -> Vec<(&'static Kernel, Vec<TemplateArg>)> {
+    let mut all: Vec<_> = kernels().into_iter().map(|k| (k, Vec::new())).collect();
+    all.extend(simt::instantiations());
+    all.extend(tensor_core::instantiations());
+    all
+}
+
+/// The kernels of this module that take no template arguments.
+pub(crate) fn kernels() -> Vec<&'static Kernel> {
+    let mut all = vec![&scale_by_beta::KERNEL];
+    all.extend_from_slice(simt::KERNELS);
+    all.extend_from_slice(tensor_core::KERNELS);
+    all
 }

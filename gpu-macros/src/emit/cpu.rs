@@ -339,6 +339,7 @@ impl Twin<'_> {
                 step,
                 body,
                 label,
+                ..
             } => {
                 let name = &self.function.local(*var).name;
                 let range = format!("({}..{})", self.expr(*start), self.expr(*end));

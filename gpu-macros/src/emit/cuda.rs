@@ -339,7 +339,18 @@ impl<'a> Emitter<'a> {
             FnKind::Kernel => "extern \"C\" __global__ void".to_string(),
             FnKind::Device => format!("__device__ {}", self.kernel.ret.map_or("void", cuda_type)),
         };
-        format!("{head} {}({})", self.kernel.name, params.join(", "))
+        let bounds = match self.kernel.launch_bounds {
+            Some(LaunchBounds {
+                max_threads,
+                min_blocks: Some(blocks),
+            }) => format!(" __launch_bounds__({max_threads}, {blocks})"),
+            Some(LaunchBounds {
+                max_threads,
+                min_blocks: None,
+            }) => format!(" __launch_bounds__({max_threads})"),
+            None => String::new(),
+        };
+        format!("{head}{bounds} {}({})", self.kernel.name, params.join(", "))
     }
 
     fn function(&mut self) {
@@ -462,7 +473,8 @@ impl<'a> Emitter<'a> {
                 step,
                 body,
                 label,
-            } => self.for_loop(*var, *start, *end, *step, body, label),
+                unroll,
+            } => self.for_loop(*var, (*start, *end, *step), body, label, *unroll),
             StmtKind::Break(label) => self.jump(label.as_deref(), true),
             StmtKind::Continue(label) => self.jump(label.as_deref(), false),
             StmtKind::Return(None) => self.out.line("return;"),
@@ -785,11 +797,10 @@ impl<'a> Emitter<'a> {
     fn for_loop(
         &mut self,
         var: LocalId,
-        start: ExprId,
-        end: ExprId,
-        step: Option<ExprId>,
+        (start, end, step): (ExprId, ExprId, Option<ExprId>),
         body: &Block,
         label: &Option<String>,
+        unroll: bool,
     ) {
         let Ty::Scalar(scalar) = self.types.local(var) else {
             unreachable!("checked: loop variables are integers");
@@ -804,6 +815,9 @@ impl<'a> Emitter<'a> {
                 let header = format!(
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; ++{name}) {{"
                 );
+                if unroll {
+                    self.out.line("#pragma unroll");
+                }
                 self.labeled_loop(label, &header, body);
             }
             Some(step) => {
@@ -825,6 +839,9 @@ impl<'a> Emitter<'a> {
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; \
                      {name} = {distance} > {step_name} ? ({ty})({name} + {step_name}) : {end_name}) {{"
                 );
+                if unroll {
+                    self.out.line("#pragma unroll");
+                }
                 self.labeled_loop(label, &header, body);
                 self.out.dedent();
                 self.out.line("}");

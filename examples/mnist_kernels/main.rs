@@ -1,0 +1,359 @@
+//! Trains an MLP on MNIST with the project's own kernels, then writes the weights, the metrics,
+//! a training-curve PNG and the confusion matrix.
+//!
+//! `cargo run --release --example mnist_kernels -- --help`
+
+mod args;
+mod checkpoint;
+mod data;
+mod download;
+mod error;
+mod idx;
+mod output;
+mod plot;
+mod reference;
+mod train;
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use clap::Parser;
+use gpu::prelude::Gpu;
+use gpu::runtime::Backend;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use args::{Args, OptimizerArg};
+use error::{io, Error, Result};
+use train::{Dataset, EpochStats, Optimizer, Precision, Progress, TrainConfig};
+
+/// Training and test samples used on the CPU backend when `--limit` is not given: the full
+/// set would take minutes per epoch there.
+const CPU_DEFAULT_LIMIT: (usize, usize) = (6000, 1000);
+
+/// Steps between progress-bar updates, to keep the per-step callback cheap.
+const PROGRESS_EVERY: usize = 50;
+
+fn main() {
+    let args = Args::parse();
+    if let Err(err) = run(&args) {
+        eprintln!("error: {err}");
+        std::process::exit(1);
+    }
+}
+
+/// The whole program; every failure comes back as an [`Error`] for `main` to print.
+fn run(args: &Args) -> Result<()> {
+    check_args(args)?;
+    let gpu = open_device(args.cpu)?;
+    let source = data::locate(
+        args.data.as_deref(),
+        Path::new(data::DEFAULT_DIR),
+        Path::new(data::FASHION_MNIST_DIR),
+        !args.no_download,
+    )?;
+    println!("dataset: {source}");
+    let (mut train_set, mut test_set) = data::load_dir(&source.dir)?;
+    apply_limit(args.limit, gpu.backend(), &mut train_set, &mut test_set);
+    println!(
+        "{} training and {} test images of {} pixels, {} classes",
+        train_set.len, test_set.len, train_set.pixels, train_set.classes
+    );
+    std::fs::create_dir_all(&args.out).map_err(io(&args.out))?;
+    if args.eval_only {
+        evaluate_saved(args, &gpu, &test_set, &source)
+    } else {
+        train_and_report(args, &gpu, &train_set, &test_set, &source)
+    }
+}
+
+/// Rejects option values clap's parsers let through but training cannot use.
+fn check_args(args: &Args) -> Result<()> {
+    if !(args.lr.is_finite() && args.lr > 0.0) {
+        return Err(Error::Usage(format!(
+            "--lr {}: the learning rate must be a positive number",
+            args.lr
+        )));
+    }
+    if !(0.0..1.0).contains(&args.momentum) {
+        return Err(Error::Usage(format!(
+            "--momentum {}: must be in [0, 1)",
+            args.momentum
+        )));
+    }
+    Ok(())
+}
+
+/// The CPU backend when asked, else the best device, saying which and whether it fell back.
+fn open_device(force_cpu: bool) -> Result<Gpu> {
+    let gpu = if force_cpu { Gpu::cpu() } else { Gpu::best()? };
+    match gpu.backend() {
+        Backend::Cuda => println!("device: {} (CUDA backend)", gpu.name()),
+        Backend::Cpu if force_cpu => println!("device: CPU backend (--cpu)"),
+        Backend::Cpu => println!(
+            "device: CPU backend (no usable CUDA device here, or GPU_BACKEND=cpu); \
+             kernels run as their CPU twins"
+        ),
+    }
+    Ok(gpu)
+}
+
+/// Truncates both sets to `--limit`, or to a small default on the CPU backend, saying so.
+fn apply_limit(limit: Option<u64>, backend: Backend, train: &mut Dataset, test: &mut Dataset) {
+    let (train_limit, test_limit) = match (limit, backend) {
+        (Some(n), _) => {
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            (n, n)
+        }
+        (None, Backend::Cpu) => {
+            println!(
+                "CPU backend without --limit: using the first {} training and {} test samples \
+                 (pass --limit N to choose)",
+                CPU_DEFAULT_LIMIT.0, CPU_DEFAULT_LIMIT.1
+            );
+            CPU_DEFAULT_LIMIT
+        }
+        (None, Backend::Cuda) => return,
+    };
+    data::truncate(train, train_limit);
+    data::truncate(test, test_limit);
+}
+
+/// The training configuration the options describe.
+fn config(args: &Args) -> TrainConfig {
+    TrainConfig {
+        hidden: args.hidden.iter().map(|&h| h as usize).collect(),
+        batch: args.batch as usize,
+        epochs: args.epochs as usize,
+        lr: args.lr,
+        optimizer: match args.optimizer {
+            OptimizerArg::Adam => Optimizer::Adam,
+            OptimizerArg::Sgd => Optimizer::Sgd {
+                momentum: args.momentum,
+            },
+        },
+        seed: args.seed,
+        precision: if args.bf16 {
+            Precision::Bf16
+        } else {
+            Precision::F32
+        },
+    }
+}
+
+/// A one-line description of the model and optimizer, for titles and logs.
+fn describe(config: &TrainConfig, data: &Dataset) -> String {
+    let sizes: Vec<String> = std::iter::once(data.pixels)
+        .chain(config.hidden.iter().copied())
+        .chain(std::iter::once(data.classes))
+        .map(|n| n.to_string())
+        .collect();
+    let optimizer = match config.optimizer {
+        Optimizer::Adam => "Adam".to_string(),
+        Optimizer::Sgd { momentum } => format!("SGD momentum {momentum}"),
+    };
+    let precision = match config.precision {
+        Precision::F32 => "f32",
+        Precision::Bf16 => "bf16 mixed",
+    };
+    format!(
+        "MLP {}, {optimizer} lr {}, batch {}, {precision}",
+        sizes.join("-"),
+        config.lr,
+        config.batch
+    )
+}
+
+/// A progress bar for one epoch.
+fn epoch_bar(epoch: usize, epochs: usize, steps: usize) -> ProgressBar {
+    let bar = ProgressBar::new(steps as u64);
+    let style = ProgressStyle::with_template(
+        "epoch {prefix} [{bar:30.cyan/blue}] {pos:>5}/{len} steps  {msg}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_prefix(format!("{epoch}/{epochs}"));
+    bar
+}
+
+/// Trains, then saves the weights, metrics, curve and confusion matrix and prints a summary.
+fn train_and_report(
+    args: &Args,
+    gpu: &Gpu,
+    train_set: &Dataset,
+    test_set: &Dataset,
+    source: &data::Source,
+) -> Result<()> {
+    let config = config(args);
+    let description = describe(&config, train_set);
+    println!("training {description}, {} epochs", config.epochs);
+
+    // Shared by the two callbacks: the bar of the epoch in progress.
+    let bar: RefCell<Option<ProgressBar>> = RefCell::new(None);
+    let mut epochs: Vec<EpochStats> = Vec::new();
+    let model = train::train(
+        gpu,
+        &config,
+        train_set,
+        test_set,
+        &mut |progress: &Progress| {
+            if !progress.step.is_multiple_of(PROGRESS_EVERY) && progress.step != progress.steps {
+                return;
+            }
+            let mut bar = bar.borrow_mut();
+            let bar =
+                bar.get_or_insert_with(|| epoch_bar(progress.epoch, config.epochs, progress.steps));
+            bar.set_position(progress.step as u64);
+            bar.set_message(format!(
+                "loss {:.4}  {:.0} samples/s",
+                progress.loss, progress.samples_per_second
+            ));
+        },
+        &mut |stats: &EpochStats| {
+            if let Some(bar) = bar.borrow_mut().take() {
+                bar.finish_and_clear();
+            }
+            println!(
+                "epoch {}/{}: train loss {:.4} acc {:.2}% | test loss {:.4} acc {:.2}% | \
+                 {:.2} s, {:.0} samples/s, {:.3} ms/step",
+                stats.epoch,
+                config.epochs,
+                stats.train_loss,
+                100.0 * stats.train_accuracy,
+                stats.test_loss,
+                100.0 * stats.test_accuracy,
+                stats.seconds,
+                stats.samples_per_second,
+                stats.step_ms
+            );
+            epochs.push(stats.clone());
+        },
+    )?;
+
+    let weights_path = args.out.join(checkpoint::FILE_NAME);
+    checkpoint::save(&weights_path, &model)?;
+    let eval = train::evaluate(gpu, &model, test_set)?;
+    let title = format!("{} — {description}", dataset_name(source));
+    write_confusion(&args.out, &eval.confusion, &dataset_name(source))?;
+    let curve_path = args.out.join("training_curve.png");
+    plot::training_curve(&curve_path, &epochs, &title)?;
+
+    let timing = Timing::of(&epochs);
+    let metrics = json!({
+        "dataset": dataset_name(source),
+        "data_dir": source.dir.display().to_string(),
+        "device": gpu.name(),
+        "backend": gpu.backend().to_string(),
+        "model": description,
+        "hidden": config.hidden,
+        "batch": config.batch,
+        "epochs": config.epochs,
+        "lr": output::short(config.lr),
+        "seed": config.seed,
+        "train_samples": train_set.len,
+        "test_samples": test_set.len,
+        "test_loss": output::short(eval.loss),
+        "test_accuracy": output::short(eval.accuracy),
+        "mean_epoch_seconds": timing.epoch_seconds,
+        "mean_step_ms": timing.step_ms,
+        "samples_per_second": timing.samples_per_second,
+        "timing_excludes_first_epoch": timing.excludes_first,
+        "per_epoch": epochs.iter().map(output::epoch_json).collect::<Vec<_>>(),
+    });
+    output::write_json(&args.out.join("metrics.json"), &metrics)?;
+
+    println!("{}", output::confusion_table(&eval.confusion));
+    println!("test accuracy: {:.2}%", 100.0 * eval.accuracy);
+    println!(
+        "time per epoch: {:.3} s, {:.0} samples/s, {:.4} ms per step{}",
+        timing.epoch_seconds,
+        timing.samples_per_second,
+        timing.step_ms,
+        if timing.excludes_first {
+            " (means over epochs 2.., the first includes kernel compilation)"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "wrote {}, metrics.json, training_curve.png, confusion.csv, confusion.png in {}",
+        checkpoint::FILE_NAME,
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// Means of the per-epoch timings.
+struct Timing {
+    epoch_seconds: f64,
+    samples_per_second: f64,
+    step_ms: f64,
+    /// Whether the first epoch (which compiles the kernels) was left out.
+    excludes_first: bool,
+}
+
+impl Timing {
+    fn of(epochs: &[EpochStats]) -> Timing {
+        let excludes_first = epochs.len() > 1;
+        let steady = if excludes_first { &epochs[1..] } else { epochs };
+        let n = steady.len().max(1) as f64;
+        let mean = |get: fn(&EpochStats) -> f64| steady.iter().map(get).sum::<f64>() / n;
+        Timing {
+            epoch_seconds: mean(|s| s.seconds),
+            samples_per_second: mean(|s| s.samples_per_second),
+            step_ms: mean(|s| s.step_ms),
+            excludes_first,
+        }
+    }
+}
+
+/// "MNIST", "Fashion-MNIST" or the folder's name.
+fn dataset_name(source: &data::Source) -> String {
+    match source.kind {
+        data::Kind::Mnist => "MNIST".to_string(),
+        data::Kind::FashionMnist => "Fashion-MNIST".to_string(),
+        data::Kind::Given => source.dir.display().to_string(),
+    }
+}
+
+/// Writes confusion.csv and confusion.png.
+fn write_confusion(out: &Path, confusion: &[Vec<u32>], dataset: &str) -> Result<()> {
+    output::write_text(
+        &out.join("confusion.csv"),
+        &output::confusion_csv(confusion),
+    )?;
+    let title = format!("{dataset} test set: confusion matrix");
+    plot::confusion_heatmap(&out.join("confusion.png"), confusion, &title)
+}
+
+/// `--eval-only`: loads OUT/weights.bin and evaluates it on the test set.
+fn evaluate_saved(args: &Args, gpu: &Gpu, test_set: &Dataset, source: &data::Source) -> Result<()> {
+    let path = args.out.join(checkpoint::FILE_NAME);
+    if !path.is_file() {
+        return Err(Error::Usage(format!(
+            "--eval-only: {} does not exist; train first (without --eval-only) with the same --out",
+            path.display()
+        )));
+    }
+    let model = checkpoint::load(&path, test_set.pixels, test_set.classes)?;
+    let sizes: Vec<String> = std::iter::once(model.layers[0].inputs)
+        .chain(model.layers.iter().map(|l| l.outputs))
+        .map(|n| n.to_string())
+        .collect();
+    println!("loaded {} (MLP {})", path.display(), sizes.join("-"));
+    let eval = train::evaluate(gpu, &model, test_set)?;
+    write_confusion(&args.out, &eval.confusion, &dataset_name(source))?;
+    println!("{}", output::confusion_table(&eval.confusion));
+    println!(
+        "test loss {:.4}, test accuracy: {:.2}% on {} samples",
+        eval.loss,
+        100.0 * eval.accuracy,
+        test_set.len
+    );
+    println!(
+        "wrote confusion.csv and confusion.png in {}",
+        args.out.display()
+    );
+    Ok(())
+}

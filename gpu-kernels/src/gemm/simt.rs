@@ -1,0 +1,771 @@
+//! `f32` GEMM on the CUDA cores: `C = alpha·op(A)·op(B) + beta·C`, row-major.
+//!
+//! Two tile configurations of one algorithm. Each block owns a tile of C and walks k in steps
+//! of a k-tile: its threads copy the A and B tiles into shared memory, stored k-major (`[k][row]`
+//! for A, `[k][col]` for B) so that every thread reads its column of A and row of B fragments
+//! with 16-byte loads, and accumulate outer products in registers. The next k-tile is loaded
+//! from global memory into registers while the current one is multiplied, and shared memory is
+//! double-buffered, so each k-tile costs one barrier.
+//!
+//! An operand is read "along k" when consecutive elements in memory are consecutive k (A as
+//! stored, B transposed) and "across" otherwise (A transposed, B as stored); the copy to shared
+//! memory transposes in the first case and not in the second, so all four transpose
+//! combinations run the same inner loop at the same speed.
+
+use gpu_macros::kernel;
+use gpu_runtime::{Block, DeviceBuffer, Grid, Kernel, LaunchConfig, Result, Stream, TemplateArg};
+
+use super::{Gemm, Tiles, Transpose};
+
+/// The large configuration: a 128×128 tile of C per block, k-tiles of 8, 8×8 outputs per thread
+/// (rows `4·ty..4·ty+4` and `64+4·ty..`, columns likewise with `tx`, so the fragments are two
+/// 16-byte shared loads each). Shared rows are padded from 128 to 132 floats so the transposing
+/// stores of an along-k operand hit distinct banks. The transposes are template arguments (1 for
+/// transposed), so each combination compiles to straight-line code; two blocks per
+/// multiprocessor keep 16 warps resident to hide the global loads, which caps registers at 128.
+#[kernel(launch_bounds(256, 2))]
+fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    beta: f32,
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+) {
+    const BK: usize = 8;
+    const STRIDE: usize = 132;
+    const BUFFER: usize = 1056;
+    // Two buffers of BK rows of STRIDE floats.
+    let a_tile = shared_array::<f32, 2112>();
+    let b_tile = shared_array::<f32, 2112>();
+    let t = thread_idx().x;
+    let bm = block_idx().y as usize * 128;
+    let bn = block_idx().x as usize * 128;
+    // A warp computes a 4×8 arrangement of threads, so its A fragment loads touch 4 addresses
+    // and its B fragment loads 8 consecutive ones: no bank conflicts.
+    let warp = t / 32;
+    let lane = t % 32;
+    let ty = ((warp / 2) * 4 + lane / 8) as usize;
+    let tx = ((warp % 2) * 8 + lane % 8) as usize;
+
+    // What this thread copies: along k, 4 consecutive k of tile row `t / 2`; across, 4
+    // consecutive rows of k-row `t / 32`.
+    let along_row = (t / 2) as usize;
+    let along_k = ((t % 2) * 4) as usize;
+    let across_k = (t / 32) as usize;
+    let across_col = ((t % 32) * 4) as usize;
+    // 16-byte global loads need the four elements contiguous and 16-byte aligned: the leading
+    // dimension a multiple of 4 (buffers themselves are 256-byte aligned).
+    let a_vector = if TRANS_A == 0 { k % 4 == 0 } else { m % 4 == 0 };
+    let b_vector = if TRANS_B == 0 { n % 4 == 0 } else { k % 4 == 0 };
+
+    // A block whose tile lies inside C, with 16-byte loads possible, reads every full k-tile
+    // through running offsets without bounds checks: the checked path below costs as many
+    // instructions as a fifth of the tile's multiply-adds. Measured on an H100 at 4096³, this
+    // gains 2-4% with B as stored and loses 11% with B transposed (the extra registers crowd
+    // the 128-register budget), so only B as stored takes it.
+    let interior = TRANS_B == 0 && a_vector && b_vector && bm + 128 <= m && bn + 128 <= n;
+    let mut a_offset = if TRANS_A == 0 {
+        (bm + along_row) * k + along_k
+    } else {
+        across_k * m + bm + across_col
+    };
+    let mut b_offset = if TRANS_B == 0 {
+        across_k * n + bn + across_col
+    } else {
+        (bn + along_row) * k + along_k
+    };
+    let a_step = if TRANS_A == 0 { BK } else { BK * m };
+    let b_step = if TRANS_B == 0 { BK * n } else { BK };
+
+    let mut acc = [0.0f32; 64];
+    let mut va = [0.0f32; 4];
+    let mut vb = [0.0f32; 4];
+    let tiles = (k + BK - 1) / BK;
+    // Step s loads k-tile s into registers, multiplies k-tile s - 1 (already in shared memory),
+    // then stores k-tile s into the other buffer.
+    for step in 0..tiles + 1 {
+        let kt = step * BK;
+        if interior && kt + BK <= k {
+            let x = a.load4(a_offset);
+            let y = b.load4(b_offset);
+            #[unroll]
+            for j in 0..4 {
+                va[j] = x[j];
+                vb[j] = y[j];
+            }
+        } else if step < tiles {
+            if TRANS_A == 0 {
+                let row = bm + along_row;
+                let kk = kt + along_k;
+                if a_vector && row < m && kk < k {
+                    let v = a.load4(row * k + kk);
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = if row < m && kk + j < k {
+                            a[row * k + kk + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            } else {
+                let kk = kt + across_k;
+                let col = bm + across_col;
+                if a_vector && kk < k && col < m {
+                    let v = a.load4(kk * m + col);
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = if kk < k && col + j < m {
+                            a[kk * m + col + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            }
+            if TRANS_B == 0 {
+                let kk = kt + across_k;
+                let col = bn + across_col;
+                if b_vector && kk < k && col < n {
+                    let v = b.load4(kk * n + col);
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = if kk < k && col + j < n {
+                            b[kk * n + col + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            } else {
+                let row = bn + along_row;
+                let kk = kt + along_k;
+                if b_vector && row < n && kk < k {
+                    let v = b.load4(row * k + kk);
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = if row < n && kk + j < k {
+                            b[row * k + kk + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            }
+        }
+        a_offset += a_step;
+        b_offset += b_step;
+        if step > 0 {
+            let base = ((step - 1) % 2) * BUFFER;
+            #[unroll]
+            for p in 0..BK {
+                let row = base + p * STRIDE;
+                let a0 = a_tile.load4(row + ty * 4);
+                let a1 = a_tile.load4(row + 64 + ty * 4);
+                let b0 = b_tile.load4(row + tx * 4);
+                let b1 = b_tile.load4(row + 64 + tx * 4);
+                #[unroll]
+                for i in 0..4 {
+                    #[unroll]
+                    for j in 0..4 {
+                        acc[i * 8 + j] += a0[i] * b0[j];
+                        acc[i * 8 + 4 + j] += a0[i] * b1[j];
+                        acc[(i + 4) * 8 + j] += a1[i] * b0[j];
+                        acc[(i + 4) * 8 + 4 + j] += a1[i] * b1[j];
+                    }
+                }
+            }
+        }
+        if step < tiles {
+            let base = (step % 2) * BUFFER;
+            if TRANS_A == 0 {
+                #[unroll]
+                for j in 0..4 {
+                    a_tile[base + (along_k + j) * STRIDE + along_row] = va[j];
+                }
+            } else {
+                a_tile.store4(base + across_k * STRIDE + across_col, va);
+            }
+            if TRANS_B == 0 {
+                b_tile.store4(base + across_k * STRIDE + across_col, vb);
+            } else {
+                #[unroll]
+                for j in 0..4 {
+                    b_tile[base + (along_k + j) * STRIDE + along_row] = vb[j];
+                }
+            }
+            sync_threads();
+        }
+    }
+
+    let c_vector = n % 4 == 0;
+    #[unroll]
+    for i in 0..8 {
+        let row = bm + (i / 4) * 64 + ty * 4 + i % 4;
+        if row < m {
+            #[unroll]
+            for half in 0..2 {
+                let col = bn + half * 64 + tx * 4;
+                let mut out = [0.0f32; 4];
+                #[unroll]
+                for j in 0..4 {
+                    out[j] = alpha * acc[i * 8 + half * 4 + j];
+                }
+                if c_vector && col < n {
+                    // beta = 0 never reads C, as in BLAS: C may hold NaN or garbage.
+                    if beta != 0.0 {
+                        let old = c.load4(row * n + col);
+                        #[unroll]
+                        for j in 0..4 {
+                            out[j] += beta * old[j];
+                        }
+                    }
+                    c.store4(row * n + col, out);
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        if col + j < n {
+                            let index = row * n + col + j;
+                            c[index] = if beta != 0.0 {
+                                out[j] + beta * c[index]
+                            } else {
+                                out[j]
+                            };
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The medium configuration, for shapes with too few 128×128 tiles to fill the device (1024²
+/// on an H100): a 64×64 tile of C per block of 128 threads, k-tiles of 8, 4×8 outputs per
+/// thread (rows `4·ty..4·ty+4`, columns `4·tx..` and `32+4·tx..`). Otherwise as the large one.
+#[kernel(launch_bounds(128))]
+fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    beta: f32,
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+) {
+    const BK: usize = 8;
+    const STRIDE: usize = 68;
+    const BUFFER: usize = 544;
+    let a_tile = shared_array::<f32, 1088>();
+    let b_tile = shared_array::<f32, 1088>();
+    let t = thread_idx().x;
+    let bm = block_idx().y as usize * 64;
+    let bn = block_idx().x as usize * 64;
+    let warp = t / 32;
+    let lane = t % 32;
+    let ty = (warp * 4 + lane / 8) as usize;
+    let tx = (lane % 8) as usize;
+    let along_row = (t / 2) as usize;
+    let along_k = ((t % 2) * 4) as usize;
+    let across_k = (t / 16) as usize;
+    let across_col = ((t % 16) * 4) as usize;
+    let a_vector = if TRANS_A == 0 { k % 4 == 0 } else { m % 4 == 0 };
+    let b_vector = if TRANS_B == 0 { n % 4 == 0 } else { k % 4 == 0 };
+
+    let mut acc = [0.0f32; 32];
+    let mut va = [0.0f32; 4];
+    let mut vb = [0.0f32; 4];
+    let tiles = (k + BK - 1) / BK;
+    for step in 0..tiles + 1 {
+        let kt = step * BK;
+        if step < tiles {
+            if TRANS_A == 0 {
+                let row = bm + along_row;
+                let kk = kt + along_k;
+                if a_vector && row < m && kk < k {
+                    let v = a.load4(row * k + kk);
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = if row < m && kk + j < k {
+                            a[row * k + kk + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            } else {
+                let kk = kt + across_k;
+                let col = bm + across_col;
+                if a_vector && kk < k && col < m {
+                    let v = a.load4(kk * m + col);
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        va[j] = if kk < k && col + j < m {
+                            a[kk * m + col + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            }
+            if TRANS_B == 0 {
+                let kk = kt + across_k;
+                let col = bn + across_col;
+                if b_vector && kk < k && col < n {
+                    let v = b.load4(kk * n + col);
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = if kk < k && col + j < n {
+                            b[kk * n + col + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            } else {
+                let row = bn + along_row;
+                let kk = kt + along_k;
+                if b_vector && row < n && kk < k {
+                    let v = b.load4(row * k + kk);
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = v[j];
+                    }
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[j] = if row < n && kk + j < k {
+                            b[row * k + kk + j]
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            }
+        }
+        if step > 0 {
+            let base = ((step - 1) % 2) * BUFFER;
+            #[unroll]
+            for p in 0..BK {
+                let row = base + p * STRIDE;
+                let a0 = a_tile.load4(row + ty * 4);
+                let b0 = b_tile.load4(row + tx * 4);
+                let b1 = b_tile.load4(row + 32 + tx * 4);
+                #[unroll]
+                for i in 0..4 {
+                    #[unroll]
+                    for j in 0..4 {
+                        acc[i * 8 + j] += a0[i] * b0[j];
+                        acc[i * 8 + 4 + j] += a0[i] * b1[j];
+                    }
+                }
+            }
+        }
+        if step < tiles {
+            let base = (step % 2) * BUFFER;
+            if TRANS_A == 0 {
+                #[unroll]
+                for j in 0..4 {
+                    a_tile[base + (along_k + j) * STRIDE + along_row] = va[j];
+                }
+            } else {
+                a_tile.store4(base + across_k * STRIDE + across_col, va);
+            }
+            if TRANS_B == 0 {
+                b_tile.store4(base + across_k * STRIDE + across_col, vb);
+            } else {
+                #[unroll]
+                for j in 0..4 {
+                    b_tile[base + (along_k + j) * STRIDE + along_row] = vb[j];
+                }
+            }
+            sync_threads();
+        }
+    }
+
+    let c_vector = n % 4 == 0;
+    #[unroll]
+    for i in 0..4 {
+        let row = bm + ty * 4 + i;
+        if row < m {
+            #[unroll]
+            for half in 0..2 {
+                let col = bn + half * 32 + tx * 4;
+                let mut out = [0.0f32; 4];
+                #[unroll]
+                for j in 0..4 {
+                    out[j] = alpha * acc[i * 8 + half * 4 + j];
+                }
+                if c_vector && col < n {
+                    if beta != 0.0 {
+                        let old = c.load4(row * n + col);
+                        #[unroll]
+                        for j in 0..4 {
+                            out[j] += beta * old[j];
+                        }
+                    }
+                    c.store4(row * n + col, out);
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        if col + j < n {
+                            let index = row * n + col + j;
+                            c[index] = if beta != 0.0 {
+                                out[j] + beta * c[index]
+                            } else {
+                                out[j]
+                            };
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The small configuration, for shapes that would leave most multiprocessors idle even with
+/// 64×64 tiles (a batch of 64 in an MLP): a 32×32 tile of C per block, k-tiles of 64 (few
+/// steps, since each waits on global memory), one row and four columns of outputs per thread.
+/// Element loads are scalar (coalesced along whichever dimension is contiguous), which lets any
+/// shape use it. With few tiles and a long k, blocks along z split k in slices of `k_slice`,
+/// each writing its partial product to its own m×n slab of `c` (see [`sum_k_slices`]).
+#[kernel(launch_bounds(256, 2))]
+fn gemm_f32_32x32(
+    m: usize,
+    n: usize,
+    k: usize,
+    k_slice: usize,
+    trans_a: u32,
+    trans_b: u32,
+    alpha: f32,
+    beta: f32,
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+) {
+    const BK: usize = 64;
+    // A is read one element at a time, so an odd stride avoids bank conflicts; B's rows are
+    // read with 16-byte loads and need a multiple of 4.
+    const A_STRIDE: usize = 33;
+    const B_STRIDE: usize = 36;
+    const A_BUFFER: usize = 2112;
+    const B_BUFFER: usize = 2304;
+    let a_tile = shared_array::<f32, 4224>();
+    let b_tile = shared_array::<f32, 4608>();
+    let t = thread_idx().x as usize;
+    let bm = block_idx().y as usize * 32;
+    let bn = block_idx().x as usize * 32;
+    let ty = t / 8;
+    let tx = t % 8;
+
+    // Block z multiplies k in [k_begin, k_end) and writes its m×n result at offset z·m·n.
+    let k_begin = block_idx().z as usize * k_slice;
+    let k_end = (k_begin + k_slice).min(k);
+    let out_base = block_idx().z as usize * m * n;
+
+    let mut acc = [0.0f32; 4];
+    let mut va = [0.0f32; 8];
+    let mut vb = [0.0f32; 8];
+    let tiles = (k_end - k_begin + BK - 1) / BK;
+    for step in 0..tiles + 1 {
+        let kt = k_begin + step * BK;
+        if step < tiles {
+            #[unroll]
+            for r in 0..8 {
+                // Element e of the 32×64 tile: consecutive threads take consecutive addresses,
+                // along k (64 per row) for an along-k operand, across (32 per k) otherwise.
+                let e = r * 256 + t;
+                if trans_a == 0 {
+                    let row = bm + e / 64;
+                    let kk = kt + e % 64;
+                    va[r] = if row < m && kk < k_end {
+                        a[row * k + kk]
+                    } else {
+                        0.0
+                    };
+                } else {
+                    let row = bm + e % 32;
+                    let kk = kt + e / 32;
+                    va[r] = if row < m && kk < k_end {
+                        a[kk * m + row]
+                    } else {
+                        0.0
+                    };
+                }
+                if trans_b == 0 {
+                    let col = bn + e % 32;
+                    let kk = kt + e / 32;
+                    vb[r] = if col < n && kk < k_end {
+                        b[kk * n + col]
+                    } else {
+                        0.0
+                    };
+                } else {
+                    let col = bn + e / 64;
+                    let kk = kt + e % 64;
+                    vb[r] = if col < n && kk < k_end {
+                        b[col * k + kk]
+                    } else {
+                        0.0
+                    };
+                }
+            }
+        }
+        if step > 0 {
+            let a_base = ((step - 1) % 2) * A_BUFFER;
+            let b_base = ((step - 1) % 2) * B_BUFFER;
+            #[unroll]
+            for p in 0..BK {
+                let av = a_tile[a_base + p * A_STRIDE + ty];
+                let bv = b_tile.load4(b_base + p * B_STRIDE + tx * 4);
+                #[unroll]
+                for j in 0..4 {
+                    acc[j] += av * bv[j];
+                }
+            }
+        }
+        if step < tiles {
+            let a_base = (step % 2) * A_BUFFER;
+            let b_base = (step % 2) * B_BUFFER;
+            #[unroll]
+            for r in 0..8 {
+                let e = r * 256 + t;
+                if trans_a == 0 {
+                    a_tile[a_base + (e % 64) * A_STRIDE + e / 64] = va[r];
+                } else {
+                    a_tile[a_base + (e / 32) * A_STRIDE + e % 32] = va[r];
+                }
+                if trans_b == 0 {
+                    b_tile[b_base + (e / 32) * B_STRIDE + e % 32] = vb[r];
+                } else {
+                    b_tile[b_base + (e % 64) * B_STRIDE + e / 64] = vb[r];
+                }
+            }
+            sync_threads();
+        }
+    }
+
+    let row = bm + ty;
+    if row < m {
+        #[unroll]
+        for j in 0..4 {
+            let col = bn + tx * 4 + j;
+            if col < n {
+                let index = out_base + row * n + col;
+                c[index] = if beta != 0.0 {
+                    alpha * acc[j] + beta * c[index]
+                } else {
+                    alpha * acc[j]
+                };
+            }
+        }
+    }
+}
+
+/// `c = alpha·Σ partials + beta·c`, summing the k-slices' partial products in slice order, so
+/// the result does not depend on how the blocks were scheduled.
+#[kernel]
+fn sum_k_slices(slices: usize, alpha: f32, beta: f32, partials: &[f32], c: &mut [f32]) {
+    let len = c.len();
+    for i in (global_idx().x..len).step_by(grid_size().x) {
+        let mut sum = 0.0f32;
+        for s in 0..slices {
+            sum += partials[s * len + i];
+        }
+        c[i] = if beta != 0.0 {
+            alpha * sum + beta * c[i]
+        } else {
+            alpha * sum
+        };
+    }
+}
+
+/// The kernels of this module.
+pub(crate) const KERNELS: &[&Kernel] = &[&gemm_f32_32x32::KERNEL, &sum_k_slices::KERNEL];
+
+/// Every instantiation of the generic kernels this module launches.
+pub(crate) fn instantiations() -> Vec<(&'static Kernel, Vec<TemplateArg>)> {
+    let mut all = Vec::new();
+    for kernel in [&gemm_f32_128x128::KERNEL, &gemm_f32_64x64::KERNEL] {
+        for trans_a in [0, 1] {
+            for trans_b in [0, 1] {
+                all.push((
+                    kernel,
+                    vec![TemplateArg::Const(trans_a), TemplateArg::Const(trans_b)],
+                ));
+            }
+        }
+    }
+    all
+}
+
+/// Runs `spec` with the configuration that suits its shape; the caller has checked the lengths
+/// and that m, n and k are not zero.
+pub(crate) fn gemm_f32(
+    stream: &Stream,
+    spec: &Gemm,
+    a: &DeviceBuffer<f32>,
+    b: &DeviceBuffer<f32>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    gemm_f32_tiles(stream, spec, a, b, c, Tiles::Auto)
+}
+
+/// [`gemm_f32`] with the tile configuration chosen by the caller, or from the shape for
+/// [`Tiles::Auto`].
+pub(crate) fn gemm_f32_tiles(
+    stream: &Stream,
+    spec: &Gemm,
+    a: &DeviceBuffer<f32>,
+    b: &DeviceBuffer<f32>,
+    c: &mut DeviceBuffer<f32>,
+    tiles: Tiles,
+) -> Result<()> {
+    let flag = |t: Transpose| match t {
+        Transpose::No => 0u32,
+        Transpose::Yes => 1u32,
+    };
+    let (trans_a, trans_b) = (flag(spec.trans_a), flag(spec.trans_b));
+    let blocks = |tile: usize| spec.m.div_ceil(tile) * spec.n.div_ceil(tile);
+    let sms = stream.gpu().sm_count().max(1) as usize;
+    // The largest tiles that still give every multiprocessor a block (half of them for 64×64,
+    // which run several blocks per multiprocessor); smaller tiles finish sooner below that.
+    let tiles = match tiles {
+        Tiles::Auto if blocks(128) >= sms => Tiles::Large,
+        Tiles::Auto if blocks(64) >= sms / 2 => Tiles::Medium,
+        Tiles::Auto => Tiles::Small,
+        chosen => chosen,
+    };
+    let (tile, threads) = match tiles {
+        Tiles::Large => (128, 256),
+        Tiles::Medium => (64, 128),
+        _ => (32, 256),
+    };
+    let grid = Grid::xy(
+        grid_dim(spec.n.div_ceil(tile))?,
+        grid_dim(spec.m.div_ceil(tile))?,
+    );
+    let config = LaunchConfig::new(grid, Block::x(threads));
+    let (m, n, k, alpha, beta) = (spec.m, spec.n, spec.k, spec.alpha, spec.beta);
+    let launch = match (tiles, trans_a, trans_b) {
+        (Tiles::Large, 0, 0) => gemm_f32_128x128::launch::<0, 0>,
+        (Tiles::Large, 0, _) => gemm_f32_128x128::launch::<0, 1>,
+        (Tiles::Large, _, 0) => gemm_f32_128x128::launch::<1, 0>,
+        (Tiles::Large, _, _) => gemm_f32_128x128::launch::<1, 1>,
+        (Tiles::Medium, 0, 0) => gemm_f32_64x64::launch::<0, 0>,
+        (Tiles::Medium, 0, _) => gemm_f32_64x64::launch::<0, 1>,
+        (Tiles::Medium, _, 0) => gemm_f32_64x64::launch::<1, 0>,
+        (Tiles::Medium, _, _) => gemm_f32_64x64::launch::<1, 1>,
+        (Tiles::SmallSplitK, _, _) => {
+            return small(stream, spec, (trans_a, trans_b), true, a, b, c)
+        }
+        _ => return small(stream, spec, (trans_a, trans_b), false, a, b, c),
+    };
+    launch(stream, config, m, n, k, alpha, beta, a, b, c)
+}
+
+/// Multiprocessors' worth of blocks below which the small configuration splits k.
+const SPLIT_BELOW_BLOCKS_PER_SM: usize = 2;
+/// The least k per slice when splitting: two of the kernel's 64-wide k-tiles.
+const MIN_K_SLICE: usize = 128;
+
+/// The small configuration; with too few blocks to fill the device (or `force_split`) and k
+/// long enough, split along k into slices whose partial products a second kernel sums.
+fn small(
+    stream: &Stream,
+    spec: &Gemm,
+    (trans_a, trans_b): (u32, u32),
+    force_split: bool,
+    a: &DeviceBuffer<f32>,
+    b: &DeviceBuffer<f32>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    let (m, n, k, alpha, beta) = (spec.m, spec.n, spec.k, spec.alpha, spec.beta);
+    let (grid_x, grid_y) = (grid_dim(n.div_ceil(32))?, grid_dim(m.div_ceil(32))?);
+    let blocks = grid_x as usize * grid_y as usize;
+    let sms = stream.gpu().sm_count().max(1) as usize;
+    let wanted = if force_split {
+        usize::MAX
+    } else {
+        (SPLIT_BELOW_BLOCKS_PER_SM * sms).div_ceil(blocks)
+    };
+    let slices = wanted.min(k / MIN_K_SLICE).min(64);
+    if slices < 2 {
+        let config = LaunchConfig::new(Grid::xy(grid_x, grid_y), Block::x(256));
+        return gemm_f32_32x32::launch(
+            stream, config, m, n, k, k, trans_a, trans_b, alpha, beta, a, b, c,
+        );
+    }
+    // Slices are whole k-tiles; rounding up may leave fewer slices than asked for.
+    let k_slice = k.div_ceil(slices).next_multiple_of(64);
+    let slices = k.div_ceil(k_slice);
+    let mut partials = DeviceBuffer::zeroed(stream, slices * m * n)?;
+    let config = LaunchConfig::new(Grid::xyz(grid_x, grid_y, slices as u32), Block::x(256));
+    gemm_f32_32x32::launch(
+        stream,
+        config,
+        m,
+        n,
+        k,
+        k_slice,
+        trans_a,
+        trans_b,
+        1.0,
+        0.0,
+        a,
+        b,
+        &mut partials,
+    )?;
+    let config = crate::map::grid_stride_config(stream, m * n);
+    sum_k_slices::launch(stream, config, slices, alpha, beta, &partials, c)
+}
+
+/// A grid dimension, or an error for a matrix too large for one launch.
+fn grid_dim(blocks: usize) -> Result<u32> {
+    // The y dimension of a grid is limited to 65535 blocks.
+    if blocks <= 65_535 {
+        Ok(blocks as u32)
+    } else {
+        Err(gpu_runtime::Error::InvalidLaunch(format!(
+            "gemm: {blocks} tiles along one dimension exceeds a grid's 65535; split the matrix"
+        )))
+    }
+}
