@@ -1,16 +1,18 @@
 //! `f32` GEMM on the CUDA cores: `C = alpha·op(A)·op(B) + beta·C`, row-major.
 //!
-//! Two tile configurations of one algorithm. Each block owns a tile of C and walks k in steps
-//! of a k-tile: its threads copy the A and B tiles into shared memory, stored k-major (`[k][row]`
-//! for A, `[k][col]` for B) so that every thread reads its column of A and row of B fragments
-//! with 16-byte loads, and accumulate outer products in registers. The next k-tile is loaded
-//! from global memory into registers while the current one is multiplied, and shared memory is
-//! double-buffered, so each k-tile costs one barrier.
+//! Three tile configurations of one algorithm (128×128, 64×64 and 32×32 tiles of C per block,
+//! the largest that still gives every multiprocessor work). Each block owns a tile of C and
+//! walks k in steps of a k-tile: its threads copy the A and B tiles into shared memory, stored
+//! k-major (`[k][row]` for A, `[k][col]` for B) so that every thread reads its column of A and
+//! row of B fragments with 16-byte loads, and accumulate outer products in registers. The next
+//! k-tile is loaded from global memory into registers while the current one is multiplied, and
+//! shared memory is double-buffered, so each k-tile costs one barrier. The smallest
+//! configuration also splits a long k across blocks, for shapes like an MLP's batch of 64.
 //!
 //! An operand is read "along k" when consecutive elements in memory are consecutive k (A as
 //! stored, B transposed) and "across" otherwise (A transposed, B as stored); the copy to shared
 //! memory transposes in the first case and not in the second, so all four transpose
-//! combinations run the same inner loop at the same speed.
+//! combinations run the same inner loop.
 
 use gpu_macros::kernel;
 use gpu_runtime::{Block, DeviceBuffer, Grid, Kernel, LaunchConfig, Result, Stream, TemplateArg};
