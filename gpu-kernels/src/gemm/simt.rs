@@ -17,7 +17,7 @@
 use gpu_macros::kernel;
 use gpu_runtime::{Block, DeviceBuffer, Grid, Kernel, LaunchConfig, Result, Stream, TemplateArg};
 
-use super::{Gemm, Tiles, Transpose};
+use super::{Gemm, GemmScratch, Tiles, Transpose};
 
 /// The large configuration: a 128×128 tile of C per block, k-tiles of 8, 8×8 outputs per thread
 /// (rows `4·ty..4·ty+4` and `64+4·ty..`, columns likewise with `tx`, so the fragments are two
@@ -647,8 +647,9 @@ pub(crate) fn gemm_f32(
     a: &DeviceBuffer<f32>,
     b: &DeviceBuffer<f32>,
     c: &mut DeviceBuffer<f32>,
+    scratch: &mut GemmScratch,
 ) -> Result<()> {
-    gemm_f32_tiles(stream, spec, a, b, c, Tiles::Auto)
+    gemm_f32_tiles(stream, spec, a, b, c, Tiles::Auto, scratch)
 }
 
 /// [`gemm_f32`] with the tile configuration chosen by the caller, or from the shape for
@@ -660,6 +661,7 @@ pub(crate) fn gemm_f32_tiles(
     b: &DeviceBuffer<f32>,
     c: &mut DeviceBuffer<f32>,
     tiles: Tiles,
+    scratch: &mut GemmScratch,
 ) -> Result<()> {
     let flag = |t: Transpose| match t {
         Transpose::No => 0u32,
@@ -697,9 +699,9 @@ pub(crate) fn gemm_f32_tiles(
         (Tiles::Medium, _, 0) => gemm_f32_64x64::launch::<1, 0>,
         (Tiles::Medium, _, _) => gemm_f32_64x64::launch::<1, 1>,
         (Tiles::SmallSplitK, _, _) => {
-            return small(stream, spec, (trans_a, trans_b), true, a, b, c)
+            return small(stream, spec, (trans_a, trans_b), true, a, b, c, scratch)
         }
-        _ => return small(stream, spec, (trans_a, trans_b), false, a, b, c),
+        _ => return small(stream, spec, (trans_a, trans_b), false, a, b, c, scratch),
     };
     launch(stream, config, m, n, k, alpha, beta, a, b, c)
 }
@@ -711,6 +713,8 @@ const MIN_K_SLICE: usize = 128;
 
 /// The small configuration; with too few blocks to fill the device (or `force_split`) and k
 /// long enough, split along k into slices whose partial products a second kernel sums.
+// The operands, the shape and the two memory inputs are all needed; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
 fn small(
     stream: &Stream,
     spec: &Gemm,
@@ -719,6 +723,7 @@ fn small(
     a: &DeviceBuffer<f32>,
     b: &DeviceBuffer<f32>,
     c: &mut DeviceBuffer<f32>,
+    scratch: &mut GemmScratch,
 ) -> Result<()> {
     let (m, n, k, alpha, beta) = (spec.m, spec.n, spec.k, spec.alpha, spec.beta);
     let (grid_x, grid_y) = (grid_dim(n.div_ceil(32))?, grid_dim(m.div_ceil(32))?);
@@ -739,25 +744,14 @@ fn small(
     // Slices are whole k-tiles; rounding up may leave fewer slices than asked for.
     let k_slice = k.div_ceil(slices).next_multiple_of(64);
     let slices = k.div_ceil(k_slice);
-    let mut partials = DeviceBuffer::zeroed(stream, slices * m * n)?;
+    // Every slab is written whole (beta 0), so reused memory needs no clearing.
+    let partials = scratch.partials(stream, slices * m * n)?;
     let config = LaunchConfig::new(Grid::xyz(grid_x, grid_y, slices as u32), Block::x(256));
     gemm_f32_32x32::launch(
-        stream,
-        config,
-        m,
-        n,
-        k,
-        k_slice,
-        trans_a,
-        trans_b,
-        1.0,
-        0.0,
-        a,
-        b,
-        &mut partials,
+        stream, config, m, n, k, k_slice, trans_a, trans_b, 1.0, 0.0, a, b, partials,
     )?;
     let config = crate::map::grid_stride_config(stream, m * n);
-    sum_k_slices::launch(stream, config, slices, alpha, beta, &partials, c)
+    sum_k_slices::launch(stream, config, slices, alpha, beta, partials, c)
 }
 
 /// A grid dimension, or an error for a matrix too large for one launch.
