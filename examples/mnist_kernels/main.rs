@@ -11,6 +11,7 @@ mod error;
 mod idx;
 mod output;
 mod plot;
+#[cfg(test)]
 mod reference;
 mod train;
 
