@@ -277,3 +277,18 @@ fn k(out: &mut [f32]) {
     assert!(!source.contains("unused"), "{source}");
     assert!(source.contains("__shared__ float tile[8ull];"), "{source}");
 }
+
+#[test]
+fn generic_vector_access() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn copy4<T: Number>(x: &[T], y: &mut [T]) {
+    let i = global_idx().x * 4;
+    if i + 4 <= x.len() {
+        let v = x.load4(i);
+        y.store4(i, v);
+    }
+}
+"#
+    ));
+}
