@@ -11,6 +11,7 @@ mod error;
 mod idx;
 mod output;
 mod plot;
+#[cfg(test)]
 mod reference;
 mod train;
 
@@ -258,7 +259,6 @@ fn train_and_report(
         "mean_epoch_seconds": timing.epoch_seconds,
         "mean_step_ms": timing.step_ms,
         "samples_per_second": timing.samples_per_second,
-        "timing_excludes_first_epoch": timing.excludes_first,
         "per_epoch": epochs.iter().map(output::epoch_json).collect::<Vec<_>>(),
     });
     output::write_json(&args.out.join("metrics.json"), &metrics)?;
@@ -266,15 +266,9 @@ fn train_and_report(
     println!("{}", output::confusion_table(&eval.confusion));
     println!("test accuracy: {:.2}%", 100.0 * eval.accuracy);
     println!(
-        "time per epoch: {:.3} s, {:.0} samples/s, {:.4} ms per step{}",
-        timing.epoch_seconds,
-        timing.samples_per_second,
-        timing.step_ms,
-        if timing.excludes_first {
-            " (means over epochs 2.., the first includes kernel compilation)"
-        } else {
-            ""
-        }
+        "time per epoch: {:.3} s, {:.0} samples/s, {:.4} ms per step (means over the epochs; \
+         kernels were compiled by a warm-up step before timing)",
+        timing.epoch_seconds, timing.samples_per_second, timing.step_ms,
     );
     println!(
         "wrote {}, metrics.json, training_curve.png, confusion.csv, confusion.png in {}",
@@ -284,26 +278,21 @@ fn train_and_report(
     Ok(())
 }
 
-/// Means of the per-epoch timings.
+/// Means of the per-epoch timings (the trainer compiles its kernels before timing anything).
 struct Timing {
     epoch_seconds: f64,
     samples_per_second: f64,
     step_ms: f64,
-    /// Whether the first epoch (which compiles the kernels) was left out.
-    excludes_first: bool,
 }
 
 impl Timing {
     fn of(epochs: &[EpochStats]) -> Timing {
-        let excludes_first = epochs.len() > 1;
-        let steady = if excludes_first { &epochs[1..] } else { epochs };
-        let n = steady.len().max(1) as f64;
-        let mean = |get: fn(&EpochStats) -> f64| steady.iter().map(get).sum::<f64>() / n;
+        let n = epochs.len().max(1) as f64;
+        let mean = |get: fn(&EpochStats) -> f64| epochs.iter().map(get).sum::<f64>() / n;
         Timing {
             epoch_seconds: mean(|s| s.seconds),
             samples_per_second: mean(|s| s.samples_per_second),
             step_ms: mean(|s| s.step_ms),
-            excludes_first,
         }
     }
 }

@@ -1,36 +1,45 @@
-//! Training and evaluation of the MLP. For now [`train`] and [`evaluate`] call the host
-//! reference in `reference.rs`, so the rest of the example runs end to end; the GPU trainer
-//! replaces their bodies behind the same interface.
+//! Training and evaluation on the project's own kernels: GEMMs from `gpu::kernels::gemm`, the
+//! rest of the step from `gpu::kernels::mlp`.
+//!
+//! The whole training set and the parameters live on the device. Each epoch uploads a shuffled
+//! permutation of the sample indices, and each step gathers its batch through it on the device.
+//! On a CUDA device the step (gather, forward, loss, backward, update: one launch list) is
+//! captured once as a CUDA graph and replayed, so a step costs one launch from the host.
 
-use gpu::prelude::Gpu;
+use std::cell::RefCell;
+use std::time::Instant;
 
-use crate::reference;
+use gpu::kernels::gemm::{gemm_with_scratch as gemm, Gemm, GemmScratch};
+use gpu::kernels::mlp::{self, StepState};
+use gpu::prelude::*;
+use gpu::runtime::random::philox4x32_10;
+use gpu::runtime::{Backend, Graph};
 
 /// The optimizer.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Optimizer {
-    /// Adam with β1 = 0.9, β2 = 0.999, ε = 1e-8 (PyTorch's defaults).
+    /// Adam with PyTorch's default betas and epsilon.
     Adam,
-    /// SGD with (PyTorch-style) momentum.
+    /// SGD with momentum.
     Sgd {
-        /// Momentum factor.
+        /// The momentum factor.
         momentum: f32,
     },
 }
 
-/// The arithmetic precision of training.
+/// Precision of the matrix products.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Precision {
-    /// f32 throughout.
+    /// f32 everywhere.
     F32,
-    /// bf16 matrix products with f32 accumulation and f32 master weights.
+    /// bf16 matrix products on tensor cores, f32 master weights and everything else.
     Bf16,
 }
 
 /// What to train and how.
 #[derive(Clone, Debug)]
 pub struct TrainConfig {
-    /// Hidden layer sizes, input to output (`[128]` is 784 → 128 → 10).
+    /// Hidden layer widths, input side first.
     pub hidden: Vec<usize>,
     /// Samples per step.
     pub batch: usize,
@@ -40,22 +49,22 @@ pub struct TrainConfig {
     pub lr: f32,
     /// The optimizer.
     pub optimizer: Optimizer,
-    /// Seed of the initial weights and the shuffling.
+    /// Seeds initialization and shuffling.
     pub seed: u64,
-    /// The arithmetic precision.
+    /// Precision of the matrix products.
     pub precision: Precision,
 }
 
 /// Images as f32 in [0,1] (row-major n × pixels) and labels 0..classes.
 #[derive(Clone, Debug)]
 pub struct Dataset {
-    /// `len × pixels` values in [0, 1].
+    /// `len × pixels` values.
     pub images: Vec<f32>,
-    /// `len` labels in `0..classes`.
+    /// `len` labels.
     pub labels: Vec<u8>,
-    /// Number of samples.
+    /// Samples.
     pub len: usize,
-    /// Values per image.
+    /// Values per sample.
     pub pixels: usize,
     /// Number of classes.
     pub classes: usize,
@@ -68,79 +77,844 @@ pub struct Layer {
     pub inputs: usize,
     /// Outputs.
     pub outputs: usize,
-    /// `inputs × outputs` weights, row-major (`weights[i * outputs + o]`).
+    /// `inputs × outputs`, row-major.
     pub weights: Vec<f32>,
-    /// `outputs` biases.
+    /// `outputs`.
     pub bias: Vec<f32>,
 }
 
-/// An MLP: dense layers with ReLU between them and none after the last.
+/// A trained multilayer perceptron: ReLU after every layer but the last.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
-    /// The layers, input first.
+    /// Input side first.
     pub layers: Vec<Layer>,
 }
 
-/// What one epoch measured.
+/// What one epoch did.
 #[derive(Clone, Debug)]
 pub struct EpochStats {
-    /// The epoch, from 1.
+    /// 1-based.
     pub epoch: usize,
-    /// Mean training loss over the epoch's steps.
+    /// Mean loss over the epoch's steps.
     pub train_loss: f32,
-    /// Training accuracy over the epoch, in [0, 1].
+    /// Fraction of the epoch's samples predicted right while training.
     pub train_accuracy: f32,
-    /// Test loss after the epoch.
+    /// Mean loss on the test set after the epoch.
     pub test_loss: f32,
-    /// Test accuracy after the epoch, in [0, 1].
+    /// Fraction of the test set predicted right after the epoch.
     pub test_accuracy: f32,
-    /// Seconds of training in the epoch (evaluation excluded).
+    /// Training time of the epoch (evaluation excluded).
     pub seconds: f64,
     /// Training samples per second.
     pub samples_per_second: f64,
-    /// Mean time of one training step, in milliseconds.
+    /// Mean time of one training step.
     pub step_ms: f64,
 }
 
-/// A model's loss, accuracy and confusion matrix on a dataset.
+/// Loss, accuracy and confusion matrix on a data set.
 #[derive(Clone, Debug)]
 pub struct Evaluation {
-    /// Mean cross-entropy loss.
+    /// Mean cross-entropy.
     pub loss: f32,
-    /// Accuracy in [0, 1].
+    /// Fraction predicted right.
     pub accuracy: f32,
-    /// classes × classes, [true][predicted].
+    /// `classes × classes`, `[true][predicted]`.
     pub confusion: Vec<Vec<u32>>,
 }
 
 /// Progress within an epoch, for the progress bar.
 #[derive(Clone, Debug)]
 pub struct Progress {
-    /// The epoch, from 1.
+    /// 1-based epoch.
     pub epoch: usize,
-    /// Steps done in this epoch, 1..=steps.
+    /// Steps done in this epoch.
     pub step: usize,
-    /// Steps in the epoch.
+    /// Steps in an epoch.
     pub steps: usize,
-    /// Loss of the last step.
+    /// Mean loss of this epoch's steps so far.
     pub loss: f32,
     /// Training samples per second so far in this epoch.
     pub samples_per_second: f64,
 }
 
-/// Trains a model on `train`, evaluating on `test` after each epoch.
+/// Steps between two progress reports (each one reads the losses back, a synchronization).
+const PROGRESS_EVERY: usize = 100;
+
+/// A deterministic stream of uniform numbers: Philox4x32-10 keyed by the seed.
+struct Random {
+    key: [u32; 2],
+    counter: u64,
+    words: [u32; 4],
+    used: usize,
+}
+
+impl Random {
+    fn new(seed: u64, stream: u32) -> Self {
+        Random {
+            key: [
+                seed as u32,
+                (seed >> 32) as u32 ^ stream.wrapping_mul(0x9E37_79B9),
+            ],
+            counter: 0,
+            words: [0; 4],
+            used: 4,
+        }
+    }
+
+    fn next_u32(&mut self) -> u32 {
+        if self.used == 4 {
+            let c = self.counter;
+            self.words = philox4x32_10([c as u32, (c >> 32) as u32, 0, 0], self.key);
+            self.counter += 1;
+            self.used = 0;
+        }
+        self.used += 1;
+        self.words[self.used - 1]
+    }
+
+    /// Uniform in [0, 1).
+    fn uniform(&mut self) -> f32 {
+        (self.next_u32() >> 8) as f32 * (1.0 / (1u32 << 24) as f32)
+    }
+
+    /// Uniform in 0..n, without modulo bias worth worrying about for n ≪ 2^32.
+    fn below(&mut self, n: usize) -> usize {
+        ((self.next_u32() as u64 * n as u64) >> 32) as usize
+    }
+}
+
+/// PyTorch's `nn.Linear` initialization: weights and biases uniform in ±1/√inputs.
+fn init_model(sizes: &[usize], seed: u64) -> Model {
+    let mut random = Random::new(seed, 1);
+    let layers = sizes
+        .windows(2)
+        .map(|pair| {
+            let (inputs, outputs) = (pair[0], pair[1]);
+            let bound = 1.0 / (inputs as f32).sqrt();
+            let mut draw = |n: usize| -> Vec<f32> {
+                (0..n)
+                    .map(|_| (random.uniform() * 2.0 - 1.0) * bound)
+                    .collect()
+            };
+            let weights = draw(inputs * outputs);
+            let bias = draw(outputs);
+            Layer {
+                inputs,
+                outputs,
+                weights,
+                bias,
+            }
+        })
+        .collect();
+    Model { layers }
+}
+
+/// A layer's parameters, gradients and optimizer state on the device.
+struct DeviceLayer {
+    inputs: usize,
+    outputs: usize,
+    weights: DeviceBuffer<f32>,
+    bias: DeviceBuffer<f32>,
+    grad_weights: DeviceBuffer<f32>,
+    grad_bias: DeviceBuffer<f32>,
+    /// Adam's first moments or SGD's velocities, for weights and bias.
+    moment1: (DeviceBuffer<f32>, DeviceBuffer<f32>),
+    /// Adam's second moments (unused by SGD).
+    moment2: (DeviceBuffer<f32>, DeviceBuffer<f32>),
+    /// The weights rounded to bf16 for the tensor cores, in mixed precision.
+    weights_bf16: Option<DeviceBuffer<bf16>>,
+}
+
+impl DeviceLayer {
+    fn upload(stream: &Stream, layer: &Layer, precision: Precision) -> Result<Self, gpu::Error> {
+        let zeros = |n| DeviceBuffer::<f32>::zeroed(stream, n);
+        let (w, b) = (layer.weights.len(), layer.bias.len());
+        let weights_bf16 = match precision {
+            Precision::F32 => None,
+            Precision::Bf16 => {
+                let rounded: Vec<bf16> = layer.weights.iter().map(|&v| bf16::from_f32(v)).collect();
+                Some(DeviceBuffer::from_host(stream, &rounded)?)
+            }
+        };
+        Ok(DeviceLayer {
+            weights_bf16,
+            inputs: layer.inputs,
+            outputs: layer.outputs,
+            weights: DeviceBuffer::from_host(stream, &layer.weights)?,
+            bias: DeviceBuffer::from_host(stream, &layer.bias)?,
+            grad_weights: zeros(w)?,
+            grad_bias: zeros(b)?,
+            moment1: (zeros(w)?, zeros(b)?),
+            moment2: (zeros(w)?, zeros(b)?),
+        })
+    }
+
+    /// Back to `layer`'s parameters with a fresh optimizer state.
+    fn reset(&mut self, stream: &Stream, layer: &Layer) -> Result<(), gpu::Error> {
+        self.weights.copy_from_host(stream, &layer.weights)?;
+        self.bias.copy_from_host(stream, &layer.bias)?;
+        let (w, b) = (vec![0.0; layer.weights.len()], vec![0.0; layer.bias.len()]);
+        for (weights, bias) in [&mut self.moment1, &mut self.moment2] {
+            weights.copy_from_host(stream, &w)?;
+            bias.copy_from_host(stream, &b)?;
+        }
+        if let Some(rounded) = &mut self.weights_bf16 {
+            let host: Vec<bf16> = layer.weights.iter().map(|&v| bf16::from_f32(v)).collect();
+            rounded.copy_from_host(stream, &host)?;
+        }
+        Ok(())
+    }
+
+    fn download(&self, stream: &Stream) -> Result<Layer, gpu::Error> {
+        Ok(Layer {
+            inputs: self.inputs,
+            outputs: self.outputs,
+            weights: self.weights.to_host(stream)?,
+            bias: self.bias.to_host(stream)?,
+        })
+    }
+}
+
+/// Activations of a forward pass over `rows` samples: layer l's output (logits for the last).
+struct Activations {
+    outputs: Vec<DeviceBuffer<f32>>,
+}
+
+impl Activations {
+    fn new(stream: &Stream, layers: &[DeviceLayer], rows: usize) -> Result<Self, gpu::Error> {
+        let outputs = layers
+            .iter()
+            .map(|layer| DeviceBuffer::zeroed(stream, rows * layer.outputs))
+            .collect::<Result<_, _>>()?;
+        Ok(Activations { outputs })
+    }
+}
+
+/// Forward through every layer; the last layer's output is left without its bias (the loss
+/// kernels add it).
+fn forward(
+    stream: &Stream,
+    layers: &[DeviceLayer],
+    input: &DeviceBuffer<f32>,
+    rows: usize,
+    acts: &mut Activations,
+    scratch: &mut [GemmScratch],
+) -> Result<(), gpu::Error> {
+    for (l, layer) in layers.iter().enumerate() {
+        let (before, rest) = acts.outputs.split_at_mut(l);
+        let x = if l == 0 { input } else { &before[l - 1] };
+        let z = &mut rest[0];
+        let spec = Gemm::new(rows, layer.outputs, layer.inputs);
+        gemm(stream, &spec, x, &layer.weights, z, &mut scratch[l])?;
+        if l + 1 < layers.len() {
+            mlp::bias_relu(stream, z, &layer.bias)?;
+        }
+    }
+    Ok(())
+}
+
+/// The bf16 copies a mixed-precision step multiplies.
+struct MixedBuffers {
+    batch_x: DeviceBuffer<bf16>,
+    hidden: Vec<DeviceBuffer<bf16>>,
+    grads: Vec<DeviceBuffer<bf16>>,
+}
+
+/// The bf16 weights of a mixed-precision layer.
+fn rounded_weights(layer: &DeviceLayer) -> Result<&DeviceBuffer<bf16>, gpu::Error> {
+    layer.weights_bf16.as_ref().ok_or_else(|| {
+        gpu::Error::InvalidLaunch("a mixed-precision step needs bf16 weights".into())
+    })
+}
+
+/// [`forward`] with bf16 matrix products: the batch and hidden outputs are rounded to bf16
+/// (kept in `mixed`) for the next product; everything else stays f32.
+fn forward_bf16(
+    stream: &Stream,
+    layers: &[DeviceLayer],
+    input: &DeviceBuffer<f32>,
+    mixed: &mut MixedBuffers,
+    acts: &mut Activations,
+    scratch: &mut [GemmScratch],
+) -> Result<(), gpu::Error> {
+    mlp::to_bf16(stream, input, &mut mixed.batch_x)?;
+    let rows = mixed.batch_x.len() / layers[0].inputs;
+    for (l, layer) in layers.iter().enumerate() {
+        let hidden_count = mixed.hidden.len();
+        let (before, rest) = mixed.hidden.split_at_mut(l.min(hidden_count));
+        let x = if l == 0 {
+            &mixed.batch_x
+        } else {
+            &before[l - 1]
+        };
+        let z = &mut acts.outputs[l];
+        let spec = Gemm::new(rows, layer.outputs, layer.inputs);
+        gemm(
+            stream,
+            &spec,
+            x,
+            rounded_weights(layer)?,
+            z,
+            &mut scratch[l],
+        )?;
+        if l + 1 < layers.len() {
+            mlp::bias_relu_bf16(stream, z, &layer.bias, &mut rest[0])?;
+        }
+    }
+    Ok(())
+}
+
+/// Everything one training step touches on the device.
+struct Trainer {
+    layers: Vec<DeviceLayer>,
+    images: DeviceBuffer<f32>,
+    labels: DeviceBuffer<u32>,
+    perm: DeviceBuffer<u32>,
+    state: StepState,
+    batch_x: DeviceBuffer<f32>,
+    batch_y: DeviceBuffer<u32>,
+    acts: Activations,
+    /// Per hidden layer: the gradient reaching its output, and through its ReLU.
+    grad_out: Vec<DeviceBuffer<f32>>,
+    grad_pre: Vec<DeviceBuffer<f32>>,
+    losses: DeviceBuffer<f32>,
+    correct: DeviceBuffer<u32>,
+    /// Split-k memory of each product in the step (forward, weight gradient, input gradient,
+    /// per layer), sized by the warm-up step so that the captured graph's pointers stay valid.
+    scratch: Vec<GemmScratch>,
+    /// Mixed precision only: the batch, each hidden layer's output and each layer's output
+    /// gradient, rounded to bf16 as the tensor cores' inputs.
+    mixed: Option<MixedBuffers>,
+    batch: usize,
+    optimizer: Optimizer,
+    adam: mlp::Adam,
+}
+
+impl Trainer {
+    /// One step: gather, forward, loss, backward, update, advance the step state.
+    fn step(&mut self, stream: &Stream) -> Result<(), gpu::Error> {
+        let batch = self.batch;
+        mlp::gather(
+            stream,
+            &self.images,
+            &self.labels,
+            &self.perm,
+            &self.state,
+            &mut self.batch_x,
+            &mut self.batch_y,
+        )?;
+        let layer_count = self.layers.len();
+        let (forward_scratch, rest) = self.scratch.split_at_mut(layer_count);
+        let (grad_scratch, back_scratch) = rest.split_at_mut(layer_count);
+        let (layers, x, acts) = (&self.layers, &self.batch_x, &mut self.acts);
+        match &mut self.mixed {
+            None => forward(stream, layers, x, batch, acts, forward_scratch)?,
+            Some(mixed) => forward_bf16(stream, layers, x, mixed, acts, forward_scratch)?,
+        }
+        let last = layer_count - 1;
+        mlp::softmax_cross_entropy(
+            stream,
+            &mut self.acts.outputs[last],
+            &self.layers[last].bias,
+            &self.batch_y,
+            &self.state,
+            &mut self.losses,
+            &mut self.correct,
+        )?;
+        for l in (0..=last).rev() {
+            let layer = &mut self.layers[l];
+            // The gradient at this layer's pre-activation: the loss kernel's output for the
+            // last layer, the ReLU backward's for the others.
+            let dz = if l == last {
+                &self.acts.outputs[last]
+            } else {
+                &self.grad_pre[l]
+            };
+            let grad_spec = Gemm::new(layer.inputs, layer.outputs, batch).trans_a();
+            let back_spec = Gemm::new(batch, layer.inputs, layer.outputs).trans_b();
+            match &mut self.mixed {
+                None => {
+                    let input = if l == 0 {
+                        &self.batch_x
+                    } else {
+                        &self.acts.outputs[l - 1]
+                    };
+                    let grads = &mut layer.grad_weights;
+                    gemm(stream, &grad_spec, input, dz, grads, &mut grad_scratch[l])?;
+                    if l > 0 {
+                        let out = &mut self.grad_out[l - 1];
+                        gemm(
+                            stream,
+                            &back_spec,
+                            dz,
+                            &layer.weights,
+                            out,
+                            &mut back_scratch[l],
+                        )?;
+                    }
+                }
+                Some(mixed) => {
+                    let (hidden, grads) = (&mixed.hidden, &mut mixed.grads);
+                    mlp::to_bf16(stream, dz, &mut grads[l])?;
+                    let input = if l == 0 {
+                        &mixed.batch_x
+                    } else {
+                        &hidden[l - 1]
+                    };
+                    let (out, scratch) = (&mut layer.grad_weights, &mut grad_scratch[l]);
+                    gemm(stream, &grad_spec, input, &grads[l], out, scratch)?;
+                    if l > 0 {
+                        let weights = rounded_weights(layer)?;
+                        let (out, scratch) = (&mut self.grad_out[l - 1], &mut back_scratch[l]);
+                        gemm(stream, &back_spec, &grads[l], weights, out, scratch)?;
+                    }
+                }
+            }
+            if l == last {
+                mlp::bias_gradient(stream, dz, &mut layer.grad_bias)?;
+            }
+            if l > 0 {
+                let below = &mut self.layers[l - 1];
+                mlp::relu_bias_backward(
+                    stream,
+                    &self.grad_out[l - 1],
+                    &self.acts.outputs[l - 1],
+                    &mut self.grad_pre[l - 1],
+                    &mut below.grad_bias,
+                )?;
+            }
+        }
+        for layer in &mut self.layers {
+            let DeviceLayer {
+                weights,
+                bias,
+                grad_weights,
+                grad_bias,
+                moment1,
+                moment2,
+                weights_bf16,
+                ..
+            } = layer;
+            match self.optimizer {
+                Optimizer::Adam => {
+                    let state = &self.state;
+                    let hyper = &self.adam;
+                    mlp::adam(
+                        stream,
+                        hyper,
+                        weights,
+                        grad_weights,
+                        &mut moment1.0,
+                        &mut moment2.0,
+                        state,
+                    )?;
+                    mlp::adam(
+                        stream,
+                        hyper,
+                        bias,
+                        grad_bias,
+                        &mut moment1.1,
+                        &mut moment2.1,
+                        state,
+                    )?;
+                }
+                Optimizer::Sgd { momentum } => {
+                    let lr = self.adam.lr;
+                    mlp::sgd(stream, lr, momentum, weights, grad_weights, &mut moment1.0)?;
+                    mlp::sgd(stream, lr, momentum, bias, grad_bias, &mut moment1.1)?;
+                }
+            }
+            if let Some(rounded) = weights_bf16 {
+                mlp::to_bf16(stream, weights, rounded)?;
+            }
+        }
+        mlp::advance(stream, &mut self.state)
+    }
+}
+
+impl Trainer {
+    /// Device buffers for training `model` on `train` with `config`'s batch and optimizer.
+    fn new(
+        stream: &Stream,
+        config: &TrainConfig,
+        train: &Dataset,
+        model: &Model,
+    ) -> gpu::Result<Trainer> {
+        let batch = config.batch;
+        let steps = train.len / batch.max(1);
+        let layers = model
+            .layers
+            .iter()
+            .map(|layer| DeviceLayer::upload(stream, layer, config.precision))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (images, labels) = upload_dataset(stream, train)?;
+        let mixed = match config.precision {
+            Precision::F32 => None,
+            Precision::Bf16 => {
+                let zeros = |n| DeviceBuffer::<bf16>::zeroed(stream, n);
+                Some(MixedBuffers {
+                    batch_x: zeros(batch * train.pixels)?,
+                    hidden: layers[..layers.len() - 1]
+                        .iter()
+                        .map(|layer| zeros(batch * layer.outputs))
+                        .collect::<Result<_, _>>()?,
+                    grads: layers
+                        .iter()
+                        .map(|layer| zeros(batch * layer.outputs))
+                        .collect::<Result<_, _>>()?,
+                })
+            }
+        };
+        let hidden_grads = |stream: &Stream| -> gpu::Result<Vec<DeviceBuffer<f32>>> {
+            layers[..layers.len() - 1]
+                .iter()
+                .map(|layer| DeviceBuffer::zeroed(stream, batch * layer.outputs))
+                .collect()
+        };
+        Ok(Trainer {
+            acts: Activations::new(stream, &layers, batch)?,
+            grad_out: hidden_grads(stream)?,
+            grad_pre: hidden_grads(stream)?,
+            layers,
+            images,
+            labels,
+            perm: DeviceBuffer::zeroed(stream, train.len)?,
+            state: StepState::new(stream)?,
+            batch_x: DeviceBuffer::zeroed(stream, batch * train.pixels)?,
+            batch_y: DeviceBuffer::zeroed(stream, batch)?,
+            losses: DeviceBuffer::zeroed(stream, steps)?,
+            correct: DeviceBuffer::zeroed(stream, steps)?,
+            scratch: (0..3 * model.layers.len())
+                .map(|_| GemmScratch::new())
+                .collect(),
+            mixed,
+            batch,
+            optimizer: config.optimizer,
+            adam: mlp::Adam::new(config.lr),
+        })
+    }
+}
+
+/// Layer sizes from the data and the hidden widths.
+fn layer_sizes(config: &TrainConfig, data: &Dataset) -> Vec<usize> {
+    let mut sizes = vec![data.pixels];
+    sizes.extend(&config.hidden);
+    sizes.push(data.classes);
+    sizes
+}
+
+fn upload_dataset(
+    stream: &Stream,
+    data: &Dataset,
+) -> Result<(DeviceBuffer<f32>, DeviceBuffer<u32>), gpu::Error> {
+    let labels: Vec<u32> = data.labels.iter().map(|&l| l as u32).collect();
+    Ok((
+        DeviceBuffer::from_host(stream, &data.images)?,
+        DeviceBuffer::from_host(stream, &labels)?,
+    ))
+}
+
+/// Trains a model; `on_progress` hears about steps, `on_epoch` about finished epochs.
+///
+/// An epoch is `train.len / batch` full batches (a last partial batch is left out, so every
+/// step has the same shape and can be replayed as one graph).
 pub fn train(
-    _gpu: &Gpu,
+    gpu: &Gpu,
     config: &TrainConfig,
     train: &Dataset,
     test: &Dataset,
     on_progress: &mut dyn FnMut(&Progress),
     on_epoch: &mut dyn FnMut(&EpochStats),
 ) -> gpu::Result<Model> {
-    Ok(reference::train(config, train, test, on_progress, on_epoch))
+    let batch = config.batch;
+    let steps = train.len / batch.max(1);
+    if batch == 0 || steps == 0 {
+        return Err(gpu::Error::InvalidLaunch(format!(
+            "a batch of {batch} does not fit the {} training samples",
+            train.len
+        )));
+    }
+    // A stream of its own: CUDA cannot capture the legacy default stream into a graph.
+    let stream = match gpu.backend() {
+        Backend::Cuda => gpu.new_stream()?,
+        Backend::Cpu => gpu.default_stream(),
+    };
+    let model = init_model(&layer_sizes(config, train), config.seed);
+    let trainer = RefCell::new(Trainer::new(&stream, config, train, &model)?);
+    let test_set = upload_dataset(&stream, test)?;
+    let mut shuffle = Random::new(config.seed, 2);
+    let mut order: Vec<u32> = (0..train.len as u32).collect();
+    // A warm-up step compiles every kernel (and, on CUDA, the step is captured as a graph); its
+    // effect is undone, so timings leave compilation out and training starts from `model`.
+    {
+        let mut warm = trainer.borrow_mut();
+        warm.perm
+            .copy_from_host(&stream, &(0..train.len as u32).collect::<Vec<_>>())?;
+        warm.step(&stream)?;
+    }
+    let graph: Option<Graph> = match gpu.backend() {
+        Backend::Cuda => {
+            let trainer = &trainer;
+            Some(stream.capture(move |s| trainer.borrow_mut().step(s))?)
+        }
+        Backend::Cpu => None,
+    };
+    {
+        let mut reset = trainer.borrow_mut();
+        for (device, host) in reset.layers.iter_mut().zip(&model.layers) {
+            device.reset(&stream, host)?;
+        }
+    }
+    let mut optimizer_steps = 0u32;
+    for epoch in 1..=config.epochs {
+        // Fisher–Yates on the host: 60 000 indices, once per epoch.
+        for i in (1..order.len()).rev() {
+            order.swap(i, shuffle.below(i + 1));
+        }
+        {
+            let mut trainer = trainer.borrow_mut();
+            trainer.perm.copy_from_host(&stream, &order)?;
+            trainer.state.set(&stream, 0, optimizer_steps)?;
+        }
+        stream.synchronize()?;
+        let start = Instant::now();
+        for step in 0..steps {
+            // The graph borrows the RefCell, so the losses stay readable between replays.
+            match &graph {
+                Some(graph) => graph.launch()?,
+                None => trainer.borrow_mut().step(&stream)?,
+            }
+            let done = step + 1;
+            if done % PROGRESS_EVERY == 0 || done == steps {
+                let losses = trainer.borrow().losses.to_host(&stream)?;
+                let loss = losses[..done].iter().sum::<f32>() / done as f32;
+                on_progress(&Progress {
+                    epoch,
+                    step: done,
+                    steps,
+                    loss,
+                    samples_per_second: (done * batch) as f64 / start.elapsed().as_secs_f64(),
+                });
+            }
+        }
+        stream.synchronize()?;
+        let seconds = start.elapsed().as_secs_f64();
+        optimizer_steps += steps as u32;
+        let trainer = trainer.borrow();
+        let losses = trainer.losses.to_host(&stream)?;
+        let correct = trainer.correct.to_host(&stream)?;
+        let evaluation = evaluate_on(&stream, &trainer.layers, test, &test_set)?;
+        on_epoch(&EpochStats {
+            epoch,
+            train_loss: losses.iter().sum::<f32>() / steps as f32,
+            train_accuracy: correct.iter().map(|&c| c as f64).sum::<f64>() as f32
+                / (steps * batch) as f32,
+            test_loss: evaluation.loss,
+            test_accuracy: evaluation.accuracy,
+            seconds,
+            samples_per_second: (steps * batch) as f64 / seconds,
+            step_ms: seconds * 1e3 / steps as f64,
+        });
+    }
+    drop(graph);
+    let trainer = trainer.into_inner();
+    let layers = trainer
+        .layers
+        .iter()
+        .map(|layer| layer.download(&stream))
+        .collect::<Result<_, _>>()?;
+    Ok(Model { layers })
 }
 
-/// Evaluates `model` on `data`.
-pub fn evaluate(_gpu: &Gpu, model: &Model, data: &Dataset) -> gpu::Result<Evaluation> {
-    Ok(reference::evaluate(model, data))
+/// Loss, accuracy and confusion matrix of the device-resident model on `data`.
+fn evaluate_on(
+    stream: &Stream,
+    layers: &[DeviceLayer],
+    data: &Dataset,
+    (images, labels): &(DeviceBuffer<f32>, DeviceBuffer<u32>),
+) -> gpu::Result<Evaluation> {
+    let rows = data.len;
+    let mut acts = Activations::new(stream, layers, rows)?;
+    let mut scratch: Vec<GemmScratch> = layers.iter().map(|_| GemmScratch::new()).collect();
+    forward(stream, layers, images, rows, &mut acts, &mut scratch)?;
+    let mut losses = DeviceBuffer::<f32>::zeroed(stream, rows)?;
+    let mut predicted = DeviceBuffer::<u32>::zeroed(stream, rows)?;
+    let last = layers.len() - 1;
+    mlp::classify_rows(
+        stream,
+        &acts.outputs[last],
+        &layers[last].bias,
+        labels,
+        &mut losses,
+        &mut predicted,
+    )?;
+    let losses = losses.to_host(stream)?;
+    let predicted = predicted.to_host(stream)?;
+    let mut confusion = vec![vec![0u32; data.classes]; data.classes];
+    let mut right = 0usize;
+    for (&truth, &guess) in data.labels.iter().zip(&predicted) {
+        confusion[truth as usize][guess as usize] += 1;
+        right += usize::from(truth as u32 == guess);
+    }
+    Ok(Evaluation {
+        loss: losses.iter().map(|&l| l as f64).sum::<f64>() as f32 / rows.max(1) as f32,
+        accuracy: right as f32 / rows.max(1) as f32,
+        confusion,
+    })
+}
+
+/// Loss, accuracy and confusion matrix of `model` on `data`.
+pub fn evaluate(gpu: &Gpu, model: &Model, data: &Dataset) -> gpu::Result<Evaluation> {
+    let stream = gpu.default_stream();
+    let layers = model
+        .layers
+        .iter()
+        .map(|layer| DeviceLayer::upload(&stream, layer, Precision::F32))
+        .collect::<Result<Vec<_>, _>>()?;
+    let uploaded = upload_dataset(&stream, data)?;
+    evaluate_on(&stream, &layers, data, &uploaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference;
+    use gpu::runtime::test_device;
+
+    /// `len` samples of `pixels` values in [0, 1) and labels below `classes`.
+    fn random_data(len: usize, pixels: usize, classes: usize, seed: u64) -> Dataset {
+        let mut random = Random::new(seed, 9);
+        Dataset {
+            images: (0..len * pixels).map(|_| random.uniform()).collect(),
+            labels: (0..len).map(|_| random.below(classes) as u8).collect(),
+            len,
+            pixels,
+            classes,
+        }
+    }
+
+    fn config(precision: Precision) -> TrainConfig {
+        TrainConfig {
+            hidden: vec![9, 7],
+            batch: 8,
+            epochs: 2,
+            lr: 1e-3,
+            optimizer: Optimizer::Adam,
+            seed: 5,
+            precision,
+        }
+    }
+
+    fn assert_close(found: &[f32], expected: &[f32], tolerance: f32, what: &str) {
+        let scale = expected
+            .iter()
+            .fold(0.0f32, |m, v| m.max(v.abs()))
+            .max(1e-6);
+        for (i, (f, e)) in found.iter().zip(expected).enumerate() {
+            assert!(
+                (f - e).abs() <= tolerance * scale,
+                "{what}[{i}]: {f} vs {e} (scale {scale})"
+            );
+        }
+    }
+
+    /// One device step (gather through the permutation, forward, loss, backward) against the
+    /// host reference's gradients for the same batch.
+    fn one_step_matches_the_host_reference(precision: Precision, tolerance: f32) {
+        let gpu = test_device();
+        let stream = gpu.default_stream();
+        let data = random_data(40, 12, 3, 1);
+        let config = config(precision);
+        let model = init_model(&layer_sizes(&config, &data), config.seed);
+        let mut trainer = Trainer::new(&stream, &config, &data, &model).unwrap();
+        let perm: Vec<u32> = (0..40).rev().collect();
+        trainer.perm.copy_from_host(&stream, &perm).unwrap();
+        trainer.state.set(&stream, 1, 0).unwrap();
+        trainer.step(&stream).unwrap();
+
+        let batch: Vec<usize> = perm[8..16].iter().map(|&i| i as usize).collect();
+        let (loss, correct, grads) = reference::forward_backward(&model, &data, &batch);
+        let losses = trainer.losses.to_host(&stream).unwrap();
+        assert!(
+            (losses[1] - loss).abs() <= tolerance * loss,
+            "{} vs {loss}",
+            losses[1]
+        );
+        assert_eq!(
+            trainer.correct.to_host(&stream).unwrap()[1] as usize,
+            correct
+        );
+        for (l, (device, host)) in trainer.layers.iter().zip(&grads).enumerate() {
+            let found = device.grad_weights.to_host(&stream).unwrap();
+            assert_close(&found, &host.weights, tolerance, &format!("layer {l} dW"));
+            let found = device.grad_bias.to_host(&stream).unwrap();
+            assert_close(&found, &host.bias, tolerance, &format!("layer {l} db"));
+        }
+        // Adam's first step moves every parameter by about lr against its gradient's sign.
+        for (device, (start, grad)) in trainer.layers.iter().zip(model.layers.iter().zip(&grads)) {
+            let weights = device.weights.to_host(&stream).unwrap();
+            for ((w, w0), g) in weights.iter().zip(&start.weights).zip(&grad.weights) {
+                if g.abs() > 1e-4 {
+                    let moved = (w0 - w) / config.lr;
+                    assert!(
+                        (moved - g.signum()).abs() < 0.05,
+                        "{w0} -> {w} for gradient {g}"
+                    );
+                }
+            }
+        }
+        assert_eq!(trainer.state.get(&stream).unwrap(), (2, 1));
+    }
+
+    #[test]
+    fn an_f32_step_matches_the_host_reference() {
+        one_step_matches_the_host_reference(Precision::F32, 1e-4);
+    }
+
+    #[test]
+    fn a_bf16_step_is_close_to_the_host_reference() {
+        // bf16 keeps 8 significant bits: products of rounded inputs land within about 1%.
+        one_step_matches_the_host_reference(Precision::Bf16, 3e-2);
+    }
+
+    #[test]
+    fn training_is_deterministic_and_learns() {
+        let gpu = test_device();
+        let data = random_data(64, 12, 3, 2);
+        // Learnable labels: the class of a sample is where its brightest third lies.
+        let mut data = data;
+        for n in 0..data.len {
+            let row = &data.images[n * 12..][..12];
+            let third = |t: usize| row[t * 4..][..4].iter().sum::<f32>();
+            data.labels[n] = (0..3)
+                .max_by(|&a, &b| third(a).total_cmp(&third(b)))
+                .unwrap() as u8;
+        }
+        let mut config = config(Precision::F32);
+        config.epochs = 30;
+        config.lr = 1e-2;
+        let run = || {
+            let mut stats = Vec::new();
+            let model = train(&gpu, &config, &data, &data, &mut |_| {}, &mut |e| {
+                stats.push(e.clone())
+            })
+            .unwrap();
+            (model, stats)
+        };
+        let (first, first_stats) = run();
+        let (second, _) = run();
+        assert_eq!(first, second, "same seed, same backend: same weights");
+        let (start, end) = (&first_stats[0], &first_stats[first_stats.len() - 1]);
+        assert!(
+            end.train_loss < start.train_loss * 0.7,
+            "{} -> {}",
+            start.train_loss,
+            end.train_loss
+        );
+        assert!(end.test_accuracy > 0.8, "accuracy {}", end.test_accuracy);
+        let evaluation = evaluate(&gpu, &first, &data).unwrap();
+        assert_eq!(evaluation.accuracy, end.test_accuracy);
+        let total: u32 = evaluation.confusion.iter().flatten().sum();
+        assert_eq!(total as usize, data.len);
+    }
 }

@@ -1308,8 +1308,8 @@ impl Checker<'_> {
         }
     }
 
-    /// The element type of the base of `load4`/`store4`: 4-byte numbers, in global or shared
-    /// memory (writable for a store).
+    /// The element type of the base of `load4`/`store4`: 4-byte numbers or a type parameter, in
+    /// global or shared memory (writable for a store).
     fn vector_base(&mut self, base: ExprId, store: bool) -> Option<Scalar> {
         let t = self.expr(base);
         let elem = match self.resolve(t) {
@@ -1330,11 +1330,17 @@ impl Checker<'_> {
                 return None;
             }
         };
-        if !matches!(elem, Scalar::F32 | Scalar::I32 | Scalar::U32) {
+        // A generic `T` is allowed so generic kernels get 16-byte accesses where `T` is 4 bytes
+        // wide; other widths move `4 * size_of::<T>()` bytes at no more than 16-byte alignment,
+        // which an index that is a multiple of 4 always gives (see the `rs_vec4` helper).
+        if !matches!(
+            elem,
+            Scalar::F32 | Scalar::I32 | Scalar::U32 | Scalar::Generic(_)
+        ) {
             self.cx.error(
                 self.loc(base),
                 format!(
-                    "`load4`/`store4` move four 4-byte numbers (f32, i32, u32), not `{}`",
+                    "`load4`/`store4` move four `f32`, `i32`, `u32` or generic `T` values, not `{}`",
                     elem.rust_name()
                 ),
             );

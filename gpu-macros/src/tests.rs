@@ -296,3 +296,18 @@ fn tile(a: &[f16], out: &mut [u32]) {
 "#
     ));
 }
+
+#[test]
+fn generic_vector_access() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn copy4<T: Number>(x: &[T], y: &mut [T]) {
+    let i = global_idx().x * 4;
+    if i + 4 <= x.len() {
+        let v = x.load4(i);
+        y.store4(i, v);
+    }
+}
+"#
+    ));
+}

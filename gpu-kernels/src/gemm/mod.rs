@@ -132,6 +132,7 @@ pub trait GemmInput: Scalar + sealed::Sealed {
         a: &DeviceBuffer<Self>,
         b: &DeviceBuffer<Self>,
         c: &mut DeviceBuffer<f32>,
+        scratch: &mut GemmScratch,
     ) -> Result<()>;
 }
 
@@ -142,8 +143,9 @@ impl GemmInput for f32 {
         a: &DeviceBuffer<f32>,
         b: &DeviceBuffer<f32>,
         c: &mut DeviceBuffer<f32>,
+        scratch: &mut GemmScratch,
     ) -> Result<()> {
-        simt::gemm_f32(stream, spec, a, b, c)
+        simt::gemm_f32(stream, spec, a, b, c, scratch)
     }
 }
 
@@ -154,6 +156,7 @@ impl GemmInput for f16 {
         a: &DeviceBuffer<f16>,
         b: &DeviceBuffer<f16>,
         c: &mut DeviceBuffer<f32>,
+        _scratch: &mut GemmScratch,
     ) -> Result<()> {
         tensor_core::gemm_f16(stream, spec, a, b, c)
     }
@@ -166,6 +169,7 @@ impl GemmInput for bf16 {
         a: &DeviceBuffer<bf16>,
         b: &DeviceBuffer<bf16>,
         c: &mut DeviceBuffer<f32>,
+        _scratch: &mut GemmScratch,
     ) -> Result<()> {
         tensor_core::gemm_bf16(stream, spec, a, b, c)
     }
@@ -175,7 +179,8 @@ impl GemmInput for bf16 {
 ///
 /// Fails with [`Error::LengthMismatch`] when a buffer's length does not match the shape. With
 /// m or n zero there is nothing to do; with k zero (or alpha zero) C becomes beta·C, and A and
-/// B are not read.
+/// B are not read. Shapes with few tiles of C and a long k may allocate temporary memory for
+/// partial products; inside [`Stream::capture`] use [`gemm_with_scratch`] instead.
 pub fn gemm<T: GemmInput>(
     stream: &Stream,
     spec: &Gemm,
@@ -183,8 +188,52 @@ pub fn gemm<T: GemmInput>(
     b: &DeviceBuffer<T>,
     c: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
+    gemm_with_scratch(stream, spec, a, b, c, &mut GemmScratch::new())
+}
+
+/// Memory for the partial products of a split-k GEMM, kept between calls.
+///
+/// A captured graph replays kernels with the pointers they had when captured, so memory they use
+/// must outlive the graph: keep one `GemmScratch` per product in the step, and run the step once
+/// before capturing it so that each has grown to its size (it only ever grows).
+#[derive(Debug, Default)]
+pub struct GemmScratch {
+    partials: Option<DeviceBuffer<f32>>,
+}
+
+impl GemmScratch {
+    /// No memory yet; the first call that splits k allocates it.
+    pub fn new() -> Self {
+        GemmScratch::default()
+    }
+
+    /// At least `len` elements, allocated only when the memory held is smaller.
+    pub(crate) fn partials(
+        &mut self,
+        stream: &Stream,
+        len: usize,
+    ) -> Result<&mut DeviceBuffer<f32>> {
+        if self.partials.as_ref().is_none_or(|p| p.len() < len) {
+            self.partials = Some(DeviceBuffer::zeroed(stream, len)?);
+        }
+        match &mut self.partials {
+            Some(partials) => Ok(partials),
+            None => Err(Error::InvalidLaunch("gemm: scratch memory missing".into())),
+        }
+    }
+}
+
+/// [`gemm`] with its temporary memory in `scratch`, reused across calls (and graph replays).
+pub fn gemm_with_scratch<T: GemmInput>(
+    stream: &Stream,
+    spec: &Gemm,
+    a: &DeviceBuffer<T>,
+    b: &DeviceBuffer<T>,
+    c: &mut DeviceBuffer<f32>,
+    scratch: &mut GemmScratch,
+) -> Result<()> {
     if prepare(stream, spec, a, b, c)? {
-        T::launch_gemm(stream, spec, a, b, c)?;
+        T::launch_gemm(stream, spec, a, b, c, scratch)?;
     }
     Ok(())
 }
@@ -216,7 +265,7 @@ pub fn gemm_f32_with_tiles(
     tiles: Tiles,
 ) -> Result<()> {
     if prepare(stream, spec, a, b, c)? {
-        simt::gemm_f32_tiles(stream, spec, a, b, c, tiles)?;
+        simt::gemm_f32_tiles(stream, spec, a, b, c, tiles, &mut GemmScratch::new())?;
     }
     Ok(())
 }

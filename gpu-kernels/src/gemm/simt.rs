@@ -1,21 +1,23 @@
 //! `f32` GEMM on the CUDA cores: `C = alpha·op(A)·op(B) + beta·C`, row-major.
 //!
-//! Two tile configurations of one algorithm. Each block owns a tile of C and walks k in steps
-//! of a k-tile: its threads copy the A and B tiles into shared memory, stored k-major (`[k][row]`
-//! for A, `[k][col]` for B) so that every thread reads its column of A and row of B fragments
-//! with 16-byte loads, and accumulate outer products in registers. The next k-tile is loaded
-//! from global memory into registers while the current one is multiplied, and shared memory is
-//! double-buffered, so each k-tile costs one barrier.
+//! Three tile configurations of one algorithm (128×128, 64×64 and 32×32 tiles of C per block,
+//! the largest that still gives every multiprocessor work). Each block owns a tile of C and
+//! walks k in steps of a k-tile: its threads copy the A and B tiles into shared memory, stored
+//! k-major (`[k][row]` for A, `[k][col]` for B) so that every thread reads its column of A and
+//! row of B fragments with 16-byte loads, and accumulate outer products in registers. The next
+//! k-tile is loaded from global memory into registers while the current one is multiplied, and
+//! shared memory is double-buffered, so each k-tile costs one barrier. The smallest
+//! configuration also splits a long k across blocks, for shapes like an MLP's batch of 64.
 //!
 //! An operand is read "along k" when consecutive elements in memory are consecutive k (A as
 //! stored, B transposed) and "across" otherwise (A transposed, B as stored); the copy to shared
 //! memory transposes in the first case and not in the second, so all four transpose
-//! combinations run the same inner loop at the same speed.
+//! combinations run the same inner loop.
 
 use gpu_macros::kernel;
 use gpu_runtime::{Block, DeviceBuffer, Grid, Kernel, LaunchConfig, Result, Stream, TemplateArg};
 
-use super::{Gemm, Tiles, Transpose};
+use super::{Gemm, GemmScratch, Tiles, Transpose};
 
 /// The large configuration: a 128×128 tile of C per block, k-tiles of 8, 8×8 outputs per thread
 /// (rows `4·ty..4·ty+4` and `64+4·ty..`, columns likewise with `tx`, so the fragments are two
@@ -645,8 +647,9 @@ pub(crate) fn gemm_f32(
     a: &DeviceBuffer<f32>,
     b: &DeviceBuffer<f32>,
     c: &mut DeviceBuffer<f32>,
+    scratch: &mut GemmScratch,
 ) -> Result<()> {
-    gemm_f32_tiles(stream, spec, a, b, c, Tiles::Auto)
+    gemm_f32_tiles(stream, spec, a, b, c, Tiles::Auto, scratch)
 }
 
 /// [`gemm_f32`] with the tile configuration chosen by the caller, or from the shape for
@@ -658,6 +661,7 @@ pub(crate) fn gemm_f32_tiles(
     b: &DeviceBuffer<f32>,
     c: &mut DeviceBuffer<f32>,
     tiles: Tiles,
+    scratch: &mut GemmScratch,
 ) -> Result<()> {
     let flag = |t: Transpose| match t {
         Transpose::No => 0u32,
@@ -695,9 +699,9 @@ pub(crate) fn gemm_f32_tiles(
         (Tiles::Medium, _, 0) => gemm_f32_64x64::launch::<1, 0>,
         (Tiles::Medium, _, _) => gemm_f32_64x64::launch::<1, 1>,
         (Tiles::SmallSplitK, _, _) => {
-            return small(stream, spec, (trans_a, trans_b), true, a, b, c)
+            return small(stream, spec, (trans_a, trans_b), true, a, b, c, scratch)
         }
-        _ => return small(stream, spec, (trans_a, trans_b), false, a, b, c),
+        _ => return small(stream, spec, (trans_a, trans_b), false, a, b, c, scratch),
     };
     launch(stream, config, m, n, k, alpha, beta, a, b, c)
 }
@@ -709,6 +713,8 @@ const MIN_K_SLICE: usize = 128;
 
 /// The small configuration; with too few blocks to fill the device (or `force_split`) and k
 /// long enough, split along k into slices whose partial products a second kernel sums.
+// The operands, the shape and the two memory inputs are all needed; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
 fn small(
     stream: &Stream,
     spec: &Gemm,
@@ -717,6 +723,7 @@ fn small(
     a: &DeviceBuffer<f32>,
     b: &DeviceBuffer<f32>,
     c: &mut DeviceBuffer<f32>,
+    scratch: &mut GemmScratch,
 ) -> Result<()> {
     let (m, n, k, alpha, beta) = (spec.m, spec.n, spec.k, spec.alpha, spec.beta);
     let (grid_x, grid_y) = (grid_dim(n.div_ceil(32))?, grid_dim(m.div_ceil(32))?);
@@ -737,25 +744,14 @@ fn small(
     // Slices are whole k-tiles; rounding up may leave fewer slices than asked for.
     let k_slice = k.div_ceil(slices).next_multiple_of(64);
     let slices = k.div_ceil(k_slice);
-    let mut partials = DeviceBuffer::zeroed(stream, slices * m * n)?;
+    // Every slab is written whole (beta 0), so reused memory needs no clearing.
+    let partials = scratch.partials(stream, slices * m * n)?;
     let config = LaunchConfig::new(Grid::xyz(grid_x, grid_y, slices as u32), Block::x(256));
     gemm_f32_32x32::launch(
-        stream,
-        config,
-        m,
-        n,
-        k,
-        k_slice,
-        trans_a,
-        trans_b,
-        1.0,
-        0.0,
-        a,
-        b,
-        &mut partials,
+        stream, config, m, n, k, k_slice, trans_a, trans_b, 1.0, 0.0, a, b, partials,
     )?;
     let config = crate::map::grid_stride_config(stream, m * n);
-    sum_k_slices::launch(stream, config, slices, alpha, beta, &partials, c)
+    sum_k_slices::launch(stream, config, slices, alpha, beta, partials, c)
 }
 
 /// A grid dimension, or an error for a matrix too large for one launch.

@@ -291,6 +291,14 @@ impl<'a> Emitter<'a> {
             .expect("every slice parameter has a length name")
     }
 
+    /// The C++ vector type that `load4`/`store4` move, noting the helper a generic one needs.
+    fn vector_type(&mut self, elem: Scalar) -> String {
+        if matches!(elem, Scalar::Generic(_)) {
+            self.use_helper("rs_vec4");
+        }
+        vector_type(elem)
+    }
+
     fn use_helper(&mut self, name: &'static str) -> &'static str {
         let helper: &Helper = HELPERS
             .iter()
@@ -593,7 +601,7 @@ impl<'a> Emitter<'a> {
             ExprKind::Load4 { base, index } => {
                 let index_code = self.vector_index(*base, *index, kernel.expr(init).span);
                 let base_code = self.expr(*base);
-                let vector = vector_type(elem);
+                let vector = self.vector_type(elem);
                 let v = fresh(&mut self.taken, &format!("{name}_v"));
                 self.out.line(&format!("{ty} {name}[4];"));
                 self.out.line(&format!(
@@ -999,7 +1007,7 @@ impl<'a> Emitter<'a> {
             }
             ExprKind::Store4 { base, index, value } => {
                 let elem = self.types.expr(*base).element().expect("checked base");
-                let vector = vector_type(elem);
+                let vector = self.vector_type(elem);
                 let index_code = self.vector_index(*base, *index, self.kernel.expr(id).span);
                 let base_code = self.expr(*base);
                 let value_code = self.expr(*value);
@@ -1232,11 +1240,12 @@ impl<'a> Emitter<'a> {
 }
 
 /// The CUDA vector type of four `elem`s.
-fn vector_type(elem: Scalar) -> &'static str {
+fn vector_type(elem: Scalar) -> String {
     match elem {
-        Scalar::F32 => "float4",
-        Scalar::I32 => "int4",
-        _ => "uint4",
+        Scalar::F32 => "float4".into(),
+        Scalar::I32 => "int4".into(),
+        Scalar::Generic(generic) => format!("rs_vec4<{}>", generic.name),
+        _ => "uint4".into(),
     }
 }
 

@@ -88,6 +88,15 @@ __device__ __forceinline__ unsigned long long rs_idx(unsigned long long i, unsig
 ",
     },
     Helper {
+        name: "rs_vec4",
+        needs: &[],
+        code: "\
+// Four elements of a generic `T` moved as one: a 16-byte access for 4-byte types. Alignment is
+// capped at 16 bytes, what an index that is a multiple of 4 guarantees for any element size.
+template <typename T> struct alignas(4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16) rs_vec4 { T x, y, z, w; };
+",
+    },
+    Helper {
         name: "rs_div",
         needs: &["rs_checked"],
         code: "\

@@ -1,0 +1,9 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &[i64], y: &mut [i64]) {
+    let v = x.load4(0);
+    y.store4(0, v);
+}
+
+fn main() {}
