@@ -294,7 +294,7 @@ fn wrong_lengths_are_errors() {
 #[test]
 fn no_instantiation_uses_local_memory() {
     let all = instantiations();
-    assert_eq!(all.len(), 8);
+    assert_eq!(all.len(), 16);
     let module: Vec<String> = gpu_kernels::gemm::instantiations()
         .iter()
         .map(|(k, args)| format!("{}{args:?}", k.name()))

@@ -6,11 +6,15 @@
 //! ahead of the one being multiplied; within a tile, the fragments of the next k step are loaded
 //! while the MMAs of the current one run. Shared rows are padded by 16 bytes, so the eight
 //! 16-byte rows an `ldmatrix` phase reads fall in distinct bank groups. The block needs 216 KiB
-//! of shared memory (Hopper allows 227 KiB; on a GPU that allows less the launch is refused). Every operand layout is read in place: an operand stored
-//! k-contiguous (A as m×k, B as n×k) is loaded with `ldmatrix`, one stored m- or n-contiguous
-//! (A as k×m, B as k×n) with `ldmatrix.trans`, so all four transpose combinations run the same
-//! pipeline. `cp.async` moves 16 bytes (8 elements), so the contiguous dimension's stride must
-//! be a multiple of 8; an operand whose is not is first copied into a zero-padded buffer.
+//! of shared memory (Hopper allows 227 KiB; on a GPU that allows less the launch is refused).
+//!
+//! Every operand layout is read in place: an operand stored k-contiguous (A as m×k, B as n×k)
+//! is loaded with `ldmatrix`, one stored m- or n-contiguous (A as k×m, B as k×n) with
+//! `ldmatrix.trans`, so all four transpose combinations run the same pipeline. `cp.async` moves
+//! 16 bytes (8 elements) from a 16-byte boundary, so an operand whose rows are not a multiple of
+//! 8 elements long is copied to shared memory element by element instead, by a separate
+//! instantiation (`VEC = 0`): slower, but with no scratch memory, so a call can be captured in
+//! a CUDA graph.
 //!
 //! On an H100 this reaches about 310–330 TFLOP/s at 8192³ in every layout, about 0.42 of cuBLAS
 //! (750–775 TFLOP/s there): `mma.sync` issues from 2 warps per scheduler leave the tensor pipe
@@ -32,14 +36,12 @@ const THREADS: usize = 256;
 const STAGES: usize = 4;
 /// Words (u32) of shared memory per stage: A and B tiles of 64-deep rows padded to 36 words.
 const STAGE_WORDS: usize = (BM + BN) * 36;
-/// Elements one `cp.async` moves; the contiguous dimension's stride must be a multiple.
-const CHUNK: usize = 8;
 
 macro_rules! tensor_core_gemm {
-    ($(#[$attr:meta])* $name:ident, $elem:ident, $mma:ident) => {
+    ($(#[$attr:meta])* $name:ident, $elem:ident, $mma:ident, $copy8:ident) => {
         $(#[$attr])*
         #[kernel]
-        fn $name<const A_T: usize, const B_T: usize>(
+        fn $name<const A_T: usize, const B_T: usize, const VEC: usize>(
             m: usize,
             n: usize,
             k: usize,
@@ -91,6 +93,12 @@ macro_rules! tensor_core_gemm {
             let block_m = (first_m + (pid % per_group) % group_rows) * BM;
             let block_n = ((pid % per_group) / group_rows) * BN;
             let mut acc = [0.0f32; 128];
+            // Rows whose stride is a multiple of 8 elements start on 16-byte boundaries, so
+            // they load with cp.async; others element by element. With VEC = 1 (both operands
+            // aligned) the element-wise path is compiled out: its mere presence costs the
+            // cp.async path a fifth of its speed.
+            let a_vec = VEC == 1 || lda % 8 == 0;
+            let b_vec = VEC == 1 || ldb % 8 == 0;
             let tiles = (k + BK - 1) / BK;
             // Iteration i loads tile i and computes tile i - (STAGES - 2): the stage it loads
             // was last read two iterations ago, and the barrier of the iteration between
@@ -110,14 +118,24 @@ macro_rules! tensor_core_gemm {
                             let gm = block_m + row;
                             let gk = k0 + kc;
                             let dst = a_base + row * K_STRIDE + kc / 2;
-                            cp_async_16(smem, dst, a, gm * lda + gk, gm < m && gk < k);
+                            if a_vec {
+                                cp_async_16(smem, dst, a, gm * lda + gk, gm < m && gk < k);
+                            } else {
+                                let count = if gm < m && gk < k { (k - gk).min(8) } else { 0 };
+                                $copy8(smem, dst, a, gm * lda + gk, count);
+                            }
                         } else {
                             let row = tid / (BM / 8) + r * (THREADS / (BM / 8));
                             let mc = (tid % (BM / 8)) * 8;
                             let gk = k0 + row;
                             let gm = block_m + mc;
                             let dst = a_base + row * A_MN_STRIDE + mc / 2;
-                            cp_async_16(smem, dst, a, gk * lda + gm, gk < k && gm < m);
+                            if a_vec {
+                                cp_async_16(smem, dst, a, gk * lda + gm, gk < k && gm < m);
+                            } else {
+                                let count = if gk < k && gm < m { (m - gm).min(8) } else { 0 };
+                                $copy8(smem, dst, a, gk * lda + gm, count);
+                            }
                         }
                     }
                     for r in 0..B_LOADS {
@@ -127,14 +145,24 @@ macro_rules! tensor_core_gemm {
                             let gn = block_n + row;
                             let gk = k0 + kc;
                             let dst = b_base + row * K_STRIDE + kc / 2;
-                            cp_async_16(smem, dst, b, gn * ldb + gk, gn < n && gk < k);
+                            if b_vec {
+                                cp_async_16(smem, dst, b, gn * ldb + gk, gn < n && gk < k);
+                            } else {
+                                let count = if gn < n && gk < k { (k - gk).min(8) } else { 0 };
+                                $copy8(smem, dst, b, gn * ldb + gk, count);
+                            }
                         } else {
                             let row = tid / (BN / 8) + r * (THREADS / (BN / 8));
                             let nc = (tid % (BN / 8)) * 8;
                             let gk = k0 + row;
                             let gn = block_n + nc;
                             let dst = b_base + row * B_MN_STRIDE + nc / 2;
-                            cp_async_16(smem, dst, b, gk * ldb + gn, gk < k && gn < n);
+                            if b_vec {
+                                cp_async_16(smem, dst, b, gk * ldb + gn, gk < k && gn < n);
+                            } else {
+                                let count = if gk < k && gn < n { (n - gn).min(8) } else { 0 };
+                                $copy8(smem, dst, b, gk * ldb + gn, count);
+                            }
                         }
                     }
                 }
@@ -250,13 +278,15 @@ tensor_core_gemm!(
     /// `C = alpha·op(A)·op(B) + beta·C` for `f16` A and B; `A_T`/`B_T` 1 for k×m A / n×k B.
     gemm_f16_kernel,
     f16,
-    mma_m16n8k16_f16
+    mma_m16n8k16_f16,
+    copy8_f16
 );
 tensor_core_gemm!(
     /// [`gemm_f16_kernel`] for `bf16`.
     gemm_bf16_kernel,
     bf16,
-    mma_m16n8k16_bf16
+    mma_m16n8k16_bf16,
+    copy8_bf16
 );
 
 /// `c[row][col..col + 2] = v + beta · c[..]` within the m×n matrix; `beta == 0` leaves C unread,
@@ -288,32 +318,38 @@ fn store_pair(
     }
 }
 
-macro_rules! pad_rows {
-    ($(#[$attr:meta])* $name:ident, $elem:ident) => {
+macro_rules! copy8 {
+    ($(#[$attr:meta])* $name:ident, $elem:ident, $pack:ident) => {
         $(#[$attr])*
-        #[kernel]
-        fn $name(rows: usize, cols: usize, ld: usize, src: &[$elem], dst: &mut [$elem]) {
-            for i in (global_idx().x..rows * cols).step_by(grid_size().x) {
-                dst[(i / cols) * ld + i % cols] = src[i];
+        #[device]
+        fn $name(smem: &mut [u32], dst: usize, src: &[$elem], at: usize, count: usize) {
+            let zero = $elem::from_f32(0.0);
+            for w in 0..4 {
+                let lo = if 2 * w < count { src[at + 2 * w] } else { zero };
+                let hi = if 2 * w + 1 < count { src[at + 2 * w + 1] } else { zero };
+                smem[dst + w] = $pack(lo, hi);
             }
         }
     };
 }
 
-pad_rows!(
-    /// Copies a row-major `rows`×`cols` matrix into rows of stride `ld` (the rest untouched).
-    pad_rows_f16,
-    f16
+copy8!(
+    /// Elements `at..at + count` of `src` (`count` ≤ 8, zeros after) into words `dst..dst + 4`:
+    /// the synchronous copy for rows not 16-byte aligned.
+    copy8_f16,
+    f16,
+    pack_f16x2
 );
-pad_rows!(
-    /// [`pad_rows_f16`] for `bf16`.
-    pad_rows_bf16,
-    bf16
+copy8!(
+    /// [`copy8_f16`] for `bf16`.
+    copy8_bf16,
+    bf16,
+    pack_bf16x2
 );
 
-/// Every kernel of this module, so tools and tests can compile them ahead of time (the GEMM
-/// kernels with each layout in [`instantiations`]).
-pub const KERNELS: &[&gpu_runtime::Kernel] = &[&pad_rows_f16::KERNEL, &pad_rows_bf16::KERNEL];
+/// The kernels of this module without template arguments: none (the GEMM kernels, one per
+/// layout, are in [`instantiations`]).
+pub const KERNELS: &[&gpu_runtime::Kernel] = &[];
 
 /// The GEMM kernels with every template instantiation they are launched with.
 pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::TemplateArg>)> {
@@ -322,10 +358,16 @@ pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::T
     for kernel in [&gemm_f16_kernel::KERNEL, &gemm_bf16_kernel::KERNEL] {
         for a_t in 0..2u64 {
             for b_t in 0..2u64 {
-                all.push((
-                    kernel,
-                    vec![TemplateArg::Const(a_t), TemplateArg::Const(b_t)],
-                ));
+                for vec in 0..2u64 {
+                    all.push((
+                        kernel,
+                        vec![
+                            TemplateArg::Const(a_t),
+                            TemplateArg::Const(b_t),
+                            TemplateArg::Const(vec),
+                        ],
+                    ));
+                }
             }
         }
     }
@@ -356,117 +398,67 @@ pub fn gemm_bf16(
 
 /// The 16-bit input types, with their kernels.
 trait Half: Scalar {
-    /// Launches the GEMM kernel for this type and layout.
+    /// Launches the GEMM kernel for this type and layout: (A transposed, B transposed, both
+    /// operands' rows 16-byte aligned).
     #[allow(clippy::too_many_arguments)]
     fn launch_gemm(
         stream: &Stream,
         config: LaunchConfig,
-        layout: (bool, bool),
+        layout: (bool, bool, bool),
         shape: (usize, usize, usize, usize, usize),
         scale: (f32, f32),
         a: &DeviceBuffer<Self>,
         b: &DeviceBuffer<Self>,
         c: &mut DeviceBuffer<f32>,
     ) -> Result<()>;
-
-    /// Launches the padding copy for this type.
-    fn launch_pad(
-        stream: &Stream,
-        config: LaunchConfig,
-        rows: usize,
-        cols: usize,
-        ld: usize,
-        src: &DeviceBuffer<Self>,
-        dst: &mut DeviceBuffer<Self>,
-    ) -> Result<()>;
 }
 
 macro_rules! impl_half {
-    ($ty:ident, $gemm:ident, $pad:ident) => {
+    ($ty:ident, $gemm:ident) => {
         impl Half for $ty {
             fn launch_gemm(
                 stream: &Stream,
                 config: LaunchConfig,
-                layout: (bool, bool),
+                layout: (bool, bool, bool),
                 (m, n, k, lda, ldb): (usize, usize, usize, usize, usize),
                 (alpha, beta): (f32, f32),
                 a: &DeviceBuffer<Self>,
                 b: &DeviceBuffer<Self>,
                 c: &mut DeviceBuffer<f32>,
             ) -> Result<()> {
-                let args = (m, n, k, lda, ldb, alpha, beta);
                 match layout {
-                    (false, false) => $gemm::launch::<0, 0>(
-                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6, a,
-                        b, c,
+                    (false, false, false) => $gemm::launch::<0, 0, 0>(
+                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
                     ),
-                    (false, true) => $gemm::launch::<0, 1>(
-                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6, a,
-                        b, c,
+                    (false, false, true) => $gemm::launch::<0, 0, 1>(
+                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
                     ),
-                    (true, false) => $gemm::launch::<1, 0>(
-                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6, a,
-                        b, c,
+                    (false, true, false) => $gemm::launch::<0, 1, 0>(
+                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
                     ),
-                    (true, true) => $gemm::launch::<1, 1>(
-                        stream, config, args.0, args.1, args.2, args.3, args.4, args.5, args.6, a,
-                        b, c,
+                    (false, true, true) => $gemm::launch::<0, 1, 1>(
+                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                    ),
+                    (true, false, false) => $gemm::launch::<1, 0, 0>(
+                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                    ),
+                    (true, false, true) => $gemm::launch::<1, 0, 1>(
+                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                    ),
+                    (true, true, false) => $gemm::launch::<1, 1, 0>(
+                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                    ),
+                    (true, true, true) => $gemm::launch::<1, 1, 1>(
+                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
                     ),
                 }
-            }
-
-            fn launch_pad(
-                stream: &Stream,
-                config: LaunchConfig,
-                rows: usize,
-                cols: usize,
-                ld: usize,
-                src: &DeviceBuffer<Self>,
-                dst: &mut DeviceBuffer<Self>,
-            ) -> Result<()> {
-                $pad::launch(stream, config, rows, cols, ld, src, dst)
             }
         }
     };
 }
 
-impl_half!(f16, gemm_f16_kernel, pad_rows_f16);
-impl_half!(bf16, gemm_bf16_kernel, pad_rows_bf16);
-
-/// An operand as the kernel reads it: the caller's buffer when its rows are a multiple of
-/// `CHUNK` long, else a zero-padded copy.
-enum Operand<'a, T: Scalar> {
-    Direct(&'a DeviceBuffer<T>),
-    Padded(DeviceBuffer<T>),
-}
-
-impl<T: Scalar> Operand<'_, T> {
-    fn buffer(&self) -> &DeviceBuffer<T> {
-        match self {
-            Operand::Direct(b) => b,
-            Operand::Padded(b) => b,
-        }
-    }
-}
-
-/// `x`, stored as `rows` rows of `cols`, with its row stride (`cols` rounded up to `CHUNK`).
-fn aligned<'a, T: Half>(
-    stream: &Stream,
-    x: &'a DeviceBuffer<T>,
-    rows: usize,
-    cols: usize,
-) -> Result<(Operand<'a, T>, usize)> {
-    if cols.is_multiple_of(CHUNK) {
-        return Ok((Operand::Direct(x), cols));
-    }
-    let ld = cols.next_multiple_of(CHUNK);
-    let mut padded = DeviceBuffer::zeroed(stream, rows * ld)?;
-    let total = rows * cols;
-    let blocks = total.div_ceil(THREADS).clamp(1, 4096) as u32;
-    let config = LaunchConfig::new(Grid::x(blocks), Block::x(THREADS as u32));
-    T::launch_pad(stream, config, rows, cols, ld, x, &mut padded)?;
-    Ok((Operand::Padded(padded), ld))
-}
+impl_half!(f16, gemm_f16_kernel);
+impl_half!(bf16, gemm_bf16_kernel);
 
 fn check_len(what: &'static str, expected: usize, found: usize) -> Result<()> {
     if expected == found {
@@ -502,11 +494,9 @@ fn gemm<T: Half>(
     }
     let a_t = matches!(spec.trans_a, Transpose::Yes);
     let b_t = matches!(spec.trans_b, Transpose::Yes);
-    // Stored shapes: A m×k or k×m, B k×n or n×k (row-major).
-    let (a_rows, a_cols) = if a_t { (k, m) } else { (m, k) };
-    let (b_rows, b_cols) = if b_t { (n, k) } else { (k, n) };
-    let (a_op, lda) = aligned(stream, a, a_rows, a_cols)?;
-    let (b_op, ldb) = aligned(stream, b, b_rows, b_cols)?;
+    // Row strides of the stored matrices (row-major A m×k or k×m, B k×n or n×k).
+    let lda = if a_t { m } else { k };
+    let ldb = if b_t { k } else { n };
     let blocks = m.div_ceil(BM) * n.div_ceil(BN);
     let blocks = u32::try_from(blocks).map_err(|_| {
         Error::InvalidLaunch(format!("gemm: {m}×{n} needs more than u32::MAX blocks"))
@@ -517,11 +507,11 @@ fn gemm<T: Half>(
     T::launch_gemm(
         stream,
         config,
-        (a_t, b_t),
+        (a_t, b_t, lda % 8 == 0 && ldb % 8 == 0),
         (m, n, k, lda, ldb),
         (spec.alpha, spec.beta),
-        a_op.buffer(),
-        b_op.buffer(),
+        a,
+        b,
         c,
     )
 }
