@@ -181,6 +181,14 @@ fn gemm_rows(stream: &Stream, on_gpu: bool) -> Result<Vec<Row>, Box<dyn std::err
     ] {
         rows.push(gemm_row(stream, blas, &spec, |x| x, sgemm)?);
     }
+    // 16-bit inputs on the tensor cores, f32 accumulation and output (cublasGemmEx alike).
+    let hgemm: BlasGemm<f16> = Blas::gemm_ex_row_major;
+    let bgemm: BlasGemm<bf16> = Blas::gemm_ex_row_major;
+    for n in [4096, 8192] {
+        let spec = Gemm::new(n, n, n);
+        rows.push(gemm_row(stream, blas, &spec, f16::from_f32, hgemm)?);
+        rows.push(gemm_row(stream, blas, &spec, bf16::from_f32, bgemm)?);
+    }
     // One training step of the MLP: forward, then the weight and input gradients.
     for spec in [
         Gemm::new(64, 128, 784),
