@@ -265,6 +265,34 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             copy_gbps,
         ));
 
+        // 16-bit inputs summed in f32: half the bytes of f32 for the same count.
+        let host_h: Vec<f16> = host.iter().map(|&v| f16::from_f32(v)).collect();
+        let xh = DeviceBuffer::from_host(&stream, &host_h)?;
+        let sum_h_ms = median_ms(&stream, || {
+            reduce::sum_f16_into(&stream, &xh, &mut total, &mut scratch)
+        })?;
+        rows.push(bandwidth_row(
+            "reduce sum f16",
+            &size,
+            sum_h_ms,
+            gbps(bytes(2.0), sum_h_ms),
+            copy_gbps,
+        ));
+        drop(xh);
+        let host_b: Vec<bf16> = host.iter().map(|&v| bf16::from_f32(v)).collect();
+        let xb = DeviceBuffer::from_host(&stream, &host_b)?;
+        let sum_b_ms = median_ms(&stream, || {
+            reduce::sum_bf16_into(&stream, &xb, &mut total, &mut scratch)
+        })?;
+        rows.push(bandwidth_row(
+            "reduce sum bf16",
+            &size,
+            sum_b_ms,
+            gbps(bytes(2.0), sum_b_ms),
+            copy_gbps,
+        ));
+        drop(xb);
+
         let mut scanned = DeviceBuffer::zeroed(&stream, n)?;
         let mut scan_scratch = scan::ScanScratch::new(&stream, n)?;
         let scan_ms = median_ms(&stream, || {

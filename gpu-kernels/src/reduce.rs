@@ -3,7 +3,7 @@
 //!
 //! Every kernel runs one algorithm. Each thread walks the input with a grid-stride loop and
 //! combines its elements in registers (four 16-byte `load4`s in flight for `f32`, `i32` and
-//! `u32`, eight scalar loads for `f64`, thirty-two for `f16`/`bf16`); the block combines
+//! `u32`, eight scalar loads for `f64`, eight 8-byte `load4`s for `f16`/`bf16`); the block combines
 //! its threads' values with warp shuffles and one value per warp in shared memory; thread 0
 //! stores the block's partial in a scratch buffer, fences, and takes a ticket from an atomic
 //! counter. The block that draws the last ticket combines every partial in block order and
@@ -569,56 +569,66 @@ fn reduce_scalar<T: Number, const OP: usize>(
     }
 }
 
-/// Sum of `f16` values in `f32`, thirty-two 2-byte loads in flight per thread.
+/// Sum of `f16` values in `f32`: eight 8-byte loads (four values each) in flight per thread.
 #[kernel]
 fn reduce_sum_f16(x: &[f16], partials: &mut [f32], counter: &mut [u32], out: &mut [f32]) {
     let n = x.len();
+    let vectors = n / 4;
     let stride = grid_size().x;
     let mut acc = [0.0f32; 8];
-    let mut i = global_idx().x;
-    while i + 31 * stride < n {
-        for j in 0..4 {
-            for k in 0..8 {
-                acc[k] += x[i + (8 * j + k) * stride].to_f32();
-            }
+    let mut v = global_idx().x;
+    while v + 7 * stride < vectors {
+        #[unroll]
+        for j in 0..8 {
+            let q = x.load4((v + j * stride) * 4);
+            acc[j] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
         }
-        i += 32 * stride;
+        v += 8 * stride;
     }
-    while i < n {
-        acc[0] += x[i].to_f32();
-        i += stride;
+    while v < vectors {
+        let q = x.load4(v * 4);
+        acc[0] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
+        v += stride;
     }
-    let mut v = 0.0f32;
+    for i in (vectors * 4 + global_idx().x..n).step_by(stride) {
+        acc[1] += x[i].to_f32();
+    }
+    let mut total = 0.0f32;
     for k in 0..8 {
-        v += acc[k];
+        total += acc[k];
     }
-    finish_f32(0, v, 0.0, partials, counter, out);
+    finish_f32(0, total, 0.0, partials, counter, out);
 }
 
-/// Sum of `bf16` values in `f32`, thirty-two 2-byte loads in flight per thread.
+/// Sum of `bf16` values in `f32`: eight 8-byte loads (four values each) in flight per thread.
 #[kernel]
 fn reduce_sum_bf16(x: &[bf16], partials: &mut [f32], counter: &mut [u32], out: &mut [f32]) {
     let n = x.len();
+    let vectors = n / 4;
     let stride = grid_size().x;
     let mut acc = [0.0f32; 8];
-    let mut i = global_idx().x;
-    while i + 31 * stride < n {
-        for j in 0..4 {
-            for k in 0..8 {
-                acc[k] += x[i + (8 * j + k) * stride].to_f32();
-            }
+    let mut v = global_idx().x;
+    while v + 7 * stride < vectors {
+        #[unroll]
+        for j in 0..8 {
+            let q = x.load4((v + j * stride) * 4);
+            acc[j] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
         }
-        i += 32 * stride;
+        v += 8 * stride;
     }
-    while i < n {
-        acc[0] += x[i].to_f32();
-        i += stride;
+    while v < vectors {
+        let q = x.load4(v * 4);
+        acc[0] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
+        v += stride;
     }
-    let mut v = 0.0f32;
+    for i in (vectors * 4 + global_idx().x..n).step_by(stride) {
+        acc[1] += x[i].to_f32();
+    }
+    let mut total = 0.0f32;
     for k in 0..8 {
-        v += acc[k];
+        total += acc[k];
     }
-    finish_f32(0, v, 0.0, partials, counter, out);
+    finish_f32(0, total, 0.0, partials, counter, out);
 }
 
 /// The kernels of this module that take no template arguments: `all_kernels()` lists only

@@ -293,7 +293,7 @@ impl<'a> Emitter<'a> {
 
     /// The C++ vector type that `load4`/`store4` move, noting the helper a generic one needs.
     fn vector_type(&mut self, elem: Scalar) -> String {
-        if matches!(elem, Scalar::Generic(_)) {
+        if matches!(elem, Scalar::Generic(_) | Scalar::F16 | Scalar::Bf16) {
             self.use_helper("rs_vec4");
         }
         vector_type(elem)
@@ -1245,6 +1245,8 @@ fn vector_type(elem: Scalar) -> String {
         Scalar::F32 => "float4".into(),
         Scalar::I32 => "int4".into(),
         Scalar::Generic(generic) => format!("rs_vec4<{}>", generic.name),
+        Scalar::F16 => "rs_vec4<rs_f16>".into(),
+        Scalar::Bf16 => "rs_vec4<rs_bf16>".into(),
         _ => "uint4".into(),
     }
 }
