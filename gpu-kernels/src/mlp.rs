@@ -10,7 +10,7 @@
 //! Every reduction (a batch's loss, a bias gradient) sums in a fixed order, so a step gives the
 //! same bits each time it runs on a given backend.
 
-use gpu_macros::kernel;
+use gpu_macros::{device, kernel};
 use gpu_runtime::half::bf16;
 use gpu_runtime::{DeviceBuffer, Error, LaunchConfig, Result, Stream};
 
@@ -117,19 +117,9 @@ fn softmax_xent(
     let mut right = 0u32;
     for row in (tid..rows).step_by(THREADS) {
         let base = row * classes;
-        let mut best = logits[base] + bias[0];
-        let mut best_class = 0usize;
-        for c in 1..classes {
-            let v = logits[base + c] + bias[c];
-            if v > best {
-                best = v;
-                best_class = c;
-            }
-        }
-        let mut sum = 0.0f32;
-        for c in 0..classes {
-            sum += (logits[base + c] + bias[c] - best).exp();
-        }
+        let best_class = row_argmax(logits, bias, base);
+        let best = logits[base + best_class] + bias[best_class];
+        let sum = row_sum_exp(logits, bias, base, best);
         let label = labels[row] as usize;
         loss += sum.ln() - (logits[base + label] + bias[label] - best);
         if best_class == label {
@@ -163,6 +153,32 @@ fn softmax_xent(
     }
 }
 
+/// The first column of the largest `logits[base + c] + bias[c]`, as `argmax` picks.
+#[device]
+fn row_argmax(logits: &[f32], bias: &[f32], base: usize) -> usize {
+    let mut best = logits[base] + bias[0];
+    let mut best_class = 0usize;
+    for c in 1..bias.len() {
+        let v = logits[base + c] + bias[c];
+        if v > best {
+            best = v;
+            best_class = c;
+        }
+    }
+    best_class
+}
+
+/// `Σ_c exp(logits[base + c] + bias[c] - max)`: the softmax denominator, shifted by the row's
+/// maximum so no term overflows.
+#[device]
+fn row_sum_exp(logits: &[f32], bias: &[f32], base: usize, max: f32) -> f32 {
+    let mut sum = 0.0f32;
+    for c in 0..bias.len() {
+        sum += (logits[base + c] + bias[c] - max).exp();
+    }
+    sum
+}
+
 /// Per row of `logits + bias`: the cross-entropy against `labels` and the predicted class
 /// (the first largest logit, as `argmax` picks).
 #[kernel]
@@ -176,19 +192,9 @@ fn classify(
     let classes = bias.len();
     for row in (global_idx().x..labels.len()).step_by(grid_size().x) {
         let base = row * classes;
-        let mut best = logits[base] + bias[0];
-        let mut best_class = 0usize;
-        for c in 1..classes {
-            let v = logits[base + c] + bias[c];
-            if v > best {
-                best = v;
-                best_class = c;
-            }
-        }
-        let mut sum = 0.0f32;
-        for c in 0..classes {
-            sum += (logits[base + c] + bias[c] - best).exp();
-        }
+        let best_class = row_argmax(logits, bias, base);
+        let best = logits[base + best_class] + bias[best_class];
+        let sum = row_sum_exp(logits, bias, base, best);
         let label = labels[row] as usize;
         losses[row] = sum.ln() - (logits[base + label] + bias[label] - best);
         predicted[row] = best_class as u32;
