@@ -3,8 +3,9 @@
 //! CUDA-event medians after a warm-up; bandwidth counts bytes read plus bytes written, as the
 //! copy does; GEMM throughput counts 2·m·n·k floating-point operations.
 //!
-//! `cargo run --release --example bench [OUT.json]` — prints a table and writes it as JSON
-//! (default `bench.json`).
+//! `cargo run --release --example bench [OUT.json] [--only WORD]...` — prints a table and writes
+//! it as JSON (default `bench.json`); with `--only`, just the workloads whose names contain one
+//! of the words (the copy reference is always measured).
 
 use gpu::kernels::gemm::{self, Gemm, GemmInput};
 use gpu::kernels::{map, reduce, scan, stencil};
@@ -21,6 +22,16 @@ fn copy_f32(x: &[f32], y: &mut [f32]) {
     }
     for i in (vectors * 4 + global_idx().x..y.len()).step_by(grid_size().x) {
         y[i] = x[i];
+    }
+}
+
+/// Which workloads to measure: all, or those whose name contains one of the `--only` words.
+struct Only(Vec<String>);
+
+impl Only {
+    /// Whether `workload` is to be measured.
+    fn wants(&self, workload: &str) -> bool {
+        self.0.is_empty() || self.0.iter().any(|word| workload.contains(word.as_str()))
     }
 }
 
@@ -90,11 +101,22 @@ type BlasGemm<T> = fn(
 /// cuBLAS `reference` on the same buffers, and checks that the two agree.
 fn gemm_row<T: GemmInput>(
     stream: &Stream,
+    only: &Only,
     blas: Option<&Blas>,
     spec: &Gemm,
     convert: fn(f32) -> T,
     reference_gemm: BlasGemm<T>,
-) -> Result<Row, Box<dyn std::error::Error>> {
+) -> Result<Option<Row>, Box<dyn std::error::Error>> {
+    let transposes = match (spec.trans_a, spec.trans_b) {
+        (gemm::Transpose::No, gemm::Transpose::No) => "",
+        (gemm::Transpose::Yes, gemm::Transpose::No) => " (Aᵀ)",
+        (gemm::Transpose::No, gemm::Transpose::Yes) => " (Bᵀ)",
+        (gemm::Transpose::Yes, gemm::Transpose::Yes) => " (AᵀBᵀ)",
+    };
+    let workload = format!("gemm {}{transposes}", T::TYPE);
+    if !only.wants(&workload) {
+        return Ok(None);
+    }
     let a = DeviceBuffer::from_host(stream, &gemm_input(spec.m * spec.k, 1, convert))?;
     let b = DeviceBuffer::from_host(stream, &gemm_input(spec.k * spec.n, 2, convert))?;
     let mut c = DeviceBuffer::zeroed(stream, spec.m * spec.n)?;
@@ -121,31 +143,29 @@ fn gemm_row<T: GemmInput>(
             );
         }
     }
-    let transposes = match (spec.trans_a, spec.trans_b) {
-        (gemm::Transpose::No, gemm::Transpose::No) => "",
-        (gemm::Transpose::Yes, gemm::Transpose::No) => " (Aᵀ)",
-        (gemm::Transpose::No, gemm::Transpose::Yes) => " (Bᵀ)",
-        (gemm::Transpose::Yes, gemm::Transpose::Yes) => " (AᵀBᵀ)",
-    };
     let size = if spec.m == spec.n && spec.n == spec.k {
         format!("{}^3", spec.m)
     } else {
         format!("{}x{}x{}", spec.m, spec.n, spec.k)
     };
-    Ok(Row {
-        workload: format!("gemm {}{transposes}", T::TYPE),
+    Ok(Some(Row {
+        workload,
         size,
         ms,
         rate: tflops(ms),
         unit: "TFLOP/s",
         reference: "cuBLAS",
         reference_rate,
-    })
+    }))
 }
 
 /// The GEMM rows: square f32 sizes and the MNIST MLP's shapes (batch 64) on a GPU, one small
 /// size on the CPU backend. cuBLAS is the reference where it loads.
-fn gemm_rows(stream: &Stream, on_gpu: bool) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+fn gemm_rows(
+    stream: &Stream,
+    on_gpu: bool,
+    only: &Only,
+) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let blas = if on_gpu {
         match Blas::new(stream) {
             Ok(blas) => Some(blas),
@@ -161,8 +181,9 @@ fn gemm_rows(stream: &Stream, on_gpu: bool) -> Result<Vec<Row>, Box<dyn std::err
     let sgemm: BlasGemm<f32> = Blas::sgemm_row_major;
     let mut rows = Vec::new();
     if !on_gpu {
-        rows.push(gemm_row(
+        rows.extend(gemm_row(
             stream,
+            only,
             blas,
             &Gemm::new(64, 64, 64),
             |x| x,
@@ -171,7 +192,14 @@ fn gemm_rows(stream: &Stream, on_gpu: bool) -> Result<Vec<Row>, Box<dyn std::err
         return Ok(rows);
     }
     for n in [1024, 2048, 4096] {
-        rows.push(gemm_row(stream, blas, &Gemm::new(n, n, n), |x| x, sgemm)?);
+        rows.extend(gemm_row(
+            stream,
+            only,
+            blas,
+            &Gemm::new(n, n, n),
+            |x| x,
+            sgemm,
+        )?);
     }
     let n = 4096;
     for spec in [
@@ -179,15 +207,15 @@ fn gemm_rows(stream: &Stream, on_gpu: bool) -> Result<Vec<Row>, Box<dyn std::err
         Gemm::new(n, n, n).trans_b(),
         Gemm::new(n, n, n).trans_a().trans_b(),
     ] {
-        rows.push(gemm_row(stream, blas, &spec, |x| x, sgemm)?);
+        rows.extend(gemm_row(stream, only, blas, &spec, |x| x, sgemm)?);
     }
     // 16-bit inputs on the tensor cores, f32 accumulation and output (cublasGemmEx alike).
     let hgemm: BlasGemm<f16> = Blas::gemm_ex_row_major;
     let bgemm: BlasGemm<bf16> = Blas::gemm_ex_row_major;
     for n in [4096, 8192] {
         let spec = Gemm::new(n, n, n);
-        rows.push(gemm_row(stream, blas, &spec, f16::from_f32, hgemm)?);
-        rows.push(gemm_row(stream, blas, &spec, bf16::from_f32, bgemm)?);
+        rows.extend(gemm_row(stream, only, blas, &spec, f16::from_f32, hgemm)?);
+        rows.extend(gemm_row(stream, only, blas, &spec, bf16::from_f32, bgemm)?);
     }
     // One training step of the MLP: forward, then the weight and input gradients.
     for spec in [
@@ -196,7 +224,7 @@ fn gemm_rows(stream: &Stream, on_gpu: bool) -> Result<Vec<Row>, Box<dyn std::err
         Gemm::new(784, 128, 64).trans_a(),
         Gemm::new(64, 128, 10).trans_b(),
     ] {
-        rows.push(gemm_row(stream, blas, &spec, |x| x, sgemm)?);
+        rows.extend(gemm_row(stream, only, blas, &spec, |x| x, sgemm)?);
     }
     Ok(rows)
 }
@@ -209,9 +237,17 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let out_path = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "bench.json".into());
+    let mut out_path = "bench.json".to_string();
+    let mut only = Only(Vec::new());
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--only" {
+            only.0
+                .push(args.next().ok_or("--only needs a word, e.g. --only scan")?);
+        } else {
+            out_path = arg;
+        }
+    }
     let gpu = Gpu::best()?;
     println!("device: {} ({:?} backend)", gpu.name(), gpu.backend());
     let stream = gpu.default_stream();
@@ -242,122 +278,132 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             copy_gbps,
         ));
 
-        let saxpy_ms = median_ms(&stream, || map::axpy(&stream, 2.0, &x, &mut y))?;
-        rows.push(bandwidth_row(
-            "saxpy f32",
-            &size,
-            saxpy_ms,
-            gbps(bytes(12.0), saxpy_ms),
-            copy_gbps,
-        ));
-
+        if only.wants("saxpy f32") {
+            let saxpy_ms = median_ms(&stream, || map::axpy(&stream, 2.0, &x, &mut y))?;
+            rows.push(bandwidth_row(
+                "saxpy f32",
+                &size,
+                saxpy_ms,
+                gbps(bytes(12.0), saxpy_ms),
+                copy_gbps,
+            ));
+        }
         let mut total = DeviceBuffer::zeroed(&stream, 1)?;
         let mut scratch = reduce::ReduceScratch::<f32>::new(&stream)?;
-        let sum_ms = median_ms(&stream, || {
-            reduce::reduce_into(&stream, &x, reduce::ReduceOp::Sum, &mut total, &mut scratch)
-        })?;
-        // A reduction reads each element once and writes nothing of note.
-        rows.push(bandwidth_row(
-            "reduce sum f32",
-            &size,
-            sum_ms,
-            gbps(bytes(4.0), sum_ms),
-            copy_gbps,
-        ));
-
-        // 16-bit inputs summed in f32: half the bytes of f32 for the same count.
-        let host_h: Vec<f16> = host.iter().map(|&v| f16::from_f32(v)).collect();
-        let xh = DeviceBuffer::from_host(&stream, &host_h)?;
-        let sum_h_ms = median_ms(&stream, || {
-            reduce::sum_f16_into(&stream, &xh, &mut total, &mut scratch)
-        })?;
-        rows.push(bandwidth_row(
-            "reduce sum f16",
-            &size,
-            sum_h_ms,
-            gbps(bytes(2.0), sum_h_ms),
-            copy_gbps,
-        ));
-        drop(xh);
-        let host_b: Vec<bf16> = host.iter().map(|&v| bf16::from_f32(v)).collect();
-        let xb = DeviceBuffer::from_host(&stream, &host_b)?;
-        let sum_b_ms = median_ms(&stream, || {
-            reduce::sum_bf16_into(&stream, &xb, &mut total, &mut scratch)
-        })?;
-        rows.push(bandwidth_row(
-            "reduce sum bf16",
-            &size,
-            sum_b_ms,
-            gbps(bytes(2.0), sum_b_ms),
-            copy_gbps,
-        ));
-        drop(xb);
-
-        let mut scanned = DeviceBuffer::zeroed(&stream, n)?;
-        let mut scan_scratch = scan::ScanScratch::new(&stream, n)?;
-        let scan_ms = median_ms(&stream, || {
-            scan::scan(
-                &stream,
-                &x,
-                &mut scanned,
-                scan::ScanOp::Sum,
-                scan::ScanKind::Inclusive,
-                &mut scan_scratch,
-            )
-        })?;
-        rows.push(bandwidth_row(
-            "scan sum f32",
-            &size,
-            scan_ms,
-            gbps(bytes(8.0), scan_ms),
-            copy_gbps,
-        ));
-        let xi: Vec<i32> = (0..n as i32).map(|i| i % 1000 - 500).collect();
-        let xi = DeviceBuffer::from_host(&stream, &xi)?;
-        let mut scanned_i = DeviceBuffer::zeroed(&stream, n)?;
-        let mut scan_scratch_i = scan::ScanScratch::new(&stream, n)?;
-        let scan_i_ms = median_ms(&stream, || {
-            scan::scan(
-                &stream,
-                &xi,
-                &mut scanned_i,
-                scan::ScanOp::Sum,
-                scan::ScanKind::Exclusive,
-                &mut scan_scratch_i,
-            )
-        })?;
-        rows.push(bandwidth_row(
-            "scan sum i32 (excl.)",
-            &size,
-            scan_i_ms,
-            gbps(bytes(8.0), scan_i_ms),
-            copy_gbps,
-        ));
-
-        // A square image of n pixels (n is a power of 4 here, or the nearest below).
-        let side = 1usize << (n.trailing_zeros() / 2);
-        let image = DeviceBuffer::from_host(&stream, &host[..side * side])?;
-        let mut next = DeviceBuffer::zeroed(&stream, side * side)?;
-        let jacobi_ms = median_ms(&stream, || {
-            stencil::jacobi5(
-                &stream,
-                &image,
-                side,
-                side,
-                stencil::Boundary::Clamp,
-                &mut next,
-            )
-        })?;
-        rows.push(bandwidth_row(
-            "jacobi 5-point f32",
-            &format!("{side}^2"),
-            jacobi_ms,
-            gbps(8.0 * (side * side) as f64, jacobi_ms),
-            copy_gbps,
-        ));
+        if only.wants("reduce sum f32") {
+            let sum_ms = median_ms(&stream, || {
+                reduce::reduce_into(&stream, &x, reduce::ReduceOp::Sum, &mut total, &mut scratch)
+            })?;
+            // A reduction reads each element once and writes nothing of note.
+            rows.push(bandwidth_row(
+                "reduce sum f32",
+                &size,
+                sum_ms,
+                gbps(bytes(4.0), sum_ms),
+                copy_gbps,
+            ));
+        }
+        if only.wants("reduce sum f16") {
+            // 16-bit inputs summed in f32: half the bytes of f32 for the same count.
+            let host_h: Vec<f16> = host.iter().map(|&v| f16::from_f32(v)).collect();
+            let xh = DeviceBuffer::from_host(&stream, &host_h)?;
+            let sum_h_ms = median_ms(&stream, || {
+                reduce::sum_f16_into(&stream, &xh, &mut total, &mut scratch)
+            })?;
+            rows.push(bandwidth_row(
+                "reduce sum f16",
+                &size,
+                sum_h_ms,
+                gbps(bytes(2.0), sum_h_ms),
+                copy_gbps,
+            ));
+            drop(xh);
+        }
+        if only.wants("reduce sum bf16") {
+            let host_b: Vec<bf16> = host.iter().map(|&v| bf16::from_f32(v)).collect();
+            let xb = DeviceBuffer::from_host(&stream, &host_b)?;
+            let sum_b_ms = median_ms(&stream, || {
+                reduce::sum_bf16_into(&stream, &xb, &mut total, &mut scratch)
+            })?;
+            rows.push(bandwidth_row(
+                "reduce sum bf16",
+                &size,
+                sum_b_ms,
+                gbps(bytes(2.0), sum_b_ms),
+                copy_gbps,
+            ));
+            drop(xb);
+        }
+        if only.wants("scan sum f32") {
+            let mut scanned = DeviceBuffer::zeroed(&stream, n)?;
+            let mut scan_scratch = scan::ScanScratch::new(&stream, n)?;
+            let scan_ms = median_ms(&stream, || {
+                scan::scan(
+                    &stream,
+                    &x,
+                    &mut scanned,
+                    scan::ScanOp::Sum,
+                    scan::ScanKind::Inclusive,
+                    &mut scan_scratch,
+                )
+            })?;
+            rows.push(bandwidth_row(
+                "scan sum f32",
+                &size,
+                scan_ms,
+                gbps(bytes(8.0), scan_ms),
+                copy_gbps,
+            ));
+        }
+        if only.wants("scan sum i32 (excl.)") {
+            let xi: Vec<i32> = (0..n as i32).map(|i| i % 1000 - 500).collect();
+            let xi = DeviceBuffer::from_host(&stream, &xi)?;
+            let mut scanned_i = DeviceBuffer::zeroed(&stream, n)?;
+            let mut scan_scratch_i = scan::ScanScratch::new(&stream, n)?;
+            let scan_i_ms = median_ms(&stream, || {
+                scan::scan(
+                    &stream,
+                    &xi,
+                    &mut scanned_i,
+                    scan::ScanOp::Sum,
+                    scan::ScanKind::Exclusive,
+                    &mut scan_scratch_i,
+                )
+            })?;
+            rows.push(bandwidth_row(
+                "scan sum i32 (excl.)",
+                &size,
+                scan_i_ms,
+                gbps(bytes(8.0), scan_i_ms),
+                copy_gbps,
+            ));
+        }
+        if only.wants("jacobi 5-point f32") {
+            // A square image of n pixels (n is a power of 4 here, or the nearest below).
+            let side = 1usize << (n.trailing_zeros() / 2);
+            let image = DeviceBuffer::from_host(&stream, &host[..side * side])?;
+            let mut next = DeviceBuffer::zeroed(&stream, side * side)?;
+            let jacobi_ms = median_ms(&stream, || {
+                stencil::jacobi5(
+                    &stream,
+                    &image,
+                    side,
+                    side,
+                    stencil::Boundary::Clamp,
+                    &mut next,
+                )
+            })?;
+            rows.push(bandwidth_row(
+                "jacobi 5-point f32",
+                &format!("{side}^2"),
+                jacobi_ms,
+                gbps(8.0 * (side * side) as f64, jacobi_ms),
+                copy_gbps,
+            ));
+        }
     }
 
-    rows.extend(gemm_rows(&stream, on_gpu)?);
+    rows.extend(gemm_rows(&stream, on_gpu, &only)?);
 
     println!(
         "{:<22} {:>12} {:>10} {:>10} {:<8} {:>10} {:>7}  reference",
