@@ -2,11 +2,13 @@
 //! 16-bit inputs: every transpose combination, sizes off the tile grid, alpha and beta, k = 0,
 //! bad lengths, and every instantiation compiling without local memory.
 
-use gpu_kernels::gemm::tensor_core::{self, gemm_bf16, gemm_f16, instantiations};
+use gpu_kernels::gemm::tensor_core::{
+    self, gemm_bf16_on, gemm_f16, gemm_f16_on, instantiations, Instructions,
+};
 use gpu_kernels::gemm::{Gemm, Transpose};
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::{
-    compile_to_ptx_generic, test_device, test_nvrtc, Backend, DeviceBuffer, Error, Stream,
+    compile_to_ptx_generic, test_device, test_nvrtc, Backend, DeviceBuffer, Error, Gpu, Stream,
 };
 
 /// Deterministic uniform values in [-1, 1), so failures reproduce.
@@ -36,6 +38,7 @@ trait Input: gpu_runtime::Scalar {
     fn gemm(
         stream: &Stream,
         spec: &Gemm,
+        on: Instructions,
         a: &DeviceBuffer<Self>,
         b: &DeviceBuffer<Self>,
         c: &mut DeviceBuffer<f32>,
@@ -52,11 +55,12 @@ impl Input for f16 {
     fn gemm(
         stream: &Stream,
         spec: &Gemm,
+        on: Instructions,
         a: &DeviceBuffer<Self>,
         b: &DeviceBuffer<Self>,
         c: &mut DeviceBuffer<f32>,
     ) -> gpu_runtime::Result<()> {
-        gemm_f16(stream, spec, a, b, c)
+        gemm_f16_on(stream, spec, on, a, b, c)
     }
 }
 
@@ -70,11 +74,12 @@ impl Input for bf16 {
     fn gemm(
         stream: &Stream,
         spec: &Gemm,
+        on: Instructions,
         a: &DeviceBuffer<Self>,
         b: &DeviceBuffer<Self>,
         c: &mut DeviceBuffer<f32>,
     ) -> gpu_runtime::Result<()> {
-        gemm_bf16(stream, spec, a, b, c)
+        gemm_bf16_on(stream, spec, on, a, b, c)
     }
 }
 
@@ -90,13 +95,31 @@ fn spec(m: usize, n: usize, k: usize, t: (Transpose, Transpose), alpha: f32, bet
     }
 }
 
+/// The instruction sets this device runs: `mma.sync` everywhere, `wgmma` on Hopper and on the
+/// CPU backend.
+fn instruction_sets(gpu: &Gpu) -> Vec<Instructions> {
+    let hopper = gpu.compute_capability() == (9, 0);
+    if gpu.backend() == Backend::Cpu || hopper {
+        vec![Instructions::MmaSync, Instructions::Wgmma]
+    } else {
+        vec![Instructions::MmaSync]
+    }
+}
+
+/// Runs `spec` on every instruction set of the device (see [`check_on`]).
+fn check<T: Input>(stream: &Stream, spec: Gemm, seed: u64) {
+    for on in instruction_sets(stream.gpu()) {
+        check_on::<T>(stream, spec, on, seed);
+    }
+}
+
 /// Runs `spec` on random inputs and compares every element of C with an f64 reference.
 ///
 /// The tensor cores multiply the 16-bit inputs exactly and add in f32, about k/16 + 16
 /// roundings along each sum; with random signs the errors cancel as a random walk, so they stay
 /// far below `4 ε sqrt(k) Σ|a b|` (ε the f32 epsilon), while a misplaced fragment or a dropped
 /// tile is off by a sizeable fraction of `Σ|a b|`.
-fn check<T: Input>(stream: &Stream, spec: Gemm, seed: u64) {
+fn check_on<T: Input>(stream: &Stream, spec: Gemm, on: Instructions, seed: u64) {
     let Gemm { m, n, k, .. } = spec;
     let a: Vec<T> = random_f32(m * k, seed).into_iter().map(T::round).collect();
     let b: Vec<T> = random_f32(k * n, seed + 1)
@@ -115,7 +138,7 @@ fn check<T: Input>(stream: &Stream, spec: Gemm, seed: u64) {
     let da = DeviceBuffer::from_host(stream, &a).unwrap();
     let db = DeviceBuffer::from_host(stream, &b).unwrap();
     let mut dc = DeviceBuffer::from_host(stream, &c0).unwrap();
-    T::gemm(stream, &spec, &da, &db, &mut dc).unwrap();
+    T::gemm(stream, &spec, on, &da, &db, &mut dc).unwrap();
     let got = dc.to_host(stream).unwrap();
     for i in 0..m {
         for j in 0..n {
@@ -135,7 +158,7 @@ fn check<T: Input>(stream: &Stream, spec: Gemm, seed: u64) {
             let error = (f64::from(got[i * n + j]) - expected).abs();
             assert!(
                 error <= tolerance,
-                "{spec:?}: C[{i}][{j}] = {} but expected {expected} (error {error:e} > {tolerance:e})",
+                "{spec:?} on {on:?}: C[{i}][{j}] = {} but expected {expected} (error {error:e} > {tolerance:e})",
                 got[i * n + j]
             );
         }
@@ -227,36 +250,31 @@ fn beta_zero_ignores_nan_in_c_and_k_zero_scales_c() {
     let stream = gpu.default_stream();
     let a = DeviceBuffer::from_host(&stream, &[f16::ONE; 6]).unwrap();
     let b = DeviceBuffer::from_host(&stream, &[f16::ONE; 6]).unwrap();
+    let empty = DeviceBuffer::<f16>::zeroed(&stream, 0).unwrap();
+    for on in instruction_sets(&gpu) {
+        let mut c = DeviceBuffer::from_host(&stream, &[f32::NAN; 4]).unwrap();
+        let product = spec(2, 2, 3, TRANSPOSES[0], 2.0, 0.0);
+        gemm_f16_on(&stream, &product, on, &a, &b, &mut c).unwrap();
+        assert_eq!(c.to_host(&stream).unwrap(), vec![6.0; 4], "{on:?}");
+        let mut c = DeviceBuffer::from_host(&stream, &[1.0f32, -2.0, 3.0, 4.5]).unwrap();
+        let scale = spec(2, 2, 0, TRANSPOSES[3], 7.0, 2.0);
+        gemm_f16_on(&stream, &scale, on, &empty, &empty, &mut c).unwrap();
+        assert_eq!(c.to_host(&stream).unwrap(), vec![2.0, -4.0, 6.0, 9.0]);
+        let clear = spec(2, 2, 0, TRANSPOSES[0], 7.0, 0.0);
+        gemm_f16_on(&stream, &clear, on, &empty, &empty, &mut c).unwrap();
+        assert_eq!(c.to_host(&stream).unwrap(), vec![0.0; 4]);
+    }
+    // The default picks what the device has: the same product.
     let mut c = DeviceBuffer::from_host(&stream, &[f32::NAN; 4]).unwrap();
     gemm_f16(
         &stream,
-        &spec(2, 2, 3, TRANSPOSES[0], 2.0, 0.0),
+        &spec(2, 2, 3, TRANSPOSES[1], 1.0, 0.0),
         &a,
         &b,
         &mut c,
     )
     .unwrap();
-    assert_eq!(c.to_host(&stream).unwrap(), vec![6.0; 4]);
-    let empty = DeviceBuffer::<f16>::zeroed(&stream, 0).unwrap();
-    let mut c = DeviceBuffer::from_host(&stream, &[1.0f32, -2.0, 3.0, 4.5]).unwrap();
-    gemm_f16(
-        &stream,
-        &spec(2, 2, 0, TRANSPOSES[3], 7.0, 2.0),
-        &empty,
-        &empty,
-        &mut c,
-    )
-    .unwrap();
-    assert_eq!(c.to_host(&stream).unwrap(), vec![2.0, -4.0, 6.0, 9.0]);
-    gemm_f16(
-        &stream,
-        &spec(2, 2, 0, TRANSPOSES[0], 7.0, 0.0),
-        &empty,
-        &empty,
-        &mut c,
-    )
-    .unwrap();
-    assert_eq!(c.to_host(&stream).unwrap(), vec![0.0; 4]);
+    assert_eq!(c.to_host(&stream).unwrap(), vec![3.0; 4]);
 }
 
 #[test]
@@ -266,9 +284,10 @@ fn wrong_lengths_are_errors() {
     let a = DeviceBuffer::<bf16>::zeroed(&stream, 6).unwrap();
     let b = DeviceBuffer::<bf16>::zeroed(&stream, 5).unwrap();
     let mut c = DeviceBuffer::<f32>::zeroed(&stream, 4).unwrap();
-    let err = gemm_bf16(
+    let err = gemm_bf16_on(
         &stream,
         &spec(2, 2, 3, TRANSPOSES[1], 1.0, 0.0),
+        Instructions::Auto,
         &a,
         &b,
         &mut c,
@@ -285,7 +304,7 @@ fn wrong_lengths_are_errors() {
         "{err:?}"
     );
     let huge = spec(usize::MAX, 2, 3, TRANSPOSES[0], 1.0, 0.0);
-    assert!(gemm_bf16(&stream, &huge, &a, &a, &mut c).is_err());
+    assert!(gemm_bf16_on(&stream, &huge, Instructions::Wgmma, &a, &a, &mut c).is_err());
 }
 
 /// The unchecked sm_90 PTX of every instantiation keeps the accumulators and fragments in
@@ -294,7 +313,7 @@ fn wrong_lengths_are_errors() {
 #[test]
 fn no_instantiation_uses_local_memory() {
     let all = instantiations();
-    assert_eq!(all.len(), 16);
+    assert_eq!(all.len(), 32);
     let module: Vec<String> = gpu_kernels::gemm::instantiations()
         .iter()
         .map(|(k, args)| format!("{}{args:?}", k.name()))

@@ -57,6 +57,16 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
                 .map(|(i, _)| ExprId(i as u32))
                 .filter(|id| is_let_init(&function.body, *id))
                 .collect(),
+            statements: function
+                .exprs
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| {
+                    matches!(e.kind, ExprKind::Wgmma { .. } | ExprKind::WgmmaWait { .. })
+                })
+                .map(|(i, _)| ExprId(i as u32))
+                .filter(|id| is_statement(&function.body, *id))
+                .collect(),
         };
         for param in &function.params {
             checker.locals[param.local.0 as usize] = Some(T::Ty(param.ty));
@@ -117,6 +127,40 @@ fn is_let_init(block: &Block, id: ExprId) -> bool {
             is_let_init(body, id)
         }
         StmtKind::Block(inner) => is_let_init(inner, id),
+        _ => false,
+    })
+}
+
+/// Whether `id` is built from integer literals and const generic parameters alone, so C++
+/// sees a compile-time constant.
+fn is_const_expr(function: &Function, id: ExprId) -> bool {
+    match &function.expr(id).kind {
+        ExprKind::GenericConst(_) | ExprKind::Lit(Lit::Int { .. }) => true,
+        ExprKind::Binary { lhs, rhs, .. } => {
+            is_const_expr(function, *lhs) && is_const_expr(function, *rhs)
+        }
+        ExprKind::Unary { operand, .. } => is_const_expr(function, *operand),
+        ExprKind::Cast { expr, .. } => is_const_expr(function, *expr),
+        _ => false,
+    }
+}
+
+/// Whether `id` stands as an expression statement somewhere in `block`.
+fn is_statement(block: &Block, id: ExprId) -> bool {
+    block.stmts.iter().any(|stmt| match &stmt.kind {
+        StmtKind::Expr(expr) => *expr == id,
+        StmtKind::Match { arms, .. } => arms.iter().any(|(_, body)| is_statement(body, id)),
+        StmtKind::If {
+            then_block,
+            else_block,
+            ..
+        } => {
+            is_statement(then_block, id) || else_block.as_ref().is_some_and(|b| is_statement(b, id))
+        }
+        StmtKind::While { body, .. } | StmtKind::Loop { body, .. } | StmtKind::For { body, .. } => {
+            is_statement(body, id)
+        }
+        StmtKind::Block(inner) => is_statement(inner, id),
         _ => false,
     })
 }
@@ -228,6 +272,8 @@ struct Checker<'a> {
     negations: Vec<(ExprId, Loc)>,
     /// Constructors that initialise a `let`, where they are allowed.
     let_inits: HashSet<ExprId>,
+    /// Statement-only intrinsics (`wgmma_m64n*k16_*`, `wgmma_wait`) that stand as statements.
+    statements: HashSet<ExprId>,
 }
 
 impl Checker<'_> {
@@ -886,6 +932,104 @@ impl Checker<'_> {
                     len: Len::Known(4),
                 }
             }
+            ExprKind::WgmmaDesc {
+                shared,
+                index,
+                lbo,
+                sbo,
+            } => {
+                let t = self.expr(*shared);
+                match self.resolve(t) {
+                    T::Ty(Ty::Shared { elem, .. }) if copyable(elem) => {}
+                    T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(
+                            self.loc(*shared),
+                            format!("`wgmma_desc` describes shared memory of a concrete number type, not {text}"),
+                        );
+                    }
+                }
+                self.index_type(*index);
+                for offset in [*lbo, *sbo] {
+                    let t = self.expr(offset);
+                    self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(offset));
+                }
+                T::Ty(Ty::Scalar(Scalar::U64))
+            }
+            ExprKind::Wgmma {
+                n,
+                acc,
+                shared,
+                a,
+                b,
+                accumulate,
+                trans_a,
+                trans_b,
+                ..
+            } => {
+                if !self.statements.contains(&id) {
+                    self.cx.error(
+                        loc,
+                        "`wgmma` updates its accumulators in place: call it as a statement, `wgmma_...(&mut acc, ...);`",
+                    );
+                }
+                self.accumulators(*acc, *n / 2);
+                let t = self.expr(*shared);
+                match self.resolve(t) {
+                    T::Ty(Ty::Shared { .. }) | T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(
+                            self.loc(*shared),
+                            format!("`wgmma` reads its operands from the shared memory their descriptors were made from, not {text}"),
+                        );
+                    }
+                }
+                for desc in [*a, *b] {
+                    let t = self.expr(desc);
+                    self.unify(T::Ty(Ty::Scalar(Scalar::U64)), t, self.loc(desc));
+                }
+                let t = self.expr(*accumulate);
+                self.unify(T::Ty(Ty::Scalar(Scalar::Bool)), t, self.loc(*accumulate));
+                for flag in [*trans_a, *trans_b] {
+                    let t = self.expr(flag);
+                    let constant = is_const_expr(kernel, flag);
+                    if !constant || !self.is_int(t) {
+                        self.cx.error(
+                            self.loc(flag),
+                            "a `wgmma` transpose flag is compiled into the instruction: write a constant (integer literals and const generic parameters), 0 or 1",
+                        );
+                    }
+                }
+                T::Ty(Ty::Unit)
+            }
+            ExprKind::WgmmaWait { pending, acc } => {
+                if !self.statements.contains(&id) {
+                    self.cx.error(
+                        loc,
+                        "`wgmma_wait` is a statement: `wgmma_wait(n, &mut acc);`",
+                    );
+                }
+                let t = self.expr(*pending);
+                self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(*pending));
+                let t = self.expr(*acc);
+                let is_local = matches!(kernel.expr(*acc).kind, ExprKind::Local(_));
+                let is_f32_array = is_local
+                    && match self.resolve(t) {
+                        T::Array { elem, .. } => {
+                            self.unify_quiet(T::Var(elem), T::Ty(Ty::Scalar(Scalar::F32)))
+                        }
+                        _ => false,
+                    };
+                if !is_f32_array {
+                    self.cx.error(
+                        self.loc(*acc),
+                        "expected the `wgmma` accumulators: an `[f32; N]` variable",
+                    );
+                }
+                T::Ty(Ty::Unit)
+            }
             ExprKind::Ldmatrix {
                 count,
                 shared,
@@ -1291,6 +1435,23 @@ impl Checker<'_> {
     }
 
     /// An index: `usize`, as Rust requires.
+    /// Checks that `acc` is an `[f32; len]` variable: `wgmma`'s accumulators.
+    fn accumulators(&mut self, acc: ExprId, len: u32) {
+        let t = self.expr(acc);
+        let var = self.element_var(T::Ty(Ty::Scalar(Scalar::F32)), self.loc(acc));
+        let expected = T::Array {
+            elem: var,
+            len: Len::Known(u64::from(len)),
+        };
+        let is_local = matches!(self.kernel.expr(acc).kind, ExprKind::Local(_));
+        if !is_local || !self.unify_quiet(expected, t) {
+            self.cx.error(
+                self.loc(acc),
+                format!("expected the accumulators, an `[f32; {len}]` variable"),
+            );
+        }
+    }
+
     fn index_type(&mut self, index: ExprId) {
         let t = self.expr(index);
         match self.resolve(t) {

@@ -142,6 +142,27 @@ pub const INTRINSICS: &[Intrinsic] = &[
         helper: Some("rs_cp_async"),
     },
     Intrinsic {
+        name: "wgmma_fence",
+        args: &[],
+        ret: Ret::Unit,
+        cuda: "rs_wgmma_fence()",
+        helper: Some("rs_wgmma"),
+    },
+    Intrinsic {
+        name: "wgmma_commit",
+        args: &[],
+        ret: Ret::Unit,
+        cuda: "rs_wgmma_commit()",
+        helper: Some("rs_wgmma"),
+    },
+    Intrinsic {
+        name: "fence_proxy_async",
+        args: &[],
+        ret: Ret::Unit,
+        cuda: "rs_fence_proxy_async()",
+        helper: Some("rs_fence_proxy_async"),
+    },
+    Intrinsic {
         name: "uniform_f32",
         args: &[Arg::U32],
         ret: Ret::F32,

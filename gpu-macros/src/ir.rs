@@ -537,6 +537,35 @@ pub enum ExprKind {
         src_index: ExprId,
         valid: ExprId,
     },
+    /// `wgmma_desc(shared, index, lbo, sbo)`: the 64-bit descriptor of a 128-byte-swizzled
+    /// operand tile starting at element `index` of `shared`, with its leading and stride byte
+    /// offsets.
+    WgmmaDesc {
+        shared: ExprId,
+        index: ExprId,
+        lbo: ExprId,
+        sbo: ExprId,
+    },
+    /// `wgmma_m64n{n}k16_f16(&mut acc, shared, a, b, accumulate, trans_a, trans_b)` and
+    /// `_bf16`: a warpgroup's asynchronous 64×n×16 multiply of the descriptors' tiles in
+    /// `shared` into `acc` (`[f32; n / 2]` per thread); only as a statement.
+    Wgmma {
+        input: Scalar,
+        n: u32,
+        acc: ExprId,
+        shared: ExprId,
+        a: ExprId,
+        b: ExprId,
+        accumulate: ExprId,
+        trans_a: ExprId,
+        trans_b: ExprId,
+    },
+    /// `wgmma_wait(pending, &mut acc)`: waits until at most `pending` committed groups are in
+    /// flight; the accumulators may be read afterwards.
+    WgmmaWait {
+        pending: ExprId,
+        acc: ExprId,
+    },
     /// `f32::from_bits(u)` / `f64::from_bits(u)`.
     FromBits {
         bits: ExprId,

@@ -1342,9 +1342,84 @@ impl Parser<'_> {
             syn::PathArguments::AngleBracketed(args) => args.args.iter().collect(),
             _ => Vec::new(),
         };
-        let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
+        let wgmma = parse_wgmma_name(name);
+        let takes_acc = wgmma.is_some() || name == "wgmma_wait";
+        let args: Vec<Option<ExprId>> = call
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, arg)| match arg {
+                // The accumulators are written in place: `&mut acc` names the array.
+                syn::Expr::Reference(r) if takes_acc && r.mutability.is_some() => {
+                    if (i == 0) == wgmma.is_some() {
+                        self.expr(&r.expr)
+                    } else {
+                        self.expr(arg)
+                    }
+                }
+                _ => self.expr(arg),
+            })
+            .collect();
         let args = args.into_iter().collect::<Option<Vec<_>>>()?;
+        if takes_acc {
+            let acc_at = if wgmma.is_some() { 0 } else { 1 };
+            if let Some(arg) = call.args.iter().nth(acc_at) {
+                if !matches!(arg, syn::Expr::Reference(r) if r.mutability.is_some()) {
+                    self.cx.error_spanned_by(
+                        arg,
+                        format!("`{name}` takes the accumulator array as `&mut acc`"),
+                    );
+                    return None;
+                }
+            }
+        }
         let kind = match name {
+            _ if wgmma.is_some() => {
+                let (input, n) = wgmma.expect("matched");
+                let [acc, shared, a, b, accumulate, trans_a, trans_b] = args[..] else {
+                    self.cx.error_spanned_by(
+                        call,
+                        format!("`{name}` takes (&mut acc [f32; {}], shared, a descriptor, b descriptor, accumulate: bool, trans_a, trans_b)", n / 2),
+                    );
+                    return None;
+                };
+                ExprKind::Wgmma {
+                    input,
+                    n,
+                    acc,
+                    shared,
+                    a,
+                    b,
+                    accumulate,
+                    trans_a,
+                    trans_b,
+                }
+            }
+            "wgmma_wait" => {
+                let [pending, acc] = args[..] else {
+                    self.cx.error_spanned_by(
+                        call,
+                        "`wgmma_wait` takes (groups left pending: u32, &mut acc)",
+                    );
+                    return None;
+                };
+                ExprKind::WgmmaWait { pending, acc }
+            }
+            "wgmma_desc" => {
+                let [shared, index, lbo, sbo] = args[..] else {
+                    self.cx.error_spanned_by(
+                        call,
+                        "`wgmma_desc` takes (shared, element index, leading byte offset, stride byte offset)",
+                    );
+                    return None;
+                };
+                ExprKind::WgmmaDesc {
+                    shared,
+                    index,
+                    lbo,
+                    sbo,
+                }
+            }
             "shared_array" => {
                 let [syn::GenericArgument::Type(elem), len] = generics.as_slice() else {
                     self.cx.error_spanned_by(
@@ -1684,4 +1759,17 @@ pub fn kernel_args(cx: &Ctxt, attr: &TokenStream) -> Option<LaunchBounds> {
         max_threads: values[0],
         min_blocks: values.get(1).copied(),
     })
+}
+
+/// The input type and width n of `wgmma_m64n{n}k16_f16` / `_bf16` (n a multiple of 8 up to 256).
+fn parse_wgmma_name(name: &str) -> Option<(Scalar, u32)> {
+    let rest = name.strip_prefix("wgmma_m64n")?;
+    let (n, input) = rest.split_once("k16_")?;
+    let input = match input {
+        "f16" => Scalar::F16,
+        "bf16" => Scalar::Bf16,
+        _ => return None,
+    };
+    let n: u32 = n.parse().ok()?;
+    (n.is_multiple_of(8) && (8..=256).contains(&n)).then_some((input, n))
 }

@@ -311,3 +311,43 @@ fn copy4<T: Number>(x: &[T], y: &mut [T]) {
 "#
     ));
 }
+
+#[test]
+fn warpgroup_mma() {
+    let source = cuda(
+        r#"
+fn wg<const TB: usize>(a: &[f16], out: &mut [f32]) {
+    let smem = dynamic_shared::<u32>();
+    let t = thread_idx().x as usize;
+    cp_async_16(smem, t * 4, a, t * 8, t * 8 + 8 <= a.len());
+    cp_async_commit();
+    cp_async_wait(0);
+    fence_proxy_async();
+    sync_threads();
+    let mut acc = [0.0f32; 8];
+    wgmma_fence();
+    let da = wgmma_desc(smem, 0, 8192, 1024);
+    let db = wgmma_desc(smem, 2048, 8192, 1024);
+    wgmma_m64n16k16_bf16(&mut acc, smem, da, db, false, 0, 1 - TB);
+    wgmma_commit();
+    wgmma_wait(0, &mut acc);
+    out[t] = acc[0] + acc[7];
+}
+"#,
+    );
+    // The operands, the predicate and the immediates follow the 8 accumulators.
+    assert!(
+        source.contains("wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, %11, %12;"),
+        "{source}"
+    );
+    assert!(
+        source.contains(r#""r"((int)(false)), "n"((int)(0)), "n"((int)((1ull - TB)))"#),
+        "{source}"
+    );
+    assert!(source.contains("__align__(1024)"), "{source}");
+    assert!(
+        source.contains("rs_wgmma_wait(0u); asm volatile(\"\" : \"+f\"(acc[0])"),
+        "{source}"
+    );
+    assert!(source.contains("rs_fence_proxy_async();"), "{source}");
+}

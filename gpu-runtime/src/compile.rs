@@ -169,9 +169,38 @@ pub(crate) fn compile(
     name_expression: Option<&str>,
 ) -> Result<Compiled> {
     kernel.check_well_formed()?;
+    let options = arch_specific_options(kernel, options)?;
     guarded(Library::Nvrtc, || {
-        compile_unguarded(kernel, options, kind, name_expression)
+        compile_unguarded(kernel, &options, kind, name_expression)
     })
+}
+
+/// `options` for `kernel`: a kernel that uses architecture-specific instructions (wgmma) is
+/// compiled for `sm_90a` / `compute_90a` instead of `sm_90` / `compute_90`, and for no other
+/// architecture.
+fn arch_specific_options(kernel: &Kernel, options: &[String]) -> Result<Vec<String>> {
+    let Some((major, minor)) = kernel.arch_specific() else {
+        return Ok(options.to_vec());
+    };
+    let wanted = format!("{}", major * 10 + minor);
+    options
+        .iter()
+        .map(|option| {
+            let Some(arch) = option.strip_prefix("--gpu-architecture=") else {
+                return Ok(option.clone());
+            };
+            let number = arch.trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == '_');
+            if number == wanted {
+                Ok(format!("{option}a"))
+            } else {
+                Err(Error::ArchSpecificKernel {
+                    kernel: kernel.name().to_string(),
+                    needs: (major, minor),
+                    target: arch.to_string(),
+                })
+            }
+        })
+        .collect()
 }
 
 /// Compiles a kernel's source to PTX for `arch` using NVRTC alone (no driver, no GPU); CI uses

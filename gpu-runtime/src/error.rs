@@ -142,6 +142,22 @@ pub enum Error {
         log: String,
     },
 
+    /// A kernel uses instructions of one architecture only (Hopper's wgmma, `sm_90a`) and was
+    /// asked for another.
+    #[error(
+        "kernel `{kernel}` uses instructions only compute capability {}.{} has (sm_{}{}a: wgmma), \
+         so it cannot be compiled for {target}: launch it only on such a GPU",
+        needs.0, needs.1, needs.0, needs.1
+    )]
+    ArchSpecificKernel {
+        /// The kernel's name.
+        kernel: String,
+        /// The compute capability it needs.
+        needs: (u32, u32),
+        /// The architecture it was asked for, e.g. `sm_80`.
+        target: String,
+    },
+
     /// NVRTC cannot produce code that this GPU can run.
     #[error(
         "NVRTC {nvrtc_version} cannot generate code for sm_{}{} (it supports {supported}): install \

@@ -73,6 +73,9 @@ pub struct Kernel {
     checked_by_default: bool,
     cpu_twin: Option<CpuKernelFn>,
     needs_sync: bool,
+    /// The one compute capability whose architecture-specific instructions (`sm_90a`'s wgmma)
+    /// the kernel uses; `None` for portable kernels.
+    arch_specific: Option<(u32, u32)>,
 }
 
 impl Kernel {
@@ -116,6 +119,7 @@ impl Kernel {
             checked_by_default,
             cpu_twin: None,
             needs_sync: false,
+            arch_specific: None,
         }
     }
 
@@ -141,6 +145,7 @@ impl Kernel {
             checked_by_default,
             cpu_twin: None,
             needs_sync: false,
+            arch_specific: None,
         }
     }
 
@@ -155,6 +160,22 @@ impl Kernel {
             needs_sync,
             ..self
         }
+    }
+
+    /// The same kernel, marked as using instructions only compute capability `major.minor`
+    /// has (compiled for `sm_<major><minor>a`). Chained in the `static`'s initializer.
+    #[doc(hidden)]
+    pub const fn __arch_specific(self, major: u32, minor: u32) -> Kernel {
+        Kernel {
+            arch_specific: Some((major, minor)),
+            ..self
+        }
+    }
+
+    /// The compute capability the kernel is limited to, when it uses architecture-specific
+    /// instructions (Hopper's `wgmma`: 9.0); `None` when it runs on any supported GPU.
+    pub fn arch_specific(&self) -> Option<(u32, u32)> {
+        self.arch_specific
     }
 
     /// The CPU twin the CPU backend runs, if the kernel has one.

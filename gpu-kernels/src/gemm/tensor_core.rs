@@ -22,7 +22,9 @@
 
 use gpu_macros::{device, kernel};
 use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Scalar, Stream};
+use gpu_runtime::{
+    Backend, Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Scalar, Stream,
+};
 
 use super::{Gemm, Transpose};
 
@@ -274,6 +276,194 @@ macro_rules! tensor_core_gemm {
     };
 }
 
+/// Words (u32) of shared memory per stage of the Hopper kernel: A (128×64) and B (256×64)
+/// tiles of 16-bit values, unpadded (the 128-byte swizzle spreads the banks instead).
+const WG_STAGE_WORDS: usize = (BM + BN) * 32;
+
+/// Which tensor-core instructions a 16-bit GEMM runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Instructions {
+    /// `wgmma` on a compute capability 9.0 GPU (Hopper), `mma.sync` elsewhere (the CPU
+    /// backend included).
+    Auto,
+    /// `mma.sync` fed by `ldmatrix`: every GPU from compute capability 8.0 on.
+    MmaSync,
+    /// Hopper's warpgroup `wgmma`: compute capability 9.0 only (and the CPU backend).
+    Wgmma,
+}
+
+macro_rules! warpgroup_gemm {
+    ($(#[$attr:meta])* $name:ident, $elem:ident, $wgmma:ident, $copy8:ident) => {
+        $(#[$attr])*
+        #[kernel(launch_bounds(256, 1))]
+        fn $name<const A_T: usize, const B_T: usize, const VEC: usize>(
+            m: usize,
+            n: usize,
+            k: usize,
+            lda: usize,
+            ldb: usize,
+            alpha: f32,
+            beta: f32,
+            a: &[$elem],
+            b: &[$elem],
+            c: &mut [f32],
+        ) {
+            const BM: usize = 128;
+            const BN: usize = 256;
+            const BK: usize = 64;
+            const THREADS: usize = 256;
+            const STAGES: usize = 4;
+            // Words per stage; A's tile comes first (4096 words, 16 KiB).
+            const STAGE_WORDS: usize = 12288;
+            const A_WORDS: usize = 4096;
+            // 16-byte chunks per tile and per thread.
+            const A_LOADS: usize = 4;
+            const B_LOADS: usize = 8;
+            const GROUP_M: usize = 8;
+            let smem = dynamic_shared::<u32>();
+            let tid = thread_idx().x as usize;
+            // Warpgroup g multiplies rows 64g..64g + 64 of the block's tile.
+            let group = tid / 128;
+            let grid_m = (m + BM - 1) / BM;
+            let grid_n = (n + BN - 1) / BN;
+            let pid = block_idx().x as usize;
+            let per_group = GROUP_M * grid_n;
+            let first_m = (pid / per_group) * GROUP_M;
+            let group_rows = (grid_m - first_m).min(GROUP_M);
+            let block_m = (first_m + (pid % per_group) % group_rows) * BM;
+            let block_n = ((pid % per_group) / group_rows) * BN;
+            let mut acc = [0.0f32; 128];
+            let a_vec = VEC == 1 || lda % 8 == 0;
+            let b_vec = VEC == 1 || ldb % 8 == 0;
+            let tiles = (k + BK - 1) / BK;
+            // Layouts (128-byte swizzle: 16-byte chunk c of a 128-byte row r is stored at chunk
+            // c ^ (r % 8)). A k-contiguous operand (A as m×k, B as n×k) keeps one 128-byte row
+            // of 64 k per row of the tile; an m- or n-contiguous one (A as k×m, B as k×n) keeps
+            // one row of 64 m or n per k, in blocks of 64 columns, 8 KiB apart.
+            for i in 0..tiles + 2 {
+                if i >= 2 {
+                    // Tile j = i - 2 is in stage j % 4. Its copies are this thread's
+                    // second-newest group; after the barrier every thread's have landed, and
+                    // every warpgroup has retired the MMAs of tile j - 2, whose stage the
+                    // copies below refill.
+                    cp_async_wait(1);
+                    fence_proxy_async();
+                    sync_threads();
+                }
+                if i < tiles {
+                    let k0 = i * BK;
+                    let a_base = (i % STAGES) * STAGE_WORDS;
+                    let b_base = a_base + A_WORDS;
+                    for r in 0..A_LOADS {
+                        if A_T == 0 {
+                            let row = tid / 8 + r * (THREADS / 8);
+                            let chunk = tid % 8;
+                            let gm = block_m + row;
+                            let gk = k0 + chunk * 8;
+                            let dst = a_base + row * 32 + (chunk ^ (row % 8)) * 4;
+                            if a_vec {
+                                cp_async_16(smem, dst, a, gm * lda + gk, gm < m && gk < k);
+                            } else {
+                                let count = if gm < m && gk < k { (k - gk).min(8) } else { 0 };
+                                $copy8(smem, dst, a, gm * lda + gk, count);
+                            }
+                        } else {
+                            let row = tid / 16 + r * (THREADS / 16);
+                            let chunk = tid % 16;
+                            let gk = k0 + row;
+                            let gm = block_m + chunk * 8;
+                            let dst = a_base + (chunk / 8) * 2048 + row * 32 + ((chunk % 8) ^ (row % 8)) * 4;
+                            if a_vec {
+                                cp_async_16(smem, dst, a, gk * lda + gm, gk < k && gm < m);
+                            } else {
+                                let count = if gk < k && gm < m { (m - gm).min(8) } else { 0 };
+                                $copy8(smem, dst, a, gk * lda + gm, count);
+                            }
+                        }
+                    }
+                    for r in 0..B_LOADS {
+                        if B_T == 1 {
+                            let row = tid / 8 + r * (THREADS / 8);
+                            let chunk = tid % 8;
+                            let gn = block_n + row;
+                            let gk = k0 + chunk * 8;
+                            let dst = b_base + row * 32 + (chunk ^ (row % 8)) * 4;
+                            if b_vec {
+                                cp_async_16(smem, dst, b, gn * ldb + gk, gn < n && gk < k);
+                            } else {
+                                let count = if gn < n && gk < k { (k - gk).min(8) } else { 0 };
+                                $copy8(smem, dst, b, gn * ldb + gk, count);
+                            }
+                        } else {
+                            let row = tid / 32 + r * (THREADS / 32);
+                            let chunk = tid % 32;
+                            let gk = k0 + row;
+                            let gn = block_n + chunk * 8;
+                            let dst = b_base + (chunk / 8) * 2048 + row * 32 + ((chunk % 8) ^ (row % 8)) * 4;
+                            if b_vec {
+                                cp_async_16(smem, dst, b, gk * ldb + gn, gk < k && gn < n);
+                            } else {
+                                let count = if gk < k && gn < n { (n - gn).min(8) } else { 0 };
+                                $copy8(smem, dst, b, gk * ldb + gn, count);
+                            }
+                        }
+                    }
+                }
+                cp_async_commit();
+                if i >= 2 {
+                    let j = i - 2;
+                    let a_base = (j % STAGES) * STAGE_WORDS;
+                    let b_base = a_base + A_WORDS;
+                    wgmma_fence();
+                    #[unroll]
+                    for kk in 0..BK / 16 {
+                        // A step of 16 k: 32 bytes along a k-contiguous row, 16 rows (2 KiB)
+                        // down an m- or n-contiguous tile.
+                        let a_at = if A_T == 0 {
+                            a_base + group * 2048 + kk * 8
+                        } else {
+                            a_base + group * 2048 + kk * 512
+                        };
+                        let b_at = if B_T == 1 { b_base + kk * 8 } else { b_base + kk * 512 };
+                        let da = wgmma_desc(smem, a_at, 8192, 1024);
+                        let db = wgmma_desc(smem, b_at, 8192, 1024);
+                        $wgmma(&mut acc, smem, da, db, true, A_T, 1 - B_T);
+                    }
+                    wgmma_commit();
+                    // Leave this tile's MMAs running while the next tile is waited for.
+                    wgmma_wait(1, &mut acc);
+                }
+            }
+            wgmma_wait(0, &mut acc);
+            // Thread (warp w of its warpgroup, lane l) holds rows 16w + l / 4 and 8 below,
+            // columns 8j + 2(l % 4) and the next, for j in 0..32.
+            let row = block_m + group * 64 + ((tid % 128) / 32) * 16 + (tid % 32) / 4;
+            let col = block_n + 2 * (tid % 4);
+            #[unroll]
+            for j in 0..32 {
+                store_pair(c, m, n, row, col + 8 * j, alpha * acc[4 * j], alpha * acc[4 * j + 1], beta);
+                store_pair(c, m, n, row + 8, col + 8 * j, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3], beta);
+            }
+        }
+    };
+}
+
+warpgroup_gemm!(
+    /// [`gemm_f16_kernel`] for Hopper: `wgmma` from 128-byte-swizzled shared tiles, two
+    /// warpgroups of 64×256, a 4-stage `cp.async` pipeline.
+    gemm_f16_wgmma,
+    f16,
+    wgmma_m64n256k16_f16,
+    copy8_f16
+);
+warpgroup_gemm!(
+    /// [`gemm_f16_wgmma`] for `bf16`.
+    gemm_bf16_wgmma,
+    bf16,
+    wgmma_m64n256k16_bf16,
+    copy8_bf16
+);
+
 tensor_core_gemm!(
     /// `C = alpha·op(A)·op(B) + beta·C` for `f16` A and B; `A_T`/`B_T` 1 for k×m A / n×k B.
     gemm_f16_kernel,
@@ -355,7 +545,12 @@ pub const KERNELS: &[&gpu_runtime::Kernel] = &[];
 pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::TemplateArg>)> {
     use gpu_runtime::TemplateArg;
     let mut all = Vec::new();
-    for kernel in [&gemm_f16_kernel::KERNEL, &gemm_bf16_kernel::KERNEL] {
+    for kernel in [
+        &gemm_f16_kernel::KERNEL,
+        &gemm_bf16_kernel::KERNEL,
+        &gemm_f16_wgmma::KERNEL,
+        &gemm_bf16_wgmma::KERNEL,
+    ] {
         for a_t in 0..2u64 {
             for b_t in 0..2u64 {
                 for vec in 0..2u64 {
@@ -382,7 +577,7 @@ pub fn gemm_f16(
     b: &DeviceBuffer<f16>,
     c: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
-    gemm::<f16>(stream, spec, a, b, c)
+    gemm::<f16>(stream, spec, Instructions::Auto, a, b, c)
 }
 
 /// `C = alpha·op(A)·op(B) + beta·C` with `bf16` A and B on the tensor cores, `f32` accumulation.
@@ -393,17 +588,42 @@ pub fn gemm_bf16(
     b: &DeviceBuffer<bf16>,
     c: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
-    gemm::<bf16>(stream, spec, a, b, c)
+    gemm::<bf16>(stream, spec, Instructions::Auto, a, b, c)
+}
+
+/// [`gemm_f16`] on the given tensor-core instructions (an error where the device lacks them).
+pub fn gemm_f16_on(
+    stream: &Stream,
+    spec: &Gemm,
+    instructions: Instructions,
+    a: &DeviceBuffer<f16>,
+    b: &DeviceBuffer<f16>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    gemm::<f16>(stream, spec, instructions, a, b, c)
+}
+
+/// [`gemm_bf16`] on the given tensor-core instructions (an error where the device lacks them).
+pub fn gemm_bf16_on(
+    stream: &Stream,
+    spec: &Gemm,
+    instructions: Instructions,
+    a: &DeviceBuffer<bf16>,
+    b: &DeviceBuffer<bf16>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    gemm::<bf16>(stream, spec, instructions, a, b, c)
 }
 
 /// The 16-bit input types, with their kernels.
 trait Half: Scalar {
-    /// Launches the GEMM kernel for this type and layout: (A transposed, B transposed, both
-    /// operands' rows 16-byte aligned).
+    /// Launches the GEMM kernel for this type, instructions (`wgmma` or `mma.sync`) and layout:
+    /// (A transposed, B transposed, both operands' rows 16-byte aligned).
     #[allow(clippy::too_many_arguments)]
     fn launch_gemm(
         stream: &Stream,
         config: LaunchConfig,
+        wgmma: bool,
         layout: (bool, bool, bool),
         shape: (usize, usize, usize, usize, usize),
         scale: (f32, f32),
@@ -414,11 +634,12 @@ trait Half: Scalar {
 }
 
 macro_rules! impl_half {
-    ($ty:ident, $gemm:ident) => {
+    ($ty:ident, $mma:ident, $wgmma:ident) => {
         impl Half for $ty {
             fn launch_gemm(
                 stream: &Stream,
                 config: LaunchConfig,
+                wgmma: bool,
                 layout: (bool, bool, bool),
                 (m, n, k, lda, ldb): (usize, usize, usize, usize, usize),
                 (alpha, beta): (f32, f32),
@@ -426,39 +647,48 @@ macro_rules! impl_half {
                 b: &DeviceBuffer<Self>,
                 c: &mut DeviceBuffer<f32>,
             ) -> Result<()> {
-                match layout {
-                    (false, false, false) => $gemm::launch::<0, 0, 0>(
-                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                    ),
-                    (false, false, true) => $gemm::launch::<0, 0, 1>(
-                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                    ),
-                    (false, true, false) => $gemm::launch::<0, 1, 0>(
-                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                    ),
-                    (false, true, true) => $gemm::launch::<0, 1, 1>(
-                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                    ),
-                    (true, false, false) => $gemm::launch::<1, 0, 0>(
-                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                    ),
-                    (true, false, true) => $gemm::launch::<1, 0, 1>(
-                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                    ),
-                    (true, true, false) => $gemm::launch::<1, 1, 0>(
-                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                    ),
-                    (true, true, true) => $gemm::launch::<1, 1, 1>(
-                        stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                    ),
+                macro_rules! by_layout {
+                    ($kernel:ident) => {
+                        match layout {
+                            (false, false, false) => $kernel::launch::<0, 0, 0>(
+                                stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                            ),
+                            (false, false, true) => $kernel::launch::<0, 0, 1>(
+                                stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                            ),
+                            (false, true, false) => $kernel::launch::<0, 1, 0>(
+                                stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                            ),
+                            (false, true, true) => $kernel::launch::<0, 1, 1>(
+                                stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                            ),
+                            (true, false, false) => $kernel::launch::<1, 0, 0>(
+                                stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                            ),
+                            (true, false, true) => $kernel::launch::<1, 0, 1>(
+                                stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                            ),
+                            (true, true, false) => $kernel::launch::<1, 1, 0>(
+                                stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                            ),
+                            (true, true, true) => $kernel::launch::<1, 1, 1>(
+                                stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                            ),
+                        }
+                    };
+                }
+                if wgmma {
+                    by_layout!($wgmma)
+                } else {
+                    by_layout!($mma)
                 }
             }
         }
     };
 }
 
-impl_half!(f16, gemm_f16_kernel);
-impl_half!(bf16, gemm_bf16_kernel);
+impl_half!(f16, gemm_f16_kernel, gemm_f16_wgmma);
+impl_half!(bf16, gemm_bf16_kernel, gemm_bf16_wgmma);
 
 fn check_len(what: &'static str, expected: usize, found: usize) -> Result<()> {
     if expected == found {
@@ -475,6 +705,7 @@ fn check_len(what: &'static str, expected: usize, found: usize) -> Result<()> {
 fn gemm<T: Half>(
     stream: &Stream,
     spec: &Gemm,
+    instructions: Instructions,
     a: &DeviceBuffer<T>,
     b: &DeviceBuffer<T>,
     c: &mut DeviceBuffer<f32>,
@@ -501,12 +732,28 @@ fn gemm<T: Half>(
     let blocks = u32::try_from(blocks).map_err(|_| {
         Error::InvalidLaunch(format!("gemm: {m}×{n} needs more than u32::MAX blocks"))
     })?;
-    let shared = (STAGES * STAGE_WORDS * 4) as u32;
+    let gpu = stream.gpu();
+    let hopper = gpu.backend() == Backend::Cuda && gpu.compute_capability() == (9, 0);
+    let wgmma = match instructions {
+        Instructions::Auto => hopper,
+        Instructions::MmaSync => false,
+        Instructions::Wgmma if hopper || gpu.backend() == Backend::Cpu => true,
+        Instructions::Wgmma => {
+            let (major, minor) = gpu.compute_capability();
+            return Err(Error::InvalidLaunch(format!(
+                "gemm: wgmma needs a compute capability 9.0 GPU (Hopper); {} is {major}.{minor}",
+                gpu.name()
+            )));
+        }
+    };
+    let stage_words = if wgmma { WG_STAGE_WORDS } else { STAGE_WORDS };
+    let shared = (STAGES * stage_words * 4) as u32;
     let config =
         LaunchConfig::new(Grid::x(blocks), Block::x(THREADS as u32)).with_shared_mem(shared);
     T::launch_gemm(
         stream,
         config,
+        wgmma,
         (a_t, b_t, lda % 8 == 0 && ldb % 8 == 0),
         (m, n, k, lda, ldb),
         (spec.alpha, spec.beta),

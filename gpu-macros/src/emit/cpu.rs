@@ -643,6 +643,43 @@ impl Twin<'_> {
                     self.expr(*valid)
                 )
             }
+            ExprKind::WgmmaDesc {
+                shared,
+                index,
+                lbo,
+                sbo,
+            } => {
+                let (shared, index) = (self.expr(*shared), self.expr(*index));
+                let (lbo, sbo) = (self.expr(*lbo), self.expr(*sbo));
+                format!("{rt}::cpu::wgmma_desc(__t, {shared}, {index}, {lbo}, {sbo}, {line})")
+            }
+            ExprKind::Wgmma {
+                input,
+                acc,
+                shared,
+                a,
+                b,
+                accumulate,
+                trans_a,
+                trans_b,
+                ..
+            } => {
+                let kind = if *input == Scalar::Bf16 {
+                    "Bf16"
+                } else {
+                    "F16"
+                };
+                let (acc, shared) = (self.expr(*acc), self.expr(*shared));
+                let (a, b) = (self.expr(*a), self.expr(*b));
+                let accumulate = self.expr(*accumulate);
+                let (ta, tb) = (self.expr(*trans_a), self.expr(*trans_b));
+                format!(
+                    "{rt}::cpu::wgmma(__t, {rt}::ScalarType::{kind}, &mut {acc}, {shared}, [{a}, {b}], {accumulate}, [({ta}) != 0, ({tb}) != 0], {line})"
+                )
+            }
+            ExprKind::WgmmaWait { pending, .. } => {
+                format!("__t.wgmma_wait({})", self.expr(*pending))
+            }
             ExprKind::Mma { input, acc, a, b } => {
                 self.needs_sync = true;
                 let kind = if *input == Scalar::Bf16 {

@@ -62,6 +62,10 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
             with_deps.extend(helper.needs.iter().copied());
         }
     }
+    // Swizzled wgmma tiles in dynamic shared memory need it 1024-byte aligned.
+    if with_deps.contains("rs_wgmma") && with_deps.remove("rs_dynamic_smem") {
+        with_deps.insert("rs_dynamic_smem_1024");
+    }
     for helper in HELPERS {
         if with_deps.contains(helper.name) {
             source.push_str(helper.code);
@@ -1036,6 +1040,82 @@ impl<'a> Emitter<'a> {
                 format!(
                     "{helper}_16({dst}, (unsigned int){dst_index}, {src}, {src_len}, {src_index}, {valid}, {})",
                     span.line()
+                )
+            }
+            ExprKind::WgmmaDesc {
+                shared,
+                index,
+                lbo,
+                sbo,
+            } => {
+                self.use_helper("rs_wgmma");
+                let shared = self.expr(*shared);
+                let index = strip_outer_parens(&self.expr(*index)).to_string();
+                let lbo = strip_outer_parens(&self.expr(*lbo)).to_string();
+                let sbo = strip_outer_parens(&self.expr(*sbo)).to_string();
+                format!("rs_wgmma_desc({shared}, (unsigned int)({index}), {lbo}, {sbo})")
+            }
+            ExprKind::Wgmma {
+                input,
+                n,
+                acc,
+                a,
+                b,
+                accumulate,
+                trans_a,
+                trans_b,
+                ..
+            } => {
+                self.use_helper("rs_wgmma");
+                let kind = if *input == Scalar::Bf16 {
+                    "bf16"
+                } else {
+                    "f16"
+                };
+                let regs = (*n / 2) as usize;
+                let acc = self.expr(*acc);
+                let list: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
+                let outputs: Vec<String> =
+                    (0..regs).map(|i| format!("\"+f\"({acc}[{i}])")).collect();
+                let (a, b) = (self.expr(*a), self.expr(*b));
+                let accumulate = strip_outer_parens(&self.expr(*accumulate)).to_string();
+                let (ta, tb) = (self.expr(*trans_a), self.expr(*trans_b));
+                // scale-d is a predicate: 0 overwrites the accumulators, 1 adds to them. The
+                // transposes are immediates, so they must be compile-time constants.
+                format!(
+                    "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{p}, 0;\\n\"\n        \
+                     \"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{kind}.{kind} {{{list}}}, %{da}, %{db}, p, 1, 1, %{ta_at}, %{tb_at};\\n}}\\n\"\n        \
+                     : {outputs}\n        \
+                     : \"l\"({a}), \"l\"({b}), \"r\"((int)({accumulate})), \"n\"((int)({ta})), \"n\"((int)({tb})))",
+                    list = list.join(", "),
+                    outputs = outputs.join(", "),
+                    da = regs,
+                    db = regs + 1,
+                    p = regs + 2,
+                    ta_at = regs + 3,
+                    tb_at = regs + 4,
+                )
+            }
+            ExprKind::WgmmaWait { pending, acc } => {
+                self.use_helper("rs_wgmma");
+                let pending = strip_outer_parens(&self.expr(*pending)).to_string();
+                let len = match self.types.expr(*acc) {
+                    Ty::Array {
+                        len: Len::Known(len),
+                        ..
+                    } => len as usize,
+                    other => {
+                        unreachable!("checked: accumulators are a fixed array, found {other:?}")
+                    }
+                };
+                let acc = self.expr(*acc);
+                let operands: Vec<String> =
+                    (0..len).map(|i| format!("\"+f\"({acc}[{i}])")).collect();
+                // The empty asm "rewrites" every accumulator after the wait, so the compiler
+                // cannot move their reads above it.
+                format!(
+                    "rs_wgmma_wait({pending}); asm volatile(\"\" : {} :: \"memory\")",
+                    operands.join(", ")
                 )
             }
             ExprKind::SharedArray { .. }

@@ -216,6 +216,55 @@ __device__ __forceinline__ float rs_uniform_f32(unsigned int bits) { return (flo
 ",
     },
     Helper {
+        name: "rs_wgmma",
+        needs: &["rs_smem_addr"],
+        code: "\
+// wgmma (sm_90a): a warpgroup's asynchronous matrix multiply from shared memory. A descriptor
+// holds the operand's shared address and its leading and stride byte offsets, each in 16-byte
+// units, and selects the 128-byte swizzle (bits 62-63 = 1), whose pattern repeats every 1024
+// bytes of address: tiles start on 1024-byte boundaries.
+template <typename T> __device__ __forceinline__ unsigned long long rs_wgmma_desc(const T* base, unsigned int index, unsigned int lbo, unsigned int sbo) {
+    const unsigned int addr = rs_smem_addr(base) + index * (unsigned int)sizeof(T);
+    return (unsigned long long)((addr & 0x3FFFFu) >> 4) | ((unsigned long long)((lbo & 0x3FFFFu) >> 4) << 16)
+        | ((unsigned long long)((sbo & 0x3FFFFu) >> 4) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void rs_wgmma_fence() { asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }
+__device__ __forceinline__ void rs_wgmma_commit() { asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\"); }
+// wait_group takes an immediate: a constant argument folds the switch away; counts past 7 wait
+// for all, which is always correct.
+__device__ __forceinline__ void rs_wgmma_wait(unsigned int n) {
+    switch (n) {
+    case 1: asm volatile(\"wgmma.wait_group.sync.aligned 1;\" ::: \"memory\"); break;
+    case 2: asm volatile(\"wgmma.wait_group.sync.aligned 2;\" ::: \"memory\"); break;
+    case 3: asm volatile(\"wgmma.wait_group.sync.aligned 3;\" ::: \"memory\"); break;
+    case 4: asm volatile(\"wgmma.wait_group.sync.aligned 4;\" ::: \"memory\"); break;
+    case 5: asm volatile(\"wgmma.wait_group.sync.aligned 5;\" ::: \"memory\"); break;
+    case 6: asm volatile(\"wgmma.wait_group.sync.aligned 6;\" ::: \"memory\"); break;
+    case 7: asm volatile(\"wgmma.wait_group.sync.aligned 7;\" ::: \"memory\"); break;
+    default: asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\"); break;
+    }
+}
+",
+    },
+    Helper {
+        name: "rs_fence_proxy_async",
+        needs: &[],
+        code: "\
+// Orders this thread's generic-proxy writes of shared memory (stores, cp.async) before the
+// async proxy's reads (wgmma, bulk copies) that a following barrier releases.
+__device__ __forceinline__ void rs_fence_proxy_async() { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }
+",
+    },
+    Helper {
+        name: "rs_dynamic_smem_1024",
+        needs: &[],
+        code: "\
+// 1024-byte aligned, as the 128-byte swizzle of wgmma operand tiles needs.
+extern __shared__ __align__(1024) unsigned char rs_dynamic_smem[];
+__device__ __forceinline__ unsigned long long rs_dynamic_smem_size() { unsigned int size; asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(size)); return size; }
+",
+    },
+    Helper {
         name: "rs_dynamic_smem",
         needs: &[],
         code: "\

@@ -134,6 +134,12 @@ pub fn emit_host(
             quote!(#stream.launch_generic(&KERNEL, &[#(#template_args),*], #config, &[#(#args),*])),
         )
     };
+    // wgmma exists only on sm_90a: such a kernel is compiled for exactly compute capability 9.0.
+    let kernel_static = if source.contains("rs_wgmma") {
+        quote!(#kernel_static.__arch_specific(9, 0))
+    } else {
+        kernel_static
+    };
     // The CPU backend runs the twin; generic kernels have none yet.
     let (twin_items, kernel_static) = match twin {
         Some((items, needs_sync)) => (

@@ -35,12 +35,14 @@ mod slice;
 mod thread;
 mod tile_copy;
 mod warp;
+mod wgmma;
 
 pub use args::CpuArgs;
 pub use mma::mma_m16n8k16;
 pub use slice::CpuSlice;
 pub use thread::{Dim3, ThreadCtx};
 pub use tile_copy::{cp_async_16, ldmatrix};
+pub use wgmma::{wgmma, wgmma_desc};
 
 pub(crate) use device::{device_info, CpuDevice, CpuStream};
 pub(crate) use exec::{launch, twin_of};

@@ -107,6 +107,11 @@ impl ThreadCtx {
         self.linear % WARP_SIZE
     }
 
+    /// Threads per block.
+    pub(crate) fn block_threads(&self) -> u32 {
+        self.block_dim.x * self.block_dim.y * self.block_dim.z
+    }
+
     /// Threads per warp: 32.
     #[inline(always)]
     pub fn warp_size(&self) -> u32 {
@@ -208,6 +213,18 @@ impl ThreadCtx {
 
     /// `cp.async.wait_group n`: nothing to wait for, as the CPU's copies land at once.
     pub fn cp_async_wait(&self, _pending: u32) {}
+
+    /// `wgmma.fence`: nothing to order, as the CPU's multiplies run at their call.
+    pub fn wgmma_fence(&self) {}
+
+    /// `wgmma.commit_group`: nothing to group, as the CPU's multiplies run at their call.
+    pub fn wgmma_commit(&self) {}
+
+    /// `wgmma.wait_group n`: nothing to wait for, as the CPU's multiplies run at their call.
+    pub fn wgmma_wait(&self, _pending: u32) {}
+
+    /// `fence.proxy.async`: the CPU has one view of shared memory, so nothing to order.
+    pub fn fence_proxy_async(&self) {}
 
     /// Static shared memory: `len` elements of `T` for declaration `slot` (0, 1, ... in the
     /// kernel), the same memory for every thread of the block, zeroed when the block starts.

@@ -1,0 +1,16 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(out: &mut [f32], trans: usize) {
+    let smem = dynamic_shared::<u32>();
+    let mut acc = [0.0f32; 64];
+    let d = wgmma_desc(smem, 0, 8192, 1024);
+    wgmma_fence();
+    // A transpose flag is an immediate of the instruction.
+    wgmma_m64n128k16_f16(&mut acc, smem, d, d, true, trans, 1);
+    wgmma_commit();
+    wgmma_wait(0, &mut acc);
+    out[0] = acc[0] + trans as f32;
+}
+
+fn main() {}
