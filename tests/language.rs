@@ -1006,3 +1006,68 @@ fn checked_mode_reports_the_user_line() {
     divide::launch(&stream, config.checked(false), &a, &b, &mut q).unwrap();
     assert_eq!(q.to_host(&stream).unwrap(), vec![5, i32::MIN, 3, 8]);
 }
+
+/// Warp 0 produces 8 rounds of 32 values into 2 shared stages, warp 1 consumes them, paced by
+/// mbarriers alone (a "full" and a "free" barrier per stage): what a warp-specialized kernel
+/// does with its tiles.
+#[kernel]
+fn mbarrier_pipeline(x: &[u32], out: &mut [u32]) {
+    let stages = shared_array::<u32, 64>();
+    let bars = shared_array::<u64, 4>();
+    let t = thread_idx().x as usize;
+    let lane = t % 32;
+    if t == 0 {
+        for s in 0..2 {
+            mbarrier_init(bars, s, 32);
+            mbarrier_init(bars, 2 + s, 32);
+        }
+    }
+    sync_threads();
+    let base = block_idx().x as usize * 256;
+    if t < 32 {
+        for round in 0..8 {
+            let s = round % 2;
+            if round >= 2 {
+                mbarrier_wait(bars, 2 + s, ((round / 2 + 1) % 2) as u32);
+            }
+            stages[s * 32 + lane] = x[base + round * 32 + lane] * 3;
+            mbarrier_arrive(bars, s);
+        }
+    } else {
+        let mut sum = 0u32;
+        for round in 0..8 {
+            let s = round % 2;
+            mbarrier_wait(bars, s, ((round / 2) % 2) as u32);
+            // Another lane's value: only the barrier orders it after its write.
+            let v = stages[s * 32 + (lane + round) % 32];
+            sum = sum.wrapping_add(v.wrapping_mul(round as u32 + 1));
+            mbarrier_arrive(bars, 2 + s);
+        }
+        out[block_idx().x as usize * 32 + lane] = sum;
+    }
+}
+
+#[test]
+fn mbarriers_pace_a_producer_and_a_consumer() {
+    assert_compiles_with_nvrtc(&[(&mbarrier_pipeline::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let blocks = 3;
+    let host: Vec<u32> = (0..blocks * 256)
+        .map(|i| (i * 7919 % 1000) as u32)
+        .collect();
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, blocks * 32).unwrap();
+    let config = LaunchConfig::new(Grid::x(blocks as u32), Block::x(64));
+    mbarrier_pipeline::launch(&stream, config, &x, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    for b in 0..blocks {
+        for lane in 0..32 {
+            let expected = (0..8u32).fold(0u32, |sum, round| {
+                let v = host[b * 256 + round as usize * 32 + (lane + round as usize) % 32] * 3;
+                sum.wrapping_add(v.wrapping_mul(round + 1))
+            });
+            assert_eq!(got[b * 32 + lane], expected, "block {b} lane {lane}");
+        }
+    }
+}

@@ -932,6 +932,30 @@ impl Checker<'_> {
                     len: Len::Known(4),
                 }
             }
+            ExprKind::Mbarrier {
+                bars, index, value, ..
+            } => {
+                let t = self.expr(*bars);
+                match self.resolve(t) {
+                    T::Ty(Ty::Shared {
+                        elem: Scalar::U64, ..
+                    })
+                    | T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(
+                            self.loc(*bars),
+                            format!("mbarriers live in shared memory of `u64`, not {text}: declare them `shared_array::<u64, N>()`"),
+                        );
+                    }
+                }
+                self.index_type(*index);
+                if let Some(value) = value {
+                    let t = self.expr(*value);
+                    self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(*value));
+                }
+                T::Ty(Ty::Unit)
+            }
             ExprKind::WgmmaDesc {
                 shared,
                 index,

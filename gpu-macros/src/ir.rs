@@ -447,6 +447,19 @@ pub struct Expr {
     pub span: Loc,
 }
 
+/// What an mbarrier intrinsic does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MbarrierOp {
+    /// Sets the expected arrival count; the first phase has parity 0.
+    Init,
+    /// One arrival; the last of a phase completes it and starts the next.
+    Arrive,
+    /// Waits until the phase of the given parity has completed.
+    Wait,
+    /// One arrival once this thread's `cp_async_16` copies so far have landed.
+    CpAsyncArrive,
+}
+
 pub enum ExprKind {
     Lit(Lit),
     Local(LocalId),
@@ -536,6 +549,15 @@ pub enum ExprKind {
         src: ExprId,
         src_index: ExprId,
         valid: ExprId,
+    },
+    /// An mbarrier in shared memory of `u64` (`bars[index]`): `mbarrier_init(bars, i, count)`,
+    /// `mbarrier_arrive(bars, i)`, `mbarrier_wait(bars, i, parity)` and
+    /// `cp_async_mbarrier_arrive(bars, i)`; `value` is the count or the parity.
+    Mbarrier {
+        op: MbarrierOp,
+        bars: ExprId,
+        index: ExprId,
+        value: Option<ExprId>,
     },
     /// `wgmma_desc(shared, index, lbo, sbo)`: the 64-bit descriptor of a 128-byte-swizzled
     /// operand tile starting at element `index` of `shared`, with its leading and stride byte

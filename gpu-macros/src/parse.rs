@@ -1405,6 +1405,34 @@ impl Parser<'_> {
                 };
                 ExprKind::WgmmaWait { pending, acc }
             }
+            "mbarrier_init" | "mbarrier_arrive" | "mbarrier_wait" | "cp_async_mbarrier_arrive" => {
+                let (op, value) = match (name, &args[..]) {
+                    ("mbarrier_init", [_, _, count]) => (MbarrierOp::Init, Some(*count)),
+                    ("mbarrier_wait", [_, _, parity]) => (MbarrierOp::Wait, Some(*parity)),
+                    ("mbarrier_arrive", [_, _]) => (MbarrierOp::Arrive, None),
+                    ("cp_async_mbarrier_arrive", [_, _]) => (MbarrierOp::CpAsyncArrive, None),
+                    _ => {
+                        let shape = match name {
+                            "mbarrier_init" => "(barriers, index, count: u32)",
+                            "mbarrier_wait" => "(barriers, index, parity: u32)",
+                            _ => "(barriers, index)",
+                        };
+                        self.cx.error_spanned_by(
+                            call,
+                            format!(
+                                "`{name}` takes {shape}, the barriers a `shared_array::<u64, N>()`"
+                            ),
+                        );
+                        return None;
+                    }
+                };
+                ExprKind::Mbarrier {
+                    op,
+                    bars: args[0],
+                    index: args[1],
+                    value,
+                }
+            }
             "wgmma_desc" => {
                 let [shared, index, lbo, sbo] = args[..] else {
                     self.cx.error_spanned_by(

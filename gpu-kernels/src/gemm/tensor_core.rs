@@ -1,24 +1,26 @@
 //! Half-precision GEMM on the tensor cores: `f16` or `bf16` inputs, `f32` accumulation and
-//! output, `mma.sync.m16n8k16` fed by `ldmatrix` from a multi-stage `cp.async` pipeline.
+//! output, in two kernels: Hopper's warpgroup `wgmma` where the GPU has it (compute capability
+//! 9.0) and the rows of A and B are 16-byte aligned, and `mma.sync` everywhere else.
 //!
-//! A block computes a 128×256 tile of C with 8 warps, each a 64×64 tile as 4×8 MMAs per 16-wide
-//! step of k. Tiles of A and B, 64 deep in k, stream into four shared-memory stages, two tiles
-//! ahead of the one being multiplied; within a tile, the fragments of the next k step are loaded
-//! while the MMAs of the current one run. Shared rows are padded by 16 bytes, so the eight
-//! 16-byte rows an `ldmatrix` phase reads fall in distinct bank groups. The block needs 216 KiB
-//! of shared memory (Hopper allows 227 KiB; on a GPU that allows less the launch is refused).
+//! The Hopper kernel (`gemm_*_wgmma`): a block computes a 128×256 tile of C with three
+//! warpgroups. The producer warpgroup copies 64-deep tiles of A and B with `cp.async` into four
+//! shared-memory stages laid out with the 128-byte swizzle `wgmma` reads, and each stage's
+//! "full" mbarrier completes when all its copies have landed; the two consumer warpgroups each
+//! multiply 64×256 of the tile with `wgmma.m64n256k16` straight from shared memory, keep one
+//! tile's multiplies in flight while the next is issued, and hand a stage back through its
+//! "free" mbarrier. Both operand orders are read in place (`wgmma`'s transpose flags).
 //!
-//! Every operand layout is read in place: an operand stored k-contiguous (A as m×k, B as n×k)
-//! is loaded with `ldmatrix`, one stored m- or n-contiguous (A as k×m, B as k×n) with
-//! `ldmatrix.trans`, so all four transpose combinations run the same pipeline. `cp.async` moves
-//! 16 bytes (8 elements) from a 16-byte boundary, so an operand whose rows are not a multiple of
-//! 8 elements long is copied to shared memory element by element instead, by a separate
-//! instantiation (`VEC = 0`): slower, but with no scratch memory, so a call can be captured in
-//! a CUDA graph.
+//! The portable kernel (`gemm_*_kernel`): 8 warps, each a 64×64 tile as 4×8
+//! `mma.sync.m16n8k16` per 16-wide step of k, fragments loaded with `ldmatrix` (`.trans` for m-
+//! or n-contiguous operands) from a 4-stage `cp.async` pipeline two tiles ahead; shared rows
+//! are padded by 16 bytes so an `ldmatrix` phase hits distinct bank groups. `cp.async` moves 16
+//! bytes from a 16-byte boundary, so operands whose rows are not a multiple of 8 elements long
+//! are copied element by element by a separate instantiation (`VEC = 0`): slower, but with no
+//! scratch memory, so a call can be captured in a CUDA graph. It needs 216 KiB of shared
+//! memory (Hopper allows 227 KiB; on a GPU that allows less the launch is refused).
 //!
-//! On an H100 this reaches about 310–330 TFLOP/s at 8192³ in every layout, about 0.42 of cuBLAS
-//! (750–775 TFLOP/s there): `mma.sync` issues from 2 warps per scheduler leave the tensor pipe
-//! about half busy; closing the gap needs Hopper's asynchronous `wgmma`.
+//! On an H100 at 8192³: `wgmma` 509–535 TFLOP/s, about 0.67–0.70 of cuBLAS; `mma.sync`
+//! 310–330 TFLOP/s (0.42), its tensor pipe about half busy with 2 warps per scheduler.
 
 use gpu_macros::{device, kernel};
 use gpu_runtime::half::{bf16, f16};
@@ -276,6 +278,8 @@ macro_rules! tensor_core_gemm {
     };
 }
 
+/// Threads of the Hopper kernel: a producer warpgroup and two consumer warpgroups.
+const WG_THREADS: usize = 384;
 /// Words (u32) of shared memory per stage of the Hopper kernel: A (128×64) and B (256×64)
 /// tiles of 16-bit values, unpadded (the 128-byte swizzle spreads the banks instead).
 const WG_STAGE_WORDS: usize = (BM + BN) * 32;
@@ -283,20 +287,22 @@ const WG_STAGE_WORDS: usize = (BM + BN) * 32;
 /// Which tensor-core instructions a 16-bit GEMM runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Instructions {
-    /// `wgmma` on a compute capability 9.0 GPU (Hopper), `mma.sync` elsewhere (the CPU
-    /// backend included).
+    /// `wgmma` on a compute capability 9.0 GPU (Hopper) when every row of A and B starts on a
+    /// 16-byte boundary (a multiple of 8 elements long), `mma.sync` otherwise (and on the CPU
+    /// backend).
     Auto,
-    /// `mma.sync` fed by `ldmatrix`: every GPU from compute capability 8.0 on.
+    /// `mma.sync` fed by `ldmatrix`: every GPU from compute capability 8.0 on, any shape.
     MmaSync,
-    /// Hopper's warpgroup `wgmma`: compute capability 9.0 only (and the CPU backend).
+    /// Hopper's warpgroup `wgmma`: compute capability 9.0 (and the CPU backend), rows a
+    /// multiple of 8 elements.
     Wgmma,
 }
 
 macro_rules! warpgroup_gemm {
-    ($(#[$attr:meta])* $name:ident, $elem:ident, $wgmma:ident, $copy8:ident) => {
+    ($(#[$attr:meta])* $name:ident, $elem:ident, $wgmma:ident) => {
         $(#[$attr])*
-        #[kernel(launch_bounds(256, 1))]
-        fn $name<const A_T: usize, const B_T: usize, const VEC: usize>(
+        #[kernel(launch_bounds(384, 1))]
+        fn $name<const A_T: usize, const B_T: usize>(
             m: usize,
             n: usize,
             k: usize,
@@ -311,18 +317,18 @@ macro_rules! warpgroup_gemm {
             const BM: usize = 128;
             const BN: usize = 256;
             const BK: usize = 64;
-            const THREADS: usize = 256;
             const STAGES: usize = 4;
             // Words per stage; A's tile comes first (4096 words, 16 KiB).
             const STAGE_WORDS: usize = 12288;
             const A_WORDS: usize = 4096;
-            // 16-byte chunks per tile and per thread.
-            const A_LOADS: usize = 4;
-            const B_LOADS: usize = 8;
+            // 16-byte chunks per tile, per producer thread.
+            const A_LOADS: usize = 8;
+            const B_LOADS: usize = 16;
             const GROUP_M: usize = 8;
             let smem = dynamic_shared::<u32>();
+            // Barriers 0..4: stage s is full; 4..8: stage s is free again.
+            let bars = shared_array::<u64, 8>();
             let tid = thread_idx().x as usize;
-            // Warpgroup g multiplies rows 64g..64g + 64 of the block's tile.
             let group = tid / 128;
             let grid_m = (m + BM - 1) / BM;
             let grid_n = (n + BN - 1) / BN;
@@ -332,87 +338,82 @@ macro_rules! warpgroup_gemm {
             let group_rows = (grid_m - first_m).min(GROUP_M);
             let block_m = (first_m + (pid % per_group) % group_rows) * BM;
             let block_n = ((pid % per_group) / group_rows) * BN;
-            let mut acc = [0.0f32; 128];
-            let a_vec = VEC == 1 || lda % 8 == 0;
-            let b_vec = VEC == 1 || ldb % 8 == 0;
             let tiles = (k + BK - 1) / BK;
-            // Layouts (128-byte swizzle: 16-byte chunk c of a 128-byte row r is stored at chunk
-            // c ^ (r % 8)). A k-contiguous operand (A as m×k, B as n×k) keeps one 128-byte row
-            // of 64 k per row of the tile; an m- or n-contiguous one (A as k×m, B as k×n) keeps
-            // one row of 64 m or n per k, in blocks of 64 columns, 8 KiB apart.
-            for i in 0..tiles + 2 {
-                if i >= 2 {
-                    // Tile j = i - 2 is in stage j % 4. Its copies are this thread's
-                    // second-newest group; after the barrier every thread's have landed, and
-                    // every warpgroup has retired the MMAs of tile j - 2, whose stage the
-                    // copies below refill.
-                    cp_async_wait(1);
-                    fence_proxy_async();
-                    sync_threads();
+            if tid == 0 {
+                for s in 0..STAGES {
+                    // Full: one arrival per producer thread, once its copies have landed.
+                    mbarrier_init(bars, s, 128);
+                    // Free: one arrival per consumer thread, once its MMAs are done.
+                    mbarrier_init(bars, STAGES + s, 256);
                 }
-                if i < tiles {
+            }
+            sync_threads();
+            if group == 0 {
+                // The producer warpgroup copies tile i into stage i % 4 once the consumers
+                // have freed it. Layouts (128-byte swizzle: 16-byte chunk c of a 128-byte row r
+                // is stored at chunk c ^ (r % 8)): a k-contiguous operand (A as m×k, B as n×k)
+                // keeps one 128-byte row of 64 k per row of the tile; an m- or n-contiguous one
+                // (A as k×m, B as k×n) one row of 64 m or n per k, in blocks of 64 columns
+                // 8 KiB apart. Every row starts on a 16-byte boundary (checked by the host),
+                // so a chunk is either wholly inside the matrix or wholly outside (zeros).
+                for i in 0..tiles {
+                    let s = i % STAGES;
+                    if i >= STAGES {
+                        mbarrier_wait(bars, STAGES + s, ((i / STAGES + 1) % 2) as u32);
+                    }
                     let k0 = i * BK;
-                    let a_base = (i % STAGES) * STAGE_WORDS;
+                    let a_base = s * STAGE_WORDS;
                     let b_base = a_base + A_WORDS;
+                    #[unroll]
                     for r in 0..A_LOADS {
+                        let at = tid + r * 128;
                         if A_T == 0 {
-                            let row = tid / 8 + r * (THREADS / 8);
-                            let chunk = tid % 8;
+                            let row = at / 8;
+                            let chunk = at % 8;
                             let gm = block_m + row;
                             let gk = k0 + chunk * 8;
                             let dst = a_base + row * 32 + (chunk ^ (row % 8)) * 4;
-                            if a_vec {
-                                cp_async_16(smem, dst, a, gm * lda + gk, gm < m && gk < k);
-                            } else {
-                                let count = if gm < m && gk < k { (k - gk).min(8) } else { 0 };
-                                $copy8(smem, dst, a, gm * lda + gk, count);
-                            }
+                            cp_async_16(smem, dst, a, gm * lda + gk, gm < m && gk < k);
                         } else {
-                            let row = tid / 16 + r * (THREADS / 16);
-                            let chunk = tid % 16;
+                            let row = at / 16;
+                            let chunk = at % 16;
                             let gk = k0 + row;
                             let gm = block_m + chunk * 8;
                             let dst = a_base + (chunk / 8) * 2048 + row * 32 + ((chunk % 8) ^ (row % 8)) * 4;
-                            if a_vec {
-                                cp_async_16(smem, dst, a, gk * lda + gm, gk < k && gm < m);
-                            } else {
-                                let count = if gk < k && gm < m { (m - gm).min(8) } else { 0 };
-                                $copy8(smem, dst, a, gk * lda + gm, count);
-                            }
+                            cp_async_16(smem, dst, a, gk * lda + gm, gk < k && gm < m);
                         }
                     }
+                    #[unroll]
                     for r in 0..B_LOADS {
+                        let at = tid + r * 128;
                         if B_T == 1 {
-                            let row = tid / 8 + r * (THREADS / 8);
-                            let chunk = tid % 8;
+                            let row = at / 8;
+                            let chunk = at % 8;
                             let gn = block_n + row;
                             let gk = k0 + chunk * 8;
                             let dst = b_base + row * 32 + (chunk ^ (row % 8)) * 4;
-                            if b_vec {
-                                cp_async_16(smem, dst, b, gn * ldb + gk, gn < n && gk < k);
-                            } else {
-                                let count = if gn < n && gk < k { (k - gk).min(8) } else { 0 };
-                                $copy8(smem, dst, b, gn * ldb + gk, count);
-                            }
+                            cp_async_16(smem, dst, b, gn * ldb + gk, gn < n && gk < k);
                         } else {
-                            let row = tid / 32 + r * (THREADS / 32);
-                            let chunk = tid % 32;
+                            let row = at / 32;
+                            let chunk = at % 32;
                             let gk = k0 + row;
                             let gn = block_n + chunk * 8;
                             let dst = b_base + (chunk / 8) * 2048 + row * 32 + ((chunk % 8) ^ (row % 8)) * 4;
-                            if b_vec {
-                                cp_async_16(smem, dst, b, gk * ldb + gn, gk < k && gn < n);
-                            } else {
-                                let count = if gk < k && gn < n { (n - gn).min(8) } else { 0 };
-                                $copy8(smem, dst, b, gk * ldb + gn, count);
-                            }
+                            cp_async_16(smem, dst, b, gk * ldb + gn, gk < k && gn < n);
                         }
                     }
+                    cp_async_mbarrier_arrive(bars, s);
                 }
-                cp_async_commit();
-                if i >= 2 {
-                    let j = i - 2;
-                    let a_base = (j % STAGES) * STAGE_WORDS;
+                cp_async_wait(0);
+            } else {
+                // Consumer warpgroup g (1 or 2) multiplies rows 64(g - 1).. of the tile.
+                let rows = group - 1;
+                let mut acc = [0.0f32; 128];
+                for j in 0..tiles {
+                    let s = j % STAGES;
+                    mbarrier_wait(bars, s, ((j / STAGES) % 2) as u32);
+                    fence_proxy_async();
+                    let a_base = s * STAGE_WORDS;
                     let b_base = a_base + A_WORDS;
                     wgmma_fence();
                     #[unroll]
@@ -420,9 +421,9 @@ macro_rules! warpgroup_gemm {
                         // A step of 16 k: 32 bytes along a k-contiguous row, 16 rows (2 KiB)
                         // down an m- or n-contiguous tile.
                         let a_at = if A_T == 0 {
-                            a_base + group * 2048 + kk * 8
+                            a_base + rows * 2048 + kk * 8
                         } else {
-                            a_base + group * 2048 + kk * 512
+                            a_base + rows * 2048 + kk * 512
                         };
                         let b_at = if B_T == 1 { b_base + kk * 8 } else { b_base + kk * 512 };
                         let da = wgmma_desc(smem, a_at, 8192, 1024);
@@ -430,38 +431,41 @@ macro_rules! warpgroup_gemm {
                         $wgmma(&mut acc, smem, da, db, true, A_T, 1 - B_T);
                     }
                     wgmma_commit();
-                    // Leave this tile's MMAs running while the next tile is waited for.
+                    // This tile's MMAs stay in flight; the previous tile's are done, so its
+                    // stage goes back to the producer.
                     wgmma_wait(1, &mut acc);
+                    if j > 0 {
+                        mbarrier_arrive(bars, STAGES + (j - 1) % STAGES);
+                    }
                 }
-            }
-            wgmma_wait(0, &mut acc);
-            // Thread (warp w of its warpgroup, lane l) holds rows 16w + l / 4 and 8 below,
-            // columns 8j + 2(l % 4) and the next, for j in 0..32.
-            let row = block_m + group * 64 + ((tid % 128) / 32) * 16 + (tid % 32) / 4;
-            let col = block_n + 2 * (tid % 4);
-            #[unroll]
-            for j in 0..32 {
-                store_pair(c, m, n, row, col + 8 * j, alpha * acc[4 * j], alpha * acc[4 * j + 1], beta);
-                store_pair(c, m, n, row + 8, col + 8 * j, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3], beta);
+                wgmma_wait(0, &mut acc);
+                // Thread (warp w of its warpgroup, lane l) holds rows 16w + l / 4 and 8 below,
+                // columns 8j + 2(l % 4) and the next, for j in 0..32.
+                let row = block_m + rows * 64 + ((tid % 128) / 32) * 16 + (tid % 32) / 4;
+                let col = block_n + 2 * (tid % 4);
+                #[unroll]
+                for j in 0..32 {
+                    store_pair(c, m, n, row, col + 8 * j, alpha * acc[4 * j], alpha * acc[4 * j + 1], beta);
+                    store_pair(c, m, n, row + 8, col + 8 * j, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3], beta);
+                }
             }
         }
     };
 }
 
 warpgroup_gemm!(
-    /// [`gemm_f16_kernel`] for Hopper: `wgmma` from 128-byte-swizzled shared tiles, two
-    /// warpgroups of 64×256, a 4-stage `cp.async` pipeline.
+    /// [`gemm_f16_kernel`] for Hopper: `wgmma` from 128-byte-swizzled shared tiles that a
+    /// producer warpgroup fills through a 4-stage `cp.async` pipeline paced by mbarriers, two
+    /// consumer warpgroups of 64×256; rows 16-byte aligned.
     gemm_f16_wgmma,
     f16,
-    wgmma_m64n256k16_f16,
-    copy8_f16
+    wgmma_m64n256k16_f16
 );
 warpgroup_gemm!(
     /// [`gemm_f16_wgmma`] for `bf16`.
     gemm_bf16_wgmma,
     bf16,
-    wgmma_m64n256k16_bf16,
-    copy8_bf16
+    wgmma_m64n256k16_bf16
 );
 
 tensor_core_gemm!(
@@ -545,12 +549,7 @@ pub const KERNELS: &[&gpu_runtime::Kernel] = &[];
 pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::TemplateArg>)> {
     use gpu_runtime::TemplateArg;
     let mut all = Vec::new();
-    for kernel in [
-        &gemm_f16_kernel::KERNEL,
-        &gemm_bf16_kernel::KERNEL,
-        &gemm_f16_wgmma::KERNEL,
-        &gemm_bf16_wgmma::KERNEL,
-    ] {
+    for kernel in [&gemm_f16_kernel::KERNEL, &gemm_bf16_kernel::KERNEL] {
         for a_t in 0..2u64 {
             for b_t in 0..2u64 {
                 for vec in 0..2u64 {
@@ -563,6 +562,16 @@ pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::T
                         ],
                     ));
                 }
+            }
+        }
+    }
+    for kernel in [&gemm_f16_wgmma::KERNEL, &gemm_bf16_wgmma::KERNEL] {
+        for a_t in 0..2u64 {
+            for b_t in 0..2u64 {
+                all.push((
+                    kernel,
+                    vec![TemplateArg::Const(a_t), TemplateArg::Const(b_t)],
+                ));
             }
         }
     }
@@ -678,7 +687,21 @@ macro_rules! impl_half {
                     };
                 }
                 if wgmma {
-                    by_layout!($wgmma)
+                    // Rows are 16-byte aligned here: one instantiation per layout.
+                    match (layout.0, layout.1) {
+                        (false, false) => $wgmma::launch::<0, 0>(
+                            stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                        ),
+                        (false, true) => $wgmma::launch::<0, 1>(
+                            stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                        ),
+                        (true, false) => $wgmma::launch::<1, 0>(
+                            stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                        ),
+                        (true, true) => $wgmma::launch::<1, 1>(
+                            stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
+                        ),
+                    }
                 } else {
                     by_layout!($mma)
                 }
@@ -728,33 +751,45 @@ fn gemm<T: Half>(
     // Row strides of the stored matrices (row-major A m×k or k×m, B k×n or n×k).
     let lda = if a_t { m } else { k };
     let ldb = if b_t { k } else { n };
-    let blocks = m.div_ceil(BM) * n.div_ceil(BN);
-    let blocks = u32::try_from(blocks).map_err(|_| {
-        Error::InvalidLaunch(format!("gemm: {m}×{n} needs more than u32::MAX blocks"))
-    })?;
+    // With k = 0 nothing is read: only C is scaled.
+    let aligned = k == 0 || (lda % 8 == 0 && ldb % 8 == 0);
     let gpu = stream.gpu();
     let hopper = gpu.backend() == Backend::Cuda && gpu.compute_capability() == (9, 0);
     let wgmma = match instructions {
-        Instructions::Auto => hopper,
+        Instructions::Auto => hopper && aligned,
         Instructions::MmaSync => false,
-        Instructions::Wgmma if hopper || gpu.backend() == Backend::Cpu => true,
-        Instructions::Wgmma => {
+        Instructions::Wgmma if !(hopper || gpu.backend() == Backend::Cpu) => {
             let (major, minor) = gpu.compute_capability();
             return Err(Error::InvalidLaunch(format!(
                 "gemm: wgmma needs a compute capability 9.0 GPU (Hopper); {} is {major}.{minor}",
                 gpu.name()
             )));
         }
+        Instructions::Wgmma if !aligned => {
+            return Err(Error::InvalidLaunch(format!(
+                "gemm: wgmma needs rows of A and B a multiple of 8 elements (16 bytes), not \
+                 {lda} and {ldb}; Instructions::Auto runs such shapes on mma.sync"
+            )));
+        }
+        Instructions::Wgmma => true,
     };
-    let stage_words = if wgmma { WG_STAGE_WORDS } else { STAGE_WORDS };
+    let (threads, stage_words) = if wgmma {
+        (WG_THREADS, WG_STAGE_WORDS)
+    } else {
+        (THREADS, STAGE_WORDS)
+    };
+    let blocks = m.div_ceil(BM) * n.div_ceil(BN);
+    let blocks = u32::try_from(blocks).map_err(|_| {
+        Error::InvalidLaunch(format!("gemm: {m}×{n} needs more than u32::MAX blocks"))
+    })?;
     let shared = (STAGES * stage_words * 4) as u32;
     let config =
-        LaunchConfig::new(Grid::x(blocks), Block::x(THREADS as u32)).with_shared_mem(shared);
+        LaunchConfig::new(Grid::x(blocks), Block::x(threads as u32)).with_shared_mem(shared);
     T::launch_gemm(
         stream,
         config,
         wgmma,
-        (a_t, b_t, lda % 8 == 0 && ldb % 8 == 0),
+        (a_t, b_t, aligned),
         (m, n, k, lda, ldb),
         (spec.alpha, spec.beta),
         a,

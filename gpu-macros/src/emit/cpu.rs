@@ -643,6 +643,29 @@ impl Twin<'_> {
                     self.expr(*valid)
                 )
             }
+            ExprKind::Mbarrier {
+                op,
+                bars,
+                index,
+                value,
+            } => {
+                let (bars, index) = (self.expr(*bars), self.expr(*index));
+                let value = value.map(|v| self.expr(v));
+                match (op, value) {
+                    (MbarrierOp::Init, Some(count)) => {
+                        format!("{rt}::cpu::mbarrier_init(__t, {bars}, {index}, {count}, {line})")
+                    }
+                    (MbarrierOp::Wait, Some(parity)) => {
+                        self.needs_sync = true;
+                        format!("{rt}::cpu::mbarrier_wait(__t, {bars}, {index}, {parity}, {line})")
+                    }
+                    // The CPU's copies land at once: the arrival can be made now.
+                    (MbarrierOp::Arrive | MbarrierOp::CpAsyncArrive, _) => {
+                        format!("{rt}::cpu::mbarrier_arrive(__t, {bars}, {index}, {line})")
+                    }
+                    _ => unreachable!("parsed with its value"),
+                }
+            }
             ExprKind::WgmmaDesc {
                 shared,
                 index,

@@ -1042,6 +1042,24 @@ impl<'a> Emitter<'a> {
                     span.line()
                 )
             }
+            ExprKind::Mbarrier {
+                op,
+                bars,
+                index,
+                value,
+            } => {
+                self.use_helper("rs_mbarrier");
+                let index = self.checked_index(*bars, *index, self.kernel.expr(id).span);
+                let at = format!("&{}[{index}]", self.expr(*bars));
+                let value = value.map(|v| strip_outer_parens(&self.expr(v)).to_string());
+                match (op, value) {
+                    (MbarrierOp::Init, Some(count)) => format!("rs_mbarrier_init({at}, {count})"),
+                    (MbarrierOp::Wait, Some(parity)) => format!("rs_mbarrier_wait({at}, {parity})"),
+                    (MbarrierOp::Arrive, _) => format!("rs_mbarrier_arrive({at})"),
+                    (MbarrierOp::CpAsyncArrive, _) => format!("rs_cp_async_mbarrier_arrive({at})"),
+                    _ => unreachable!("parsed with its value"),
+                }
+            }
             ExprKind::WgmmaDesc {
                 shared,
                 index,

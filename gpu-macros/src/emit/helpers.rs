@@ -247,6 +247,30 @@ __device__ __forceinline__ void rs_wgmma_wait(unsigned int n) {
 ",
     },
     Helper {
+        name: "rs_mbarrier",
+        needs: &["rs_smem_addr"],
+        code: "\
+// mbarriers (sm_80+): a 64-bit shared word counting arrivals per phase. try_wait suspends the
+// thread in hardware for a while before reporting, so the loop does not spin hot.
+__device__ __forceinline__ void rs_mbarrier_init(unsigned long long* bar, unsigned int count) {
+    asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" :: \"r\"(rs_smem_addr(bar)), \"r\"(count) : \"memory\");
+}
+__device__ __forceinline__ void rs_mbarrier_arrive(unsigned long long* bar) {
+    asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\" :: \"r\"(rs_smem_addr(bar)) : \"memory\");
+}
+__device__ __forceinline__ void rs_cp_async_mbarrier_arrive(unsigned long long* bar) {
+    asm volatile(\"cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\" :: \"r\"(rs_smem_addr(bar)) : \"memory\");
+}
+__device__ __forceinline__ void rs_mbarrier_wait(unsigned long long* bar, unsigned int parity) {
+    unsigned int done = 0;
+    while (!done) {
+        asm volatile(\"{\\n.reg .pred p;\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\\nselp.u32 %0, 1, 0, p;\\n}\\n\"
+                     : \"=r\"(done) : \"r\"(rs_smem_addr(bar)), \"r\"(parity) : \"memory\");
+    }
+}
+",
+    },
+    Helper {
         name: "rs_fence_proxy_async",
         needs: &[],
         code: "\

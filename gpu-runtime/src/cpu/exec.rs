@@ -56,6 +56,8 @@ pub(crate) enum Wait {
     Block,
     /// In a warp operation.
     Warp(Deposit),
+    /// Polling an mbarrier: runnable again after the others have run.
+    Spin,
 }
 
 /// A checked-mode violation, as the GPU's error slot records it.

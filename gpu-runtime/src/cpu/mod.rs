@@ -28,6 +28,7 @@ mod block;
 mod device;
 pub(crate) mod element;
 mod exec;
+mod mbarrier;
 mod memory;
 mod mma;
 mod schedule;
@@ -38,6 +39,7 @@ mod warp;
 mod wgmma;
 
 pub use args::CpuArgs;
+pub use mbarrier::{mbarrier_arrive, mbarrier_init, mbarrier_wait};
 pub use mma::mma_m16n8k16;
 pub use slice::CpuSlice;
 pub use thread::{Dim3, ThreadCtx};

@@ -101,6 +101,9 @@ impl Scheduler {
                     self.at_barrier += 1;
                     self.release_barrier();
                 }
+                CoroutineResult::Yield(Wait::Spin) => {
+                    self.runnable.push_back(linear);
+                }
                 CoroutineResult::Yield(Wait::Warp(deposit)) => {
                     self.status[linear as usize] = Status::InWarpOp;
                     self.warps[warp as usize].deposit(linear % WARP_SIZE, deposit);

@@ -128,6 +128,21 @@ impl ThreadCtx {
         }
     }
 
+    /// Lets the block's other threads run before this one goes on (polling an mbarrier);
+    /// false, with the error reported, for a kernel that runs its threads one after another.
+    pub(crate) fn spin(&self) -> bool {
+        match self.yielder() {
+            Some(yielder) => {
+                yielder.suspend(Wait::Spin);
+                true
+            }
+            None => {
+                self.needs_sync_error("mbarrier_wait");
+                false
+            }
+        }
+    }
+
     /// `__syncwarp()`: waits for every lane of the warp that has not returned.
     pub fn sync_warp(&self) {
         self.warp(WarpOp::Sync, u32::MAX, 0, 0);
