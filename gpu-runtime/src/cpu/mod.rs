@@ -37,6 +37,7 @@ mod tile_copy;
 mod warp;
 
 pub use args::CpuArgs;
+pub use element::{from_bits, to_bits};
 pub use mma::mma_m16n8k16;
 pub use slice::CpuSlice;
 pub use thread::{Dim3, ThreadCtx};
