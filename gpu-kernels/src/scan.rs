@@ -40,13 +40,13 @@ pub enum ScanKind {
 // compiled. With the right identity, combine(identity, x) = x, which keeps the scan free of
 // first-element special cases.
 //
-// Layout: each thread owns 16 consecutive elements, read and written as four vector accesses. A
-// warp's four accesses together cover its 2 KiB, so they are served from the same cache lines and
-// DRAM sees each byte once; no shared-memory transpose is needed. Each thread scans its 16 in
-// registers, then one shuffle scan covers the warp. Keep that warp scan a single straight-line
-// run of shuffles: a striped layout that needed one warp scan per group of four let NVRTC split
-// the code on `lane == 0` and duplicate the `shfl_sync`s into both paths, which hung or faulted
-// (illegal instruction) on an H100.
+// Layout: each thread owns 16 consecutive elements, read as four vector loads. A warp's four
+// loads together cover its 2 KiB, and L1 serves the second half of each 32-byte sector that the
+// first load brought in, so L2 and DRAM see each byte once; stores go through shared memory (see
+// there). Each thread scans its 16 in registers, then one shuffle scan covers the warp. Keep that
+// warp scan a single straight-line run of shuffles: a striped layout that needed one warp scan
+// per group of four let NVRTC split the code on `lane == 0` and duplicate the `shfl_sync`s into
+// both paths, which hung or faulted (illegal instruction) on an H100.
 //
 // Publishing: a tile's state and value are one 64-bit word, `(epoch << 2 | state) << 32 | bits`
 // (state 1: aggregate, 2: inclusive prefix), for 4-byte types (`PACKED`): one atomic exchange
@@ -59,11 +59,13 @@ pub enum ScanKind {
 // threads: 0.64. Packed words: 0.76. The tile from the block index instead of a ticket (loads
 // start before any barrier; 32 registers, so the SM is full): 0.79. Polls with loads instead of
 // atomics: 0.82. 256-thread tiles (8 blocks per SM): 0.84. These launch bounds (without them
-// NVRTC takes 39 registers, 6 blocks per SM) and a pause between polls: 0.85. Wider look-back
-// windows, 64 to 128 tiles per poll, lost (0.77 to 0.71 with atomic polls); 128-thread tiles
-// did no better (0.85); the pause's length, 0 to 3000 cycles, moved nothing beyond noise. L2 is
-// what limits: 93% busy against 78% for the copy, at 71% of DRAM bandwidth. The bounds cost
-// 8-byte types spills (about 400 bytes a thread): they run the fallback path anyway.
+// NVRTC takes 39 registers, 6 blocks per SM) and a pause between polls: 0.85, with L2 93% busy
+// (the copy: 78%) and DRAM at 71%. Stores through shared memory, whole sectors at a time:
+// 1.06 (2970 GB/s; L2 81%, DRAM 89% busy; this copy reference reaches 85%). Loads through
+// shared memory as well changed nothing. Wider look-back windows, 64 to 128 tiles per poll,
+// lost (0.77 to 0.71 with atomic polls); 128-thread tiles did no better; the pause's length,
+// 0 to 3000 cycles, moved nothing beyond noise. The bounds cost 8-byte types spills (about 400
+// bytes a thread): they run the fallback path anyway.
 #[kernel(launch_bounds(256, 8))]
 fn scan_tiles<T: Number, const OP: usize, const PACKED: usize>(
     identity: T,
@@ -83,6 +85,8 @@ fn scan_tiles<T: Number, const OP: usize, const PACKED: usize>(
     const BACKOFF: u64 = 1000;
     let warp_totals = shared_array::<T, 8>();
     let tile_prefix = shared_array::<T, 1>();
+    // Each warp's 512 outputs, padded: 8 × 528.
+    let staging = shared_array::<T, 4224>();
     let t = thread_idx().x as usize;
     let tile = block_idx().x as usize;
     let start = tile * TILE + t * ITEMS;
@@ -305,12 +309,24 @@ fn scan_tiles<T: Number, const OP: usize, const PACKED: usize>(
         };
     }
     if full {
+        // L1 does not merge stores as it serves loads: from the thread-owned layout, each 32-byte
+        // sector would reach L2 as two 16-byte halves. The warp passes its 512 elements through
+        // shared memory so that each `store4` covers 512 contiguous bytes. One padding element
+        // per 32 keeps both sides free of bank conflicts.
+        let base = warp * 528;
+        for k in 0..ITEMS {
+            let i = lane as usize * ITEMS + k;
+            staging[base + i + i / 32] = out[k];
+        }
+        sync_warp();
+        let warp_start = tile * TILE + warp * 512;
         for j in 0..ITEMS / 4 {
             let mut v = [identity; 4];
             for e in 0..4 {
-                v[e] = out[j * 4 + e];
+                let i = j * 128 + lane as usize * 4 + e;
+                v[e] = staging[base + i + i / 32];
             }
-            y.store4(start + j * 4, v);
+            y.store4(warp_start + j * 128 + lane as usize * 4, v);
         }
     } else {
         for k in 0..ITEMS {
