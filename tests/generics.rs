@@ -37,6 +37,17 @@ fn mix_bits<T: Integer>(x: &[T], y: &mut [T]) {
     }
 }
 
+/// A value's bits in a `u64` word and back, the second read an atomic load: the packing that a
+/// one-word flag protocol (the scan's look-back) relies on.
+#[kernel]
+fn bits_round_trip<T: Number>(x: &[T], words: &mut [u64], y: &mut [T]) {
+    let i = global_idx().x;
+    if i < x.len() {
+        words[i] = x[i].to_bits();
+        y[i] = T::from_bits(words.atomic_load(i));
+    }
+}
+
 /// A block sum whose block size is a const parameter: it sizes the shared memory.
 #[kernel]
 fn block_sums<const BLOCK: usize>(x: &[f32], out: &mut [f32]) {
@@ -75,7 +86,7 @@ fn every_instantiation_compiles_with_nvrtc() {
     if !test_nvrtc() {
         return;
     }
-    let cases: [(&Kernel, Vec<TemplateArg>); 8] = [
+    let cases: [(&Kernel, Vec<TemplateArg>); 11] = [
         (&softplus::KERNEL, vec![TemplateArg::of::<f32>()]),
         (&softplus::KERNEL, vec![TemplateArg::of::<f64>()]),
         (&axpy_number::KERNEL, vec![TemplateArg::of::<i32>()]),
@@ -84,6 +95,9 @@ fn every_instantiation_compiles_with_nvrtc() {
         (&mix_bits::KERNEL, vec![TemplateArg::of::<i64>()]),
         (&mix_bits::KERNEL, vec![TemplateArg::of::<u32>()]),
         (&block_sums::KERNEL, vec![TemplateArg::Const(256)]),
+        (&bits_round_trip::KERNEL, vec![TemplateArg::of::<i32>()]),
+        (&bits_round_trip::KERNEL, vec![TemplateArg::of::<f32>()]),
+        (&bits_round_trip::KERNEL, vec![TemplateArg::of::<f64>()]),
     ];
     for (kernel, args) in cases {
         for arch in [(8, 0), (9, 0)] {
@@ -204,4 +218,39 @@ fn const_parameter_sizes_shared_memory() {
             );
         }
     }
+}
+
+#[test]
+fn type_parameter_bits_are_zero_extended_and_round_trip() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let config = LaunchConfig::for_len(4, 32);
+    let xi = [-1i32, 0, 7, i32::MIN];
+    let x = DeviceBuffer::from_host(&stream, &xi).unwrap();
+    let mut words = DeviceBuffer::zeroed(&stream, 4).unwrap();
+    let mut y = DeviceBuffer::zeroed(&stream, 4).unwrap();
+    bits_round_trip::launch::<i32>(&stream, config, &x, &mut words, &mut y).unwrap();
+    let expected: Vec<u64> = xi.iter().map(|v| *v as u32 as u64).collect();
+    assert_eq!(words.to_host(&stream).unwrap(), expected);
+    assert_eq!(y.to_host(&stream).unwrap(), xi);
+    let xf = [-1.5f32, 0.0, f32::MIN_POSITIVE, f32::INFINITY];
+    let x = DeviceBuffer::from_host(&stream, &xf).unwrap();
+    let mut y = DeviceBuffer::zeroed(&stream, 4).unwrap();
+    bits_round_trip::launch::<f32>(&stream, config, &x, &mut words, &mut y).unwrap();
+    let expected: Vec<u64> = xf.iter().map(|v| v.to_bits() as u64).collect();
+    assert_eq!(words.to_host(&stream).unwrap(), expected);
+    assert_eq!(y.to_host(&stream).unwrap(), xf);
+    let xd = [-1.5f64, 1e300, f64::MIN_POSITIVE, -0.0];
+    let x = DeviceBuffer::from_host(&stream, &xd).unwrap();
+    let mut y = DeviceBuffer::zeroed(&stream, 4).unwrap();
+    bits_round_trip::launch::<f64>(&stream, config, &x, &mut words, &mut y).unwrap();
+    let expected: Vec<u64> = xd.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(words.to_host(&stream).unwrap(), expected);
+    let got: Vec<u64> = y
+        .to_host(&stream)
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    assert_eq!(got, expected);
 }

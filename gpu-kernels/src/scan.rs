@@ -1,15 +1,15 @@
 //! Prefix sums (and prefix min/max) in one pass: decoupled look-back, the algorithm CUB uses.
 //!
-//! Each block takes the next tile from an atomic counter, so it only ever waits on tiles that
-//! started before it. It scans its tile in registers, publishes the tile's aggregate, then
-//! walks back over its predecessors' published values until it meets an inclusive prefix, and
-//! publishes its own. Every element is read once and written once.
+//! Block `b` scans tile `b` in registers, publishes the tile's aggregate, then walks back over
+//! its predecessors' published values until it meets an inclusive prefix, and publishes its own.
+//! Blocks start in index order, so a block only waits on tiles whose blocks are already running
+//! (CUB relies on the same order). Every element is read once and written once.
 
 use gpu_macros::kernel;
 use gpu_runtime::{DeviceBuffer, Number, Result, Stream};
 
 /// Threads per block.
-const THREADS: usize = 512;
+const THREADS: usize = 256;
 /// Elements per thread, moved as four `load4`s and `store4`s (16 bytes each for 4-byte types).
 const ITEMS: usize = 16;
 /// Elements per tile.
@@ -40,42 +40,55 @@ pub enum ScanKind {
 // compiled. With the right identity, combine(identity, x) = x, which keeps the scan free of
 // first-element special cases.
 //
-// Layout: each thread owns 16 consecutive elements, read and written as four vector accesses. A
-// warp's four accesses together cover its 2 KiB, so they are served from the same cache lines and
-// DRAM sees each byte once; no shared-memory transpose or extra block barrier is needed. Each
-// thread scans its 16 in registers, then one shuffle scan covers the warp. Keep that warp scan a
-// single straight-line run of shuffles: a striped layout that needed one warp scan per group of
-// four let NVRTC split the code on `lane == 0` and duplicate the `shfl_sync`s into both paths,
-// which hung or faulted (illegal instruction) on an H100. Larger tiles pay the per-tile ticket,
-// barriers and look-back fewer times. Measured on an H100 (f32 sum, 2^28, × device copy):
-// 256 threads × 8 items 0.42, 256 × 16 0.56, 512 × 16 0.64 (this one), 1024 × 16 0.60,
-// 256 × 32 0.53 (register pressure), 512 × 8 0.55.
-#[kernel]
-fn scan_tiles<T: Number, const OP: usize>(
+// Layout: each thread owns 16 consecutive elements, read as four vector loads. A warp's four
+// loads together cover its 2 KiB, and L1 serves the second half of each 32-byte sector that the
+// first load brought in, so L2 and DRAM see each byte once; stores go through shared memory (see
+// there). Each thread scans its 16 in registers, then one shuffle scan covers the warp. Keep that
+// warp scan a single straight-line run of shuffles: a striped layout that needed one warp scan
+// per group of four let NVRTC split the code on `lane == 0` and duplicate the `shfl_sync`s into
+// both paths, which hung or faulted (illegal instruction) on an H100.
+//
+// Publishing: a tile's state and value are one 64-bit word, `(epoch << 2 | state) << 32 | bits`
+// (state 1: aggregate, 2: inclusive prefix), for 4-byte types (`PACKED`): one atomic exchange
+// publishes both, one load reads both, with no fence on either side. 8-byte types keep a `u32`
+// flag beside a value slot per state, ordered by fences. A flag from an earlier scan has another
+// epoch and reads as "nothing yet", so nothing is ever cleared.
+//
+// What the H100 showed (f32 sum, 2^28, × device copy), one step at a time: tickets from an
+// atomic counter, flags and values in separate words read with atomic read-modify-writes, 512
+// threads: 0.64. Packed words: 0.76. The tile from the block index instead of a ticket (loads
+// start before any barrier; 32 registers, so the SM is full): 0.79. Polls with loads instead of
+// atomics: 0.82. 256-thread tiles (8 blocks per SM): 0.84. These launch bounds (without them
+// NVRTC takes 39 registers, 6 blocks per SM) and a pause between polls: 0.85, with L2 93% busy
+// (the copy: 78%) and DRAM at 71%. Stores through shared memory, whole sectors at a time:
+// 1.06 (2970 GB/s; L2 81%, DRAM 89% busy; this copy reference reaches 85%). Loads through
+// shared memory as well changed nothing. Wider look-back windows, 64 to 128 tiles per poll,
+// lost (0.77 to 0.71 with atomic polls); 128-thread tiles did no better; the pause's length,
+// 0 to 3000 cycles, moved nothing beyond noise. The bounds cost 8-byte types spills (about 400
+// bytes a thread): they run the fallback path anyway.
+#[kernel(launch_bounds(256, 8))]
+fn scan_tiles<T: Number, const OP: usize, const PACKED: usize>(
     identity: T,
     exclusive: bool,
     epoch: u32,
-    first_ticket: u64,
     x: &[T],
     y: &mut [T],
-    aggregates: &mut [T],
-    prefixes: &mut [T],
+    words: &mut [u64],
     flags: &mut [u32],
-    counter: &mut [u64],
+    values: &mut [T],
 ) {
-    const WARPS: usize = 16;
+    const WARPS: usize = 8;
     const ITEMS: usize = 16;
-    const TILE: usize = 8192;
-    let warp_totals = shared_array::<T, 16>();
+    const TILE: usize = 4096;
+    // Cycles between polls of predecessors that have not published yet (CUB pauses too): each
+    // poll is L2 traffic that the tiles' own loads and stores compete with.
+    const BACKOFF: u64 = 1000;
+    let warp_totals = shared_array::<T, 8>();
     let tile_prefix = shared_array::<T, 1>();
-    let tile_id = shared_array::<u64, 1>();
+    // Each warp's 512 outputs, padded: 8 × 528.
+    let staging = shared_array::<T, 4224>();
     let t = thread_idx().x as usize;
-    if t == 0 {
-        // Tickets keep counting across scans: this scan's first one is `first_ticket`.
-        tile_id[0] = counter.atomic_add(0, 1) - first_ticket;
-    }
-    sync_threads();
-    let tile = tile_id[0] as usize;
+    let tile = block_idx().x as usize;
     let start = tile * TILE + t * ITEMS;
     let n = x.len();
     // Only the last tile can be partial; it takes guarded scalar accesses.
@@ -109,7 +122,7 @@ fn scan_tiles<T: Number, const OP: usize>(
         };
     }
 
-    // Inclusive scan of the thread totals across the warp, then the 16 warp totals.
+    // Inclusive scan of the thread totals across the warp, then the warp totals.
     let lane = lane_id();
     let warp = t / 32;
     let mut inclusive = items[ITEMS - 1];
@@ -132,7 +145,7 @@ fn scan_tiles<T: Number, const OP: usize>(
         warp_totals[warp] = inclusive;
     }
     sync_threads();
-    // Every thread folds the 16 warp totals itself (broadcast reads): no second barrier.
+    // Every thread folds the warp totals itself (broadcast reads): no second barrier.
     let mut warps_before = identity;
     let mut aggregate = identity;
     for w in 0..WARPS {
@@ -149,25 +162,24 @@ fn scan_tiles<T: Number, const OP: usize>(
         };
     }
 
-    // Publish the tile's aggregate, look back to the nearest inclusive prefix, publish ours.
-    // A flag is `epoch << 2 | state` (state 1: aggregate, 2: inclusive prefix); a flag from an
-    // earlier scan has another epoch and reads as "nothing yet", so flags are never cleared.
+    // Publish the tile's aggregate (tile 0's is already its inclusive prefix), look back to the
+    // nearest inclusive prefix, publish ours.
     if warp == 0 {
         if lane == 0 {
-            if tile == 0 {
-                prefixes[0] = aggregate;
-                thread_fence();
-                flags.atomic_exchange(0, epoch << 2 | 2);
+            let state = if tile == 0 { 2u32 } else { 1u32 };
+            if PACKED != 0 {
+                let word = ((epoch << 2 | state) as u64) << 32 | aggregate.to_bits();
+                words.atomic_exchange(tile, word);
             } else {
-                aggregates[tile] = aggregate;
+                values[2 * tile + state as usize - 1] = aggregate;
                 thread_fence();
-                flags.atomic_exchange(tile, epoch << 2 | 1);
+                flags.atomic_exchange(tile, epoch << 2 | state);
             }
         }
         // The first warp looks back 32 tiles at a time: lane k reads tile `end - 1 - k`. Once
         // every lane sees a published value, the nearest inclusive prefix ends the walk and the
-        // values up to it are folded (the operations are commutative). Values are read with
-        // atomics so they come from L2, where the other blocks wrote them.
+        // values up to it are folded (the operations are commutative). Loads, not atomics: a
+        // warp's 32 reads then travel to L2 as one request.
         let mut prefix = identity;
         if tile > 0 {
             let mut end = tile;
@@ -178,25 +190,33 @@ fn scan_tiles<T: Number, const OP: usize>(
                 } else {
                     end - 1 - lane as usize
                 };
-                let word = if before_start {
-                    epoch << 2 | 2
-                } else {
-                    flags.atomic_or(j, 0)
-                };
-                let state = if word >> 2 == epoch { word & 3 } else { 0 };
+                let mut state = 2u32;
+                let mut value = identity;
+                if !before_start {
+                    let mut flag = 0u32;
+                    if PACKED != 0 {
+                        let word = words.atomic_load(j);
+                        value = T::from_bits(word & 0xffff_ffff);
+                        flag = (word >> 32) as u32;
+                    } else {
+                        flag = flags.atomic_load(j);
+                    }
+                    state = if flag >> 2 == epoch { flag & 3 } else { 0 };
+                }
                 if !all_sync(0xffff_ffff, state != 0) {
+                    let since = clock64();
+                    while clock64() - since < BACKOFF {}
                     continue;
                 }
-                thread_fence();
+                if PACKED == 0 {
+                    // Each value was written before its flag: read it only after the flag.
+                    thread_fence();
+                    if !before_start {
+                        value = values.atomic_load(2 * j + state as usize - 1);
+                    }
+                }
                 let prefix_lanes = ballot_sync(0xffff_ffff, state == 2);
                 let stop = prefix_lanes.trailing_zeros();
-                let value = if before_start {
-                    identity
-                } else if state == 2 {
-                    prefixes.atomic_compare_exchange(j, identity, identity)
-                } else {
-                    aggregates.atomic_compare_exchange(j, identity, identity)
-                };
                 let mut window = if lane <= stop { value } else { identity };
                 let mut step = 16u32;
                 while step > 0 {
@@ -230,9 +250,13 @@ fn scan_tiles<T: Number, const OP: usize>(
                 } else {
                     prefix
                 };
-                prefixes[tile] = total;
-                thread_fence();
-                flags.atomic_exchange(tile, epoch << 2 | 2);
+                if PACKED != 0 {
+                    words.atomic_exchange(tile, ((epoch << 2 | 2) as u64) << 32 | total.to_bits());
+                } else {
+                    values[2 * tile + 1] = total;
+                    thread_fence();
+                    flags.atomic_exchange(tile, epoch << 2 | 2);
+                }
             }
         }
         if lane == 0 {
@@ -285,12 +309,24 @@ fn scan_tiles<T: Number, const OP: usize>(
         };
     }
     if full {
+        // L1 does not merge stores as it serves loads: from the thread-owned layout, each 32-byte
+        // sector would reach L2 as two 16-byte halves. The warp passes its 512 elements through
+        // shared memory so that each `store4` covers 512 contiguous bytes. One padding element
+        // per 32 keeps both sides free of bank conflicts.
+        let base = warp * 528;
+        for k in 0..ITEMS {
+            let i = lane as usize * ITEMS + k;
+            staging[base + i + i / 32] = out[k];
+        }
+        sync_warp();
+        let warp_start = tile * TILE + warp * 512;
         for j in 0..ITEMS / 4 {
             let mut v = [identity; 4];
             for e in 0..4 {
-                v[e] = out[j * 4 + e];
+                let i = j * 128 + lane as usize * 4 + e;
+                v[e] = staging[base + i + i / 32];
             }
-            y.store4(start + j * 4, v);
+            y.store4(warp_start + j * 128 + lane as usize * 4, v);
         }
     } else {
         for k in 0..ITEMS {
@@ -301,32 +337,44 @@ fn scan_tiles<T: Number, const OP: usize>(
     }
 }
 
-/// Scratch memory for [`scan`]: tile flags and values and the tile counter, reused across calls
+/// Scratch memory for [`scan`]: the tiles' published states and values, reused across calls
 /// of up to `capacity` elements.
 pub struct ScanScratch<T: Number> {
-    aggregates: DeviceBuffer<T>,
-    prefixes: DeviceBuffer<T>,
+    /// 4-byte types: one word per tile, state and value together.
+    words: DeviceBuffer<u64>,
+    /// 8-byte types: one flag per tile and two value slots (aggregate, inclusive prefix).
     flags: DeviceBuffer<u32>,
-    counter: DeviceBuffer<u64>,
+    values: DeviceBuffer<T>,
     /// The last scan's epoch: each scan's flags carry a new one, so none need clearing.
     epoch: u32,
-    /// Tile tickets handed out so far: the counter is never reset either.
-    tickets: u64,
 }
 
 impl<T: Number> ScanScratch<T> {
     /// Scratch for scans of up to `capacity` elements.
     pub fn new(stream: &Stream, capacity: usize) -> Result<Self> {
         let tiles = capacity.div_ceil(TILE).max(1);
+        let (words, flags) = if packed::<T>() {
+            (tiles, 0)
+        } else {
+            (0, tiles)
+        };
         Ok(ScanScratch {
-            aggregates: DeviceBuffer::zeroed(stream, tiles)?,
-            prefixes: DeviceBuffer::zeroed(stream, tiles)?,
-            flags: DeviceBuffer::zeroed(stream, tiles)?,
-            counter: DeviceBuffer::zeroed(stream, 1)?,
+            words: DeviceBuffer::zeroed(stream, words)?,
+            flags: DeviceBuffer::zeroed(stream, flags)?,
+            values: DeviceBuffer::zeroed(stream, 2 * flags)?,
             epoch: 0,
-            tickets: 0,
         })
     }
+
+    /// How many tiles the scratch has room for.
+    fn tiles(&self) -> usize {
+        self.words.len().max(self.flags.len())
+    }
+}
+
+/// Whether `T`'s value fits beside its state in one 64-bit word.
+fn packed<T: Number>() -> bool {
+    std::mem::size_of::<T>() <= 4
 }
 
 /// The identity of `op` for `T`: what `combine(identity, x) = x` needs.
@@ -384,64 +432,53 @@ pub fn scan<T: ScanIdentity>(
     if tiles == 0 {
         return Ok(());
     }
-    if scratch.flags.len() < tiles {
+    if scratch.tiles() < tiles {
         return Err(gpu_runtime::Error::LengthMismatch {
             what: "scan: scratch tiles (make it with ScanScratch::new(stream, x.len()))",
             expected: tiles,
-            found: scratch.flags.len(),
+            found: scratch.tiles(),
         });
     }
     // Epochs run 1..2^30 (a zeroed flag is epoch 0), then wrap.
     scratch.epoch = scratch.epoch % ((1 << 30) - 1) + 1;
-    let (epoch, first_ticket) = (scratch.epoch, scratch.tickets);
-    scratch.tickets += tiles as u64;
     let config = gpu_runtime::LaunchConfig::for_len(tiles * THREADS, THREADS as u32);
-    let launch = match op {
-        ScanOp::Sum => launch_op::<T, 0>,
-        ScanOp::Min => launch_op::<T, 1>,
-        ScanOp::Max => launch_op::<T, 2>,
+    let launch = match (op, packed::<T>()) {
+        (ScanOp::Sum, true) => launch_op::<T, 0, 1>,
+        (ScanOp::Min, true) => launch_op::<T, 1, 1>,
+        (ScanOp::Max, true) => launch_op::<T, 2, 1>,
+        (ScanOp::Sum, false) => launch_op::<T, 0, 0>,
+        (ScanOp::Min, false) => launch_op::<T, 1, 0>,
+        (ScanOp::Max, false) => launch_op::<T, 2, 0>,
     };
-    let tile_state = (epoch, first_ticket);
-    launch(
-        stream,
-        config,
-        T::identity(op),
-        kind,
-        tile_state,
-        x,
-        y,
-        scratch,
-    )
+    launch(stream, config, T::identity(op), kind, x, y, scratch)
 }
 
-/// One instantiation of the scan kernel: `OP` selects the operation in the kernel.
-#[allow(clippy::too_many_arguments)]
-fn launch_op<T: ScanIdentity, const OP: usize>(
+/// One instantiation of the scan kernel: `OP` selects the operation in the kernel, `PACKED`
+/// (1 for 4-byte types) the one-word tile states.
+fn launch_op<T: ScanIdentity, const OP: usize, const PACKED: usize>(
     stream: &Stream,
     config: gpu_runtime::LaunchConfig,
     identity: T,
     kind: ScanKind,
-    (epoch, first_ticket): (u32, u64),
     x: &DeviceBuffer<T>,
     y: &mut DeviceBuffer<T>,
     s: &mut ScanScratch<T>,
 ) -> Result<()> {
-    scan_tiles::launch::<T, OP>(
+    scan_tiles::launch::<T, OP, PACKED>(
         stream,
         config,
         identity,
         kind == ScanKind::Exclusive,
-        epoch,
-        first_ticket,
+        s.epoch,
         x,
         y,
-        &mut s.aggregates,
-        &mut s.prefixes,
+        &mut s.words,
         &mut s.flags,
-        &mut s.counter,
+        &mut s.values,
     )
 }
 
-/// The kernels of this module: generic, instantiated at launch with the element type and the
-/// operation (`TemplateArg::Const`: 0 sum, 1 min, 2 max).
+/// The kernels of this module: generic, instantiated at launch with the element type, the
+/// operation (`TemplateArg::Const`: 0 sum, 1 min, 2 max) and whether tile states are packed
+/// (`TemplateArg::Const(1)` for 4-byte types).
 pub const KERNELS: &[&gpu_runtime::Kernel] = &[&scan_tiles::KERNEL];

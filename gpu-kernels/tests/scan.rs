@@ -63,6 +63,53 @@ fn integer_scans_match_exactly() {
 }
 
 #[test]
+fn eight_byte_scans_match() {
+    // 8-byte values do not fit beside their state in one word: the flag-and-fence path.
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let mut scratch = ScanScratch::<i64>::new(&stream, 1 << 20).unwrap();
+    let mut scratch_f = ScanScratch::<f64>::new(&stream, 1 << 20).unwrap();
+    for n in SIZES {
+        // Above 2^32, so a value that lost its upper half would show.
+        let xh: Vec<i64> = random_u32(n, n as u64 + 3)
+            .iter()
+            .map(|v| (*v as i64 - (1 << 31)) << 8)
+            .collect();
+        let x = DeviceBuffer::from_host(&stream, &xh).unwrap();
+        let mut y = DeviceBuffer::zeroed(&stream, n).unwrap();
+        for (op, kind, identity, f) in [
+            (
+                ScanOp::Sum,
+                ScanKind::Exclusive,
+                0,
+                i64::wrapping_add as fn(i64, i64) -> i64,
+            ),
+            (ScanOp::Min, ScanKind::Inclusive, i64::MAX, i64::min),
+            (ScanOp::Max, ScanKind::Inclusive, i64::MIN, i64::max),
+        ] {
+            scan(&stream, &x, &mut y, op, kind, &mut scratch).unwrap();
+            let expected = reference(&xh, identity, kind, f);
+            assert_eq!(y.to_host(&stream).unwrap(), expected, "{op:?} n={n}");
+        }
+        // Multiples of 2^-10 whose sums stay below 2^42 add exactly in f64, in any order.
+        let xf: Vec<f64> = xh.iter().map(|v| (*v >> 8) as f64 / 1024.0).collect();
+        let x = DeviceBuffer::from_host(&stream, &xf).unwrap();
+        let mut y = DeviceBuffer::zeroed(&stream, n).unwrap();
+        scan(
+            &stream,
+            &x,
+            &mut y,
+            ScanOp::Sum,
+            ScanKind::Inclusive,
+            &mut scratch_f,
+        )
+        .unwrap();
+        let expected = reference(&xf, 0.0, ScanKind::Inclusive, |a, b| a + b);
+        assert_eq!(y.to_host(&stream).unwrap(), expected, "f64 sum n={n}");
+    }
+}
+
+#[test]
 fn float_sums_match_within_rounding() {
     let gpu = test_device();
     let stream = gpu.default_stream();
@@ -123,16 +170,19 @@ fn instantiations_compile_with_nvrtc() {
         return;
     }
     for kernel in gpu_kernels::scan::KERNELS {
-        for ty in [
-            TemplateArg::of::<u32>(),
-            TemplateArg::of::<i32>(),
-            TemplateArg::of::<f32>(),
-            TemplateArg::of::<f64>(),
+        // The last argument: 1 where the state and value share a word (4-byte types).
+        for (ty, packed) in [
+            (TemplateArg::of::<u32>(), 1),
+            (TemplateArg::of::<i32>(), 1),
+            (TemplateArg::of::<f32>(), 1),
+            (TemplateArg::of::<f64>(), 0),
+            (TemplateArg::of::<i64>(), 0),
         ] {
             for op in 0..3 {
                 for arch in [(8, 0), (9, 0)] {
                     for checked in [false, true] {
-                        check_with_nvrtc(kernel, &[ty, TemplateArg::Const(op)], arch, checked)
+                        let args = [ty, TemplateArg::Const(op), TemplateArg::Const(packed)];
+                        check_with_nvrtc(kernel, &args, arch, checked)
                             .unwrap_or_else(|e| panic!("{} {ty:?} op {op}: {e}", kernel.name()));
                     }
                 }

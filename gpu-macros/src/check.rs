@@ -1454,7 +1454,7 @@ impl Checker<'_> {
             RetTy::F32 => Scalar::F32,
             RetTy::F64 => Scalar::F64,
             RetTy::Bits if scalar == Scalar::F32 => Scalar::U32,
-            RetTy::Bits => Scalar::U64,
+            RetTy::Bits | RetTy::U64 => Scalar::U64,
         }))
     }
 
@@ -1596,6 +1596,7 @@ impl Checker<'_> {
                 | Ty::Shared { elem, .. },
             ) => elem,
             T::Error => return T::Error,
+            T::Ty(Ty::Slice { elem, .. }) if op == "atomic_load" => elem,
             T::Ty(Ty::Slice { mutable: false, .. }) => {
                 self.cx.error(
                     self.loc(base),
@@ -1622,16 +1623,16 @@ impl Checker<'_> {
             );
             return T::Error;
         }
-        let expected = if op == "atomic_compare_exchange" {
-            3
-        } else {
-            2
+        let expected = match op {
+            "atomic_load" => 1,
+            "atomic_compare_exchange" => 3,
+            _ => 2,
         };
         if args.len() != expected {
-            let form = if expected == 3 {
-                "(index, current, new)"
-            } else {
-                "(index, value)"
+            let form = match expected {
+                1 => "(index)",
+                3 => "(index, current, new)",
+                _ => "(index, value)",
             };
             self.cx.error(loc, format!("`{op}` takes {form}"));
             return T::Error;

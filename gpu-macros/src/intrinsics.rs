@@ -176,8 +176,9 @@ pub fn lookup(name: &str) -> Option<&'static Intrinsic> {
     INTRINSICS.iter().find(|i| i.name == name)
 }
 
-/// The atomic read-modify-write methods on slice and shared-array elements.
+/// The atomic methods on slice and shared-array elements: a load and the read-modify-writes.
 pub const ATOMICS: &[&str] = &[
+    "atomic_load",
     "atomic_add",
     "atomic_sub",
     "atomic_min",

@@ -16,6 +16,8 @@ pub enum Receiver {
     Int,
     SignedInt,
     Number,
+    /// A type parameter (`T: Number`), whatever its bound.
+    Generic,
 }
 
 /// The type of each extra argument.
@@ -37,6 +39,7 @@ pub enum RetTy {
     F64,
     /// The unsigned integer of the same width: `f32::to_bits` gives a `u32`.
     Bits,
+    U64,
 }
 
 /// How the call is written in CUDA C++.
@@ -102,6 +105,16 @@ const fn half(name: &'static str, ret: RetTy, cuda: Cuda) -> Method {
 
 /// Every method kernels may call on numbers.
 pub const METHODS: &[Method] = &[
+    // First, so `T: Float` finds it before the concrete floats' entry: a type parameter's bits
+    // zero-extended to `u64` whatever its width, undone by `T::from_bits`, so generic code can
+    // pack a value beside other bits in one word.
+    Method {
+        name: "to_bits",
+        receiver: Receiver::Generic,
+        args: NONE,
+        ret: RetTy::U64,
+        cuda: Cuda::Helper("rs_bits64"),
+    },
     Method {
         name: "to_bits",
         receiver: Receiver::Float,
@@ -365,6 +378,7 @@ impl Receiver {
             Receiver::Int => scalar.is_int(),
             Receiver::SignedInt => scalar.is_signed_int(),
             Receiver::Number => scalar.is_number(),
+            Receiver::Generic => matches!(scalar, Scalar::Generic(_)),
         }
     }
 }

@@ -1237,10 +1237,12 @@ impl Parser<'_> {
             }
         };
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        // `f32::from_bits(u)`: a float from its bits.
+        // `f32::from_bits(u)`: a float from its bits; `T::from_bits(u)`: a type parameter's
+        // value from the low bits of a `u64`.
         if let [.., ty, method] = segments.as_slice() {
-            if let (Some(to @ (Scalar::F32 | Scalar::F64)), "from_bits") =
-                (Scalar::from_rust_name(ty), method.as_str())
+            let generic = self.generic_type(ty).map(Scalar::Generic);
+            if let (Some(to @ (Scalar::F32 | Scalar::F64 | Scalar::Generic(_))), "from_bits") =
+                (generic.or(Scalar::from_rust_name(ty)), method.as_str())
             {
                 let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
                     self.cx

@@ -488,7 +488,13 @@ impl Twin<'_> {
                 format!("(({inner}) as {})", self.rust_type(*to))
             }
             ExprKind::FromBits { bits, to } => {
-                format!("{}::from_bits({})", self.rust_type(*to), self.expr(*bits))
+                let ty = self.rust_type(*to);
+                let bits = self.expr(*bits);
+                if matches!(to, Scalar::Generic(_)) {
+                    format!("{}::cpu::from_bits::<{ty}>({bits})", self.rt)
+                } else {
+                    format!("{ty}::from_bits({bits})")
+                }
             }
             ExprKind::Convert { expr, to } => {
                 let inner = self.expr(*expr);
@@ -757,11 +763,14 @@ impl Twin<'_> {
     }
 
     fn method(&mut self, receiver: ExprId, method: &str, args: &[ExprId]) -> String {
+        let generic = matches!(self.types.scalar(receiver), Scalar::Generic(_));
         let scalar = self.scalar_of(receiver);
         let r = self.expr(receiver);
         let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
         let ty = self.rust_type(scalar);
         match method {
+            // Not the concrete type's own `to_bits`: a type parameter's are always a `u64`.
+            "to_bits" if generic => format!("{}::cpu::to_bits::<{ty}>({r})", self.rt),
             "abs" if scalar.is_int() => format!("({r}).wrapping_abs()"),
             "pow" => format!("({r}).wrapping_pow({})", args[0]),
             "clamp" => format!(

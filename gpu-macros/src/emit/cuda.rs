@@ -978,7 +978,14 @@ impl<'a> Emitter<'a> {
             }
             ExprKind::FromBits { bits, to } => {
                 let inner = self.expr(*bits);
-                if *to == Scalar::F32 {
+                if let Scalar::Generic(generic) = to {
+                    self.use_helper("rs_bits64");
+                    format!(
+                        "rs_from_bits64<{}>({})",
+                        generic.name,
+                        strip_outer_parens(&inner)
+                    )
+                } else if *to == Scalar::F32 {
                     format!("__uint_as_float({})", strip_outer_parens(&inner))
                 } else {
                     format!(

@@ -19,6 +19,27 @@ __device__ __forceinline__ unsigned long long rs_bits(double x) { return (unsign
 ",
     },
     Helper {
+        name: "rs_bits64",
+        needs: &[],
+        code: "\
+// A type parameter's bits, zero-extended, and back; halves (structs) keep theirs in `.bits`.
+__device__ __forceinline__ unsigned long long rs_bits64(int x) { return (unsigned int)x; }
+__device__ __forceinline__ unsigned long long rs_bits64(unsigned int x) { return x; }
+__device__ __forceinline__ unsigned long long rs_bits64(long long x) { return (unsigned long long)x; }
+__device__ __forceinline__ unsigned long long rs_bits64(unsigned long long x) { return x; }
+__device__ __forceinline__ unsigned long long rs_bits64(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ unsigned long long rs_bits64(double x) { return (unsigned long long)__double_as_longlong(x); }
+template <typename T> __device__ __forceinline__ unsigned long long rs_bits64(T x) { return x.bits; }
+template <typename T> __device__ __forceinline__ T rs_from_bits64(unsigned long long b) { T x; x.bits = (unsigned short)b; return x; }
+template <> __device__ __forceinline__ int rs_from_bits64<int>(unsigned long long b) { return (int)(unsigned int)b; }
+template <> __device__ __forceinline__ unsigned int rs_from_bits64<unsigned int>(unsigned long long b) { return (unsigned int)b; }
+template <> __device__ __forceinline__ long long rs_from_bits64<long long>(unsigned long long b) { return (long long)b; }
+template <> __device__ __forceinline__ unsigned long long rs_from_bits64<unsigned long long>(unsigned long long b) { return b; }
+template <> __device__ __forceinline__ float rs_from_bits64<float>(unsigned long long b) { return __uint_as_float((unsigned int)b); }
+template <> __device__ __forceinline__ double rs_from_bits64<double>(unsigned long long b) { return __longlong_as_double((long long)b); }
+",
+    },
+    Helper {
         name: "rs_half",
         needs: &[],
         code: "\
@@ -319,6 +340,8 @@ __device__ __forceinline__ void rs_philox4x32_10(unsigned int out[4], unsigned i
         needs: &[],
         code: "\
 // Atomics for every kernel type: CUDA's own where it has one, a compare-and-swap loop where not.
+// A volatile load is a relaxed one (ld.volatile), read where the writers' atomics landed.
+template <typename T> __device__ __forceinline__ T rs_atomic_load(const T* p) { return *(const volatile T*)p; }
 __device__ __forceinline__ int rs_atomic_add(int* p, int v) { return atomicAdd(p, v); }
 __device__ __forceinline__ unsigned int rs_atomic_add(unsigned int* p, unsigned int v) { return atomicAdd(p, v); }
 __device__ __forceinline__ long long rs_atomic_add(long long* p, long long v) { return (long long)atomicAdd((unsigned long long*)p, (unsigned long long)v); }

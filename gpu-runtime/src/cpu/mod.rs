@@ -39,6 +39,7 @@ mod warp;
 mod wgmma;
 
 pub use args::CpuArgs;
+pub use element::{from_bits, to_bits};
 pub use mbarrier::{mbarrier_arrive, mbarrier_init, mbarrier_wait};
 pub use mma::mma_m16n8k16;
 pub use slice::CpuSlice;

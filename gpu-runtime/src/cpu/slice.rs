@@ -155,6 +155,12 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
         }
     }
 
+    /// `atomic_load`: a relaxed atomic read, as every element read is here.
+    #[inline]
+    pub fn atomic_load(&self, index: usize, t: &ThreadCtx, line: u32) -> T {
+        self.get(index, t, line)
+    }
+
     /// `atomic_add`: returns the old value (integers wrap).
     #[inline]
     pub fn atomic_add(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
