@@ -112,12 +112,14 @@ fn small_tiles_match_the_reference_for_every_transpose() {
 #[test]
 fn large_tiles_match_the_reference_for_every_transpose() {
     let stream = test_device().default_stream();
-    // One full 128×128 tile with aligned rows (16-byte loads), then edges of every kind:
-    // partial tiles, k not a multiple of the 8-wide k-tile, and odd leading dimensions that
-    // force the scalar loads.
+    // One full 128×128 tile with aligned rows (cp.async), then edges of every kind: partial
+    // tiles, k not a multiple of the k-tile, k-tiles enough to go round the ring of buffers
+    // twice, and odd leading dimensions that force the scalar loads.
     let shapes = [
         (128, 128, 16),
         (132, 136, 12),
+        (136, 260, 100),
+        (131, 129, 101),
         (129, 130, 17),
         (1, 127, 9),
         (17, 1, 3),

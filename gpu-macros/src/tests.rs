@@ -351,3 +351,33 @@ fn wg<const TB: usize>(a: &[f16], out: &mut [f32]) {
     );
     assert!(source.contains("rs_fence_proxy_async();"), "{source}");
 }
+
+/// A vector access's bounds check adds to the index: an index whose operator binds more
+/// loosely than `+` (a select, a shift, a bit operation) keeps its parentheses.
+#[test]
+fn vector_index_keeps_loose_operators_together() {
+    let source = cuda(
+        r#"
+fn pick(flag: bool, i: usize, x: &[f32], out: &mut [f32]) {
+    let v = x.load4(if flag { i } else { 8 });
+    let w = x.load4(i << 2);
+    let z = x.load4(i * 4 + 8);
+    out.store4(i & 12, v);
+    out[0] = w[1] + z[2];
+}
+"#,
+    );
+    assert!(
+        source.contains("rs_idx((flag ? i : 8ull) + 3ull"),
+        "{source}"
+    );
+    assert!(
+        source.contains("rs_idx((i << ((unsigned int)(2) & 63u)) + 3ull"),
+        "{source}"
+    );
+    assert!(source.contains("rs_idx((i & 12ull) + 3ull"), "{source}");
+    assert!(
+        source.contains("rs_idx((i * 4ull) + 8ull + 3ull"),
+        "{source}"
+    );
+}

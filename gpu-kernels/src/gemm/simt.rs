@@ -19,13 +19,25 @@ use gpu_runtime::{Block, DeviceBuffer, Grid, Kernel, LaunchConfig, Result, Strea
 
 use super::{Gemm, GemmScratch, Tiles, Transpose};
 
-/// The large configuration: a 128×128 tile of C per block, k-tiles of 8, 8×8 outputs per thread
-/// (rows `4·ty..4·ty+4` and `64+4·ty..`, columns likewise with `tx`, so the fragments are two
-/// 16-byte shared loads each). Shared rows are padded from 128 to 132 floats so the transposing
-/// stores of an along-k operand hit distinct banks. The transposes are template arguments (1 for
-/// transposed), so each combination compiles to straight-line code; two blocks per
-/// multiprocessor keep 16 warps resident to hide the global loads, which caps registers at 128.
-#[kernel(launch_bounds(256, 2))]
+/// The large configuration: a 128×128 tile of C per block of 128 threads, k-tiles of 16,
+/// 16×8 outputs per thread: rows `32·h + 4·ty + i` (h < 4, i < 4), columns `64·h + 4·tx + j`
+/// (h < 2, j < 4), so each k costs six 16-byte shared loads for 128 multiply-adds. A warp is
+/// 4×8 threads: its A fragment loads touch 4 consecutive 16-byte words and its B loads 8, so
+/// none conflict. The transposes are template arguments (1 for transposed), so each
+/// combination compiles to straight-line code.
+///
+/// Measured on an H100 at 4096³ (ratio to cuBLAS SGEMM in the same run; as stored, Aᵀ, Bᵀ,
+/// AᵀBᵀ): the previous kernel, 256 threads of 8×8 outputs with k-tiles of 8 and two blocks per
+/// multiprocessor, held 128 registers and spilled: 0.82, 0.87, 0.79, 0.84. 16×8 outputs per
+/// thread leave fewer instructions besides the multiply-adds, and 255 registers hold the 128
+/// accumulators, the fragments and the prefetched k-tile without spilling, though only 8 warps
+/// run per multiprocessor; k-tiles of 16 then halve the per-tile costs (barrier, copy,
+/// address updates): 0.87, 0.96, 0.82, 0.92. The along-k copy below brought the rest up:
+/// 0.91, 0.95, 0.88, 0.96. Slower, and dropped: k-tiles of 8 with this tile (0.82 as stored);
+/// a cp.async ring of three or four k-tiles copied as stored, an along-k operand's fragments
+/// then read as four k of one row (0.76 as stored, a tie for Aᵀ); a warp loading 16 rows' 32
+/// bytes of an along-k operand into padded rows (0.83 as stored).
+#[kernel(launch_bounds(128, 2))]
 fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
     m: usize,
     n: usize,
@@ -36,144 +48,137 @@ fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
     b: &[f32],
     c: &mut [f32],
 ) {
-    const BK: usize = 8;
-    const STRIDE: usize = 132;
-    const BUFFER: usize = 1056;
-    // Two buffers of BK rows of STRIDE floats.
-    let a_tile = shared_array::<f32, 2112>();
-    let b_tile = shared_array::<f32, 2112>();
-    let t = thread_idx().x;
-    let bm = block_idx().y as usize * 128;
-    let bn = block_idx().x as usize * 128;
-    // A warp computes a 4×8 arrangement of threads, so its A fragment loads touch 4 addresses
-    // and its B fragment loads 8 consecutive ones: no bank conflicts.
+    const BK: usize = 16;
+    // Two buffers of BK rows of 128 floats per operand.
+    const BUFFER: usize = 2048;
+    const GROUP_M: usize = 8;
+    let a_tile = shared_array::<f32, 4096>();
+    let b_tile = shared_array::<f32, 4096>();
+    let t = thread_idx().x as usize;
+    // Grouped block order: GROUP_M block rows sweep the block columns together, so the blocks
+    // running at once share A's rows and B's columns in L2 (16 rows measured the same).
+    let grid_m = (m + 127) / 128;
+    let grid_n = (n + 127) / 128;
+    let pid = block_idx().x as usize;
+    let per_group = GROUP_M * grid_n;
+    let first_m = (pid / per_group) * GROUP_M;
+    let group_rows = (grid_m - first_m).min(GROUP_M);
+    let bm = (first_m + (pid % per_group) % group_rows) * 128;
+    let bn = ((pid % per_group) / group_rows) * 128;
     let warp = t / 32;
     let lane = t % 32;
-    let ty = ((warp / 2) * 4 + lane / 8) as usize;
-    let tx = ((warp % 2) * 8 + lane % 8) as usize;
+    let ty = (warp / 2) * 4 + lane / 8;
+    let tx = (warp % 2) * 8 + lane % 8;
 
-    // What this thread copies: along k, 4 consecutive k of tile row `t / 2`; across, 4
-    // consecutive rows of k-row `t / 32`.
-    let along_row = (t / 2) as usize;
-    let along_k = ((t % 2) * 4) as usize;
-    let across_k = (t / 32) as usize;
-    let across_col = ((t % 32) * 4) as usize;
+    // What this thread copies, in 16-byte chunks p < BK / 4. Along k, k `4·c..4·c + 4` of row
+    // `along_row + p`: a warp's load reads 8 rows' 64 bytes (one row per thread, each load
+    // touching 32 rows, took 4-7% longer at 4096³), and the thread's 4×4 block, read
+    // transposed, stores as 4 rows of one k with 16-byte stores. Across, 4 consecutive rows
+    // from `4·(t % 32)` at k `t / 32 + 4·p`.
+    let along_row = (t / 4) * 4;
+    let along_c = t % 4;
+    let across_k = t / 32;
+    let across_col = (t % 32) * 4;
     // 16-byte global loads need the four elements contiguous and 16-byte aligned: the leading
     // dimension a multiple of 4 (buffers themselves are 256-byte aligned).
     let a_vector = if TRANS_A == 0 { k % 4 == 0 } else { m % 4 == 0 };
     let b_vector = if TRANS_B == 0 { n % 4 == 0 } else { k % 4 == 0 };
-
     // A block whose tile lies inside C, with 16-byte loads possible, reads every full k-tile
-    // through running offsets without bounds checks: the checked path below costs as many
-    // instructions as a fifth of the tile's multiply-adds. Measured on an H100 at 4096³, this
-    // gains 2-4% with B as stored and loses 11% with B transposed (the extra registers crowd
-    // the 128-register budget), so only B as stored takes it.
-    let interior = TRANS_B == 0 && a_vector && b_vector && bm + 128 <= m && bn + 128 <= n;
+    // through running offsets without bounds checks.
+    let interior = a_vector && b_vector && bm + 128 <= m && bn + 128 <= n;
     let mut a_offset = if TRANS_A == 0 {
-        (bm + along_row) * k + along_k
+        (bm + along_row) * k + 4 * along_c
     } else {
         across_k * m + bm + across_col
     };
     let mut b_offset = if TRANS_B == 0 {
         across_k * n + bn + across_col
     } else {
-        (bn + along_row) * k + along_k
+        (bn + along_row) * k + 4 * along_c
     };
+    // From one chunk to the next, and from one k-tile to the next.
+    let a_chunk = if TRANS_A == 0 { k } else { 4 * m };
+    let b_chunk = if TRANS_B == 0 { 4 * n } else { k };
     let a_step = if TRANS_A == 0 { BK } else { BK * m };
     let b_step = if TRANS_B == 0 { BK * n } else { BK };
 
-    let mut acc = [0.0f32; 64];
-    let mut va = [0.0f32; 4];
-    let mut vb = [0.0f32; 4];
+    let mut acc = [0.0f32; 128];
+    let mut va = [0.0f32; 16];
+    let mut vb = [0.0f32; 16];
     let tiles = (k + BK - 1) / BK;
     // Step s loads k-tile s into registers, multiplies k-tile s - 1 (already in shared memory),
     // then stores k-tile s into the other buffer.
     for step in 0..tiles + 1 {
         let kt = step * BK;
         if interior && kt + BK <= k {
-            let x = a.load4(a_offset);
-            let y = b.load4(b_offset);
             #[unroll]
-            for j in 0..4 {
-                va[j] = x[j];
-                vb[j] = y[j];
+            for p in 0..BK / 4 {
+                let x = a.load4(a_offset + p * a_chunk);
+                let y = b.load4(b_offset + p * b_chunk);
+                #[unroll]
+                for j in 0..4 {
+                    va[p * 4 + j] = x[j];
+                    vb[p * 4 + j] = y[j];
+                }
             }
         } else if step < tiles {
-            if TRANS_A == 0 {
-                let row = bm + along_row;
-                let kk = kt + along_k;
+            #[unroll]
+            for p in 0..BK / 4 {
+                // The chunk's first element, and whether each of its four is inside A.
+                let row = if TRANS_A == 0 {
+                    bm + along_row + p
+                } else {
+                    bm + across_col
+                };
+                let kk = if TRANS_A == 0 {
+                    kt + 4 * along_c
+                } else {
+                    kt + across_k + 4 * p
+                };
+                let at = a_offset + p * a_chunk;
                 if a_vector && row < m && kk < k {
-                    let v = a.load4(row * k + kk);
+                    let v = a.load4(at);
                     #[unroll]
                     for j in 0..4 {
-                        va[j] = v[j];
+                        va[p * 4 + j] = v[j];
                     }
                 } else {
                     #[unroll]
                     for j in 0..4 {
-                        va[j] = if row < m && kk + j < k {
-                            a[row * k + kk + j]
+                        let inside = if TRANS_A == 0 {
+                            row < m && kk + j < k
                         } else {
-                            0.0
+                            row + j < m && kk < k
                         };
+                        va[p * 4 + j] = if inside { a[at + j] } else { 0.0 };
                     }
                 }
-            } else {
-                let kk = kt + across_k;
-                let col = bm + across_col;
-                if a_vector && kk < k && col < m {
-                    let v = a.load4(kk * m + col);
+                let col = if TRANS_B == 0 {
+                    bn + across_col
+                } else {
+                    bn + along_row + p
+                };
+                let kk = if TRANS_B == 0 {
+                    kt + across_k + 4 * p
+                } else {
+                    kt + 4 * along_c
+                };
+                let at = b_offset + p * b_chunk;
+                if b_vector && col < n && kk < k {
+                    let v = b.load4(at);
                     #[unroll]
                     for j in 0..4 {
-                        va[j] = v[j];
+                        vb[p * 4 + j] = v[j];
                     }
                 } else {
                     #[unroll]
                     for j in 0..4 {
-                        va[j] = if kk < k && col + j < m {
-                            a[kk * m + col + j]
+                        let inside = if TRANS_B == 0 {
+                            col + j < n && kk < k
                         } else {
-                            0.0
+                            col < n && kk + j < k
                         };
-                    }
-                }
-            }
-            if TRANS_B == 0 {
-                let kk = kt + across_k;
-                let col = bn + across_col;
-                if b_vector && kk < k && col < n {
-                    let v = b.load4(kk * n + col);
-                    #[unroll]
-                    for j in 0..4 {
-                        vb[j] = v[j];
-                    }
-                } else {
-                    #[unroll]
-                    for j in 0..4 {
-                        vb[j] = if kk < k && col + j < n {
-                            b[kk * n + col + j]
-                        } else {
-                            0.0
-                        };
-                    }
-                }
-            } else {
-                let row = bn + along_row;
-                let kk = kt + along_k;
-                if b_vector && row < n && kk < k {
-                    let v = b.load4(row * k + kk);
-                    #[unroll]
-                    for j in 0..4 {
-                        vb[j] = v[j];
-                    }
-                } else {
-                    #[unroll]
-                    for j in 0..4 {
-                        vb[j] = if row < n && kk + j < k {
-                            b[row * k + kk + j]
-                        } else {
-                            0.0
-                        };
+                        vb[p * 4 + j] = if inside { b[at + j] } else { 0.0 };
                     }
                 }
             }
@@ -184,40 +189,59 @@ fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
             let base = ((step - 1) % 2) * BUFFER;
             #[unroll]
             for p in 0..BK {
-                let row = base + p * STRIDE;
-                let a0 = a_tile.load4(row + ty * 4);
-                let a1 = a_tile.load4(row + 64 + ty * 4);
-                let b0 = b_tile.load4(row + tx * 4);
-                let b1 = b_tile.load4(row + 64 + tx * 4);
+                let row = base + p * 128;
+                let mut fa = [0.0f32; 16];
+                let mut fb = [0.0f32; 8];
                 #[unroll]
-                for i in 0..4 {
+                for h in 0..4 {
+                    let v = a_tile.load4(row + 32 * h + 4 * ty);
+                    #[unroll]
+                    for i in 0..4 {
+                        fa[4 * h + i] = v[i];
+                    }
+                }
+                #[unroll]
+                for h in 0..2 {
+                    let v = b_tile.load4(row + 64 * h + 4 * tx);
                     #[unroll]
                     for j in 0..4 {
-                        acc[i * 8 + j] += a0[i] * b0[j];
-                        acc[i * 8 + 4 + j] += a0[i] * b1[j];
-                        acc[(i + 4) * 8 + j] += a1[i] * b0[j];
-                        acc[(i + 4) * 8 + 4 + j] += a1[i] * b1[j];
+                        fb[4 * h + j] = v[j];
+                    }
+                }
+                #[unroll]
+                for i in 0..16 {
+                    #[unroll]
+                    for j in 0..8 {
+                        acc[i * 8 + j] += fa[i] * fb[j];
                     }
                 }
             }
         }
         if step < tiles {
             let base = (step % 2) * BUFFER;
-            if TRANS_A == 0 {
+            // Across, chunk p is 4 rows of k `across_k + 4·p`; along k, element j of the four
+            // chunks is 4 rows of k `4·along_c + j`.
+            #[unroll]
+            for p in 0..BK / 4 {
+                let along = base + (4 * along_c + p) * 128 + along_row;
+                let across = base + (across_k + 4 * p) * 128 + across_col;
+                let mut x = [0.0f32; 4];
+                let mut y = [0.0f32; 4];
                 #[unroll]
                 for j in 0..4 {
-                    a_tile[base + (along_k + j) * STRIDE + along_row] = va[j];
+                    x[j] = if TRANS_A == 0 {
+                        va[4 * j + p]
+                    } else {
+                        va[4 * p + j]
+                    };
+                    y[j] = if TRANS_B == 1 {
+                        vb[4 * j + p]
+                    } else {
+                        vb[4 * p + j]
+                    };
                 }
-            } else {
-                a_tile.store4(base + across_k * STRIDE + across_col, va);
-            }
-            if TRANS_B == 0 {
-                b_tile.store4(base + across_k * STRIDE + across_col, vb);
-            } else {
-                #[unroll]
-                for j in 0..4 {
-                    b_tile[base + (along_k + j) * STRIDE + along_row] = vb[j];
-                }
+                a_tile.store4(if TRANS_A == 0 { along } else { across }, x);
+                b_tile.store4(if TRANS_B == 1 { along } else { across }, y);
             }
             sync_threads();
         }
@@ -225,8 +249,8 @@ fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
 
     let c_vector = n % 4 == 0;
     #[unroll]
-    for i in 0..8 {
-        let row = bm + (i / 4) * 64 + ty * 4 + i % 4;
+    for i in 0..16 {
+        let row = bm + (i / 4) * 32 + ty * 4 + i % 4;
         if row < m {
             #[unroll]
             for half in 0..2 {
@@ -626,14 +650,11 @@ pub(crate) const KERNELS: &[&Kernel] = &[&gemm_f32_32x32::KERNEL, &sum_k_slices:
 /// Every instantiation of the generic kernels this module launches.
 pub(crate) fn instantiations() -> Vec<(&'static Kernel, Vec<TemplateArg>)> {
     let mut all = Vec::new();
-    for kernel in [&gemm_f32_128x128::KERNEL, &gemm_f32_64x64::KERNEL] {
-        for trans_a in [0, 1] {
-            for trans_b in [0, 1] {
-                all.push((
-                    kernel,
-                    vec![TemplateArg::Const(trans_a), TemplateArg::Const(trans_b)],
-                ));
-            }
+    for trans_a in [0, 1] {
+        for trans_b in [0, 1] {
+            let args = vec![TemplateArg::Const(trans_a), TemplateArg::Const(trans_b)];
+            all.push((&gemm_f32_128x128::KERNEL, args.clone()));
+            all.push((&gemm_f32_64x64::KERNEL, args));
         }
     }
     all
@@ -679,21 +700,33 @@ pub(crate) fn gemm_f32_tiles(
         chosen => chosen,
     };
     let (tile, threads) = match tiles {
-        Tiles::Large => (128, 256),
+        Tiles::Large => (128, 128),
         Tiles::Medium => (64, 128),
         _ => (32, 256),
     };
+    let (m, n, k, alpha, beta) = (spec.m, spec.n, spec.k, spec.alpha, spec.beta);
+    if tiles == Tiles::Large {
+        // The large kernel takes its tiles from a one-dimensional grid in grouped order.
+        // A grid's x dimension takes up to 2³¹ - 1 blocks.
+        let blocks = blocks(128);
+        if blocks > i32::MAX as usize {
+            return Err(too_many_tiles(blocks));
+        }
+        let config = LaunchConfig::new(Grid::x(blocks as u32), Block::x(threads));
+        let launch = match (trans_a, trans_b) {
+            (0, 0) => gemm_f32_128x128::launch::<0, 0>,
+            (0, _) => gemm_f32_128x128::launch::<0, 1>,
+            (_, 0) => gemm_f32_128x128::launch::<1, 0>,
+            (_, _) => gemm_f32_128x128::launch::<1, 1>,
+        };
+        return launch(stream, config, m, n, k, alpha, beta, a, b, c);
+    }
     let grid = Grid::xy(
         grid_dim(spec.n.div_ceil(tile))?,
         grid_dim(spec.m.div_ceil(tile))?,
     );
     let config = LaunchConfig::new(grid, Block::x(threads));
-    let (m, n, k, alpha, beta) = (spec.m, spec.n, spec.k, spec.alpha, spec.beta);
     let launch = match (tiles, trans_a, trans_b) {
-        (Tiles::Large, 0, 0) => gemm_f32_128x128::launch::<0, 0>,
-        (Tiles::Large, 0, _) => gemm_f32_128x128::launch::<0, 1>,
-        (Tiles::Large, _, 0) => gemm_f32_128x128::launch::<1, 0>,
-        (Tiles::Large, _, _) => gemm_f32_128x128::launch::<1, 1>,
         (Tiles::Medium, 0, 0) => gemm_f32_64x64::launch::<0, 0>,
         (Tiles::Medium, 0, _) => gemm_f32_64x64::launch::<0, 1>,
         (Tiles::Medium, _, 0) => gemm_f32_64x64::launch::<1, 0>,
@@ -760,8 +793,13 @@ fn grid_dim(blocks: usize) -> Result<u32> {
     if blocks <= 65_535 {
         Ok(blocks as u32)
     } else {
-        Err(gpu_runtime::Error::InvalidLaunch(format!(
-            "gemm: {blocks} tiles along one dimension exceeds a grid's 65535; split the matrix"
-        )))
+        Err(too_many_tiles(blocks))
     }
+}
+
+/// The error for a matrix with more tiles than one launch can take.
+fn too_many_tiles(blocks: usize) -> gpu_runtime::Error {
+    gpu_runtime::Error::InvalidLaunch(format!(
+        "gemm: {blocks} tiles along one grid dimension exceeds its limit; split the matrix"
+    ))
 }

@@ -1191,28 +1191,43 @@ impl<'a> Emitter<'a> {
     /// The first index of a 4-element vector access, checked to have all four in bounds.
     fn vector_index(&mut self, base: ExprId, index: ExprId, loc: Loc) -> String {
         self.use_helper("rs_checked");
-        let code = self.expr(index);
+        let code = self.offset_operand(index);
         let len = self.length_of(base);
         // Checking the last element covers all four (and `i + 3` cannot wrap for real lengths).
-        format!(
-            "(rs_idx({} + 3ull, {len}, {}) - 3ull)",
-            strip_outer_parens(&code),
-            loc.line()
-        )
+        format!("(rs_idx({code} + 3ull, {len}, {}) - 3ull)", loc.line())
     }
 
     /// The index of the first element of a 16-byte copy at `index` into `base`, whose last
     /// element is bounds-checked in checked mode.
     fn copy_index(&mut self, base: ExprId, index: ExprId, elem: Scalar, loc: Loc) -> String {
         self.use_helper("rs_checked");
-        let code = self.expr(index);
+        let code = self.offset_operand(index);
         let len = self.length_of(base);
         let last = 16 / elem.size_bytes().expect("checked: a concrete type") - 1;
         format!(
-            "(rs_idx({} + {last}ull, {len}, {}) - {last}ull)",
-            strip_outer_parens(&code),
+            "(rs_idx({code} + {last}ull, {len}, {}) - {last}ull)",
             loc.line()
         )
+    }
+
+    /// `index` as the left operand of a `+`: its outer parentheses go only when its own
+    /// operator binds at least as tightly, since `c ? i : j + 3` adds to `j` alone and
+    /// `i << 2 + 3` shifts by 5.
+    fn offset_operand(&mut self, index: ExprId) -> String {
+        let code = self.expr(index);
+        let loose = match &self.kernel.expr(index).kind {
+            ExprKind::Binary { op, .. } => !matches!(
+                op,
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem
+            ),
+            ExprKind::Select { .. } => true,
+            _ => false,
+        };
+        if loose {
+            code
+        } else {
+            strip_outer_parens(&code).to_string()
+        }
     }
 
     /// The length of something indexable, as C++.
