@@ -91,11 +91,8 @@ macro_rules! tensor_core_gemm {
             let grid_m = (m + BM - 1) / BM;
             let grid_n = (n + BN - 1) / BN;
             let pid = block_idx().x as usize;
-            let per_group = GROUP_M * grid_n;
-            let first_m = (pid / per_group) * GROUP_M;
-            let group_rows = (grid_m - first_m).min(GROUP_M);
-            let block_m = (first_m + (pid % per_group) % group_rows) * BM;
-            let block_n = ((pid % per_group) / group_rows) * BN;
+            let block_m = grouped_block_row(pid, grid_m, grid_n, GROUP_M) * BM;
+            let block_n = grouped_block_col(pid, grid_m, grid_n, GROUP_M) * BN;
             let mut acc = [0.0f32; 128];
             // Rows whose stride is a multiple of 8 elements start on 16-byte boundaries, so
             // they load with cp.async; others element by element. With VEC = 1 (both operands
@@ -333,11 +330,8 @@ macro_rules! warpgroup_gemm {
             let grid_m = (m + BM - 1) / BM;
             let grid_n = (n + BN - 1) / BN;
             let pid = block_idx().x as usize;
-            let per_group = GROUP_M * grid_n;
-            let first_m = (pid / per_group) * GROUP_M;
-            let group_rows = (grid_m - first_m).min(GROUP_M);
-            let block_m = (first_m + (pid % per_group) % group_rows) * BM;
-            let block_n = ((pid % per_group) / group_rows) * BN;
+            let block_m = grouped_block_row(pid, grid_m, grid_n, GROUP_M) * BM;
+            let block_n = grouped_block_col(pid, grid_m, grid_n, GROUP_M) * BN;
             let tiles = (k + BK - 1) / BK;
             if tid == 0 {
                 for s in 0..STAGES {
@@ -482,6 +476,25 @@ tensor_core_gemm!(
     mma_m16n8k16_bf16,
     copy8_bf16
 );
+
+/// The block row of block `pid` when blocks run in groups of `group` block rows that sweep the
+/// block columns together, so the rows of a group share B's columns in L2.
+#[device]
+fn grouped_block_row(pid: usize, grid_m: usize, grid_n: usize, group: usize) -> usize {
+    let per_group = group * grid_n;
+    let first = (pid / per_group) * group;
+    let rows = (grid_m - first).min(group);
+    first + (pid % per_group) % rows
+}
+
+/// The block column of block `pid` in the order of [`grouped_block_row`].
+#[device]
+fn grouped_block_col(pid: usize, grid_m: usize, grid_n: usize, group: usize) -> usize {
+    let per_group = group * grid_n;
+    let first = (pid / per_group) * group;
+    let rows = (grid_m - first).min(group);
+    (pid % per_group) / rows
+}
 
 /// `c[row][col..col + 2] = v + beta · c[..]` within the m×n matrix; `beta == 0` leaves C unread,
 /// as BLAS does (it may hold NaN).
