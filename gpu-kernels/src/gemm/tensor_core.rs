@@ -337,8 +337,9 @@ macro_rules! warpgroup_gemm {
                 for s in 0..STAGES {
                     // Full: one arrival per producer thread, once its copies have landed.
                     mbarrier_init(bars, s, 128);
-                    // Free: one arrival per consumer thread, once its MMAs are done.
-                    mbarrier_init(bars, STAGES + s, 256);
+                    // Free: one arrival per consumer warp, once its warpgroup's MMAs are
+                    // done (the wait is warp-wide), not 256 arrivals on one word.
+                    mbarrier_init(bars, STAGES + s, 8);
                 }
             }
             sync_threads();
@@ -428,7 +429,7 @@ macro_rules! warpgroup_gemm {
                     // This tile's MMAs stay in flight; the previous tile's are done, so its
                     // stage goes back to the producer.
                     wgmma_wait(1, &mut acc);
-                    if j > 0 {
+                    if j > 0 && tid % 32 == 0 {
                         mbarrier_arrive(bars, STAGES + (j - 1) % STAGES);
                     }
                 }
