@@ -36,7 +36,14 @@ use super::{Gemm, GemmScratch, Tiles, Transpose};
 /// 0.91, 0.95, 0.88, 0.96. Slower, and dropped: k-tiles of 8 with this tile (0.82 as stored);
 /// a cp.async ring of three or four k-tiles copied as stored, an along-k operand's fragments
 /// then read as four k of one row (0.76 as stored, a tie for Aᵀ); a warp loading 16 rows' 32
-/// bytes of an along-k operand into padded rows (0.83 as stored).
+/// bytes of an along-k operand into padded rows (0.83 as stored). Also dropped, against
+/// 0.90-0.91, 0.95-0.96, 0.88, 0.95-0.96 in the same runs: a ring of four k-tiles in 64 KiB
+/// of dynamic shared memory with a barrier every second k-tile (0.88, 0.93, 0.86, 0.95), or
+/// of six with one every third (0.88, 0.93, 0.87, 0.95); on that ring, the next k-tile's first
+/// fragments read before its loop, at 255 registers (0.84, 0.92, 0.82, 0.92), or along-k
+/// operands read as 64 rows' full 128-byte lines of 32 k, which doubles the passes of their
+/// shared stores (0.86, 0.93, 0.77, 0.90); the medium configuration's order of lanes (0.89,
+/// 0.96, 0.87, 0.96).
 #[kernel(launch_bounds(128, 2))]
 fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
     m: usize,
@@ -290,7 +297,9 @@ fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
 
 /// The medium configuration, for shapes with too few 128×128 tiles to fill the device (1024²
 /// on an H100): a 64×64 tile of C per block of 128 threads, k-tiles of 8, 4×8 outputs per
-/// thread (rows `4·ty..4·ty+4`, columns `4·tx..` and `32+4·tx..`). Otherwise as the large one.
+/// thread (rows `4·ty..4·ty+4`, columns `4·tx..` and `32+4·tx..`). Otherwise as the large one,
+/// but for the order of a warp's lanes, which halves the passes of its fragment loads (H100,
+/// 1024³: 0.70-0.73 -> 0.79-0.80 × cuBLAS).
 #[kernel(launch_bounds(128))]
 fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
     m: usize,
@@ -310,10 +319,13 @@ fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
     let t = thread_idx().x;
     let bm = block_idx().y as usize * 64;
     let bn = block_idx().x as usize * 64;
+    // Lanes 2i and 2i + 1 share a row of A fragments and lanes i and i + 2 of every four a
+    // column of B fragments: a warp's 16-byte shared load whose lanes pair up so returns its
+    // data in two passes instead of four.
     let warp = t / 32;
     let lane = t % 32;
-    let ty = (warp * 4 + lane / 8) as usize;
-    let tx = (lane % 8) as usize;
+    let ty = (warp * 4 + ((lane >> 1) & 1) + ((lane >> 3) & 2)) as usize;
+    let tx = ((lane & 1) + ((lane >> 1) & 6)) as usize;
     let along_row = (t / 2) as usize;
     let along_k = ((t % 2) * 4) as usize;
     let across_k = (t / 16) as usize;
