@@ -378,6 +378,31 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 copy_gbps,
             ));
         }
+        if only.wants("scan sum f64") {
+            // 8-byte elements: twice the bytes of f32 per element.
+            let wide: Vec<f64> = host.iter().map(|&v| f64::from(v)).collect();
+            let xw = DeviceBuffer::from_host(&stream, &wide)?;
+            let mut scanned_w = DeviceBuffer::zeroed(&stream, n)?;
+            let mut scan_scratch_w = scan::ScanScratch::new(&stream, n)?;
+            let scan_w_ms = median_ms(&stream, || {
+                scan::scan(
+                    &stream,
+                    &xw,
+                    &mut scanned_w,
+                    scan::ScanOp::Sum,
+                    scan::ScanKind::Inclusive,
+                    &mut scan_scratch_w,
+                )
+            })?;
+            rows.push(bandwidth_row(
+                "scan sum f64",
+                &size,
+                scan_w_ms,
+                gbps(bytes(16.0), scan_w_ms),
+                copy_gbps,
+            ));
+        }
+
         if only.wants("jacobi 5-point f32") {
             // A square image of n pixels (n is a power of 4 here, or the nearest below).
             let side = 1usize << (n.trailing_zeros() / 2);

@@ -64,278 +64,296 @@ pub enum ScanKind {
 // 1.06 (2970 GB/s; L2 81%, DRAM 89% busy; this copy reference reaches 85%). Loads through
 // shared memory as well changed nothing. Wider look-back windows, 64 to 128 tiles per poll,
 // lost (0.77 to 0.71 with atomic polls); 128-thread tiles did no better; the pause's length,
-// 0 to 3000 cycles, moved nothing beyond noise. The bounds cost 8-byte types spills (about 400
-// bytes a thread): they run the fallback path anyway.
-#[kernel(launch_bounds(256, 8))]
-fn scan_tiles<T: Number, const OP: usize, const PACKED: usize>(
-    identity: T,
-    exclusive: bool,
-    epoch: u32,
-    x: &[T],
-    y: &mut [T],
-    words: &mut [u64],
-    flags: &mut [u32],
-    values: &mut [T],
-) {
-    const WARPS: usize = 8;
-    const ITEMS: usize = 16;
-    const TILE: usize = 4096;
-    // Cycles between polls of predecessors that have not published yet (CUB pauses too): each
-    // poll is L2 traffic that the tiles' own loads and stores compete with.
-    const BACKOFF: u64 = 1000;
-    let warp_totals = shared_array::<T, 8>();
-    let tile_prefix = shared_array::<T, 1>();
-    // Each warp's 512 outputs, padded: 8 × 528.
-    let staging = shared_array::<T, 4224>();
-    let t = thread_idx().x as usize;
-    let tile = block_idx().x as usize;
-    let start = tile * TILE + t * ITEMS;
-    let n = x.len();
-    // Only the last tile can be partial; it takes guarded scalar accesses.
-    let full = tile * TILE + TILE <= n;
+// 0 to 3000 cycles, moved nothing beyond noise. The bounds would cost 8-byte types spills
+// (about 400 bytes a thread), so they run the same body under looser bounds.
+macro_rules! scan_kernel {
+    ($(#[$attr:meta])* $name:ident, $blocks:literal) => {
+        $(#[$attr])*
+        #[kernel(launch_bounds(256, $blocks))]
+        fn $name<T: Number, const OP: usize, const PACKED: usize>(
+            identity: T,
+            exclusive: bool,
+            epoch: u32,
+            x: &[T],
+            y: &mut [T],
+            words: &mut [u64],
+            flags: &mut [u32],
+            values: &mut [T],
+        ) {
+            const WARPS: usize = 8;
+            const ITEMS: usize = 16;
+            const TILE: usize = 4096;
+            // Cycles between polls of predecessors that have not published yet (CUB pauses too): each
+            // poll is L2 traffic that the tiles' own loads and stores compete with.
+            const BACKOFF: u64 = 1000;
+            let warp_totals = shared_array::<T, 8>();
+            let tile_prefix = shared_array::<T, 1>();
+            // Each warp's 512 outputs, padded: 8 × 528.
+            let staging = shared_array::<T, 4224>();
+            let t = thread_idx().x as usize;
+            let tile = block_idx().x as usize;
+            let start = tile * TILE + t * ITEMS;
+            let n = x.len();
+            // Only the last tile can be partial; it takes guarded scalar accesses.
+            let full = tile * TILE + TILE <= n;
 
-    // Array lengths must be literals: 16 is ITEMS.
-    let mut items = [identity; 16];
-    if full {
-        for j in 0..ITEMS / 4 {
-            let v = x.load4(start + j * 4);
-            for e in 0..4 {
-                items[j * 4 + e] = v[e];
-            }
-        }
-    } else {
-        for k in 0..ITEMS {
-            if start + k < n {
-                items[k] = x[start + k];
-            }
-        }
-    }
-    for k in 1..ITEMS {
-        let a = items[k - 1];
-        let b = items[k];
-        items[k] = if OP == 0 {
-            a + b
-        } else if (OP == 1) == (b < a) {
-            b
-        } else {
-            a
-        };
-    }
-
-    // Inclusive scan of the thread totals across the warp, then the warp totals.
-    let lane = lane_id();
-    let warp = t / 32;
-    let mut inclusive = items[ITEMS - 1];
-    let mut offset = 1u32;
-    while offset < 32 {
-        let up = shfl_up_sync(0xffff_ffff, inclusive, offset);
-        let other = if lane >= offset { up } else { identity };
-        inclusive = if OP == 0 {
-            other + inclusive
-        } else if (OP == 1) == (inclusive < other) {
-            inclusive
-        } else {
-            other
-        };
-        offset *= 2;
-    }
-    let up = shfl_up_sync(0xffff_ffff, inclusive, 1);
-    let lanes_before = if lane > 0 { up } else { identity };
-    if lane == 31 {
-        warp_totals[warp] = inclusive;
-    }
-    sync_threads();
-    // Every thread folds the warp totals itself (broadcast reads): no second barrier.
-    let mut warps_before = identity;
-    let mut aggregate = identity;
-    for w in 0..WARPS {
-        if w == warp {
-            warps_before = aggregate;
-        }
-        let v = warp_totals[w];
-        aggregate = if OP == 0 {
-            aggregate + v
-        } else if (OP == 1) == (v < aggregate) {
-            v
-        } else {
-            aggregate
-        };
-    }
-
-    // Publish the tile's aggregate (tile 0's is already its inclusive prefix), look back to the
-    // nearest inclusive prefix, publish ours.
-    if warp == 0 {
-        if lane == 0 {
-            let state = if tile == 0 { 2u32 } else { 1u32 };
-            if PACKED != 0 {
-                let word = ((epoch << 2 | state) as u64) << 32 | aggregate.to_bits();
-                words.atomic_exchange(tile, word);
+            // Array lengths must be literals: 16 is ITEMS.
+            let mut items = [identity; 16];
+            if full {
+                for j in 0..ITEMS / 4 {
+                    let v = x.load4(start + j * 4);
+                    for e in 0..4 {
+                        items[j * 4 + e] = v[e];
+                    }
+                }
             } else {
-                values[2 * tile + state as usize - 1] = aggregate;
-                thread_fence();
-                flags.atomic_exchange(tile, epoch << 2 | state);
-            }
-        }
-        // The first warp looks back 32 tiles at a time: lane k reads tile `end - 1 - k`. Once
-        // every lane sees a published value, the nearest inclusive prefix ends the walk and the
-        // values up to it are folded (the operations are commutative). Loads, not atomics: a
-        // warp's 32 reads then travel to L2 as one request.
-        let mut prefix = identity;
-        if tile > 0 {
-            let mut end = tile;
-            loop {
-                let before_start = lane as usize >= end;
-                let j = if before_start {
-                    0
-                } else {
-                    end - 1 - lane as usize
-                };
-                let mut state = 2u32;
-                let mut value = identity;
-                if !before_start {
-                    let mut flag = 0u32;
-                    if PACKED != 0 {
-                        let word = words.atomic_load(j);
-                        value = T::from_bits(word & 0xffff_ffff);
-                        flag = (word >> 32) as u32;
-                    } else {
-                        flag = flags.atomic_load(j);
-                    }
-                    state = if flag >> 2 == epoch { flag & 3 } else { 0 };
-                }
-                if !all_sync(0xffff_ffff, state != 0) {
-                    let since = clock64();
-                    while clock64() - since < BACKOFF {}
-                    continue;
-                }
-                if PACKED == 0 {
-                    // Each value was written before its flag: read it only after the flag.
-                    thread_fence();
-                    if !before_start {
-                        value = values.atomic_load(2 * j + state as usize - 1);
+                for k in 0..ITEMS {
+                    if start + k < n {
+                        items[k] = x[start + k];
                     }
                 }
-                let prefix_lanes = ballot_sync(0xffff_ffff, state == 2);
-                let stop = prefix_lanes.trailing_zeros();
-                let mut window = if lane <= stop { value } else { identity };
-                let mut step = 16u32;
-                while step > 0 {
-                    let other = shfl_xor_sync(0xffff_ffff, window, step);
-                    window = if OP == 0 {
-                        window + other
-                    } else if (OP == 1) == (other < window) {
-                        other
-                    } else {
-                        window
-                    };
-                    step /= 2;
-                }
-                prefix = if OP == 0 {
-                    window + prefix
-                } else if (OP == 1) == (window < prefix) {
-                    window
-                } else {
-                    prefix
-                };
-                if prefix_lanes != 0 {
-                    break;
-                }
-                end -= 32;
             }
-            if lane == 0 {
-                let total = if OP == 0 {
-                    prefix + aggregate
-                } else if (OP == 1) == (aggregate < prefix) {
-                    aggregate
+            for k in 1..ITEMS {
+                let a = items[k - 1];
+                let b = items[k];
+                items[k] = if OP == 0 {
+                    a + b
+                } else if (OP == 1) == (b < a) {
+                    b
                 } else {
-                    prefix
+                    a
                 };
-                if PACKED != 0 {
-                    words.atomic_exchange(tile, ((epoch << 2 | 2) as u64) << 32 | total.to_bits());
-                } else {
-                    values[2 * tile + 1] = total;
-                    thread_fence();
-                    flags.atomic_exchange(tile, epoch << 2 | 2);
-                }
             }
-        }
-        if lane == 0 {
-            tile_prefix[0] = prefix;
-        }
-    }
-    sync_threads();
 
-    // This thread's starting value: the tile's prefix, then the earlier warps, then lanes.
-    let p = tile_prefix[0];
-    let before_warp = if OP == 0 {
-        p + warps_before
-    } else if (OP == 1) == (warps_before < p) {
-        warps_before
-    } else {
-        p
-    };
-    let before = if OP == 0 {
-        before_warp + lanes_before
-    } else if (OP == 1) == (lanes_before < before_warp) {
-        lanes_before
-    } else {
-        before_warp
-    };
-    let mut out = [identity; 16]; // 16 is ITEMS
-    for k in 0..ITEMS {
-        let v = items[k];
-        let inclusive_item = if OP == 0 {
-            before + v
-        } else if (OP == 1) == (v < before) {
-            v
-        } else {
-            before
-        };
-        // The exclusive value of element k is the inclusive one of element k - 1.
-        let u = if k == 0 { identity } else { items[k - 1] };
-        let exclusive_item = if k == 0 {
-            before
-        } else if OP == 0 {
-            before + u
-        } else if (OP == 1) == (u < before) {
-            u
-        } else {
-            before
-        };
-        out[k] = if exclusive {
-            exclusive_item
-        } else {
-            inclusive_item
-        };
-    }
-    if full {
-        // L1 does not merge stores as it serves loads: from the thread-owned layout, each 32-byte
-        // sector would reach L2 as two 16-byte halves. The warp passes its 512 elements through
-        // shared memory so that each `store4` covers 512 contiguous bytes. One padding element
-        // per 32 keeps both sides free of bank conflicts.
-        let base = warp * 528;
-        for k in 0..ITEMS {
-            let i = lane as usize * ITEMS + k;
-            staging[base + i + i / 32] = out[k];
-        }
-        sync_warp();
-        let warp_start = tile * TILE + warp * 512;
-        for j in 0..ITEMS / 4 {
-            let mut v = [identity; 4];
-            for e in 0..4 {
-                let i = j * 128 + lane as usize * 4 + e;
-                v[e] = staging[base + i + i / 32];
+            // Inclusive scan of the thread totals across the warp, then the warp totals.
+            let lane = lane_id();
+            let warp = t / 32;
+            let mut inclusive = items[ITEMS - 1];
+            let mut offset = 1u32;
+            while offset < 32 {
+                let up = shfl_up_sync(0xffff_ffff, inclusive, offset);
+                let other = if lane >= offset { up } else { identity };
+                inclusive = if OP == 0 {
+                    other + inclusive
+                } else if (OP == 1) == (inclusive < other) {
+                    inclusive
+                } else {
+                    other
+                };
+                offset *= 2;
             }
-            y.store4(warp_start + j * 128 + lane as usize * 4, v);
-        }
-    } else {
-        for k in 0..ITEMS {
-            if start + k < n {
-                y[start + k] = out[k];
+            let up = shfl_up_sync(0xffff_ffff, inclusive, 1);
+            let lanes_before = if lane > 0 { up } else { identity };
+            if lane == 31 {
+                warp_totals[warp] = inclusive;
+            }
+            sync_threads();
+            // Every thread folds the warp totals itself (broadcast reads): no second barrier.
+            let mut warps_before = identity;
+            let mut aggregate = identity;
+            for w in 0..WARPS {
+                if w == warp {
+                    warps_before = aggregate;
+                }
+                let v = warp_totals[w];
+                aggregate = if OP == 0 {
+                    aggregate + v
+                } else if (OP == 1) == (v < aggregate) {
+                    v
+                } else {
+                    aggregate
+                };
+            }
+
+            // Publish the tile's aggregate (tile 0's is already its inclusive prefix), look back to the
+            // nearest inclusive prefix, publish ours.
+            if warp == 0 {
+                if lane == 0 {
+                    let state = if tile == 0 { 2u32 } else { 1u32 };
+                    if PACKED != 0 {
+                        let word = ((epoch << 2 | state) as u64) << 32 | aggregate.to_bits();
+                        words.atomic_exchange(tile, word);
+                    } else {
+                        values[2 * tile + state as usize - 1] = aggregate;
+                        thread_fence();
+                        flags.atomic_exchange(tile, epoch << 2 | state);
+                    }
+                }
+                // The first warp looks back 32 tiles at a time: lane k reads tile `end - 1 - k`. Once
+                // every lane sees a published value, the nearest inclusive prefix ends the walk and the
+                // values up to it are folded (the operations are commutative). Loads, not atomics: a
+                // warp's 32 reads then travel to L2 as one request.
+                let mut prefix = identity;
+                if tile > 0 {
+                    let mut end = tile;
+                    loop {
+                        let before_start = lane as usize >= end;
+                        let j = if before_start {
+                            0
+                        } else {
+                            end - 1 - lane as usize
+                        };
+                        let mut state = 2u32;
+                        let mut value = identity;
+                        if !before_start {
+                            let mut flag = 0u32;
+                            if PACKED != 0 {
+                                let word = words.atomic_load(j);
+                                value = T::from_bits(word & 0xffff_ffff);
+                                flag = (word >> 32) as u32;
+                            } else {
+                                flag = flags.atomic_load(j);
+                            }
+                            state = if flag >> 2 == epoch { flag & 3 } else { 0 };
+                        }
+                        if !all_sync(0xffff_ffff, state != 0) {
+                            let since = clock64();
+                            while clock64() - since < BACKOFF {}
+                            continue;
+                        }
+                        if PACKED == 0 {
+                            // Each value was written before its flag: read it only after the flag.
+                            thread_fence();
+                            if !before_start {
+                                value = values.atomic_load(2 * j + state as usize - 1);
+                            }
+                        }
+                        let prefix_lanes = ballot_sync(0xffff_ffff, state == 2);
+                        let stop = prefix_lanes.trailing_zeros();
+                        let mut window = if lane <= stop { value } else { identity };
+                        let mut step = 16u32;
+                        while step > 0 {
+                            let other = shfl_xor_sync(0xffff_ffff, window, step);
+                            window = if OP == 0 {
+                                window + other
+                            } else if (OP == 1) == (other < window) {
+                                other
+                            } else {
+                                window
+                            };
+                            step /= 2;
+                        }
+                        prefix = if OP == 0 {
+                            window + prefix
+                        } else if (OP == 1) == (window < prefix) {
+                            window
+                        } else {
+                            prefix
+                        };
+                        if prefix_lanes != 0 {
+                            break;
+                        }
+                        end -= 32;
+                    }
+                    if lane == 0 {
+                        let total = if OP == 0 {
+                            prefix + aggregate
+                        } else if (OP == 1) == (aggregate < prefix) {
+                            aggregate
+                        } else {
+                            prefix
+                        };
+                        if PACKED != 0 {
+                            words.atomic_exchange(tile, ((epoch << 2 | 2) as u64) << 32 | total.to_bits());
+                        } else {
+                            values[2 * tile + 1] = total;
+                            thread_fence();
+                            flags.atomic_exchange(tile, epoch << 2 | 2);
+                        }
+                    }
+                }
+                if lane == 0 {
+                    tile_prefix[0] = prefix;
+                }
+            }
+            sync_threads();
+
+            // This thread's starting value: the tile's prefix, then the earlier warps, then lanes.
+            let p = tile_prefix[0];
+            let before_warp = if OP == 0 {
+                p + warps_before
+            } else if (OP == 1) == (warps_before < p) {
+                warps_before
+            } else {
+                p
+            };
+            let before = if OP == 0 {
+                before_warp + lanes_before
+            } else if (OP == 1) == (lanes_before < before_warp) {
+                lanes_before
+            } else {
+                before_warp
+            };
+            let mut out = [identity; 16]; // 16 is ITEMS
+            for k in 0..ITEMS {
+                let v = items[k];
+                let inclusive_item = if OP == 0 {
+                    before + v
+                } else if (OP == 1) == (v < before) {
+                    v
+                } else {
+                    before
+                };
+                // The exclusive value of element k is the inclusive one of element k - 1.
+                let u = if k == 0 { identity } else { items[k - 1] };
+                let exclusive_item = if k == 0 {
+                    before
+                } else if OP == 0 {
+                    before + u
+                } else if (OP == 1) == (u < before) {
+                    u
+                } else {
+                    before
+                };
+                out[k] = if exclusive {
+                    exclusive_item
+                } else {
+                    inclusive_item
+                };
+            }
+            if full {
+                // L1 does not merge stores as it serves loads: from the thread-owned layout, each 32-byte
+                // sector would reach L2 as two 16-byte halves. The warp passes its 512 elements through
+                // shared memory so that each `store4` covers 512 contiguous bytes. One padding element
+                // per 32 keeps both sides free of bank conflicts.
+                let base = warp * 528;
+                for k in 0..ITEMS {
+                    let i = lane as usize * ITEMS + k;
+                    staging[base + i + i / 32] = out[k];
+                }
+                sync_warp();
+                let warp_start = tile * TILE + warp * 512;
+                for j in 0..ITEMS / 4 {
+                    let mut v = [identity; 4];
+                    for e in 0..4 {
+                        let i = j * 128 + lane as usize * 4 + e;
+                        v[e] = staging[base + i + i / 32];
+                    }
+                    y.store4(warp_start + j * 128 + lane as usize * 4, v);
+                }
+            } else {
+                for k in 0..ITEMS {
+                    if start + k < n {
+                        y[start + k] = out[k];
+                    }
+                }
             }
         }
-    }
+    };
 }
+
+scan_kernel!(
+    /// The scan of 4-byte types: 32 registers, so 8 blocks fill a multiprocessor.
+    scan_tiles,
+    8
+);
+scan_kernel!(
+    /// The scan of 8-byte types, with the registers they need (64: 4 blocks per
+    /// multiprocessor); under the 4-byte kernel's bounds they would spill about 400 bytes a
+    /// thread.
+    scan_tiles_wide,
+    4
+);
 
 /// Scratch memory for [`scan`]: the tiles' published states and values, reused across calls
 /// of up to `capacity` elements.
@@ -464,21 +482,20 @@ fn launch_op<T: ScanIdentity, const OP: usize, const PACKED: usize>(
     y: &mut DeviceBuffer<T>,
     s: &mut ScanScratch<T>,
 ) -> Result<()> {
-    scan_tiles::launch::<T, OP, PACKED>(
-        stream,
-        config,
-        identity,
-        kind == ScanKind::Exclusive,
-        s.epoch,
-        x,
-        y,
-        &mut s.words,
-        &mut s.flags,
-        &mut s.values,
-    )
+    let exclusive = kind == ScanKind::Exclusive;
+    let (words, flags, values) = (&mut s.words, &mut s.flags, &mut s.values);
+    if PACKED != 0 {
+        scan_tiles::launch::<T, OP, PACKED>(
+            stream, config, identity, exclusive, s.epoch, x, y, words, flags, values,
+        )
+    } else {
+        scan_tiles_wide::launch::<T, OP, PACKED>(
+            stream, config, identity, exclusive, s.epoch, x, y, words, flags, values,
+        )
+    }
 }
 
 /// The kernels of this module: generic, instantiated at launch with the element type, the
 /// operation (`TemplateArg::Const`: 0 sum, 1 min, 2 max) and whether tile states are packed
 /// (`TemplateArg::Const(1)` for 4-byte types).
-pub const KERNELS: &[&gpu_runtime::Kernel] = &[&scan_tiles::KERNEL];
+pub const KERNELS: &[&gpu_runtime::Kernel] = &[&scan_tiles::KERNEL, &scan_tiles_wide::KERNEL];
