@@ -1345,34 +1345,31 @@ impl Parser<'_> {
             _ => Vec::new(),
         };
         let wgmma = parse_wgmma_name(name);
-        let takes_acc = wgmma.is_some() || name == "wgmma_wait";
+        // The argument that names the accumulators, written in place as `&mut acc`.
+        let acc_at = match (wgmma, name) {
+            (Some(_), _) => Some(0),
+            (None, "wgmma_wait") => Some(1),
+            _ => None,
+        };
         let args: Vec<Option<ExprId>> = call
             .args
             .iter()
             .enumerate()
             .map(|(i, arg)| match arg {
-                // The accumulators are written in place: `&mut acc` names the array.
-                syn::Expr::Reference(r) if takes_acc && r.mutability.is_some() => {
-                    if (i == 0) == wgmma.is_some() {
-                        self.expr(&r.expr)
-                    } else {
-                        self.expr(arg)
-                    }
+                syn::Expr::Reference(r) if acc_at == Some(i) && r.mutability.is_some() => {
+                    self.expr(&r.expr)
                 }
                 _ => self.expr(arg),
             })
             .collect();
         let args = args.into_iter().collect::<Option<Vec<_>>>()?;
-        if takes_acc {
-            let acc_at = if wgmma.is_some() { 0 } else { 1 };
-            if let Some(arg) = call.args.iter().nth(acc_at) {
-                if !matches!(arg, syn::Expr::Reference(r) if r.mutability.is_some()) {
-                    self.cx.error_spanned_by(
-                        arg,
-                        format!("`{name}` takes the accumulator array as `&mut acc`"),
-                    );
-                    return None;
-                }
+        if let Some(arg) = acc_at.and_then(|at| call.args.iter().nth(at)) {
+            if !matches!(arg, syn::Expr::Reference(r) if r.mutability.is_some()) {
+                self.cx.error_spanned_by(
+                    arg,
+                    format!("`{name}` takes the accumulator array as `&mut acc`"),
+                );
+                return None;
             }
         }
         let kind = match name {

@@ -693,11 +693,7 @@ impl Twin<'_> {
                 trans_b,
                 ..
             } => {
-                let kind = if *input == Scalar::Bf16 {
-                    "Bf16"
-                } else {
-                    "F16"
-                };
+                let kind = input.runtime_variant();
                 let (acc, shared) = (self.expr(*acc), self.expr(*shared));
                 let (a, b) = (self.expr(*a), self.expr(*b));
                 let accumulate = self.expr(*accumulate);
@@ -711,11 +707,7 @@ impl Twin<'_> {
             }
             ExprKind::Mma { input, acc, a, b } => {
                 self.needs_sync = true;
-                let kind = if *input == Scalar::Bf16 {
-                    "Bf16"
-                } else {
-                    "F16"
-                };
+                let kind = input.runtime_variant();
                 format!(
                     "{rt}::cpu::mma_m16n8k16(__t, {rt}::ScalarType::{kind}, {}, {}, {})",
                     self.expr(*acc),

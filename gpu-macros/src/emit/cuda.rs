@@ -29,6 +29,15 @@ pub fn cuda_type(scalar: Scalar) -> &'static str {
     }
 }
 
+/// PTX's name of a tensor-core input type: `f16` or `bf16`.
+fn ptx_half(input: Scalar) -> &'static str {
+    if input == Scalar::Bf16 {
+        "bf16"
+    } else {
+        "f16"
+    }
+}
+
 /// Emits the complete CUDA source of `program`: helpers, device functions, then the kernel.
 pub fn emit_program(program: &Program, types: &[Types]) -> String {
     let mut helpers = BTreeSet::new();
@@ -615,11 +624,7 @@ impl<'a> Emitter<'a> {
             }
             ExprKind::Mma { input, acc, a, b } => {
                 let (c, a, b) = (self.expr(*acc), self.expr(*a), self.expr(*b));
-                let kind = if *input == Scalar::Bf16 {
-                    "bf16"
-                } else {
-                    "f16"
-                };
+                let kind = ptx_half(*input);
                 self.out.line(&format!("float {name}[4];"));
                 self.out.line(&format!(
                     "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \
@@ -1092,11 +1097,7 @@ impl<'a> Emitter<'a> {
                 ..
             } => {
                 self.use_helper("rs_wgmma");
-                let kind = if *input == Scalar::Bf16 {
-                    "bf16"
-                } else {
-                    "f16"
-                };
+                let kind = ptx_half(*input);
                 let regs = (*n / 2) as usize;
                 let acc = self.expr(*acc);
                 let list: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
