@@ -37,6 +37,16 @@ impl MmaFragments {
     };
 }
 
+/// The conversion of a tensor-core input type's 16-bit pattern to `f32`: `None` for types
+/// other than `f16` and `bf16`.
+pub(crate) fn half_to_f32(input: ScalarType) -> Option<fn(u16) -> f32> {
+    match input {
+        ScalarType::F16 => Some(|bits| f16::from_bits(bits).to_f32()),
+        ScalarType::Bf16 => Some(|bits| bf16::from_bits(bits).to_f32()),
+        _ => None,
+    }
+}
+
 /// `D = A * B + C` for one warp: A 16x16 and B 16x8 in `input` (`F16` or `Bf16`) pairs packed
 /// into `u32`s, C and D 16x8 in `f32`, every operand distributed over the 32 lanes as PTX's
 /// `mma.m16n8k16` fragments. Every lane of the warp must call it (as `mma.sync.aligned`
@@ -48,15 +58,11 @@ pub fn mma_m16n8k16(
     a: [u32; 4],
     b: [u32; 2],
 ) -> [f32; 4] {
-    let to_f32: fn(u16) -> f32 = match input {
-        ScalarType::F16 => |bits| f16::from_bits(bits).to_f32(),
-        ScalarType::Bf16 => |bits| bf16::from_bits(bits).to_f32(),
-        other => {
-            t.contract_error(format!(
-                "mma_m16n8k16 takes f16 or bf16 inputs, not {other}"
-            ));
-            return acc;
-        }
+    let Some(to_f32) = half_to_f32(input) else {
+        t.contract_error(format!(
+            "mma_m16n8k16 takes f16 or bf16 inputs, not {input}"
+        ));
+        return acc;
     };
     let Some(seq) = t.block().stage_mma(t.linear, a, b, acc) else {
         t.contract_error("mma_m16n8k16 staging failed (re-entered)".to_string());

@@ -8,8 +8,7 @@
 //! Each thread computes its own accumulators from shared memory, so no warp rendezvous is
 //! needed.
 
-use half::{bf16, f16};
-
+use crate::cpu::mma::half_to_f32;
 use crate::cpu::slice::CpuSlice;
 use crate::cpu::thread::ThreadCtx;
 use crate::scalar::{Scalar, ScalarType};
@@ -92,15 +91,11 @@ pub fn wgmma<T: Scalar, const R: usize>(
     trans: [bool; 2],
     line: u32,
 ) {
-    let to_f32: fn(u16) -> f32 = match input {
-        ScalarType::F16 => |bits| f16::from_bits(bits).to_f32(),
-        ScalarType::Bf16 => |bits| bf16::from_bits(bits).to_f32(),
-        other => {
-            t.contract_error(format!(
-                "wgmma at line {line} takes f16 or bf16 inputs, not {other}"
-            ));
-            return;
-        }
+    let Some(to_f32) = half_to_f32(input) else {
+        t.contract_error(format!(
+            "wgmma at line {line} takes f16 or bf16 inputs, not {input}"
+        ));
+        return;
     };
     if !t.block_threads().is_multiple_of(WARPGROUP) {
         t.contract_error(format!(
