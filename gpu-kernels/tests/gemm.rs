@@ -2,12 +2,12 @@
 //! combination, alpha and beta, both tile configurations, shapes that do not divide the tiles,
 //! empty dimensions, wrong buffer lengths, the 16-bit inputs, and NVRTC compiling the kernels.
 
+mod common;
+
 use gpu_kernels::gemm::{gemm, gemm_f32_with_tiles, instantiations, Gemm, Tiles, Transpose};
 use gpu_runtime::blas::Blas;
 use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{
-    check_with_nvrtc, test_device, test_nvrtc, Backend, DeviceBuffer, Error, Stream,
-};
+use gpu_runtime::{test_device, Backend, DeviceBuffer, Error, Stream};
 
 /// Deterministic xorshift64 values uniform in [-1, 1), so failures reproduce.
 fn random(n: usize, seed: u64) -> Vec<f32> {
@@ -394,44 +394,7 @@ fn gemm_kernels_compile_with_nvrtc() {
     // kernel, the 16-bit kernels (each transpose combination) with their padding copies and the
     // beta-only scaling.
     assert!(all.len() >= 12, "{}", all.len());
-    // all_kernels() lists the kernels that need no template arguments.
-    let listed: Vec<&str> = gpu_kernels::all_kernels()
-        .iter()
-        .map(|k| k.name())
-        .collect();
-    for (kernel, args) in &all {
-        assert_eq!(
-            listed.contains(&kernel.name()),
-            args.is_empty(),
-            "{}",
-            kernel.name()
-        );
-    }
-    if !test_nvrtc() {
-        return;
-    }
-    for (kernel, args) in all {
-        for arch in [(8, 0), (9, 0)] {
-            // wgmma kernels are compiled for sm_90a alone; asked for another, NVRTC is not run.
-            if kernel.arch_specific().is_some_and(|only| only != arch) {
-                assert!(matches!(
-                    check_with_nvrtc(kernel, &args, arch, false),
-                    Err(Error::ArchSpecificKernel { .. })
-                ));
-                continue;
-            }
-            for checked in [false, true] {
-                check_with_nvrtc(kernel, &args, arch, checked).unwrap_or_else(|e| {
-                    panic!(
-                        "{}{args:?} (sm_{}{}, checked {checked}): {e}",
-                        kernel.name(),
-                        arch.0,
-                        arch.1
-                    )
-                });
-            }
-        }
-    }
+    common::assert_instantiations_compile(&all);
 }
 
 /// A split-k shape reuses its scratch across calls, with the same result as a fresh one.

@@ -2,11 +2,13 @@
 //! a vector load, many blocks, every type and operation, the NaN policy, half-precision inputs,
 //! bit-for-bit determinism, and NVRTC compiling every instantiation.
 
+mod common;
+
 use gpu_kernels::reduce::{
     self, instantiations, reduce, reduce_into, sum_bf16, sum_f16, ReduceOp, ReduceScratch,
 };
 use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{check_with_nvrtc, test_device, test_nvrtc, DeviceBuffer, Error, Stream};
+use gpu_runtime::{test_device, DeviceBuffer, Error, Stream};
 
 /// Around a warp (31..33), one block's first load (4097 = 16 * 256 + 1), odd tails of the
 /// 4-element vector loads, and a grid-stride loop over many iterations (1 << 20).
@@ -409,34 +411,5 @@ fn every_instantiation_compiles_with_nvrtc() {
     let all = instantiations();
     // Three ops for each of f32, i32, u32 and f64, and the two 16-bit sums.
     assert_eq!(all.len(), 14);
-    // all_kernels() lists the kernels that need no template arguments.
-    let listed: Vec<&str> = gpu_kernels::all_kernels()
-        .iter()
-        .map(|k| k.name())
-        .collect();
-    for (kernel, args) in &all {
-        assert_eq!(
-            listed.contains(&kernel.name()),
-            args.is_empty(),
-            "{}",
-            kernel.name()
-        );
-    }
-    if !test_nvrtc() {
-        return;
-    }
-    for (kernel, args) in all {
-        for arch in [(8, 0), (9, 0)] {
-            for checked in [false, true] {
-                check_with_nvrtc(kernel, &args, arch, checked).unwrap_or_else(|e| {
-                    panic!(
-                        "{}{args:?} (sm_{}{}, checked {checked}): {e}",
-                        kernel.name(),
-                        arch.0,
-                        arch.1
-                    )
-                });
-            }
-        }
-    }
+    common::assert_instantiations_compile(&all);
 }
