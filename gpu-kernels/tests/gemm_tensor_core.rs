@@ -45,43 +45,31 @@ trait Input: gpu_runtime::Scalar {
     ) -> gpu_runtime::Result<()>;
 }
 
-impl Input for f16 {
-    fn round(x: f32) -> Self {
-        f16::from_f32(x)
-    }
-    fn wide(self) -> f64 {
-        self.to_f64()
-    }
-    fn gemm(
-        stream: &Stream,
-        spec: &Gemm,
-        on: Instructions,
-        a: &DeviceBuffer<Self>,
-        b: &DeviceBuffer<Self>,
-        c: &mut DeviceBuffer<f32>,
-    ) -> gpu_runtime::Result<()> {
-        gemm_f16_on(stream, spec, on, a, b, c)
-    }
+macro_rules! input {
+    ($ty:ident, $gemm:ident) => {
+        impl Input for $ty {
+            fn round(x: f32) -> Self {
+                $ty::from_f32(x)
+            }
+            fn wide(self) -> f64 {
+                self.to_f64()
+            }
+            fn gemm(
+                stream: &Stream,
+                spec: &Gemm,
+                on: Instructions,
+                a: &DeviceBuffer<Self>,
+                b: &DeviceBuffer<Self>,
+                c: &mut DeviceBuffer<f32>,
+            ) -> gpu_runtime::Result<()> {
+                $gemm(stream, spec, on, a, b, c)
+            }
+        }
+    };
 }
 
-impl Input for bf16 {
-    fn round(x: f32) -> Self {
-        bf16::from_f32(x)
-    }
-    fn wide(self) -> f64 {
-        self.to_f64()
-    }
-    fn gemm(
-        stream: &Stream,
-        spec: &Gemm,
-        on: Instructions,
-        a: &DeviceBuffer<Self>,
-        b: &DeviceBuffer<Self>,
-        c: &mut DeviceBuffer<f32>,
-    ) -> gpu_runtime::Result<()> {
-        gemm_bf16_on(stream, spec, on, a, b, c)
-    }
-}
+input!(f16, gemm_f16_on);
+input!(bf16, gemm_bf16_on);
 
 fn spec(m: usize, n: usize, k: usize, t: (Transpose, Transpose), alpha: f32, beta: f32) -> Gemm {
     Gemm {
