@@ -53,6 +53,19 @@ fn median_ms(stream: &Stream, mut launch: impl FnMut() -> gpu::Result<()>) -> gp
     Ok(times[runs / 2])
 }
 
+/// Median milliseconds of an inclusive or exclusive sum scan of `x`.
+fn scan_ms<T: scan::ScanIdentity>(
+    stream: &Stream,
+    x: &DeviceBuffer<T>,
+    kind: scan::ScanKind,
+) -> gpu::Result<f64> {
+    let mut y = DeviceBuffer::zeroed(stream, x.len())?;
+    let mut scratch = scan::ScanScratch::new(stream, x.len())?;
+    median_ms(stream, || {
+        scan::scan(stream, x, &mut y, scan::ScanOp::Sum, kind, &mut scratch)
+    })
+}
+
 /// One line of the table: a workload's rate and the rate of its reference in the same run.
 struct Row {
     workload: String,
@@ -334,73 +347,26 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             ));
             drop(xb);
         }
+        // A scan reads and writes each element once, as the copy does.
+        let mut scan_row = |workload: &str, ms: f64, element_bytes: f64| {
+            let rate = gbps(bytes(2.0 * element_bytes), ms);
+            rows.push(bandwidth_row(workload, &size, ms, rate, copy_gbps));
+        };
         if only.wants("scan sum f32") {
-            let mut scanned = DeviceBuffer::zeroed(&stream, n)?;
-            let mut scan_scratch = scan::ScanScratch::new(&stream, n)?;
-            let scan_ms = median_ms(&stream, || {
-                scan::scan(
-                    &stream,
-                    &x,
-                    &mut scanned,
-                    scan::ScanOp::Sum,
-                    scan::ScanKind::Inclusive,
-                    &mut scan_scratch,
-                )
-            })?;
-            rows.push(bandwidth_row(
-                "scan sum f32",
-                &size,
-                scan_ms,
-                gbps(bytes(8.0), scan_ms),
-                copy_gbps,
-            ));
+            let ms = scan_ms(&stream, &x, scan::ScanKind::Inclusive)?;
+            scan_row("scan sum f32", ms, 4.0);
         }
         if only.wants("scan sum i32 (excl.)") {
             let xi: Vec<i32> = (0..n as i32).map(|i| i % 1000 - 500).collect();
             let xi = DeviceBuffer::from_host(&stream, &xi)?;
-            let mut scanned_i = DeviceBuffer::zeroed(&stream, n)?;
-            let mut scan_scratch_i = scan::ScanScratch::new(&stream, n)?;
-            let scan_i_ms = median_ms(&stream, || {
-                scan::scan(
-                    &stream,
-                    &xi,
-                    &mut scanned_i,
-                    scan::ScanOp::Sum,
-                    scan::ScanKind::Exclusive,
-                    &mut scan_scratch_i,
-                )
-            })?;
-            rows.push(bandwidth_row(
-                "scan sum i32 (excl.)",
-                &size,
-                scan_i_ms,
-                gbps(bytes(8.0), scan_i_ms),
-                copy_gbps,
-            ));
+            let ms = scan_ms(&stream, &xi, scan::ScanKind::Exclusive)?;
+            scan_row("scan sum i32 (excl.)", ms, 4.0);
         }
         if only.wants("scan sum f64") {
-            // 8-byte elements: twice the bytes of f32 per element.
             let wide: Vec<f64> = host.iter().map(|&v| f64::from(v)).collect();
-            let xw = DeviceBuffer::from_host(&stream, &wide)?;
-            let mut scanned_w = DeviceBuffer::zeroed(&stream, n)?;
-            let mut scan_scratch_w = scan::ScanScratch::new(&stream, n)?;
-            let scan_w_ms = median_ms(&stream, || {
-                scan::scan(
-                    &stream,
-                    &xw,
-                    &mut scanned_w,
-                    scan::ScanOp::Sum,
-                    scan::ScanKind::Inclusive,
-                    &mut scan_scratch_w,
-                )
-            })?;
-            rows.push(bandwidth_row(
-                "scan sum f64",
-                &size,
-                scan_w_ms,
-                gbps(bytes(16.0), scan_w_ms),
-                copy_gbps,
-            ));
+            let wide = DeviceBuffer::from_host(&stream, &wide)?;
+            let ms = scan_ms(&stream, &wide, scan::ScanKind::Inclusive)?;
+            scan_row("scan sum f64", ms, 8.0);
         }
 
         if only.wants("jacobi 5-point f32") {
