@@ -123,6 +123,8 @@ fn large_tiles_match_the_reference_for_every_transpose() {
         (129, 130, 17),
         (1, 127, 9),
         (17, 1, 3),
+        // Nine block columns: a second group of tiles, grouped along rows or columns.
+        (130, 1100, 20),
     ];
     for (s, (m, n, k)) in shapes.into_iter().enumerate() {
         for spec in transposes(Gemm::new(m, n, k)) {

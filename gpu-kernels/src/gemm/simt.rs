@@ -33,7 +33,10 @@ use super::{Gemm, GemmScratch, Tiles, Transpose};
 /// accumulators, the fragments and the prefetched k-tile without spilling, though only 8 warps
 /// run per multiprocessor; k-tiles of 16 then halve the per-tile costs (barrier, copy,
 /// address updates): 0.87, 0.96, 0.82, 0.92. The along-k copy below brought the rest up:
-/// 0.91, 0.95, 0.88, 0.96. Slower, and dropped: k-tiles of 8 with this tile (0.82 as stored);
+/// 0.91, 0.95, 0.88, 0.96; padding its shared stores out of their bank conflicts, grouping
+/// tiles along n when only A is read along k, and the multiply-adds' zigzag order (below),
+/// to 0.95-0.96, 0.97-0.98, 0.96, 0.99-1.00 (48.6-48.8 TFLOP/s as stored). Slower, and
+/// dropped: k-tiles of 8 with this tile (0.82 as stored);
 /// a cp.async ring of three or four k-tiles copied as stored, an along-k operand's fragments
 /// then read as four k of one row (0.76 as stored, a tie for Aᵀ); a warp loading 16 rows' 32
 /// bytes of an along-k operand into padded rows (0.83 as stored). Also dropped, against
@@ -43,7 +46,15 @@ use super::{Gemm, GemmScratch, Tiles, Transpose};
 /// fragments read before its loop, at 255 registers (0.84, 0.92, 0.82, 0.92), or along-k
 /// operands read as 64 rows' full 128-byte lines of 32 k, which doubles the passes of their
 /// shared stores (0.86, 0.93, 0.77, 0.90); the medium configuration's order of lanes (0.89,
-/// 0.96, 0.87, 0.96).
+/// 0.96, 0.87, 0.96). And against the padded kernel (TFLOP/s as stored, Aᵀ): an XOR swizzle
+/// instead of the padding (46.5 as stored, in an earlier run); computing Cᵀ =
+/// Bᵀ·Aᵀ to move the along-k operand to B (a tie); running offsets for the buffers and no
+/// interior test per k-tile (-0.5%); the last, partial wave's tiles (232 of 1024 here) shared
+/// along k by all 264 slots with flags ordering their sums into C, as stream-K does: in one
+/// kernel every tile slowed 6% (255 registers), in a second launch the shared tiles ran slower
+/// than the wave they replaced (46.1-46.4, 47.0-47.4); multiply-adds column by column (a tie,
+/// but AᵀBᵀ 8% slower), column by column in zigzag (43.0 as stored), or as two zigzags over
+/// halves of the row (45.1).
 #[kernel(launch_bounds(128, 2))]
 fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
     m: usize,
@@ -51,35 +62,50 @@ fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
     k: usize,
     alpha: f32,
     beta: f32,
+    group_along_n: bool,
     a: &[f32],
     b: &[f32],
     c: &mut [f32],
 ) {
     const BK: usize = 16;
-    // Two buffers of BK rows of 128 floats per operand.
-    const BUFFER: usize = 2048;
-    const GROUP_M: usize = 8;
-    let a_tile = shared_array::<f32, 4096>();
-    let b_tile = shared_array::<f32, 4096>();
+    // Two buffers of BK rows of 128 floats per operand, every fourth row followed by 8 floats
+    // of padding (see the stores below).
+    const BUFFER: usize = 2080;
+    const GROUP: usize = 8;
+    let a_tile = shared_array::<f32, 4160>();
+    let b_tile = shared_array::<f32, 4160>();
     let t = thread_idx().x as usize;
-    // Grouped block order: GROUP_M block rows sweep the block columns together, so the blocks
-    // running at once share A's rows and B's columns in L2 (16 rows measured the same).
+    // Grouped block order: GROUP block rows sweep the block columns together (or columns the
+    // rows), so the blocks running at once share A's rows and B's columns in L2 (groups of 4
+    // or 16 measured the same). The host groups columns when only A is read along k: 0.5-1%
+    // faster at 4096³ on an H100 than rows, which suit the other layouts as well or better.
     let grid_m = (m + 127) / 128;
     let grid_n = (n + 127) / 128;
     let pid = block_idx().x as usize;
-    let per_group = GROUP_M * grid_n;
-    let first_m = (pid / per_group) * GROUP_M;
-    let group_rows = (grid_m - first_m).min(GROUP_M);
-    let bm = (first_m + (pid % per_group) % group_rows) * 128;
-    let bn = ((pid % per_group) / group_rows) * 128;
+    let mut bm = 0;
+    let mut bn = 0;
+    if group_along_n {
+        let per_group = GROUP * grid_m;
+        let first_n = (pid / per_group) * GROUP;
+        let group_cols = (grid_n - first_n).min(GROUP);
+        bn = (first_n + (pid % per_group) % group_cols) * 128;
+        bm = ((pid % per_group) / group_cols) * 128;
+    } else {
+        let per_group = GROUP * grid_n;
+        let first_m = (pid / per_group) * GROUP;
+        let group_rows = (grid_m - first_m).min(GROUP);
+        bm = (first_m + (pid % per_group) % group_rows) * 128;
+        bn = ((pid % per_group) / group_rows) * 128;
+    }
     let warp = t / 32;
     let lane = t % 32;
     let ty = (warp / 2) * 4 + lane / 8;
     let tx = (warp % 2) * 8 + lane % 8;
 
     // What this thread copies, in 16-byte chunks p < BK / 4. Along k, k `4·c..4·c + 4` of row
-    // `along_row + p`: a warp's load reads 8 rows' 64 bytes (one row per thread, each load
-    // touching 32 rows, took 4-7% longer at 4096³), and the thread's 4×4 block, read
+    // `along_row + p`: a warp's load reads 8 rows' 64 bytes, 4 threads to a row (one row per
+    // thread, each load touching 32 rows, took 4-7% longer at 4096³; the same 8 rows with a
+    // quarter-warp's 8 threads in 8 of them, 9% longer), and the thread's 4×4 block, read
     // transposed, stores as 4 rows of one k with 16-byte stores. Across, 4 consecutive rows
     // from `4·(t % 32)` at k `t / 32 + 4·p`.
     let along_row = (t / 4) * 4;
@@ -196,7 +222,7 @@ fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
             let base = ((step - 1) % 2) * BUFFER;
             #[unroll]
             for p in 0..BK {
-                let row = base + p * 128;
+                let row = base + p * 128 + 8 * (p / 4);
                 let mut fa = [0.0f32; 16];
                 let mut fb = [0.0f32; 8];
                 #[unroll]
@@ -215,10 +241,15 @@ fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
                         fb[4 * h + j] = v[j];
                     }
                 }
+                // Row by row, odd rows backwards: each multiply-add shares an operand register
+                // with the one before it, also across rows, so the operand reuse cache can
+                // serve it (at 4096³, about 1% faster than restarting each row at column 0 as
+                // stored, Aᵀ and Bᵀ, 0.5% slower for AᵀBᵀ).
                 #[unroll]
                 for i in 0..16 {
                     #[unroll]
-                    for j in 0..8 {
+                    for jj in 0..8 {
+                        let j = if i % 2 == 0 { jj } else { 7 - jj };
                         acc[i * 8 + j] += fa[i] * fb[j];
                     }
                 }
@@ -227,11 +258,14 @@ fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
         if step < tiles {
             let base = (step % 2) * BUFFER;
             // Across, chunk p is 4 rows of k `across_k + 4·p`; along k, element j of the four
-            // chunks is 4 rows of k `4·along_c + j`.
+            // chunks is 4 rows of k `4·along_c + j`. The 8 floats after every fourth k-row put
+            // a quarter-warp's along-k stores (two chunks in each of four k-rows, 512 bytes
+            // apart) in eight different banks; without them they conflict four ways, which
+            // cost 4-7% at 4096³ per operand read along k (H100).
             #[unroll]
             for p in 0..BK / 4 {
-                let along = base + (4 * along_c + p) * 128 + along_row;
-                let across = base + (across_k + 4 * p) * 128 + across_col;
+                let along = base + (4 * along_c + p) * 128 + 8 * along_c + along_row;
+                let across = base + (across_k + 4 * p) * 128 + 8 * p + across_col;
                 let mut x = [0.0f32; 4];
                 let mut y = [0.0f32; 4];
                 #[unroll]
@@ -731,7 +765,8 @@ pub(crate) fn gemm_f32_tiles(
             (_, 0) => gemm_f32_128x128::launch::<1, 0>,
             (_, _) => gemm_f32_128x128::launch::<1, 1>,
         };
-        return launch(stream, config, m, n, k, alpha, beta, a, b, c);
+        let group_along_n = trans_a == 0 && trans_b == 0;
+        return launch(stream, config, m, n, k, alpha, beta, group_along_n, a, b, c);
     }
     let grid = Grid::xy(
         grid_dim(spec.n.div_ceil(tile))?,
