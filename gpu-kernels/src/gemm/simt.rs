@@ -53,8 +53,10 @@ use super::{Gemm, GemmScratch, Tiles, Transpose};
 /// along k by all 264 slots with flags ordering their sums into C, as stream-K does: in one
 /// kernel every tile slowed 6% (255 registers), in a second launch the shared tiles ran slower
 /// than the wave they replaced (46.1-46.4, 47.0-47.4); multiply-adds column by column (a tie,
-/// but AᵀBᵀ 8% slower), column by column in zigzag (43.0 as stored), or as two zigzags over
-/// halves of the row (45.1).
+/// but AᵀBᵀ 8% slower), column by column in zigzag (43.0 as stored), as two zigzags over
+/// halves of the row (45.1), or snaking over pairs of rows (47.6); the operands read across
+/// copied by cp.async instead of through registers (44.4, 45.8); a second instantiation for
+/// shapes without edge tiles, free of bounds checks (46.7, 50.1).
 #[kernel(launch_bounds(128, 2))]
 fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
     m: usize,
