@@ -21,7 +21,7 @@
 mod simt;
 pub mod tensor_core;
 
-use gpu_macros::kernel;
+use gpu_macros::{device, kernel};
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::{DeviceBuffer, Error, Kernel, Result, Scalar, Stream, TemplateArg};
 
@@ -301,6 +301,25 @@ fn prepare<T: Scalar>(
         return Ok(false);
     }
     Ok(true)
+}
+
+/// The block row of block `pid` when blocks run in groups of `group` block rows that sweep the
+/// block columns together, so the rows of a group share B's columns in L2.
+#[device]
+fn grouped_block_row(pid: usize, grid_m: usize, grid_n: usize, group: usize) -> usize {
+    let per_group = group * grid_n;
+    let first = (pid / per_group) * group;
+    let rows = (grid_m - first).min(group);
+    first + (pid % per_group) % rows
+}
+
+/// The block column of block `pid` in the order of [`grouped_block_row`].
+#[device]
+fn grouped_block_col(pid: usize, grid_m: usize, grid_n: usize, group: usize) -> usize {
+    let per_group = group * grid_n;
+    let first = (pid / per_group) * group;
+    let rows = (grid_m - first).min(group);
+    (pid % per_group) / rows
 }
 
 /// `c = beta·c`, where beta = 0 writes zeros even over NaN (C is not read, as in BLAS).

@@ -17,7 +17,7 @@
 use gpu_macros::kernel;
 use gpu_runtime::{Block, DeviceBuffer, Grid, Kernel, LaunchConfig, Result, Stream, TemplateArg};
 
-use super::{Gemm, GemmScratch, Tiles, Transpose};
+use super::{grouped_block_col, grouped_block_row, Gemm, GemmScratch, Tiles, Transpose};
 
 /// The large configuration: a 128×128 tile of C per block of 128 threads, k-tiles of 16,
 /// 16×8 outputs per thread: rows `32·h + 4·ty + i` (h < 4, i < 4), columns `64·h + 4·tx + j`
@@ -84,21 +84,17 @@ fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
     let grid_m = (m + 127) / 128;
     let grid_n = (n + 127) / 128;
     let pid = block_idx().x as usize;
-    let mut bm = 0;
-    let mut bn = 0;
-    if group_along_n {
-        let per_group = GROUP * grid_m;
-        let first_n = (pid / per_group) * GROUP;
-        let group_cols = (grid_n - first_n).min(GROUP);
-        bn = (first_n + (pid % per_group) % group_cols) * 128;
-        bm = ((pid % per_group) / group_cols) * 128;
+    // Grouping columns is grouping rows of the transposed grid.
+    let bm = if group_along_n {
+        grouped_block_col(pid, grid_n, grid_m, GROUP)
     } else {
-        let per_group = GROUP * grid_n;
-        let first_m = (pid / per_group) * GROUP;
-        let group_rows = (grid_m - first_m).min(GROUP);
-        bm = (first_m + (pid % per_group) % group_rows) * 128;
-        bn = ((pid % per_group) / group_rows) * 128;
-    }
+        grouped_block_row(pid, grid_m, grid_n, GROUP)
+    } * 128;
+    let bn = if group_along_n {
+        grouped_block_row(pid, grid_n, grid_m, GROUP)
+    } else {
+        grouped_block_col(pid, grid_m, grid_n, GROUP)
+    } * 128;
     let warp = t / 32;
     let lane = t % 32;
     let ty = (warp / 2) * 4 + lane / 8;

@@ -30,7 +30,7 @@ use gpu_runtime::{
     Backend, Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Scalar, Stream,
 };
 
-use super::{Gemm, Transpose};
+use super::{grouped_block_col, grouped_block_row, Gemm, Transpose};
 
 /// Rows of C per block.
 const BM: usize = 128;
@@ -491,25 +491,6 @@ tensor_core_gemm!(
     mma_m16n8k16_bf16,
     copy8_bf16
 );
-
-/// The block row of block `pid` when blocks run in groups of `group` block rows that sweep the
-/// block columns together, so the rows of a group share B's columns in L2.
-#[device]
-fn grouped_block_row(pid: usize, grid_m: usize, grid_n: usize, group: usize) -> usize {
-    let per_group = group * grid_n;
-    let first = (pid / per_group) * group;
-    let rows = (grid_m - first).min(group);
-    first + (pid % per_group) % rows
-}
-
-/// The block column of block `pid` in the order of [`grouped_block_row`].
-#[device]
-fn grouped_block_col(pid: usize, grid_m: usize, grid_n: usize, group: usize) -> usize {
-    let per_group = group * grid_n;
-    let first = (pid / per_group) * group;
-    let rows = (grid_m - first).min(group);
-    (pid % per_group) / rows
-}
 
 /// `c[row][col..col + 2] = v + beta · c[..]` within the m×n matrix; `beta == 0` leaves C unread,
 /// as BLAS does (it may hold NaN).
