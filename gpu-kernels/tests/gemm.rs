@@ -79,6 +79,21 @@ fn run_and_check(stream: &Stream, spec: &Gemm, tiles: Tiles, seed: u64) {
     check(spec, &a_host, &b_host, &c_host, &got, &format!("{tiles:?}"));
 }
 
+/// Every shape with every transpose on the given tiles; shape `s` uses seeds from
+/// `first_seed + 10·s`.
+fn check_every_transpose(
+    stream: &Stream,
+    shapes: &[(usize, usize, usize)],
+    tiles: Tiles,
+    first_seed: u64,
+) {
+    for (s, &(m, n, k)) in shapes.iter().enumerate() {
+        for spec in transposes(Gemm::new(m, n, k)) {
+            run_and_check(stream, &spec, tiles, first_seed + 10 * s as u64);
+        }
+    }
+}
+
 /// The four combinations of transposes applied to `spec`.
 fn transposes(spec: Gemm) -> [Gemm; 4] {
     [
@@ -102,17 +117,13 @@ fn small_tiles_match_the_reference_for_every_transpose() {
         (5, 127, 40),
         (70, 3, 100),
     ];
-    for (s, (m, n, k)) in shapes.into_iter().enumerate() {
-        for spec in transposes(Gemm::new(m, n, k)) {
-            run_and_check(&stream, &spec, Tiles::Small, 10 * s as u64);
-        }
-    }
+    check_every_transpose(&stream, &shapes, Tiles::Small, 0);
 }
 
 #[test]
 fn large_tiles_match_the_reference_for_every_transpose() {
     let stream = test_device().default_stream();
-    // One full 128×128 tile with aligned rows (cp.async), then edges of every kind: partial
+    // One full 128×128 tile with aligned rows (16-byte loads), then edges of every kind: partial
     // tiles, k not a multiple of the k-tile, k-tiles enough to go round the ring of buffers
     // twice, and odd leading dimensions that force the scalar loads.
     let shapes = [
@@ -126,11 +137,7 @@ fn large_tiles_match_the_reference_for_every_transpose() {
         // Nine block columns: a second group of tiles, grouped along rows or columns.
         (130, 1100, 20),
     ];
-    for (s, (m, n, k)) in shapes.into_iter().enumerate() {
-        for spec in transposes(Gemm::new(m, n, k)) {
-            run_and_check(&stream, &spec, Tiles::Large, 100 + 10 * s as u64);
-        }
-    }
+    check_every_transpose(&stream, &shapes, Tiles::Large, 100);
 }
 
 /// Small tiles with k split in slices whose partial products are summed afterwards: slices
@@ -159,11 +166,7 @@ fn medium_tiles_match_the_reference_for_every_transpose() {
         (1, 63, 9),
         (17, 1, 3),
     ];
-    for (s, (m, n, k)) in shapes.into_iter().enumerate() {
-        for spec in transposes(Gemm::new(m, n, k)) {
-            run_and_check(&stream, &spec, Tiles::Medium, 200 + 10 * s as u64);
-        }
-    }
+    check_every_transpose(&stream, &shapes, Tiles::Medium, 200);
 }
 
 #[test]
