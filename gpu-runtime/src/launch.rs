@@ -39,7 +39,40 @@ impl Grid {
     pub const fn blocks(&self) -> u64 {
         self.x as u64 * self.y as u64 * self.z as u64
     }
+
+    /// A 1D grid of `x` blocks, or [`Error::InvalidLaunch`] if it exceeds the grid limit.
+    pub fn try_x(x: usize) -> Result<Self> {
+        Grid::try_xyz(x, 1, 1)
+    }
+
+    /// A 2D grid, or [`Error::InvalidLaunch`] naming the first dimension over its limit.
+    pub fn try_xy(x: usize, y: usize) -> Result<Self> {
+        Grid::try_xyz(x, y, 1)
+    }
+
+    /// A 3D grid, or [`Error::InvalidLaunch`] naming the first dimension over its limit: block
+    /// counts computed in `usize` are checked here rather than truncated by `as u32`.
+    pub fn try_xyz(x: usize, y: usize, z: usize) -> Result<Self> {
+        let checked = |axis: &str, blocks: usize, max: u32| match u32::try_from(blocks) {
+            Ok(b) if b <= max => Ok(b),
+            _ => Err(Error::InvalidLaunch(format!(
+                "grid {axis} dimension of {blocks} blocks exceeds the limit of {max} blocks; use \
+                 larger blocks, or fewer blocks whose threads loop over the work (a grid-stride \
+                 loop)"
+            ))),
+        };
+        let [max_x, max_y, max_z] = MAX_GRID_DIM;
+        Ok(Grid::xyz(
+            checked("x", x, max_x)?,
+            checked("y", y, max_y)?,
+            checked("z", z, max_z)?,
+        ))
+    }
 }
+
+/// The grid limits of every GPU since compute capability 3.0 (x, y, z), so a grid can be
+/// checked without asking a device.
+const MAX_GRID_DIM: [u32; 3] = [2_147_483_647, 65_535, 65_535];
 
 /// Block dimensions, in threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -119,7 +152,8 @@ impl LaunchConfig {
     /// A 1D launch covering `n` elements with `threads_per_block` threads per block.
     ///
     /// The grid has `ceil(n / threads_per_block)` blocks, at least one. Counts that do not fit
-    /// the grid saturate, so the launch is rejected with an error naming the grid limit.
+    /// the grid saturate, so the launch is rejected with an error naming the grid limit;
+    /// [`LaunchConfig::try_for_len`] reports that error here instead, with the length.
     pub const fn for_len(n: usize, threads_per_block: u32) -> Self {
         let blocks = if threads_per_block == 0 {
             // A zero-thread block is rejected at launch; one block keeps the grid well-formed.
@@ -135,6 +169,27 @@ impl LaunchConfig {
             }
         };
         LaunchConfig::new(Grid::x(blocks), Block::x(threads_per_block))
+    }
+
+    /// [`LaunchConfig::for_len`], or [`Error::InvalidLaunch`] when `threads_per_block` is 0 or
+    /// `ceil(n / threads_per_block)` blocks exceed the grid's x limit (2³¹ − 1 blocks).
+    pub fn try_for_len(n: usize, threads_per_block: u32) -> Result<Self> {
+        if threads_per_block == 0 {
+            return Err(Error::InvalidLaunch(format!(
+                "a launch over {n} elements with 0 threads per block; a block needs at least 1 \
+                 thread"
+            )));
+        }
+        let blocks = (n as u64).div_ceil(u64::from(threads_per_block)).max(1);
+        let max = MAX_GRID_DIM[0];
+        if blocks > u64::from(max) {
+            return Err(Error::InvalidLaunch(format!(
+                "{n} elements, {threads_per_block} per block, need {blocks} blocks, over the grid \
+                 limit of {max}; launch fewer blocks whose threads loop over the elements (a \
+                 grid-stride loop)"
+            )));
+        }
+        Ok(LaunchConfig::for_len(n, threads_per_block))
     }
 }
 
@@ -390,6 +445,77 @@ mod tests {
         // Beyond u32 blocks the count saturates and is still rejected, not wrapped.
         let msg = message(LaunchConfig::for_len(usize::MAX, 1));
         assert!(msg.contains("grid x dimension"), "{msg}");
+    }
+
+    #[test]
+    fn try_for_len_agrees_with_for_len_below_the_limit() {
+        for (n, threads) in [(0, 256), (1, 256), (257, 256), (1000, 128), (1 << 40, 1024)] {
+            assert_eq!(
+                LaunchConfig::try_for_len(n, threads).unwrap(),
+                LaunchConfig::for_len(n, threads)
+            );
+        }
+        let last = 2_147_483_647usize;
+        assert_eq!(
+            LaunchConfig::try_for_len(last, 1).unwrap().grid,
+            Grid::x(2_147_483_647)
+        );
+    }
+
+    #[test]
+    fn try_for_len_refuses_what_for_len_caps() {
+        let message = |n, threads| match LaunchConfig::try_for_len(n, threads) {
+            Err(Error::InvalidLaunch(msg)) => msg,
+            other => panic!("expected InvalidLaunch for {n}/{threads}, got {other:?}"),
+        };
+        let msg = message(1 << 31, 1);
+        assert!(msg.starts_with("2147483648 elements, 1 per block"), "{msg}");
+        assert!(msg.contains("need 2147483648 blocks"), "{msg}");
+        assert!(msg.contains("grid limit of 2147483647"), "{msg}");
+        assert!(msg.contains("grid-stride loop"), "{msg}");
+        // Past u32 blocks for_len saturates; the checked count is exact.
+        let msg = message(usize::MAX, 2);
+        assert!(
+            msg.contains(&format!("need {} blocks", (usize::MAX as u64).div_ceil(2))),
+            "{msg}"
+        );
+        assert!(message(10, 0).contains("0 threads per block"));
+    }
+
+    #[test]
+    fn try_grids_check_each_dimension() {
+        assert_eq!(Grid::try_x(7).unwrap(), Grid::x(7));
+        assert_eq!(
+            Grid::try_xy(2_147_483_647, 65_535).unwrap(),
+            Grid::xy(2_147_483_647, 65_535)
+        );
+        assert_eq!(
+            Grid::try_xyz(1, 2, 65_535).unwrap(),
+            Grid::xyz(1, 2, 65_535)
+        );
+        for (grid, wanted) in [
+            (
+                Grid::try_x(1 << 31),
+                "grid x dimension of 2147483648 blocks",
+            ),
+            (Grid::try_xy(1, 65_536), "grid y dimension of 65536 blocks"),
+            (Grid::try_xyz(1, 1, usize::MAX), "grid z dimension of"),
+        ] {
+            match grid {
+                Err(Error::InvalidLaunch(msg)) => {
+                    assert!(msg.starts_with(wanted), "{msg}");
+                    assert!(msg.contains("grid-stride loop"), "{msg}");
+                }
+                other => panic!("expected InvalidLaunch, got {other:?}"),
+            }
+        }
+        // What the checked constructors accept, the device check accepts.
+        LIMITS
+            .validate(&LaunchConfig::new(
+                Grid::try_xyz(2_147_483_647, 65_535, 65_535).unwrap(),
+                Block::x(32),
+            ))
+            .unwrap();
     }
 
     #[test]
