@@ -459,7 +459,7 @@ pub fn scan<T: ScanIdentity>(
     }
     // Epochs run 1..2^30 (a zeroed flag is epoch 0), then wrap.
     scratch.epoch = scratch.epoch % ((1 << 30) - 1) + 1;
-    let config = gpu_runtime::LaunchConfig::for_len(tiles * THREADS, THREADS as u32);
+    let config = gpu_runtime::LaunchConfig::try_for_len(tiles * THREADS, THREADS as u32)?;
     let launch = match (op, packed::<T>()) {
         (ScanOp::Sum, true) => launch_op::<T, 0, 1>,
         (ScanOp::Min, true) => launch_op::<T, 1, 1>,

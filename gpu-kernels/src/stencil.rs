@@ -522,15 +522,6 @@ fn check_image(
     Ok(())
 }
 
-/// Blocks needed to cover `n` items, `per_block` a block, as a grid dimension.
-fn blocks(what: &str, n: usize, per_block: usize) -> Result<u32> {
-    u32::try_from(n.div_ceil(per_block)).map_err(|_| {
-        Error::InvalidLaunch(format!(
-            "{what}: {n} items need more than u32::MAX blocks of {per_block}"
-        ))
-    })
-}
-
 /// Applies a 3×3 or 5×5 stencil to a row-major `width`×`height` image: `output[y][x] =
 /// Σ w[dy][dx] · input[y + dy − r][x + dx − r]`, neighbours outside read per `boundary`.
 pub fn convolve2d(
@@ -543,10 +534,7 @@ pub fn convolve2d(
     output: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
     check_image("convolve2d: input and output", input, width, height, output)?;
-    let grid = Grid::xy(
-        blocks("convolve2d: image width", width, CONV_TILE)?,
-        blocks("convolve2d: image height", height, CONV_TILE)?,
-    );
+    let grid = Grid::try_xy(width.div_ceil(CONV_TILE), height.div_ceil(CONV_TILE))?;
     let config = LaunchConfig::new(grid, Block::xy(CONV_TILE as u32, CONV_ROWS as u32));
     convolve2d_f32::launch(
         stream,
@@ -582,7 +570,7 @@ pub fn convolve1d(
             found: output.len(),
         });
     }
-    let grid = Grid::x(blocks("convolve1d", input.len(), CONV1D_BLOCK)?);
+    let grid = Grid::try_x(input.len().div_ceil(CONV1D_BLOCK))?;
     let config = LaunchConfig::new(grid, Block::x(CONV1D_BLOCK as u32));
     convolve1d_f32::launch(
         stream,
@@ -610,18 +598,12 @@ pub fn jacobi5(
     if width.is_multiple_of(4) {
         // Every row starts on a 16-byte boundary: 4 outputs per thread, vector accesses.
         let (bx, by) = JACOBI_VEC4_BLOCK;
-        let grid = Grid::xy(
-            blocks("jacobi5: grid width", width / 4, bx)?,
-            blocks("jacobi5: grid height", height, by)?,
-        );
+        let grid = Grid::try_xy((width / 4).div_ceil(bx), height.div_ceil(by))?;
         let config = LaunchConfig::new(grid, Block::xy(bx as u32, by as u32));
         return jacobi5_vec4_f32::launch(stream, config, input, width, height, zero, output);
     }
     let (bx, by) = JACOBI_BLOCK;
-    let grid = Grid::xy(
-        blocks("jacobi5: grid width", width, bx)?,
-        blocks("jacobi5: grid height", height, by * JACOBI_ROWS)?,
-    );
+    let grid = Grid::try_xy(width.div_ceil(bx), height.div_ceil(by * JACOBI_ROWS))?;
     let config = LaunchConfig::new(grid, Block::xy(bx as u32, by as u32));
     jacobi5_f32::launch(stream, config, input, width, height, zero, output)
 }

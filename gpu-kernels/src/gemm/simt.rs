@@ -751,12 +751,7 @@ pub(crate) fn gemm_f32_tiles(
     let (m, n, k, alpha, beta) = (spec.m, spec.n, spec.k, spec.alpha, spec.beta);
     if tiles == Tiles::Large {
         // The large kernel takes its tiles from a one-dimensional grid in grouped order.
-        // A grid's x dimension takes up to 2³¹ - 1 blocks.
-        let blocks = blocks(128);
-        if blocks > i32::MAX as usize {
-            return Err(too_many_tiles(blocks));
-        }
-        let config = LaunchConfig::new(Grid::x(blocks as u32), Block::x(threads));
+        let config = LaunchConfig::new(Grid::try_x(blocks(128))?, Block::x(threads));
         let launch = match (trans_a, trans_b) {
             (0, 0) => gemm_f32_128x128::launch::<0, 0>,
             (0, _) => gemm_f32_128x128::launch::<0, 1>,
@@ -766,10 +761,7 @@ pub(crate) fn gemm_f32_tiles(
         let group_along_n = trans_a == 0 && trans_b == 0;
         return launch(stream, config, m, n, k, alpha, beta, group_along_n, a, b, c);
     }
-    let grid = Grid::xy(
-        grid_dim(spec.n.div_ceil(tile))?,
-        grid_dim(spec.m.div_ceil(tile))?,
-    );
+    let grid = Grid::try_xy(spec.n.div_ceil(tile), spec.m.div_ceil(tile))?;
     let config = LaunchConfig::new(grid, Block::x(threads));
     let launch = match (tiles, trans_a, trans_b) {
         (Tiles::Medium, 0, 0) => gemm_f32_64x64::launch::<0, 0>,
@@ -804,8 +796,8 @@ fn small(
     scratch: &mut GemmScratch,
 ) -> Result<()> {
     let (m, n, k, alpha, beta) = (spec.m, spec.n, spec.k, spec.alpha, spec.beta);
-    let (grid_x, grid_y) = (grid_dim(n.div_ceil(32))?, grid_dim(m.div_ceil(32))?);
-    let blocks = grid_x as usize * grid_y as usize;
+    let grid = Grid::try_xy(n.div_ceil(32), m.div_ceil(32))?;
+    let blocks = grid.blocks() as usize;
     let sms = stream.gpu().sm_count().max(1) as usize;
     let wanted = if force_split {
         usize::MAX
@@ -814,7 +806,7 @@ fn small(
     };
     let slices = wanted.min(k / MIN_K_SLICE).min(64);
     if slices < 2 {
-        let config = LaunchConfig::new(Grid::xy(grid_x, grid_y), Block::x(256));
+        let config = LaunchConfig::new(grid, Block::x(256));
         return gemm_f32_32x32::launch(
             stream, config, m, n, k, k, trans_a, trans_b, alpha, beta, a, b, c,
         );
@@ -824,27 +816,10 @@ fn small(
     let slices = k.div_ceil(k_slice);
     // Every slab is written whole (beta 0), so reused memory needs no clearing.
     let partials = scratch.partials(stream, slices * m * n)?;
-    let config = LaunchConfig::new(Grid::xyz(grid_x, grid_y, slices as u32), Block::x(256));
+    let config = LaunchConfig::new(Grid::xyz(grid.x, grid.y, slices as u32), Block::x(256));
     gemm_f32_32x32::launch(
         stream, config, m, n, k, k_slice, trans_a, trans_b, 1.0, 0.0, a, b, partials,
     )?;
     let config = crate::map::grid_stride_config(stream, m * n);
     sum_k_slices::launch(stream, config, slices, alpha, beta, partials, c)
-}
-
-/// A grid dimension, or an error for a matrix too large for one launch.
-fn grid_dim(blocks: usize) -> Result<u32> {
-    // The y dimension of a grid is limited to 65535 blocks.
-    if blocks <= 65_535 {
-        Ok(blocks as u32)
-    } else {
-        Err(too_many_tiles(blocks))
-    }
-}
-
-/// The error for a matrix with more tiles than one launch can take.
-fn too_many_tiles(blocks: usize) -> gpu_runtime::Error {
-    gpu_runtime::Error::InvalidLaunch(format!(
-        "gemm: {blocks} tiles along one grid dimension exceeds its limit; split the matrix"
-    ))
 }

@@ -787,13 +787,9 @@ fn gemm<T: Half>(
     } else {
         (THREADS, STAGE_WORDS)
     };
-    let blocks = m.div_ceil(BM) * n.div_ceil(BN);
-    let blocks = u32::try_from(blocks).map_err(|_| {
-        Error::InvalidLaunch(format!("gemm: {m}×{n} needs more than u32::MAX blocks"))
-    })?;
+    let grid = Grid::try_x(m.div_ceil(BM) * n.div_ceil(BN))?;
     let shared = (STAGES * stage_words * 4) as u32;
-    let config =
-        LaunchConfig::new(Grid::x(blocks), Block::x(threads as u32)).with_shared_mem(shared);
+    let config = LaunchConfig::new(grid, Block::x(threads as u32)).with_shared_mem(shared);
     T::launch_gemm(
         stream,
         config,
