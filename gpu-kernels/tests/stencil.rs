@@ -407,6 +407,27 @@ fn bad_images_are_errors() {
     assert!(matches!(error, Error::InvalidLaunch(_)), "{error}");
 }
 
+#[test]
+fn images_taller_than_the_grid_are_errors() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    // One column of 2^19 rows: the scalar Jacobi kernel covers 8 rows a block, so its grid
+    // would need 65536 blocks along y, one over the limit.
+    let height = 1 << 19;
+    let input = DeviceBuffer::<f32>::zeroed(&stream, height).unwrap();
+    let mut output = DeviceBuffer::<f32>::zeroed(&stream, height).unwrap();
+    let error = error_of(|| jacobi5(&stream, &input, 1, height, Boundary::Zero, &mut output));
+    match error {
+        Error::InvalidLaunch(message) => {
+            assert!(
+                message.contains("grid y dimension of 65536 blocks"),
+                "{message}"
+            )
+        }
+        other => panic!("expected InvalidLaunch, got {other}"),
+    }
+}
+
 /// The kernels of `gpu_kernels::stencil`.
 const STENCIL_KERNELS: [&str; 4] = [
     "convolve2d_f32",
