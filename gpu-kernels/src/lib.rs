@@ -1,6 +1,7 @@
 //! Kernels written with `#[kernel]`, with safe functions over device buffers that pick the
 //! launch configuration: map, reduce, scan, stencil, gemm, and the MLP's training-step kernels.
 
+mod block;
 pub mod gemm;
 pub mod map;
 pub mod mlp;

@@ -32,6 +32,10 @@ use gpu_runtime::{
     TemplateArg,
 };
 
+use crate::block::{
+    block_combine_f32, block_combine_i32, block_combine_u32, combine_f32, combine_i32, combine_u32,
+};
+
 /// Threads per block of every reduction kernel: eight warps.
 const THREADS: u32 = 256;
 /// Blocks per multiprocessor in the default grid, one resident wave. On an H100 (1 GiB inputs)
@@ -48,373 +52,111 @@ const OP_MIN: usize = 1;
 /// The kernels' `OP` template argument for [`ReduceOp::Max`].
 const OP_MAX: usize = 2;
 
-// Device functions are not generic in the kernel language, so the combining step and the end
-// of the reduction exist once per accumulator type.
-
-#[device]
-fn combine_f32(op: usize, a: f32, b: f32) -> f32 {
-    // `min`/`max` are fminf/fmaxf: a NaN operand is ignored, as in `f32::min`.
-    if op == 0 {
-        a + b
-    } else if op == 1 {
-        a.min(b)
-    } else {
-        a.max(b)
-    }
-}
-
-#[device]
-fn combine_i32(op: usize, a: i32, b: i32) -> i32 {
-    if op == 0 {
-        a + b
-    } else if op == 1 {
-        a.min(b)
-    } else {
-        a.max(b)
-    }
-}
-
-#[device]
-fn combine_u32(op: usize, a: u32, b: u32) -> u32 {
-    if op == 0 {
-        a + b
-    } else if op == 1 {
-        a.min(b)
-    } else {
-        a.max(b)
-    }
-}
-
-/// Combines the block's thread values into the block's partial, and in the last block to
-/// finish, every block's partial in block order into `out[0]`.
-#[device]
-fn finish_f32(
-    op: usize,
-    value: f32,
-    identity: f32,
-    partials: &mut [f32],
-    counter: &mut [u32],
-    out: &mut [f32],
-) {
-    let warp_values = shared_array::<f32, 32>();
-    let is_last = shared_array::<u32, 1>();
-    let t = thread_idx().x;
-    let lane = lane_id();
-    let warps = block_dim().x / 32;
-    let mut v = value;
-    // Round 0 combines this block's threads; round 1, run by the last block only, the partials.
-    let mut round = 0u32;
-    loop {
-        // Level 0 combines within each warp, level 1 the warps' values (every warp does it, so
-        // no warp waits on another).
-        for level in 0..2 {
-            let mut offset = 16u32;
-            while offset > 0 {
-                v = combine_f32(op, v, shfl_down_sync(0xffff_ffff, v, offset));
-                offset /= 2;
-            }
-            if level == 0 {
-                if lane == 0 {
-                    warp_values[(t / 32) as usize] = v;
+/// Stamps out the reduction of one 4-byte type: a kernel with four 16-byte loads in flight per
+/// thread, and the device function that ends it. The text is the same for `f32`, `i32` and
+/// `u32` (sums wrap for the integers); device functions are not generic in the kernel language,
+/// so each type has its own copy, named by the invocation.
+macro_rules! vector_reduction {
+    ($t:ident: $kernel:ident, $finish:ident, $combine:ident, $block_combine:ident) => {
+        /// Combines the block's thread values into the block's partial, and in the last block
+        /// to finish, every block's partial in block order into `out[0]`.
+        #[device]
+        fn $finish(
+            op: usize,
+            value: $t,
+            identity: $t,
+            partials: &mut [$t],
+            counter: &mut [u32],
+            out: &mut [$t],
+        ) {
+            let is_last = shared_array::<u32, 1>();
+            let t = thread_idx().x;
+            let mut v = value;
+            // Round 0 combines this block's threads; round 1, run by the last block only, the
+            // partials.
+            let mut round = 0u32;
+            loop {
+                v = $block_combine(op, v, identity);
+                if round == 1 {
+                    if t == 0 {
+                        out[0] = v;
+                        counter[0] = 0;
+                    }
+                    return;
+                }
+                if t == 0 {
+                    partials[block_idx().x as usize] = v;
+                    // The partial is visible device-wide before the ticket that announces it.
+                    thread_fence();
+                    let ticket = counter.atomic_add(0, 1);
+                    // ...and the last block sees every partial announced before its ticket.
+                    thread_fence();
+                    is_last[0] = (ticket == grid_dim().x - 1) as u32;
                 }
                 sync_threads();
-                v = if lane < warps {
-                    warp_values[lane as usize]
-                } else {
-                    identity
-                };
-            }
-        }
-        if round == 1 {
-            if t == 0 {
-                out[0] = v;
-                counter[0] = 0;
-            }
-            return;
-        }
-        if t == 0 {
-            partials[block_idx().x as usize] = v;
-            // The partial is visible device-wide before the ticket that announces it.
-            thread_fence();
-            let ticket = counter.atomic_add(0, 1);
-            // ...and the last block sees every partial announced before its ticket.
-            thread_fence();
-            is_last[0] = (ticket == grid_dim().x - 1) as u32;
-        }
-        sync_threads();
-        if is_last[0] == 0 {
-            return;
-        }
-        v = identity;
-        for b in (t as usize..grid_dim().x as usize).step_by(block_dim().x as usize) {
-            v = combine_f32(op, v, partials[b]);
-        }
-        round = 1;
-    }
-}
-
-/// [`finish_f32`] for `i32`.
-#[device]
-fn finish_i32(
-    op: usize,
-    value: i32,
-    identity: i32,
-    partials: &mut [i32],
-    counter: &mut [u32],
-    out: &mut [i32],
-) {
-    let warp_values = shared_array::<i32, 32>();
-    let is_last = shared_array::<u32, 1>();
-    let t = thread_idx().x;
-    let lane = lane_id();
-    let warps = block_dim().x / 32;
-    let mut v = value;
-    let mut round = 0u32;
-    loop {
-        for level in 0..2 {
-            let mut offset = 16u32;
-            while offset > 0 {
-                v = combine_i32(op, v, shfl_down_sync(0xffff_ffff, v, offset));
-                offset /= 2;
-            }
-            if level == 0 {
-                if lane == 0 {
-                    warp_values[(t / 32) as usize] = v;
+                if is_last[0] == 0 {
+                    return;
                 }
-                sync_threads();
-                v = if lane < warps {
-                    warp_values[lane as usize]
-                } else {
-                    identity
-                };
-            }
-        }
-        if round == 1 {
-            if t == 0 {
-                out[0] = v;
-                counter[0] = 0;
-            }
-            return;
-        }
-        if t == 0 {
-            partials[block_idx().x as usize] = v;
-            thread_fence();
-            let ticket = counter.atomic_add(0, 1);
-            thread_fence();
-            is_last[0] = (ticket == grid_dim().x - 1) as u32;
-        }
-        sync_threads();
-        if is_last[0] == 0 {
-            return;
-        }
-        v = identity;
-        for b in (t as usize..grid_dim().x as usize).step_by(block_dim().x as usize) {
-            v = combine_i32(op, v, partials[b]);
-        }
-        round = 1;
-    }
-}
-
-/// [`finish_f32`] for `u32`.
-#[device]
-fn finish_u32(
-    op: usize,
-    value: u32,
-    identity: u32,
-    partials: &mut [u32],
-    counter: &mut [u32],
-    out: &mut [u32],
-) {
-    let warp_values = shared_array::<u32, 32>();
-    let is_last = shared_array::<u32, 1>();
-    let t = thread_idx().x;
-    let lane = lane_id();
-    let warps = block_dim().x / 32;
-    let mut v = value;
-    let mut round = 0u32;
-    loop {
-        for level in 0..2 {
-            let mut offset = 16u32;
-            while offset > 0 {
-                v = combine_u32(op, v, shfl_down_sync(0xffff_ffff, v, offset));
-                offset /= 2;
-            }
-            if level == 0 {
-                if lane == 0 {
-                    warp_values[(t / 32) as usize] = v;
+                v = identity;
+                for b in (t as usize..grid_dim().x as usize).step_by(block_dim().x as usize) {
+                    v = $combine(op, v, partials[b]);
                 }
-                sync_threads();
-                v = if lane < warps {
-                    warp_values[lane as usize]
-                } else {
-                    identity
-                };
+                round = 1;
             }
         }
-        if round == 1 {
-            if t == 0 {
-                out[0] = v;
-                counter[0] = 0;
+
+        /// The reduction of `x` with `OP` (0 sum, 1 min, 2 max) into `out[0]`.
+        #[kernel]
+        fn $kernel<const OP: usize>(
+            x: &[$t],
+            identity: $t,
+            partials: &mut [$t],
+            counter: &mut [u32],
+            out: &mut [$t],
+        ) {
+            let n = x.len();
+            let quads = n / 4;
+            let stride = grid_size().x;
+            let mut acc = [identity; 4];
+            let mut q = global_idx().x;
+            while q + 3 * stride < quads {
+                let a = x.load4(4 * q);
+                let b = x.load4(4 * (q + stride));
+                let c = x.load4(4 * (q + 2 * stride));
+                let d = x.load4(4 * (q + 3 * stride));
+                for k in 0..4 {
+                    acc[k] = $combine(OP, acc[k], a[k]);
+                    acc[k] = $combine(OP, acc[k], b[k]);
+                    acc[k] = $combine(OP, acc[k], c[k]);
+                    acc[k] = $combine(OP, acc[k], d[k]);
+                }
+                q += 4 * stride;
             }
-            return;
+            while q < quads {
+                let a = x.load4(4 * q);
+                for k in 0..4 {
+                    acc[k] = $combine(OP, acc[k], a[k]);
+                }
+                q += stride;
+            }
+            // The last `n % 4` elements, one each for the first threads.
+            let rest = 4 * quads + global_idx().x;
+            if rest < n {
+                acc[0] = $combine(OP, acc[0], x[rest]);
+            }
+            let v = $combine(
+                OP,
+                $combine(OP, acc[0], acc[1]),
+                $combine(OP, acc[2], acc[3]),
+            );
+            $finish(OP, v, identity, partials, counter, out);
         }
-        if t == 0 {
-            partials[block_idx().x as usize] = v;
-            thread_fence();
-            let ticket = counter.atomic_add(0, 1);
-            thread_fence();
-            is_last[0] = (ticket == grid_dim().x - 1) as u32;
-        }
-        sync_threads();
-        if is_last[0] == 0 {
-            return;
-        }
-        v = identity;
-        for b in (t as usize..grid_dim().x as usize).step_by(block_dim().x as usize) {
-            v = combine_u32(op, v, partials[b]);
-        }
-        round = 1;
-    }
+    };
 }
 
-/// `f32` reduction with `OP` (0 sum, 1 min, 2 max), four 16-byte loads in flight per thread.
-#[kernel]
-fn reduce_f32<const OP: usize>(
-    x: &[f32],
-    identity: f32,
-    partials: &mut [f32],
-    counter: &mut [u32],
-    out: &mut [f32],
-) {
-    let n = x.len();
-    let quads = n / 4;
-    let stride = grid_size().x;
-    let mut acc = [identity; 4];
-    let mut q = global_idx().x;
-    while q + 3 * stride < quads {
-        let a = x.load4(4 * q);
-        let b = x.load4(4 * (q + stride));
-        let c = x.load4(4 * (q + 2 * stride));
-        let d = x.load4(4 * (q + 3 * stride));
-        for k in 0..4 {
-            acc[k] = combine_f32(OP, acc[k], a[k]);
-            acc[k] = combine_f32(OP, acc[k], b[k]);
-            acc[k] = combine_f32(OP, acc[k], c[k]);
-            acc[k] = combine_f32(OP, acc[k], d[k]);
-        }
-        q += 4 * stride;
-    }
-    while q < quads {
-        let a = x.load4(4 * q);
-        for k in 0..4 {
-            acc[k] = combine_f32(OP, acc[k], a[k]);
-        }
-        q += stride;
-    }
-    // The last `n % 4` elements, one each for the first threads.
-    let rest = 4 * quads + global_idx().x;
-    if rest < n {
-        acc[0] = combine_f32(OP, acc[0], x[rest]);
-    }
-    let v = combine_f32(
-        OP,
-        combine_f32(OP, acc[0], acc[1]),
-        combine_f32(OP, acc[2], acc[3]),
-    );
-    finish_f32(OP, v, identity, partials, counter, out);
-}
-
-/// [`reduce_f32`] for `i32`; sums wrap.
-#[kernel]
-fn reduce_i32<const OP: usize>(
-    x: &[i32],
-    identity: i32,
-    partials: &mut [i32],
-    counter: &mut [u32],
-    out: &mut [i32],
-) {
-    let n = x.len();
-    let quads = n / 4;
-    let stride = grid_size().x;
-    let mut acc = [identity; 4];
-    let mut q = global_idx().x;
-    while q + 3 * stride < quads {
-        let a = x.load4(4 * q);
-        let b = x.load4(4 * (q + stride));
-        let c = x.load4(4 * (q + 2 * stride));
-        let d = x.load4(4 * (q + 3 * stride));
-        for k in 0..4 {
-            acc[k] = combine_i32(OP, acc[k], a[k]);
-            acc[k] = combine_i32(OP, acc[k], b[k]);
-            acc[k] = combine_i32(OP, acc[k], c[k]);
-            acc[k] = combine_i32(OP, acc[k], d[k]);
-        }
-        q += 4 * stride;
-    }
-    while q < quads {
-        let a = x.load4(4 * q);
-        for k in 0..4 {
-            acc[k] = combine_i32(OP, acc[k], a[k]);
-        }
-        q += stride;
-    }
-    let rest = 4 * quads + global_idx().x;
-    if rest < n {
-        acc[0] = combine_i32(OP, acc[0], x[rest]);
-    }
-    let v = combine_i32(
-        OP,
-        combine_i32(OP, acc[0], acc[1]),
-        combine_i32(OP, acc[2], acc[3]),
-    );
-    finish_i32(OP, v, identity, partials, counter, out);
-}
-
-/// [`reduce_f32`] for `u32`; sums wrap.
-#[kernel]
-fn reduce_u32<const OP: usize>(
-    x: &[u32],
-    identity: u32,
-    partials: &mut [u32],
-    counter: &mut [u32],
-    out: &mut [u32],
-) {
-    let n = x.len();
-    let quads = n / 4;
-    let stride = grid_size().x;
-    let mut acc = [identity; 4];
-    let mut q = global_idx().x;
-    while q + 3 * stride < quads {
-        let a = x.load4(4 * q);
-        let b = x.load4(4 * (q + stride));
-        let c = x.load4(4 * (q + 2 * stride));
-        let d = x.load4(4 * (q + 3 * stride));
-        for k in 0..4 {
-            acc[k] = combine_u32(OP, acc[k], a[k]);
-            acc[k] = combine_u32(OP, acc[k], b[k]);
-            acc[k] = combine_u32(OP, acc[k], c[k]);
-            acc[k] = combine_u32(OP, acc[k], d[k]);
-        }
-        q += 4 * stride;
-    }
-    while q < quads {
-        let a = x.load4(4 * q);
-        for k in 0..4 {
-            acc[k] = combine_u32(OP, acc[k], a[k]);
-        }
-        q += stride;
-    }
-    let rest = 4 * quads + global_idx().x;
-    if rest < n {
-        acc[0] = combine_u32(OP, acc[0], x[rest]);
-    }
-    let v = combine_u32(
-        OP,
-        combine_u32(OP, acc[0], acc[1]),
-        combine_u32(OP, acc[2], acc[3]),
-    );
-    finish_u32(OP, v, identity, partials, counter, out);
-}
+vector_reduction!(f32: reduce_f32, finish_f32, combine_f32, block_combine_f32);
+vector_reduction!(i32: reduce_i32, finish_i32, combine_i32, block_combine_i32);
+vector_reduction!(u32: reduce_u32, finish_u32, combine_u32, block_combine_u32);
 
 /// Any number type with `OP` (0 sum, 1 min, 2 max), eight scalar loads in flight per thread:
 /// the kernel for types that `load4` does not move (`f64`).
@@ -569,67 +311,46 @@ fn reduce_scalar<T: Number, const OP: usize>(
     }
 }
 
-/// Sum of `f16` values in `f32`: eight 8-byte loads (four values each) in flight per thread.
-#[kernel]
-fn reduce_sum_f16(x: &[f16], partials: &mut [f32], counter: &mut [u32], out: &mut [f32]) {
-    let n = x.len();
-    let vectors = n / 4;
-    let stride = grid_size().x;
-    let mut acc = [0.0f32; 8];
-    let mut v = global_idx().x;
-    while v + 7 * stride < vectors {
-        #[unroll]
-        for j in 0..8 {
-            let q = x.load4((v + j * stride) * 4);
-            acc[j] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
+/// Stamps out the sum of one 16-bit float type in `f32`: eight 8-byte loads (four values each)
+/// in flight per thread. The text is the same for `f16` and `bf16`, which generic kernels do not
+/// take.
+macro_rules! half_sum {
+    ($t:ident: $kernel:ident) => {
+        /// The sum of `x` in `f32` into `out[0]`.
+        #[kernel]
+        fn $kernel(x: &[$t], partials: &mut [f32], counter: &mut [u32], out: &mut [f32]) {
+            let n = x.len();
+            let vectors = n / 4;
+            let stride = grid_size().x;
+            let mut acc = [0.0f32; 8];
+            let mut v = global_idx().x;
+            while v + 7 * stride < vectors {
+                #[unroll]
+                for j in 0..8 {
+                    let q = x.load4((v + j * stride) * 4);
+                    acc[j] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
+                }
+                v += 8 * stride;
+            }
+            while v < vectors {
+                let q = x.load4(v * 4);
+                acc[0] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
+                v += stride;
+            }
+            for i in (vectors * 4 + global_idx().x..n).step_by(stride) {
+                acc[1] += x[i].to_f32();
+            }
+            let mut total = 0.0f32;
+            for k in 0..8 {
+                total += acc[k];
+            }
+            finish_f32(0, total, 0.0, partials, counter, out);
         }
-        v += 8 * stride;
-    }
-    while v < vectors {
-        let q = x.load4(v * 4);
-        acc[0] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
-        v += stride;
-    }
-    for i in (vectors * 4 + global_idx().x..n).step_by(stride) {
-        acc[1] += x[i].to_f32();
-    }
-    let mut total = 0.0f32;
-    for k in 0..8 {
-        total += acc[k];
-    }
-    finish_f32(0, total, 0.0, partials, counter, out);
+    };
 }
 
-/// Sum of `bf16` values in `f32`: eight 8-byte loads (four values each) in flight per thread.
-#[kernel]
-fn reduce_sum_bf16(x: &[bf16], partials: &mut [f32], counter: &mut [u32], out: &mut [f32]) {
-    let n = x.len();
-    let vectors = n / 4;
-    let stride = grid_size().x;
-    let mut acc = [0.0f32; 8];
-    let mut v = global_idx().x;
-    while v + 7 * stride < vectors {
-        #[unroll]
-        for j in 0..8 {
-            let q = x.load4((v + j * stride) * 4);
-            acc[j] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
-        }
-        v += 8 * stride;
-    }
-    while v < vectors {
-        let q = x.load4(v * 4);
-        acc[0] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
-        v += stride;
-    }
-    for i in (vectors * 4 + global_idx().x..n).step_by(stride) {
-        acc[1] += x[i].to_f32();
-    }
-    let mut total = 0.0f32;
-    for k in 0..8 {
-        total += acc[k];
-    }
-    finish_f32(0, total, 0.0, partials, counter, out);
-}
+half_sum!(f16: reduce_sum_f16);
+half_sum!(bf16: reduce_sum_bf16);
 
 /// The kernels of this module that take no template arguments: `all_kernels()` lists only
 /// those, since its callers compile each kernel without any. [`instantiations`] has them all.
