@@ -14,6 +14,7 @@ use gpu_macros::{device, kernel};
 use gpu_runtime::half::bf16;
 use gpu_runtime::{DeviceBuffer, Error, LaunchConfig, Result, Stream};
 
+use crate::block::{block_combine_f32, block_combine_u32};
 use crate::map::{grid_stride_config, same_len};
 
 /// Threads of the one-block reductions (a batch's loss).
@@ -132,24 +133,13 @@ fn softmax_xent(
             logits[base + c] = (p - target) * scale;
         }
     }
-    let loss_parts = shared_array::<f32, THREADS>();
-    let right_parts = shared_array::<u32, THREADS>();
-    loss_parts[tid] = loss;
-    right_parts[tid] = right;
-    sync_threads();
-    let mut width = THREADS / 2;
-    while width > 0 {
-        if tid < width {
-            loss_parts[tid] += loss_parts[tid + width];
-            right_parts[tid] += right_parts[tid + width];
-        }
-        sync_threads();
-        width /= 2;
-    }
+    // Sums (op 0) over the block; the two types use separate shared arrays.
+    let loss = block_combine_f32(0, loss, 0.0);
+    let right = block_combine_u32(0, right, 0);
     if tid == 0 {
         let slot = state[0] as usize;
-        losses[slot] = loss_parts[0] * scale;
-        correct[slot] = right_parts[0];
+        losses[slot] = loss * scale;
+        correct[slot] = right;
     }
 }
 
