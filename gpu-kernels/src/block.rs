@@ -11,13 +11,11 @@
 
 use gpu_macros::device;
 
-/// Stamps out the combining step and the block reduction for one element type. Device
-/// functions are not generic in the kernel language, so each type has its own copy, named by
-/// the invocation; the text is the same for every type.
-macro_rules! block_reduction {
-    ($t:ident: $combine:ident, $block_combine:ident) => {
-        /// `a` and `b` combined by `op`: 0 sum, 1 min, 2 max. Integer sums wrap; float
-        /// `min`/`max` are fminf/fmaxf, which ignore a NaN operand as `f32::min` does.
+/// Stamps out the combining step of a type whose `min`/`max` are CUDA's: fminf/fmaxf for
+/// `f32`, which ignore a NaN operand as `f32::min` does.
+macro_rules! combine {
+    ($t:ident: $combine:ident) => {
+        /// `a` and `b` combined by `op`: 0 sum (wrapping for integers), 1 min, 2 max.
         #[device]
         pub(crate) fn $combine(op: usize, a: $t, b: $t) -> $t {
             if op == 0 {
@@ -28,7 +26,39 @@ macro_rules! block_reduction {
                 a.max(b)
             }
         }
+    };
+}
 
+combine!(f32: combine_f32);
+combine!(i32: combine_i32);
+combine!(u32: combine_u32);
+
+/// `a` and `b` combined by `op`: 0 sum, 1 min, 2 max. `min` and `max` are spelled out: `b < a
+/// || a != a` picks `b` when it is smaller or `a` is NaN, which ignores a NaN operand as
+/// `f64::min` does. (`a.min(b)`, CUDA's fmin, gives the same results with other instructions
+/// than the `f64` reduction was measured with.)
+#[device]
+pub(crate) fn combine_f64(op: usize, a: f64, b: f64) -> f64 {
+    if op == 0 {
+        a + b
+    } else if op == 1 {
+        if b < a || a != a {
+            b
+        } else {
+            a
+        }
+    } else if b > a || a != a {
+        b
+    } else {
+        a
+    }
+}
+
+/// Stamps out the block reduction of one element type on its combining step. Device functions
+/// are not generic in the kernel language, so each type has its own copy, named by the
+/// invocation; the text is the same for every type.
+macro_rules! block_reduction {
+    ($t:ident: $block_combine:ident, $combine:ident) => {
         /// `value` combined by `op` over the block's threads, returned to lane 0 of every warp
         /// (thread 0 included). Every thread of the block must call it, and the block must be
         /// whole warps. Calls for one type share one shared array, so two in a row need a
@@ -67,6 +97,7 @@ macro_rules! block_reduction {
     };
 }
 
-block_reduction!(f32: combine_f32, block_combine_f32);
-block_reduction!(i32: combine_i32, block_combine_i32);
-block_reduction!(u32: combine_u32, block_combine_u32);
+block_reduction!(f32: block_combine_f32, combine_f32);
+block_reduction!(i32: block_combine_i32, combine_i32);
+block_reduction!(u32: block_combine_u32, combine_u32);
+block_reduction!(f64: block_combine_f64, combine_f64);

@@ -33,7 +33,8 @@ use gpu_runtime::{
 };
 
 use crate::block::{
-    block_combine_f32, block_combine_i32, block_combine_u32, combine_f32, combine_i32, combine_u32,
+    block_combine_f32, block_combine_f64, block_combine_i32, block_combine_u32, combine_f32,
+    combine_f64, combine_i32, combine_u32,
 };
 
 /// Threads per block of every reduction kernel: eight warps.
@@ -52,12 +53,11 @@ const OP_MIN: usize = 1;
 /// The kernels' `OP` template argument for [`ReduceOp::Max`].
 const OP_MAX: usize = 2;
 
-/// Stamps out the reduction of one 4-byte type: a kernel with four 16-byte loads in flight per
-/// thread, and the device function that ends it. The text is the same for `f32`, `i32` and
-/// `u32` (sums wrap for the integers); device functions are not generic in the kernel language,
-/// so each type has its own copy, named by the invocation.
-macro_rules! vector_reduction {
-    ($t:ident: $kernel:ident, $finish:ident, $combine:ident, $block_combine:ident) => {
+/// Stamps out the end of a reduction for one type: the block's partial, and in the last block
+/// the result. Device functions are not generic in the kernel language, so each type has its
+/// own copy, named by the invocation; the text is the same for every type.
+macro_rules! finish {
+    ($t:ident: $finish:ident, $combine:ident, $block_combine:ident) => {
         /// Combines the block's thread values into the block's partial, and in the last block
         /// to finish, every block's partial in block order into `out[0]`.
         #[device]
@@ -104,7 +104,18 @@ macro_rules! vector_reduction {
                 round = 1;
             }
         }
+    };
+}
 
+finish!(f32: finish_f32, combine_f32, block_combine_f32);
+finish!(i32: finish_i32, combine_i32, block_combine_i32);
+finish!(u32: finish_u32, combine_u32, block_combine_u32);
+finish!(f64: finish_f64, combine_f64, block_combine_f64);
+
+/// Stamps out the reduction kernel of one 4-byte type, four 16-byte loads in flight per thread.
+/// The text is the same for `f32`, `i32` and `u32` (sums wrap for the integers).
+macro_rules! vector_reduction {
+    ($t:ident: $kernel:ident, $finish:ident, $combine:ident) => {
         /// The reduction of `x` with `OP` (0 sum, 1 min, 2 max) into `out[0]`.
         #[kernel]
         fn $kernel<const OP: usize>(
@@ -154,161 +165,40 @@ macro_rules! vector_reduction {
     };
 }
 
-vector_reduction!(f32: reduce_f32, finish_f32, combine_f32, block_combine_f32);
-vector_reduction!(i32: reduce_i32, finish_i32, combine_i32, block_combine_i32);
-vector_reduction!(u32: reduce_u32, finish_u32, combine_u32, block_combine_u32);
+vector_reduction!(f32: reduce_f32, finish_f32, combine_f32);
+vector_reduction!(i32: reduce_i32, finish_i32, combine_i32);
+vector_reduction!(u32: reduce_u32, finish_u32, combine_u32);
 
-/// Any number type with `OP` (0 sum, 1 min, 2 max), eight scalar loads in flight per thread:
-/// the kernel for types that `load4` does not move (`f64`).
+/// The `f64` reduction with `OP` (0 sum, 1 min, 2 max), eight scalar loads in flight per
+/// thread.
 #[kernel]
-fn reduce_scalar<T: Number, const OP: usize>(
-    x: &[T],
-    identity: T,
-    partials: &mut [T],
+fn reduce_f64<const OP: usize>(
+    x: &[f64],
+    identity: f64,
+    partials: &mut [f64],
     counter: &mut [u32],
-    out: &mut [T],
+    out: &mut [f64],
 ) {
-    // `min`/`max` are not methods of a generic `T` in kernels, so they are spelled out:
-    // `b < a || a != a` picks `b` when it is smaller or `a` is NaN, which ignores a NaN operand
-    // as `f64::min` does (and `a != a` is false for integers).
-    let warp_values = shared_array::<T, 32>();
-    let is_last = shared_array::<u32, 1>();
     let n = x.len();
     let stride = grid_size().x;
     let mut acc = [identity; 8];
     let mut i = global_idx().x;
     while i + 7 * stride < n {
         for k in 0..8 {
-            let a = acc[k];
-            let b = x[i + k * stride];
-            acc[k] = if OP == 0 {
-                a + b
-            } else if OP == 1 {
-                if b < a || a != a {
-                    b
-                } else {
-                    a
-                }
-            } else if b > a || a != a {
-                b
-            } else {
-                a
-            };
+            acc[k] = combine_f64(OP, acc[k], x[i + k * stride]);
         }
         i += 8 * stride;
     }
     while i < n {
-        let a = acc[0];
-        let b = x[i];
-        acc[0] = if OP == 0 {
-            a + b
-        } else if OP == 1 {
-            if b < a || a != a {
-                b
-            } else {
-                a
-            }
-        } else if b > a || a != a {
-            b
-        } else {
-            a
-        };
+        acc[0] = combine_f64(OP, acc[0], x[i]);
         i += stride;
     }
     // Constant indices only: an index the compiler cannot resolve would move `acc` from
     // registers to local memory.
     for k in 1..8 {
-        let a = acc[0];
-        let b = acc[k];
-        acc[0] = if OP == 0 {
-            a + b
-        } else if OP == 1 {
-            if b < a || a != a {
-                b
-            } else {
-                a
-            }
-        } else if b > a || a != a {
-            b
-        } else {
-            a
-        };
+        acc[0] = combine_f64(OP, acc[0], acc[k]);
     }
-    let t = thread_idx().x;
-    let lane = lane_id();
-    let warps = block_dim().x / 32;
-    let mut v = acc[0];
-    // As in `finish_f32`: round 0 reduces the block, round 1 (last block only) the partials.
-    let mut round = 0u32;
-    loop {
-        for level in 0..2 {
-            let mut offset = 16u32;
-            while offset > 0 {
-                let b = shfl_down_sync(0xffff_ffff, v, offset);
-                v = if OP == 0 {
-                    v + b
-                } else if OP == 1 {
-                    if b < v || v != v {
-                        b
-                    } else {
-                        v
-                    }
-                } else if b > v || v != v {
-                    b
-                } else {
-                    v
-                };
-                offset /= 2;
-            }
-            if level == 0 {
-                if lane == 0 {
-                    warp_values[(t / 32) as usize] = v;
-                }
-                sync_threads();
-                v = if lane < warps {
-                    warp_values[lane as usize]
-                } else {
-                    identity
-                };
-            }
-        }
-        if round == 1 {
-            if t == 0 {
-                out[0] = v;
-                counter[0] = 0;
-            }
-            return;
-        }
-        if t == 0 {
-            partials[block_idx().x as usize] = v;
-            thread_fence();
-            let ticket = counter.atomic_add(0, 1);
-            thread_fence();
-            is_last[0] = (ticket == grid_dim().x - 1) as u32;
-        }
-        sync_threads();
-        if is_last[0] == 0 {
-            return;
-        }
-        v = identity;
-        for p in (t as usize..grid_dim().x as usize).step_by(block_dim().x as usize) {
-            let b = partials[p];
-            v = if OP == 0 {
-                v + b
-            } else if OP == 1 {
-                if b < v || v != v {
-                    b
-                } else {
-                    v
-                }
-            } else if b > v || v != v {
-                b
-            } else {
-                v
-            };
-        }
-        round = 1;
-    }
+    finish_f64(OP, acc[0], identity, partials, counter, out);
 }
 
 /// Stamps out the sum of one 16-bit float type in `f32`: eight 8-byte loads (four values each)
@@ -364,7 +254,7 @@ pub fn instantiations() -> Vec<(&'static Kernel, Vec<TemplateArg>)> {
         all.push((&reduce_f32::KERNEL, vec![op]));
         all.push((&reduce_i32::KERNEL, vec![op]));
         all.push((&reduce_u32::KERNEL, vec![op]));
-        all.push((&reduce_scalar::KERNEL, vec![TemplateArg::of::<f64>(), op]));
+        all.push((&reduce_f64::KERNEL, vec![op]));
     }
     all.push((&reduce_sum_f16::KERNEL, Vec::new()));
     all.push((&reduce_sum_bf16::KERNEL, Vec::new()));
@@ -422,7 +312,7 @@ mod sealed {
 
 /// Implements [`Reducible`] for a type: its identities, and the kernel launched for each op.
 macro_rules! reducible {
-    ($ty:ty, $zero:expr, $min:expr, $max:expr, $kernel:ident $(<$t:ty>)?) => {
+    ($ty:ty, $zero:expr, $min:expr, $max:expr, $kernel:ident) => {
         impl Reducible for $ty {
             fn identity(op: ReduceOp) -> Self {
                 match op {
@@ -445,13 +335,13 @@ macro_rules! reducible {
                 out: &mut DeviceBuffer<Self>,
             ) -> Result<()> {
                 match op {
-                    ReduceOp::Sum => $kernel::launch::<$($t,)? OP_SUM>(
+                    ReduceOp::Sum => $kernel::launch::<OP_SUM>(
                         stream, config, x, identity, partials, counter, out,
                     ),
-                    ReduceOp::Min => $kernel::launch::<$($t,)? OP_MIN>(
+                    ReduceOp::Min => $kernel::launch::<OP_MIN>(
                         stream, config, x, identity, partials, counter, out,
                     ),
-                    ReduceOp::Max => $kernel::launch::<$($t,)? OP_MAX>(
+                    ReduceOp::Max => $kernel::launch::<OP_MAX>(
                         stream, config, x, identity, partials, counter, out,
                     ),
                 }
@@ -463,13 +353,7 @@ macro_rules! reducible {
 reducible!(f32, 0.0, f32::NEG_INFINITY, f32::INFINITY, reduce_f32);
 reducible!(i32, 0, i32::MIN, i32::MAX, reduce_i32);
 reducible!(u32, 0, u32::MIN, u32::MAX, reduce_u32);
-reducible!(
-    f64,
-    0.0,
-    f64::NEG_INFINITY,
-    f64::INFINITY,
-    reduce_scalar<f64>
-);
+reducible!(f64, 0.0, f64::NEG_INFINITY, f64::INFINITY, reduce_f64);
 
 /// Scratch memory for reductions: one partial per block and the counter that elects the last
 /// block. Reusable launch after launch (each leaves the counter at zero), by one stream at a
