@@ -36,6 +36,7 @@ use crate::block::{
     block_combine_f32, block_combine_f64, block_combine_i32, block_combine_u32, combine_f32,
     combine_f64, combine_i32, combine_u32,
 };
+use crate::map::same_len;
 
 /// Threads per block of every reduction kernel: eight warps.
 const THREADS: u32 = 256;
@@ -402,19 +403,6 @@ fn launch_config(n: usize, max_blocks: u32) -> LaunchConfig {
     LaunchConfig::new(Grid::x(blocks), Block::x(THREADS))
 }
 
-/// The output of `*_into` holds exactly one element.
-fn check_out<T: Scalar>(what: &'static str, out: &DeviceBuffer<T>) -> Result<()> {
-    if out.len() == 1 {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            what,
-            expected: 1,
-            found: out.len(),
-        })
-    }
-}
-
 /// Reduces `x` with `op` into `out[0]` (a 1-element buffer) with one kernel launch; returns once
 /// the launch is queued, without waiting for it.
 pub fn reduce_into<T: Reducible>(
@@ -424,7 +412,7 @@ pub fn reduce_into<T: Reducible>(
     out: &mut DeviceBuffer<T>,
     scratch: &mut ReduceScratch<T>,
 ) -> Result<()> {
-    check_out("reduce_into: the output buffer", out)?;
+    same_len("reduce_into: the output buffer", 1, out.len())?;
     let config = launch_config(x.len(), scratch.max_blocks());
     T::launch(
         stream,
@@ -440,12 +428,9 @@ pub fn reduce_into<T: Reducible>(
 
 /// Reduces `x` with `op` and returns the result; an empty `x` gives `op`'s identity.
 pub fn reduce<T: Reducible>(stream: &Stream, x: &DeviceBuffer<T>, op: ReduceOp) -> Result<T> {
-    let mut scratch = ReduceScratch::new(stream)?;
-    let mut out = DeviceBuffer::zeroed(stream, 1)?;
-    reduce_into(stream, x, op, &mut out, &mut scratch)?;
-    let mut result = [op.identity()];
-    out.copy_to_host(stream, &mut result)?;
-    Ok(result[0])
+    read_back(stream, |out, scratch| {
+        reduce_into(stream, x, op, out, scratch)
+    })
 }
 
 /// The sum of `x` (0 when empty); integer sums wrap.
@@ -470,16 +455,8 @@ pub fn sum_f16_into(
     out: &mut DeviceBuffer<f32>,
     scratch: &mut ReduceScratch<f32>,
 ) -> Result<()> {
-    check_out("sum_f16_into: the output buffer", out)?;
-    let config = launch_config(x.len(), scratch.max_blocks());
-    reduce_sum_f16::launch(
-        stream,
-        config,
-        x,
-        &mut scratch.partials,
-        &mut scratch.counter,
-        out,
-    )
+    same_len("sum_f16_into: the output buffer", 1, out.len())?;
+    launch_half_sum(stream, reduce_sum_f16::launch, x, out, scratch)
 }
 
 /// Sums `bf16` values in `f32` into `out[0]` with one launch; returns once it is queued.
@@ -489,9 +466,42 @@ pub fn sum_bf16_into(
     out: &mut DeviceBuffer<f32>,
     scratch: &mut ReduceScratch<f32>,
 ) -> Result<()> {
-    check_out("sum_bf16_into: the output buffer", out)?;
+    same_len("sum_bf16_into: the output buffer", 1, out.len())?;
+    launch_half_sum(stream, reduce_sum_bf16::launch, x, out, scratch)
+}
+
+/// The sum of `f16` values, accumulated in `f32` (0 when empty).
+pub fn sum_f16(stream: &Stream, x: &DeviceBuffer<f16>) -> Result<f32> {
+    read_back(stream, |out, scratch| sum_f16_into(stream, x, out, scratch))
+}
+
+/// The sum of `bf16` values, accumulated in `f32` (0 when empty).
+pub fn sum_bf16(stream: &Stream, x: &DeviceBuffer<bf16>) -> Result<f32> {
+    read_back(stream, |out, scratch| {
+        sum_bf16_into(stream, x, out, scratch)
+    })
+}
+
+/// The `launch` of a 16-bit sum kernel (`reduce_sum_f16`, `reduce_sum_bf16`).
+type HalfSumLaunch<T> = fn(
+    &Stream,
+    LaunchConfig,
+    &DeviceBuffer<T>,
+    &mut DeviceBuffer<f32>,
+    &mut DeviceBuffer<u32>,
+    &mut DeviceBuffer<f32>,
+) -> Result<()>;
+
+/// Queues a 16-bit sum with the default grid for `x` and `scratch`.
+fn launch_half_sum<T: Scalar>(
+    stream: &Stream,
+    launch: HalfSumLaunch<T>,
+    x: &DeviceBuffer<T>,
+    out: &mut DeviceBuffer<f32>,
+    scratch: &mut ReduceScratch<f32>,
+) -> Result<()> {
     let config = launch_config(x.len(), scratch.max_blocks());
-    reduce_sum_bf16::launch(
+    launch(
         stream,
         config,
         x,
@@ -501,22 +511,13 @@ pub fn sum_bf16_into(
     )
 }
 
-/// The sum of `f16` values, accumulated in `f32` (0 when empty).
-pub fn sum_f16(stream: &Stream, x: &DeviceBuffer<f16>) -> Result<f32> {
+/// Runs a reduction `into` a new one-element buffer, with new scratch, and reads the result.
+fn read_back<R: Number>(
+    stream: &Stream,
+    into: impl FnOnce(&mut DeviceBuffer<R>, &mut ReduceScratch<R>) -> Result<()>,
+) -> Result<R> {
     let mut scratch = ReduceScratch::new(stream)?;
     let mut out = DeviceBuffer::zeroed(stream, 1)?;
-    sum_f16_into(stream, x, &mut out, &mut scratch)?;
-    let mut result = [0.0f32];
-    out.copy_to_host(stream, &mut result)?;
-    Ok(result[0])
-}
-
-/// The sum of `bf16` values, accumulated in `f32` (0 when empty).
-pub fn sum_bf16(stream: &Stream, x: &DeviceBuffer<bf16>) -> Result<f32> {
-    let mut scratch = ReduceScratch::new(stream)?;
-    let mut out = DeviceBuffer::zeroed(stream, 1)?;
-    sum_bf16_into(stream, x, &mut out, &mut scratch)?;
-    let mut result = [0.0f32];
-    out.copy_to_host(stream, &mut result)?;
-    Ok(result[0])
+    into(&mut out, &mut scratch)?;
+    Ok(out.to_host(stream)?[0])
 }

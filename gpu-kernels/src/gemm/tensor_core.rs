@@ -31,6 +31,7 @@ use gpu_runtime::{
 };
 
 use super::{grouped_block_col, grouped_block_row, Gemm, Transpose};
+use crate::map::same_len;
 
 /// Rows of C per block.
 const BM: usize = 128;
@@ -722,18 +723,6 @@ macro_rules! impl_half {
 impl_half!(f16, gemm_f16_kernel, gemm_f16_wgmma);
 impl_half!(bf16, gemm_bf16_kernel, gemm_bf16_wgmma);
 
-fn check_len(what: &'static str, expected: usize, found: usize) -> Result<()> {
-    if expected == found {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            what,
-            expected,
-            found,
-        })
-    }
-}
-
 fn gemm<T: Half>(
     stream: &Stream,
     spec: &Gemm,
@@ -749,9 +738,9 @@ fn gemm<T: Half>(
         k.checked_mul(n).ok_or_else(too_large)?,
         m.checked_mul(n).ok_or_else(too_large)?,
     );
-    check_len("gemm: A (m·k)", mk, a.len())?;
-    check_len("gemm: B (k·n)", kn, b.len())?;
-    check_len("gemm: C (m·n)", mn, c.len())?;
+    same_len("gemm: A (m·k)", mk, a.len())?;
+    same_len("gemm: B (k·n)", kn, b.len())?;
+    same_len("gemm: C (m·n)", mn, c.len())?;
     if m == 0 || n == 0 {
         return Ok(());
     }
