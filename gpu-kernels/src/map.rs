@@ -5,7 +5,7 @@
 //! buffers are 256-byte aligned), with a scalar loop for the tail.
 
 use gpu_macros::kernel;
-use gpu_runtime::{DeviceBuffer, Error, LaunchConfig, Result, Stream};
+use gpu_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
 
 /// Threads per block for the element-wise kernels.
 pub const THREADS: u32 = 256;
@@ -88,7 +88,7 @@ pub fn grid_stride_config(stream: &Stream, n: usize) -> LaunchConfig {
     let max_blocks = stream.gpu().sm_count().max(1) * BLOCKS_PER_SM;
     let needed = n.div_ceil(THREADS as usize).max(1);
     let blocks = needed.min(max_blocks as usize) as u32;
-    LaunchConfig::for_len(blocks as usize * THREADS as usize, THREADS)
+    LaunchConfig::new(Grid::x(blocks), Block::x(THREADS))
 }
 
 /// Fails unless `found` has the `expected` length.
