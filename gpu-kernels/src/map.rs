@@ -1,4 +1,5 @@
-//! Element-wise kernels: built-in operations on `f32` buffers, and [`elementwise!`] for your own.
+//! Element-wise kernels: built-in operations on `f32` buffers, and
+//! [`elementwise!`](crate::elementwise!) for your own.
 //!
 //! Each thread walks the data with a grid-stride loop, so one launch of a grid sized to the
 //! device covers any length. The built-ins move four elements per 16-byte load and store (device
