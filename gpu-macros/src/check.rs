@@ -5,7 +5,7 @@
 //! whatever they meet; the ones still open at the end default to `i32` and `f64`, as in Rust.
 
 use crate::ctxt::Ctxt;
-use crate::intrinsics::{self, Arg, Ret};
+use crate::intrinsics::{Access, Arg, Arity, Op, Placement, Ret};
 use crate::ir::*;
 use crate::methods::{self, ArgTy, RetTy};
 use std::collections::HashSet;
@@ -62,7 +62,8 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
                 .iter()
                 .enumerate()
                 .filter(|(_, e)| {
-                    matches!(e.kind, ExprKind::Wgmma { .. } | ExprKind::WgmmaWait { .. })
+                    matches!(&e.kind, ExprKind::Intrinsic { op, .. }
+                        if matches!(op.signature().placement, Placement::Statement { .. }))
                 })
                 .map(|(i, _)| ExprId(i as u32))
                 .filter(|id| is_statement(&function.body, *id))
@@ -94,23 +95,15 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
 
 /// Expressions that create storage and so may only initialise a `let`.
 fn is_constructor(kind: &ExprKind) -> bool {
-    matches!(
-        kind,
+    match kind {
         ExprKind::SharedArray { .. }
-            | ExprKind::DynamicShared { .. }
-            | ExprKind::ArrayRepeat { .. }
-            | ExprKind::ArrayList { .. }
-            | ExprKind::Philox { .. }
-            | ExprKind::Load4 { .. }
-            | ExprKind::Match { .. }
-            | ExprKind::Mma { .. }
-            | ExprKind::Ldmatrix { .. }
-    )
-}
-
-/// Whether `cp_async_16` can copy elements of `elem`: a concrete number type.
-fn copyable(elem: Scalar) -> bool {
-    elem != Scalar::Bool && elem.size_bytes().is_some()
+        | ExprKind::DynamicShared { .. }
+        | ExprKind::ArrayRepeat { .. }
+        | ExprKind::ArrayList { .. }
+        | ExprKind::Match { .. } => true,
+        ExprKind::Intrinsic { op, .. } => op.signature().placement == Placement::LetInit,
+        _ => false,
+    }
 }
 
 /// Whether `id` is the initializer of a `let` somewhere in `block`.
@@ -865,6 +858,7 @@ impl Checker<'_> {
                 );
                 T::Error
             }
+            ExprKind::Intrinsic { op, args } => self.intrinsic(*op, args, id, loc),
             ExprKind::SharedArray { elem, len } => T::Ty(Ty::Shared {
                 elem: *elem,
                 len: Some(*len),
@@ -890,236 +884,6 @@ impl Checker<'_> {
                     len: Len::Known(elems.len() as u64),
                 }
             }
-            ExprKind::Philox { args } => {
-                if args.len() != 6 {
-                    self.cx.error(
-                        loc,
-                        "`philox4x32_10` takes six `u32`: four counter words, then two key words",
-                    );
-                }
-                for arg in args {
-                    let t = self.expr(*arg);
-                    self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(*arg));
-                }
-                let elem = self.element_var(T::Ty(Ty::Scalar(Scalar::U32)), loc);
-                T::Array {
-                    elem,
-                    len: Len::Known(4),
-                }
-            }
-            ExprKind::Intrinsic { name, args } => self.intrinsic(name, args, loc),
-            ExprKind::Mma { acc, a, b, .. } => {
-                for (operand, elem, len, what) in [
-                    (*acc, Scalar::F32, 4, "the accumulator, a `[f32; 4]`"),
-                    (*a, Scalar::U32, 4, "`a`, a `[u32; 4]` of packed pairs"),
-                    (*b, Scalar::U32, 2, "`b`, a `[u32; 2]` of packed pairs"),
-                ] {
-                    let t = self.expr(operand);
-                    let var = self.element_var(T::Ty(Ty::Scalar(elem)), self.loc(operand));
-                    let expected = T::Array {
-                        elem: var,
-                        len: Len::Known(len),
-                    };
-                    let is_local = matches!(self.kernel.expr(operand).kind, ExprKind::Local(_));
-                    if !is_local || !self.unify_quiet(expected, t) {
-                        self.cx
-                            .error(self.loc(operand), format!("expected {what} variable"));
-                    }
-                }
-                let elem = self.element_var(T::Ty(Ty::Scalar(Scalar::F32)), loc);
-                T::Array {
-                    elem,
-                    len: Len::Known(4),
-                }
-            }
-            ExprKind::Mbarrier {
-                bars, index, value, ..
-            } => {
-                let t = self.expr(*bars);
-                match self.resolve(t) {
-                    T::Ty(Ty::Shared {
-                        elem: Scalar::U64, ..
-                    })
-                    | T::Error => {}
-                    other => {
-                        let text = self.describe(other);
-                        self.cx.error(
-                            self.loc(*bars),
-                            format!("mbarriers live in shared memory of `u64`, not {text}: declare them `shared_array::<u64, N>()`"),
-                        );
-                    }
-                }
-                self.index_type(*index);
-                if let Some(value) = value {
-                    let t = self.expr(*value);
-                    self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(*value));
-                }
-                T::Ty(Ty::Unit)
-            }
-            ExprKind::WgmmaDesc {
-                shared,
-                index,
-                lbo,
-                sbo,
-            } => {
-                let t = self.expr(*shared);
-                match self.resolve(t) {
-                    T::Ty(Ty::Shared { elem, .. }) if copyable(elem) => {}
-                    T::Error => {}
-                    other => {
-                        let text = self.describe(other);
-                        self.cx.error(
-                            self.loc(*shared),
-                            format!("`wgmma_desc` describes shared memory of a concrete number type, not {text}"),
-                        );
-                    }
-                }
-                self.index_type(*index);
-                for offset in [*lbo, *sbo] {
-                    let t = self.expr(offset);
-                    self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(offset));
-                }
-                T::Ty(Ty::Scalar(Scalar::U64))
-            }
-            ExprKind::Wgmma {
-                n,
-                acc,
-                shared,
-                a,
-                b,
-                accumulate,
-                trans_a,
-                trans_b,
-                ..
-            } => {
-                if !self.statements.contains(&id) {
-                    self.cx.error(
-                        loc,
-                        "`wgmma` updates its accumulators in place: call it as a statement, `wgmma_...(&mut acc, ...);`",
-                    );
-                }
-                self.accumulators(*acc, *n / 2);
-                let t = self.expr(*shared);
-                match self.resolve(t) {
-                    T::Ty(Ty::Shared { .. }) | T::Error => {}
-                    other => {
-                        let text = self.describe(other);
-                        self.cx.error(
-                            self.loc(*shared),
-                            format!("`wgmma` reads its operands from the shared memory their descriptors were made from, not {text}"),
-                        );
-                    }
-                }
-                for desc in [*a, *b] {
-                    let t = self.expr(desc);
-                    self.unify(T::Ty(Ty::Scalar(Scalar::U64)), t, self.loc(desc));
-                }
-                let t = self.expr(*accumulate);
-                self.unify(T::Ty(Ty::Scalar(Scalar::Bool)), t, self.loc(*accumulate));
-                for flag in [*trans_a, *trans_b] {
-                    let t = self.expr(flag);
-                    let constant = is_const_expr(kernel, flag);
-                    if !constant || !self.is_int(t) {
-                        self.cx.error(
-                            self.loc(flag),
-                            "a `wgmma` transpose flag is compiled into the instruction: write a constant (integer literals and const generic parameters), 0 or 1",
-                        );
-                    }
-                }
-                T::Ty(Ty::Unit)
-            }
-            ExprKind::WgmmaWait { pending, acc } => {
-                if !self.statements.contains(&id) {
-                    self.cx.error(
-                        loc,
-                        "`wgmma_wait` is a statement: `wgmma_wait(n, &mut acc);`",
-                    );
-                }
-                let t = self.expr(*pending);
-                self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(*pending));
-                let t = self.expr(*acc);
-                let is_local = matches!(kernel.expr(*acc).kind, ExprKind::Local(_));
-                let is_f32_array = is_local
-                    && match self.resolve(t) {
-                        T::Array { elem, .. } => {
-                            self.unify_quiet(T::Var(elem), T::Ty(Ty::Scalar(Scalar::F32)))
-                        }
-                        _ => false,
-                    };
-                if !is_f32_array {
-                    self.cx.error(
-                        self.loc(*acc),
-                        "expected the `wgmma` accumulators: an `[f32; N]` variable",
-                    );
-                }
-                T::Ty(Ty::Unit)
-            }
-            ExprKind::Ldmatrix {
-                count,
-                shared,
-                index,
-                ..
-            } => {
-                let t = self.expr(*shared);
-                match self.resolve(t) {
-                    T::Ty(Ty::Shared {
-                        elem: Scalar::U32, ..
-                    })
-                    | T::Error => {}
-                    other => {
-                        let text = self.describe(other);
-                        self.cx.error(
-                            self.loc(*shared),
-                            format!(
-                                "`ldmatrix` reads shared memory of `u32` (16-bit pairs), not {text}: declare it `shared_array::<u32, N>()` or `dynamic_shared::<u32>()`"
-                            ),
-                        );
-                    }
-                }
-                self.index_type(*index);
-                let elem = self.element_var(T::Ty(Ty::Scalar(Scalar::U32)), loc);
-                T::Array {
-                    elem,
-                    len: Len::Known(u64::from(*count)),
-                }
-            }
-            ExprKind::CpAsync {
-                dst,
-                dst_index,
-                src,
-                src_index,
-                valid,
-            } => {
-                let dst_t = self.expr(*dst);
-                match self.resolve(dst_t) {
-                    T::Ty(Ty::Shared { elem, .. }) if copyable(elem) => {}
-                    T::Error => {}
-                    other => {
-                        let text = self.describe(other);
-                        self.cx.error(
-                            self.loc(*dst),
-                            format!("`cp_async_16` copies into shared memory of a concrete number type, not {text}"),
-                        );
-                    }
-                }
-                let src_t = self.expr(*src);
-                match self.resolve(src_t) {
-                    T::Ty(Ty::Slice { elem, .. }) if copyable(elem) => {}
-                    T::Error => {}
-                    other => {
-                        let text = self.describe(other);
-                        self.cx.error(
-                            self.loc(*src),
-                            format!("`cp_async_16` copies from a slice of a concrete number type, not {text}"),
-                        );
-                    }
-                }
-                self.index_type(*dst_index);
-                self.index_type(*src_index);
-                let valid_t = self.expr(*valid);
-                self.unify(T::Ty(Ty::Scalar(Scalar::Bool)), valid_t, self.loc(*valid));
-                T::Ty(Ty::Unit)
-            }
             ExprKind::Match { scrutinee, arms } => {
                 let t = self.expr(*scrutinee);
                 self.match_patterns(t, arms.iter().map(|(p, _)| p.as_slice()), loc);
@@ -1129,38 +893,6 @@ impl Checker<'_> {
                     self.unify(first, v, self.loc(*value));
                 }
                 first
-            }
-            ExprKind::Atomic { base, op, args } => self.atomic(*base, op, args, loc),
-            ExprKind::Load4 { base, index } => {
-                let elem = self.vector_base(*base, false);
-                self.index_type(*index);
-                match elem {
-                    Some(elem) => {
-                        let var = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
-                        T::Array {
-                            elem: var,
-                            len: Len::Known(4),
-                        }
-                    }
-                    None => T::Error,
-                }
-            }
-            ExprKind::Store4 { base, index, value } => {
-                let elem = self.vector_base(*base, true);
-                self.index_type(*index);
-                let value_t = self.expr(*value);
-                if let Some(elem) = elem {
-                    let var = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
-                    self.unify(
-                        T::Array {
-                            elem: var,
-                            len: Len::Known(4),
-                        },
-                        value_t,
-                        self.loc(*value),
-                    );
-                }
-                T::Ty(Ty::Unit)
             }
             ExprKind::Axis { base, axis } => {
                 let base_t = self.expr(*base);
@@ -1459,34 +1191,21 @@ impl Checker<'_> {
     }
 
     /// An index: `usize`, as Rust requires.
-    /// Checks that `acc` is an `[f32; len]` variable: `wgmma`'s accumulators.
-    fn accumulators(&mut self, acc: ExprId, len: u32) {
-        let t = self.expr(acc);
-        let var = self.element_var(T::Ty(Ty::Scalar(Scalar::F32)), self.loc(acc));
-        let expected = T::Array {
-            elem: var,
-            len: Len::Known(u64::from(len)),
-        };
-        let is_local = matches!(self.kernel.expr(acc).kind, ExprKind::Local(_));
-        if !is_local || !self.unify_quiet(expected, t) {
-            self.cx.error(
-                self.loc(acc),
-                format!("expected the accumulators, an `[f32; {len}]` variable"),
-            );
-        }
-    }
-
     fn index_type(&mut self, index: ExprId) {
         let t = self.expr(index);
+        self.require_index(t, self.loc(index));
+    }
+
+    fn require_index(&mut self, t: T, loc: Loc) {
         match self.resolve(t) {
             T::Ty(Ty::Scalar(Scalar::Usize)) | T::Error => {}
             T::Var(_) => {
-                self.unify(T::Ty(Ty::Scalar(Scalar::Usize)), t, self.loc(index));
+                self.unify(T::Ty(Ty::Scalar(Scalar::Usize)), t, loc);
             }
             _ => {
                 let text = self.describe(t);
                 self.cx.error(
-                    self.loc(index),
+                    loc,
                     format!("slices are indexed by `usize`, found {text}: write `... as usize`"),
                 );
             }
@@ -1495,8 +1214,7 @@ impl Checker<'_> {
 
     /// The element type of the base of `load4`/`store4`: 4-byte numbers or a type parameter, in
     /// global or shared memory (writable for a store).
-    fn vector_base(&mut self, base: ExprId, store: bool) -> Option<Scalar> {
-        let t = self.expr(base);
+    fn vector_base(&mut self, base: ExprId, t: T, store: bool) -> Option<Scalar> {
         let elem = match self.resolve(t) {
             T::Ty(Ty::Slice { elem, mutable }) if mutable || !store => elem,
             T::Ty(Ty::Shared { elem, .. }) => elem,
@@ -1541,53 +1259,141 @@ impl Checker<'_> {
         Some(elem)
     }
 
-    fn intrinsic(&mut self, name: &str, args: &[ExprId], loc: Loc) -> T {
-        let intrinsic = intrinsics::lookup(name).expect("parsed as an intrinsic");
-        let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
-        if !self.arity(name, intrinsic.args.len(), args.len(), loc) {
-            return T::Error;
+    /// A call of an intrinsic: its signature's argument shapes checked in order.
+    fn intrinsic(&mut self, op: Op, args: &[ExprId], id: ExprId, loc: Loc) -> T {
+        let signature = op.signature();
+        let name = op.name();
+        if let Placement::Statement { message } = signature.placement {
+            if !self.statements.contains(&id) {
+                self.cx.error(loc, message);
+            }
         }
-        let mut value = T::Error;
-        for ((arg, kind), t) in args.iter().zip(intrinsic.args).zip(arg_ts) {
-            match kind {
-                Arg::U32 => {
-                    self.unify(T::Ty(Ty::Scalar(Scalar::U32)), t, self.loc(*arg));
+        let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
+        if let Arity::Counted = signature.arity {
+            if !self.arity(&name, signature.args.len(), args.len(), loc) {
+                return T::Error;
+            }
+        }
+        // What the result may refer to: the number moved, the element type of the memory.
+        let mut number = T::Error;
+        let mut element = None;
+        for ((shape, &arg), t) in signature.args.iter().zip(args).zip(arg_ts) {
+            let arg_loc = self.loc(arg);
+            match shape {
+                Arg::Scalar(scalar) => {
+                    self.unify(T::Ty(Ty::Scalar(*scalar)), t, arg_loc);
                 }
-                Arg::Bool => {
-                    self.unify(T::Ty(Ty::Scalar(Scalar::Bool)), t, self.loc(*arg));
-                }
-                Arg::F16 => {
-                    self.unify(T::Ty(Ty::Scalar(Scalar::F16)), t, self.loc(*arg));
-                }
-                Arg::Bf16 => {
-                    self.unify(T::Ty(Ty::Scalar(Scalar::Bf16)), t, self.loc(*arg));
-                }
-                Arg::Value => {
+                Arg::Number => {
                     if !self.is_numeric(t) || self.known_scalar(t).is_some_and(Scalar::is_half) {
                         let text = self.describe(t);
-                        self.cx.error(
-                            self.loc(*arg),
-                            format!("`{name}` moves numbers, found {text}"),
-                        );
+                        self.cx
+                            .error(arg_loc, format!("`{name}` moves numbers, found {text}"));
                     }
-                    value = t;
+                    number = t;
+                }
+                Arg::Index => self.require_index(t, arg_loc),
+                Arg::Constant { message } => {
+                    if !is_const_expr(self.kernel, arg) || !self.is_int(t) {
+                        self.cx.error(arg_loc, message);
+                    }
+                }
+                Arg::Shared { elem, message } => match self.resolve(t) {
+                    T::Ty(Ty::Shared { elem: found, .. }) if elem.accepts(found) => {}
+                    T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(arg_loc, message.replace("{found}", &text));
+                    }
+                },
+                Arg::Slice { elem, message } => match self.resolve(t) {
+                    T::Ty(Ty::Slice { elem: found, .. }) if elem.accepts(found) => {}
+                    T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(arg_loc, message.replace("{found}", &text));
+                    }
+                },
+                Arg::Fragment {
+                    elem, len, message, ..
+                } => self.fragment(arg, t, *elem, *len, message),
+                Arg::Memory(access) => match self.memory(&name, arg, t, *access, loc) {
+                    Some(elem) => element = Some(elem),
+                    None => return T::Error,
+                },
+                Arg::Element => {
+                    if let Some(elem) = element {
+                        self.unify(T::Ty(Ty::Scalar(elem)), t, arg_loc);
+                    }
+                }
+                Arg::Elements4 => {
+                    if let Some(elem) = element {
+                        let var = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
+                        let four = T::Array {
+                            elem: var,
+                            len: Len::Known(4),
+                        };
+                        self.unify(four, t, arg_loc);
+                    }
                 }
             }
         }
-        match intrinsic.ret {
+        let array = |this: &mut Self, elem: Scalar, len: u64| {
+            let var = this.element_var(T::Ty(Ty::Scalar(elem)), loc);
+            T::Array {
+                elem: var,
+                len: Len::Known(len),
+            }
+        };
+        match signature.ret {
             Ret::Unit => T::Ty(Ty::Unit),
-            Ret::U32 => T::Ty(Ty::Scalar(Scalar::U32)),
-            Ret::U64 => T::Ty(Ty::Scalar(Scalar::U64)),
-            Ret::Bool => T::Ty(Ty::Scalar(Scalar::Bool)),
-            Ret::F32 => T::Ty(Ty::Scalar(Scalar::F32)),
-            Ret::Value => value,
+            Ret::Scalar(scalar) => T::Ty(Ty::Scalar(scalar)),
+            Ret::Number => number,
+            Ret::Element => element.map_or(T::Error, |elem| T::Ty(Ty::Scalar(elem))),
+            Ret::Array { elem, len } => array(self, elem, u64::from(len)),
+            Ret::Elements4 => element.map_or(T::Error, |elem| array(self, elem, 4)),
         }
     }
 
-    fn atomic(&mut self, base: ExprId, op: &str, args: &[ExprId], loc: Loc) -> T {
-        let base_t = self.expr(base);
-        let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
-        let elem = match self.resolve(base_t) {
+    /// Checks that `arg` is a local `[elem; len]` array variable (of any length for `None`).
+    fn fragment(&mut self, arg: ExprId, t: T, elem: Scalar, len: Option<u32>, message: &str) {
+        let is_local = matches!(self.kernel.expr(arg).kind, ExprKind::Local(_));
+        let fits = is_local
+            && match len {
+                Some(len) => {
+                    let var = self.element_var(T::Ty(Ty::Scalar(elem)), self.loc(arg));
+                    let expected = T::Array {
+                        elem: var,
+                        len: Len::Known(u64::from(len)),
+                    };
+                    self.unify_quiet(expected, t)
+                }
+                None => match self.resolve(t) {
+                    T::Array { elem: found, .. } => {
+                        self.unify_quiet(T::Var(found), T::Ty(Ty::Scalar(elem)))
+                    }
+                    _ => false,
+                },
+            };
+        if !fits {
+            self.cx.error(self.loc(arg), message);
+        }
+    }
+
+    /// The element type of the slice or shared memory a memory method is called on, or
+    /// `None` once reported.
+    fn memory(
+        &mut self,
+        name: &str,
+        base: ExprId,
+        t: T,
+        access: Access,
+        loc: Loc,
+    ) -> Option<Scalar> {
+        let (writes, bitwise) = match access {
+            Access::Vector { store } => return self.vector_base(base, t, store),
+            Access::Atomic { writes, bitwise } => (writes, bitwise),
+        };
+        let elem = match self.resolve(t) {
             T::Ty(
                 Ty::Slice {
                     elem,
@@ -1595,16 +1401,16 @@ impl Checker<'_> {
                 }
                 | Ty::Shared { elem, .. },
             ) => elem,
-            T::Error => return T::Error,
-            T::Ty(Ty::Slice { elem, .. }) if op == "atomic_load" => elem,
+            T::Error => return None,
+            T::Ty(Ty::Slice { elem, .. }) if !writes => elem,
             T::Ty(Ty::Slice { mutable: false, .. }) => {
                 self.cx.error(
                     self.loc(base),
                     format!(
-                        "`{op}` writes: it needs a `&mut [T]` slice or shared memory, not a `&[T]`"
+                        "`{name}` writes: it needs a `&mut [T]` slice or shared memory, not a `&[T]`"
                     ),
                 );
-                return T::Error;
+                return None;
             }
             other => {
                 let text = self.describe(other);
@@ -1612,40 +1418,17 @@ impl Checker<'_> {
                     self.loc(base),
                     format!("atomics work on `&mut [T]` slices and shared memory, not {text}"),
                 );
-                return T::Error;
+                return None;
             }
         };
-        let bitwise = matches!(op, "atomic_and" | "atomic_or" | "atomic_xor");
         if elem == Scalar::Bool || elem.is_half() || (bitwise && elem.is_float()) {
             self.cx.error(
                 loc,
-                format!("`{op}` is not available on `{}`", elem.rust_name()),
+                format!("`{name}` is not available on `{}`", elem.rust_name()),
             );
-            return T::Error;
+            return None;
         }
-        let expected = match op {
-            "atomic_load" => 1,
-            "atomic_compare_exchange" => 3,
-            _ => 2,
-        };
-        if args.len() != expected {
-            let form = match expected {
-                1 => "(index)",
-                3 => "(index, current, new)",
-                _ => "(index, value)",
-            };
-            self.cx.error(loc, format!("`{op}` takes {form}"));
-            return T::Error;
-        }
-        self.unify(
-            T::Ty(Ty::Scalar(Scalar::Usize)),
-            arg_ts[0],
-            self.loc(args[0]),
-        );
-        for (arg, t) in args[1..].iter().zip(&arg_ts[1..]) {
-            self.unify(T::Ty(Ty::Scalar(elem)), *t, self.loc(*arg));
-        }
-        T::Ty(Ty::Scalar(elem))
+        Some(elem)
     }
 
     /// Whether `found` arguments are the `expected` number, reporting it if not.

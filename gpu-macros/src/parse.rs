@@ -5,7 +5,7 @@
 //! variable becomes a `LocalId`), so later stages never look at strings to find a binding.
 
 use crate::ctxt::Ctxt;
-use crate::intrinsics;
+use crate::intrinsics::{Arg, Arity, Op, Signature};
 use crate::ir::*;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -1195,28 +1195,12 @@ impl Parser<'_> {
         if method == "len" && args.is_empty() {
             return Some(ExprKind::Len(receiver));
         }
-        if intrinsics::ATOMICS.contains(&method.as_str()) {
-            return Some(ExprKind::Atomic {
-                base: receiver,
-                op: method,
-                args,
-            });
-        }
-        match (method.as_str(), args.as_slice()) {
-            ("load4", [index]) => {
-                return Some(ExprKind::Load4 {
-                    base: receiver,
-                    index: *index,
-                })
+        if let Some(op) = Op::method(&method, args.len()) {
+            if !self.arity(&op.signature(), args.len() + 1, call) {
+                return None;
             }
-            ("store4", [index, value]) => {
-                return Some(ExprKind::Store4 {
-                    base: receiver,
-                    index: *index,
-                    value: *value,
-                })
-            }
-            _ => {}
+            let args = std::iter::once(receiver).chain(args).collect();
+            return Some(ExprKind::Intrinsic { op, args });
         }
         Some(ExprKind::Method {
             receiver,
@@ -1344,27 +1328,34 @@ impl Parser<'_> {
             syn::PathArguments::AngleBracketed(args) => args.args.iter().collect(),
             _ => Vec::new(),
         };
-        let wgmma = parse_wgmma_name(name);
-        // The argument that names the accumulators, written in place as `&mut acc`.
-        let acc_at = match (wgmma, name) {
-            (Some(_), _) => Some(0),
-            (None, "wgmma_wait") => Some(1),
-            _ => None,
+        let op = Op::function(name);
+        let signature = op.map(Op::signature);
+        // The arguments the call updates in place, written `&mut acc`.
+        let by_mut_ref = |i: usize| {
+            signature.as_ref().is_some_and(|signature| {
+                matches!(
+                    signature.args.get(i),
+                    Some(Arg::Fragment {
+                        by_mut_ref: true,
+                        ..
+                    })
+                )
+            })
         };
         let args: Vec<Option<ExprId>> = call
             .args
             .iter()
             .enumerate()
             .map(|(i, arg)| match arg {
-                syn::Expr::Reference(r) if acc_at == Some(i) && r.mutability.is_some() => {
+                syn::Expr::Reference(r) if by_mut_ref(i) && r.mutability.is_some() => {
                     self.expr(&r.expr)
                 }
                 _ => self.expr(arg),
             })
             .collect();
         let args = args.into_iter().collect::<Option<Vec<_>>>()?;
-        if let Some(arg) = acc_at.and_then(|at| call.args.iter().nth(at)) {
-            if !matches!(arg, syn::Expr::Reference(r) if r.mutability.is_some()) {
+        for (i, arg) in call.args.iter().enumerate() {
+            if by_mut_ref(i) && !matches!(arg, syn::Expr::Reference(r) if r.mutability.is_some()) {
                 self.cx.error_spanned_by(
                     arg,
                     format!("`{name}` takes the accumulator array as `&mut acc`"),
@@ -1372,82 +1363,14 @@ impl Parser<'_> {
                 return None;
             }
         }
-        let kind = match name {
-            _ if wgmma.is_some() => {
-                let (input, n) = wgmma.expect("matched");
-                let [acc, shared, a, b, accumulate, trans_a, trans_b] = args[..] else {
-                    self.cx.error_spanned_by(
-                        call,
-                        format!("`{name}` takes (&mut acc [f32; {}], shared, a descriptor, b descriptor, accumulate: bool, trans_a, trans_b)", n / 2),
-                    );
+        let kind = match (op, signature) {
+            (Some(op), Some(signature)) => {
+                if !self.arity(&signature, args.len(), call) {
                     return None;
-                };
-                ExprKind::Wgmma {
-                    input,
-                    n,
-                    acc,
-                    shared,
-                    a,
-                    b,
-                    accumulate,
-                    trans_a,
-                    trans_b,
                 }
+                ExprKind::Intrinsic { op, args }
             }
-            "wgmma_wait" => {
-                let [pending, acc] = args[..] else {
-                    self.cx.error_spanned_by(
-                        call,
-                        "`wgmma_wait` takes (groups left pending: u32, &mut acc)",
-                    );
-                    return None;
-                };
-                ExprKind::WgmmaWait { pending, acc }
-            }
-            "mbarrier_init" | "mbarrier_arrive" | "mbarrier_wait" | "cp_async_mbarrier_arrive" => {
-                let (op, value) = match (name, &args[..]) {
-                    ("mbarrier_init", [_, _, count]) => (MbarrierOp::Init, Some(*count)),
-                    ("mbarrier_wait", [_, _, parity]) => (MbarrierOp::Wait, Some(*parity)),
-                    ("mbarrier_arrive", [_, _]) => (MbarrierOp::Arrive, None),
-                    ("cp_async_mbarrier_arrive", [_, _]) => (MbarrierOp::CpAsyncArrive, None),
-                    _ => {
-                        let shape = match name {
-                            "mbarrier_init" => "(barriers, index, count: u32)",
-                            "mbarrier_wait" => "(barriers, index, parity: u32)",
-                            _ => "(barriers, index)",
-                        };
-                        self.cx.error_spanned_by(
-                            call,
-                            format!(
-                                "`{name}` takes {shape}, the barriers a `shared_array::<u64, N>()`"
-                            ),
-                        );
-                        return None;
-                    }
-                };
-                ExprKind::Mbarrier {
-                    op,
-                    bars: args[0],
-                    index: args[1],
-                    value,
-                }
-            }
-            "wgmma_desc" => {
-                let [shared, index, lbo, sbo] = args[..] else {
-                    self.cx.error_spanned_by(
-                        call,
-                        "`wgmma_desc` takes (shared, element index, leading byte offset, stride byte offset)",
-                    );
-                    return None;
-                };
-                ExprKind::WgmmaDesc {
-                    shared,
-                    index,
-                    lbo,
-                    sbo,
-                }
-            }
-            "shared_array" => {
+            (None, _) if name == "shared_array" => {
                 let [syn::GenericArgument::Type(elem), len] = generics.as_slice() else {
                     self.cx.error_spanned_by(
                         path,
@@ -1459,7 +1382,7 @@ impl Parser<'_> {
                 let len = self.generic_length(len)?;
                 ExprKind::SharedArray { elem, len }
             }
-            "dynamic_shared" => {
+            (None, _) if name == "dynamic_shared" => {
                 let [syn::GenericArgument::Type(elem)] = generics.as_slice() else {
                     self.cx.error_spanned_by(
                         path,
@@ -1471,66 +1394,7 @@ impl Parser<'_> {
                     elem: self.scalar_type(elem)?,
                 }
             }
-            "philox4x32_10" => ExprKind::Philox { args },
-            "mma_m16n8k16_f16" | "mma_m16n8k16_bf16" => {
-                let [acc, a, b] = args[..] else {
-                    self.cx.error_spanned_by(
-                        call,
-                        format!("`{name}` takes (accumulator [f32; 4], a [u32; 4], b [u32; 2])"),
-                    );
-                    return None;
-                };
-                let input = if name.ends_with("bf16") {
-                    Scalar::Bf16
-                } else {
-                    Scalar::F16
-                };
-                ExprKind::Mma { input, acc, a, b }
-            }
-            "ldmatrix_x1" | "ldmatrix_x2" | "ldmatrix_x4" | "ldmatrix_x1_trans"
-            | "ldmatrix_x2_trans" | "ldmatrix_x4_trans" => {
-                let [shared, index] = args[..] else {
-                    self.cx.error_spanned_by(
-                        call,
-                        format!("`{name}` takes (shared memory of u32, this lane's row index)"),
-                    );
-                    return None;
-                };
-                let count = match &name["ldmatrix_x".len().."ldmatrix_x".len() + 1] {
-                    "1" => 1,
-                    "2" => 2,
-                    _ => 4,
-                };
-                ExprKind::Ldmatrix {
-                    count,
-                    trans: name.ends_with("_trans"),
-                    shared,
-                    index,
-                }
-            }
-            "cp_async_16" => {
-                let [dst, dst_index, src, src_index, valid] = args[..] else {
-                    self.cx.error_spanned_by(
-                        call,
-                        "`cp_async_16` takes (shared, shared index, slice, slice index, valid: bool)",
-                    );
-                    return None;
-                };
-                ExprKind::CpAsync {
-                    dst,
-                    dst_index,
-                    src,
-                    src_index,
-                    valid,
-                }
-            }
-            _ => match intrinsics::lookup(name) {
-                Some(intrinsic) => ExprKind::Intrinsic {
-                    name: intrinsic.name,
-                    args,
-                },
-                None => return Some(None),
-            },
+            _ => return Some(None),
         };
         if !matches!(
             kind,
@@ -1551,6 +1415,18 @@ impl Parser<'_> {
             return None;
         }
         Some(Some(kind))
+    }
+
+    /// Whether an intrinsic whose arguments the parser counts got `count` of them, reporting
+    /// its usage if not.
+    fn arity(&self, signature: &Signature, count: usize, call: &impl ToTokens) -> bool {
+        match &signature.arity {
+            Arity::Usage(usage) if count != signature.args.len() => {
+                self.cx.error_spanned_by(call, usage);
+                false
+            }
+            Arity::Usage(_) | Arity::Counted => true,
+        }
     }
 
     /// A const generic argument: `256`, `N`, or `{ TILE * 2 }`.
@@ -1786,17 +1662,4 @@ pub fn kernel_args(cx: &Ctxt, attr: &TokenStream) -> Option<LaunchBounds> {
         max_threads: values[0],
         min_blocks: values.get(1).copied(),
     })
-}
-
-/// The input type and width n of `wgmma_m64n{n}k16_f16` / `_bf16` (n a multiple of 8 up to 256).
-fn parse_wgmma_name(name: &str) -> Option<(Scalar, u32)> {
-    let rest = name.strip_prefix("wgmma_m64n")?;
-    let (n, input) = rest.split_once("k16_")?;
-    let input = match input {
-        "f16" => Scalar::F16,
-        "bf16" => Scalar::Bf16,
-        _ => return None,
-    };
-    let n: u32 = n.parse().ok()?;
-    (n.is_multiple_of(8) && (8..=256).contains(&n)).then_some((input, n))
 }

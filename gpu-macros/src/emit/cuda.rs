@@ -8,10 +8,107 @@
 use super::helpers::{Helper, HELPERS};
 use super::writer::Writer;
 use crate::check::Types;
-use crate::intrinsics;
+use crate::intrinsics::CudaWriter;
 use crate::ir::*;
 use crate::methods::{self, Cuda};
 use std::collections::{BTreeSet, HashSet};
+
+/// One intrinsic call being spelled: the emitter's answers to what the spelling asks.
+struct CudaCall<'e, 'a> {
+    emitter: &'e mut Emitter<'a>,
+    id: ExprId,
+    args: &'e [ExprId],
+    /// The variable a `let` initializer declares.
+    target: Option<String>,
+}
+
+impl CudaCall<'_, '_> {
+    fn loc(&self) -> Loc {
+        self.emitter.kernel.expr(self.id).span
+    }
+}
+
+impl CudaWriter for CudaCall<'_, '_> {
+    fn count(&self) -> usize {
+        self.args.len()
+    }
+
+    fn arg(&mut self, i: usize) -> String {
+        self.emitter.expr(self.args[i])
+    }
+
+    fn bare(&mut self, i: usize) -> String {
+        strip_outer_parens(&self.arg(i)).to_string()
+    }
+
+    fn helper(&mut self, name: &'static str) -> &'static str {
+        self.emitter.use_helper(name)
+    }
+
+    fn checked_index(&mut self, base: usize, index: usize) -> String {
+        let loc = self.loc();
+        self.emitter
+            .checked_index(self.args[base], self.args[index], loc)
+    }
+
+    fn vector_index(&mut self, base: usize, index: usize) -> String {
+        let loc = self.loc();
+        self.emitter
+            .vector_index(self.args[base], self.args[index], loc)
+    }
+
+    fn copy_index(&mut self, base: usize, index: usize) -> String {
+        let (loc, elem) = (self.loc(), self.element(base));
+        self.emitter
+            .copy_index(self.args[base], self.args[index], elem, loc)
+    }
+
+    fn length(&mut self, i: usize) -> String {
+        self.emitter.length_of(self.args[i])
+    }
+
+    fn element(&self, i: usize) -> Scalar {
+        let ty = self.emitter.types.expr(self.args[i]);
+        ty.element()
+            .unwrap_or_else(|| unreachable!("checked: memory, found {ty:?}"))
+    }
+
+    fn array_len(&self, i: usize) -> u64 {
+        match self.emitter.types.expr(self.args[i]) {
+            Ty::Array {
+                len: Len::Known(len),
+                ..
+            } => len,
+            other => unreachable!("checked: a fixed array, found {other:?}"),
+        }
+    }
+
+    fn cuda_type(&self, scalar: Scalar) -> String {
+        cuda_type(scalar).to_string()
+    }
+
+    fn vector_type(&mut self, elem: Scalar) -> String {
+        self.emitter.vector_type(elem)
+    }
+
+    fn line(&self) -> usize {
+        self.loc().line()
+    }
+
+    fn target(&self) -> String {
+        self.target
+            .clone()
+            .expect("checked: constructors only initialise a `let`")
+    }
+
+    fn fresh(&mut self, base: &str) -> String {
+        fresh(&mut self.emitter.taken, base)
+    }
+
+    fn statement(&mut self, code: &str) {
+        self.emitter.out.line(code);
+    }
+}
 
 /// The C++ spelling of a scalar type.
 pub fn cuda_type(scalar: Scalar) -> &'static str {
@@ -30,14 +127,6 @@ pub fn cuda_type(scalar: Scalar) -> &'static str {
 }
 
 /// PTX's name of a tensor-core input type: `f16` or `bf16`.
-fn ptx_half(input: Scalar) -> &'static str {
-    if input == Scalar::Bf16 {
-        "bf16"
-    } else {
-        "f16"
-    }
-}
-
 /// Emits the complete CUDA source of `program`: helpers, device functions, then the kernel.
 pub fn emit_program(program: &Program, types: &[Types]) -> String {
     let mut helpers = BTreeSet::new();
@@ -601,54 +690,14 @@ impl<'a> Emitter<'a> {
                     items.join(", ")
                 ));
             }
-            ExprKind::Philox { args } => {
-                let helper = self.use_helper("rs_philox4x32_10");
-                let args: Vec<String> = args
-                    .iter()
-                    .map(|a| strip_outer_parens(&self.expr(*a)).to_string())
-                    .collect();
-                self.out.line(&format!("unsigned int {name}[4];"));
-                self.out
-                    .line(&format!("{helper}({name}, {});", args.join(", ")));
-            }
-            ExprKind::Load4 { base, index } => {
-                let index_code = self.vector_index(*base, *index, kernel.expr(init).span);
-                let base_code = self.expr(*base);
-                let vector = self.vector_type(elem);
-                let v = fresh(&mut self.taken, &format!("{name}_v"));
-                self.out.line(&format!("{ty} {name}[4];"));
-                self.out.line(&format!(
-                    "{{ const {vector} {v} = *reinterpret_cast<const {vector}*>(&{base_code}[{index_code}]); \
-                     {name}[0] = {v}.x; {name}[1] = {v}.y; {name}[2] = {v}.z; {name}[3] = {v}.w; }}"
-                ));
-            }
-            ExprKind::Mma { input, acc, a, b } => {
-                let (c, a, b) = (self.expr(*acc), self.expr(*a), self.expr(*b));
-                let kind = ptx_half(*input);
-                self.out.line(&format!("float {name}[4];"));
-                self.out.line(&format!(
-                    "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 \
-                     {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, {{%8, %9}}, {{%10, %11, %12, %13}};\" \
-                     : \"=f\"({name}[0]), \"=f\"({name}[1]), \"=f\"({name}[2]), \"=f\"({name}[3]) \
-                     : \"r\"({a}[0]), \"r\"({a}[1]), \"r\"({a}[2]), \"r\"({a}[3]), \"r\"({b}[0]), \"r\"({b}[1]), \
-                     \"f\"({c}[0]), \"f\"({c}[1]), \"f\"({c}[2]), \"f\"({c}[3]));"
-                ));
-            }
-            ExprKind::Ldmatrix {
-                count,
-                trans,
-                shared,
-                index,
-            } => {
-                // Every lane's row is 16 bytes: four words from its index.
-                let index_code = self.vector_index(*shared, *index, kernel.expr(init).span);
-                let base_code = self.expr(*shared);
-                let helper = self.use_helper("rs_ldmatrix");
-                let trans = if *trans { "_trans" } else { "" };
-                self.out.line(&format!("unsigned int {name}[{count}];"));
-                self.out.line(&format!(
-                    "{helper}_x{count}{trans}({name}, {base_code}, (unsigned int){index_code});"
-                ));
+            ExprKind::Intrinsic { op, args } => {
+                let mut call = CudaCall {
+                    emitter: self,
+                    id: init,
+                    args,
+                    target: Some(name),
+                };
+                op.cuda(&mut call);
             }
             _ => unreachable!("checked: arrays and shared memory come from constructors"),
         }
@@ -999,160 +1048,20 @@ impl<'a> Emitter<'a> {
                     )
                 }
             }
-            ExprKind::Intrinsic { name, args } => {
-                let intrinsic = intrinsics::lookup(name).expect("checked intrinsic");
-                if let Some(helper) = intrinsic.helper {
-                    self.use_helper(helper);
-                }
-                let mut code = intrinsic.cuda.to_string();
-                for (i, arg) in args.iter().enumerate() {
-                    let arg_code = self.expr(*arg);
-                    code = code.replace(&format!("{{{i}}}"), strip_outer_parens(&arg_code));
-                }
-                code
-            }
-            ExprKind::Atomic { base, op, args } => {
-                self.use_helper("rs_atomics");
-                let index = self.checked_index(*base, args[0], self.kernel.expr(id).span);
-                let base_code = self.expr(*base);
-                let mut call_args = vec![format!("&{base_code}[{index}]")];
-                for arg in &args[1..] {
-                    call_args.push(strip_outer_parens(&self.expr(*arg)).to_string());
-                }
-                format!("rs_{op}({})", call_args.join(", "))
-            }
-            ExprKind::Store4 { base, index, value } => {
-                let elem = self.types.expr(*base).element().expect("checked base");
-                let vector = self.vector_type(elem);
-                let index_code = self.vector_index(*base, *index, self.kernel.expr(id).span);
-                let base_code = self.expr(*base);
-                let value_code = self.expr(*value);
-                format!(
-                    "(*reinterpret_cast<{vector}*>(&{base_code}[{index_code}]) = {vector}{{{value_code}[0], {value_code}[1], {value_code}[2], {value_code}[3]}})"
-                )
-            }
-            ExprKind::CpAsync {
-                dst,
-                dst_index,
-                src,
-                src_index,
-                valid,
-            } => {
-                let span = self.kernel.expr(id).span;
-                let dst_elem = self.types.expr(*dst).element().expect("checked dst");
-                let dst_index = self.copy_index(*dst, *dst_index, dst_elem, span);
-                let dst = self.expr(*dst);
-                let src_len = self.length_of(*src);
-                let src = self.expr(*src);
-                let src_index = strip_outer_parens(&self.expr(*src_index)).to_string();
-                let valid = strip_outer_parens(&self.expr(*valid)).to_string();
-                let helper = self.use_helper("rs_cp_async");
-                // The helper checks the source index only for a valid copy: an invalid one
-                // reads nothing.
-                format!(
-                    "{helper}_16({dst}, (unsigned int){dst_index}, {src}, {src_len}, {src_index}, {valid}, {})",
-                    span.line()
-                )
-            }
-            ExprKind::Mbarrier {
-                op,
-                bars,
-                index,
-                value,
-            } => {
-                self.use_helper("rs_mbarrier");
-                let index = self.checked_index(*bars, *index, self.kernel.expr(id).span);
-                let at = format!("&{}[{index}]", self.expr(*bars));
-                let value = value.map(|v| strip_outer_parens(&self.expr(v)).to_string());
-                match (op, value) {
-                    (MbarrierOp::Init, Some(count)) => format!("rs_mbarrier_init({at}, {count})"),
-                    (MbarrierOp::Wait, Some(parity)) => format!("rs_mbarrier_wait({at}, {parity})"),
-                    (MbarrierOp::Arrive, _) => format!("rs_mbarrier_arrive({at})"),
-                    (MbarrierOp::CpAsyncArrive, _) => format!("rs_cp_async_mbarrier_arrive({at})"),
-                    _ => unreachable!("parsed with its value"),
-                }
-            }
-            ExprKind::WgmmaDesc {
-                shared,
-                index,
-                lbo,
-                sbo,
-            } => {
-                self.use_helper("rs_wgmma");
-                let shared = self.expr(*shared);
-                let index = strip_outer_parens(&self.expr(*index)).to_string();
-                let lbo = strip_outer_parens(&self.expr(*lbo)).to_string();
-                let sbo = strip_outer_parens(&self.expr(*sbo)).to_string();
-                format!("rs_wgmma_desc({shared}, (unsigned int)({index}), {lbo}, {sbo})")
-            }
-            ExprKind::Wgmma {
-                input,
-                n,
-                acc,
-                a,
-                b,
-                accumulate,
-                trans_a,
-                trans_b,
-                ..
-            } => {
-                self.use_helper("rs_wgmma");
-                let kind = ptx_half(*input);
-                let regs = (*n / 2) as usize;
-                let acc = self.expr(*acc);
-                let list: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
-                let outputs: Vec<String> =
-                    (0..regs).map(|i| format!("\"+f\"({acc}[{i}])")).collect();
-                let (a, b) = (self.expr(*a), self.expr(*b));
-                let accumulate = strip_outer_parens(&self.expr(*accumulate)).to_string();
-                let (ta, tb) = (self.expr(*trans_a), self.expr(*trans_b));
-                // scale-d is a predicate: 0 overwrites the accumulators, 1 adds to them. The
-                // transposes are immediates, so they must be compile-time constants.
-                format!(
-                    "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{p}, 0;\\n\"\n        \
-                     \"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{kind}.{kind} {{{list}}}, %{da}, %{db}, p, 1, 1, %{ta_at}, %{tb_at};\\n}}\\n\"\n        \
-                     : {outputs}\n        \
-                     : \"l\"({a}), \"l\"({b}), \"r\"((int)({accumulate})), \"n\"((int)({ta})), \"n\"((int)({tb})))",
-                    list = list.join(", "),
-                    outputs = outputs.join(", "),
-                    da = regs,
-                    db = regs + 1,
-                    p = regs + 2,
-                    ta_at = regs + 3,
-                    tb_at = regs + 4,
-                )
-            }
-            ExprKind::WgmmaWait { pending, acc } => {
-                self.use_helper("rs_wgmma");
-                let pending = strip_outer_parens(&self.expr(*pending)).to_string();
-                let len = match self.types.expr(*acc) {
-                    Ty::Array {
-                        len: Len::Known(len),
-                        ..
-                    } => len as usize,
-                    other => {
-                        unreachable!("checked: accumulators are a fixed array, found {other:?}")
-                    }
+            ExprKind::Intrinsic { op, args } => {
+                let mut call = CudaCall {
+                    emitter: self,
+                    id,
+                    args,
+                    target: None,
                 };
-                let acc = self.expr(*acc);
-                let operands: Vec<String> =
-                    (0..len).map(|i| format!("\"+f\"({acc}[{i}])")).collect();
-                // The empty asm "rewrites" every accumulator after the wait, so the compiler
-                // cannot move their reads above it.
-                format!(
-                    "rs_wgmma_wait({pending}); asm volatile(\"\" : {} :: \"memory\")",
-                    operands.join(", ")
-                )
+                op.cuda(&mut call)
             }
             ExprKind::SharedArray { .. }
             | ExprKind::DynamicShared { .. }
             | ExprKind::ArrayRepeat { .. }
             | ExprKind::ArrayList { .. }
-            | ExprKind::Philox { .. }
-            | ExprKind::Load4 { .. }
-            | ExprKind::Match { .. }
-            | ExprKind::Mma { .. }
-            | ExprKind::Ldmatrix { .. } => {
+            | ExprKind::Match { .. } => {
                 unreachable!("checked: constructors only initialise a `let`")
             }
             ExprKind::Select {
