@@ -4,7 +4,8 @@
 //! The twin reads its arguments from `CpuArgs` and its position from `ThreadCtx`, touches memory
 //! through `CpuSlice` (bounds-checked, recording a panic instead of unwinding), and wraps integer
 //! arithmetic as release Rust and the CUDA code do. Rust has labels, `match` and ranges, so control
-//! flow maps one to one.
+//! flow maps one to one. Intrinsics are spelled by their entries in `crate::intrinsics`
+//! (through [`CpuWriter`]); one that synchronizes makes the kernel need coroutines.
 
 use crate::check::{Types, FLOAT_CONSTANTS};
 use crate::intrinsics::CpuWriter;

@@ -4,6 +4,10 @@
 //! differs: signed overflow wraps, shift amounts are masked, float→int casts saturate. A
 //! `#line` directive before each statement makes NVRTC errors and profilers point at the
 //! user's Rust source.
+//!
+//! One `Emitter` writes a function; its methods are spread over files by what they write:
+//! [`statements`], [`expressions`], [`indexing`] (checked indices), [`constants`] and
+//! [`intrinsics`] (answering what the spellings in `crate::intrinsics` ask).
 
 mod constants;
 mod expressions;
