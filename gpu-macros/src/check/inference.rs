@@ -185,7 +185,7 @@ impl Checker<'_> {
         }
     }
 
-    fn is_error(&mut self, t: T) -> bool {
+    pub(super) fn is_error(&mut self, t: T) -> bool {
         matches!(self.resolve(t), T::Error)
     }
 

@@ -1,7 +1,7 @@
 //! Intrinsic calls: the argument shapes of an intrinsic's signature (see `intrinsics/`)
 //! checked in order, and its result type.
 
-use super::{is_const_expr, Checker, T};
+use super::{is_const_expr, Checker, DeferredValue, T};
 use crate::intrinsics::{Access, Arg, Arity, Op, Placement, Ret};
 use crate::ir::*;
 
@@ -30,12 +30,8 @@ impl Checker<'_> {
                 Arg::Scalar(scalar) => {
                     self.unify(T::Ty(Ty::Scalar(*scalar)), t, arg_loc);
                 }
-                Arg::Number => {
-                    if !self.is_numeric(t) || self.known_scalar(t).is_some_and(Scalar::is_half) {
-                        let text = self.describe(t);
-                        self.cx
-                            .error(arg_loc, format!("`{name}` moves numbers, found {text}"));
-                    }
+                Arg::Value { accepts, message } => {
+                    self.value(t, *accepts, arg, &message.replace("{name}", &name));
                     number = t;
                 }
                 Arg::Index => self.require_index(t, arg_loc),
@@ -94,10 +90,33 @@ impl Checker<'_> {
         match signature.ret {
             Ret::Unit => T::Ty(Ty::Unit),
             Ret::Scalar(scalar) => T::Ty(Ty::Scalar(scalar)),
-            Ret::Number => number,
+            Ret::Value => number,
             Ret::Element => element.map_or(T::Error, |elem| T::Ty(Ty::Scalar(elem))),
             Ret::Array { elem, len } => array(self, elem, u64::from(len)),
             Ret::Elements4 => element.map_or(T::Error, |elem| array(self, elem, 4)),
+        }
+    }
+
+    /// Checks that an intrinsic's value argument has a type `accepts` allows, reporting
+    /// `message` (with `{found}`) if not. A literal whose type is still open is checked once
+    /// its type is known.
+    fn value(&mut self, t: T, accepts: fn(Scalar) -> bool, arg: ExprId, message: &str) {
+        let fits = match (self.known_scalar(t), self.var_kind(t)) {
+            (Some(scalar), _) => accepts(scalar),
+            (None, Some(_)) => {
+                self.deferred_values.push(DeferredValue {
+                    arg,
+                    accepts,
+                    message: message.to_string(),
+                });
+                true
+            }
+            (None, None) => self.is_error(t),
+        };
+        if !fits {
+            let text = self.describe(t);
+            self.cx
+                .error(self.loc(arg), message.replace("{found}", &text));
         }
     }
 

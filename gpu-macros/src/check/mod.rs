@@ -64,6 +64,7 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             loops: Vec::new(),
             negated_literals: Vec::new(),
             negations: Vec::new(),
+            deferred_values: Vec::new(),
             let_inits: function
                 .exprs
                 .iter()
@@ -218,6 +219,15 @@ struct Var {
     bound: Option<Scalar>,
 }
 
+/// An intrinsic argument whose type was still open when met, checked once it is known.
+struct DeferredValue {
+    arg: ExprId,
+    /// Which types it may take.
+    accepts: fn(Scalar) -> bool,
+    /// The message (with `{found}`) if it took another.
+    message: String,
+}
+
 struct Checker<'a> {
     cx: &'a Ctxt,
     program: &'a Program,
@@ -232,6 +242,8 @@ struct Checker<'a> {
     negated_literals: Vec<ExprId>,
     /// Negations whose operand type was still open when met.
     negations: Vec<(ExprId, Loc)>,
+    /// Intrinsic arguments whose type was still open when met.
+    deferred_values: Vec<DeferredValue>,
     /// Constructors that initialise a `let`, where they are allowed.
     let_inits: HashSet<ExprId>,
     /// Statement-only intrinsics (`wgmma_m64n*k16_*`, `wgmma_wait`) that stand as statements.
@@ -264,6 +276,20 @@ impl Checker<'_> {
                             s.rust_name()
                         ),
                     );
+                }
+            }
+        }
+        for DeferredValue {
+            arg: id,
+            accepts,
+            message,
+        } in std::mem::take(&mut self.deferred_values)
+        {
+            if let Ty::Scalar(scalar) = exprs[id.0 as usize] {
+                if !accepts(scalar) {
+                    let found = format!("`{}`", scalar.rust_name());
+                    self.cx
+                        .error(self.loc(id), message.replace("{found}", &found));
                 }
             }
         }

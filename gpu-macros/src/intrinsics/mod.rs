@@ -154,8 +154,12 @@ impl Signature {
 pub enum Arg {
     /// A value of this type.
     Scalar(Scalar),
-    /// Any number type but the 16-bit floats; a [`Ret::Number`] result has its type.
-    Number,
+    /// A value of a type `accepts` allows; a [`Ret::Value`] result has its type. `message`
+    /// (with `{name}` and `{found}`) when it is another.
+    Value {
+        accepts: fn(Scalar) -> bool,
+        message: &'static str,
+    },
     /// An element index: `usize`.
     Index,
     /// An integer compiled into the instruction (literals and const generic parameters);
@@ -214,8 +218,8 @@ pub enum Access {
 pub enum Ret {
     Unit,
     Scalar(Scalar),
-    /// The type of the [`Arg::Number`] argument.
-    Number,
+    /// The type of the [`Arg::Value`] argument.
+    Value,
     /// The [`Arg::Memory`] argument's element type.
     Element,
     /// A fresh `[elem; len]` array.

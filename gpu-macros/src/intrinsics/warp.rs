@@ -80,7 +80,13 @@ impl WarpOp {
         let u32 = || Arg::Scalar(Scalar::U32);
         match self {
             WarpOp::SyncWarp => Signature::new(vec![], Ret::Unit),
-            WarpOp::Shuffle(_) => Signature::new(vec![u32(), Arg::Number, u32()], Ret::Number),
+            WarpOp::Shuffle(_) => {
+                let value = Arg::Value {
+                    accepts: |scalar| scalar.is_number() && !scalar.is_half(),
+                    message: "`{name}` moves numbers, found {found}",
+                };
+                Signature::new(vec![u32(), value, u32()], Ret::Value)
+            }
             WarpOp::Vote(vote) => {
                 let ret = match vote {
                     VoteOp::All | VoteOp::Any => Scalar::Bool,
