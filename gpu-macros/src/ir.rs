@@ -4,7 +4,7 @@
 //! arena (`Kernel::exprs`) and are referred to by `ExprId`, so the type checker can record one
 //! type per expression that both emitters read without re-inferring.
 
-use crate::intrinsics::Op;
+use crate::intrinsics::{Builtin, Op};
 use proc_macro2::{Span, TokenStream};
 
 /// Where a piece of the kernel was written: its first and last token, so a message underlines
@@ -651,48 +651,6 @@ impl Axis {
             Axis::X => "x",
             Axis::Y => "y",
             Axis::Z => "z",
-        }
-    }
-}
-
-/// Index and dimension intrinsics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Builtin {
-    ThreadIdx,
-    BlockIdx,
-    BlockDim,
-    GridDim,
-    /// `block_idx * block_dim + thread_idx`, per axis, as `usize`.
-    GlobalIdx,
-    /// `grid_dim * block_dim`, per axis, as `usize`: the stride of a grid-stride loop.
-    GridSize,
-}
-
-impl Builtin {
-    pub const ALL: [Builtin; 6] = [
-        Builtin::ThreadIdx,
-        Builtin::BlockIdx,
-        Builtin::BlockDim,
-        Builtin::GridDim,
-        Builtin::GlobalIdx,
-        Builtin::GridSize,
-    ];
-
-    pub fn rust_name(self) -> &'static str {
-        match self {
-            Builtin::ThreadIdx => "thread_idx",
-            Builtin::BlockIdx => "block_idx",
-            Builtin::BlockDim => "block_dim",
-            Builtin::GridDim => "grid_dim",
-            Builtin::GlobalIdx => "global_idx",
-            Builtin::GridSize => "grid_size",
-        }
-    }
-
-    pub fn ty(self) -> Ty {
-        match self {
-            Builtin::GlobalIdx | Builtin::GridSize => Ty::Index3,
-            _ => Ty::Dim3,
         }
     }
 }

@@ -564,19 +564,7 @@ impl Twin<'_> {
                 let ExprKind::Builtin(builtin) = function.expr(*base).kind else {
                     unreachable!("checked: axes are read from builtins");
                 };
-                let a = axis.name();
-                match builtin {
-                    Builtin::ThreadIdx => format!("__t.thread_idx().{a}"),
-                    Builtin::BlockIdx => format!("__t.block_idx().{a}"),
-                    Builtin::BlockDim => format!("__t.block_dim().{a}"),
-                    Builtin::GridDim => format!("__t.grid_dim().{a}"),
-                    Builtin::GlobalIdx => format!(
-                        "(__t.block_idx().{a} as usize * __t.block_dim().{a} as usize + __t.thread_idx().{a} as usize)"
-                    ),
-                    Builtin::GridSize => {
-                        format!("(__t.grid_dim().{a} as usize * __t.block_dim().{a} as usize)")
-                    }
-                }
+                builtin.cpu(axis.name())
             }
             ExprKind::Call { name, args, .. } => {
                 let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();

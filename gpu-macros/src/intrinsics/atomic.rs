@@ -34,6 +34,7 @@ impl AtomicOp {
         AtomicOp::Xor,
     ];
 
+    /// The operation called `name`, if it is one of this domain's.
     pub fn from_name(name: &str) -> Option<AtomicOp> {
         AtomicOp::ALL.into_iter().find(|op| op.name() == name)
     }
@@ -70,6 +71,7 @@ impl AtomicOp {
         }
     }
 
+    /// What a call takes and gives.
     pub fn signature(self) -> Signature {
         let access = Access::Atomic {
             writes: self != AtomicOp::Load,
@@ -85,6 +87,7 @@ impl AtomicOp {
         Signature::new(args, Ret::Element).usage(format!("`{}` takes {form}", self.name()))
     }
 
+    /// The CUDA C++ of a call.
     pub fn cuda(self, w: &mut dyn CudaWriter) -> String {
         w.helper("rs_atomics");
         let index = w.checked_index(0, 1);
@@ -93,6 +96,7 @@ impl AtomicOp {
         format!("rs_{}({})", self.name(), args.join(", "))
     }
 
+    /// The CPU twin's Rust of a call.
     pub fn cpu(self, w: &mut dyn CpuWriter) -> String {
         let values: Vec<String> = (1..w.count()).map(|i| format!("{{{i}}}")).collect();
         w.template(&format!(

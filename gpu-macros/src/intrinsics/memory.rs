@@ -50,6 +50,7 @@ impl MemoryOp {
         MemoryOp::FenceProxyAsync,
     ];
 
+    /// The operation called `name`, if it is one of this domain's.
     pub fn from_name(name: &str) -> Option<MemoryOp> {
         MemoryOp::FUNCTIONS.into_iter().find(|op| op.name() == name)
     }
@@ -64,6 +65,7 @@ impl MemoryOp {
         }
     }
 
+    /// The name a user writes.
     pub fn name(self) -> &'static str {
         match self {
             MemoryOp::Load4 => "load4",
@@ -79,6 +81,7 @@ impl MemoryOp {
         }
     }
 
+    /// What a call takes and gives.
     pub fn signature(self) -> Signature {
         match self {
             MemoryOp::Load4 => Signature::new(
@@ -139,6 +142,7 @@ impl MemoryOp {
         }
     }
 
+    /// The CUDA C++ of a call.
     pub fn cuda(self, w: &mut dyn CudaWriter) -> String {
         match self {
             MemoryOp::Load4 => {
@@ -198,6 +202,7 @@ impl MemoryOp {
         }
     }
 
+    /// The CPU twin's Rust of a call.
     pub fn cpu(self, w: &mut dyn CpuWriter) -> String {
         match self {
             MemoryOp::Load4 => w.template("{0}.load4({1}, __t, {line})"),
@@ -221,6 +226,7 @@ impl MemoryOp {
         }
     }
 
+    /// Whether every thread named must reach the call before any leaves it.
     pub fn synchronizes(self) -> bool {
         match self {
             MemoryOp::Mbarrier(MbarrierOp::Wait) => true,

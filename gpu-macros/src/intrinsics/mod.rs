@@ -14,15 +14,15 @@
 mod atomic;
 mod memory;
 mod random;
-mod sync;
 mod tensor;
+mod thread;
 mod warp;
 
 pub use atomic::AtomicOp;
 pub use memory::MemoryOp;
 pub use random::RandomOp;
-pub use sync::SyncOp;
 pub use tensor::TensorOp;
+pub use thread::{Builtin, SyncOp};
 pub use warp::WarpOp;
 
 use crate::ir::Scalar;
@@ -69,6 +69,7 @@ impl Op {
         }
     }
 
+    /// What a call takes and gives.
     pub fn signature(self) -> Signature {
         match self {
             Op::Sync(op) => op.signature(),
@@ -195,6 +196,7 @@ pub enum Elem {
 }
 
 impl Elem {
+    /// Whether `elem` is one of these types.
     pub fn accepts(self, elem: Scalar) -> bool {
         match self {
             Elem::Any => true,

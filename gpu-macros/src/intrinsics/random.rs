@@ -13,12 +13,14 @@ pub enum RandomOp {
 }
 
 impl RandomOp {
+    /// The operation called `name`, if it is one of this domain's.
     pub fn from_name(name: &str) -> Option<RandomOp> {
         [RandomOp::Philox, RandomOp::UniformF32]
             .into_iter()
             .find(|op| op.name() == name)
     }
 
+    /// The name a user writes.
     pub fn name(self) -> &'static str {
         match self {
             RandomOp::Philox => "philox4x32_10",
@@ -26,6 +28,7 @@ impl RandomOp {
         }
     }
 
+    /// What a call takes and gives.
     pub fn signature(self) -> Signature {
         let u32 = || Arg::Scalar(Scalar::U32);
         match self {
@@ -42,6 +45,7 @@ impl RandomOp {
         }
     }
 
+    /// The CUDA C++ of a call.
     pub fn cuda(self, w: &mut dyn CudaWriter) -> String {
         match self {
             RandomOp::Philox => {
@@ -56,6 +60,7 @@ impl RandomOp {
         }
     }
 
+    /// The CPU twin's Rust of a call.
     pub fn cpu(self, w: &mut dyn CpuWriter) -> String {
         match self {
             RandomOp::Philox => {

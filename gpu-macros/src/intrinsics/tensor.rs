@@ -43,6 +43,7 @@ fn ptx_half(input: Scalar) -> &'static str {
 }
 
 impl TensorOp {
+    /// The operation called `name`, if it is one of this domain's.
     pub fn from_name(name: &str) -> Option<TensorOp> {
         let half = |suffix: &str| match suffix {
             "f16" => Some(Scalar::F16),
@@ -91,6 +92,7 @@ impl TensorOp {
         }
     }
 
+    /// The name a user writes.
     pub fn name(self) -> String {
         match self {
             TensorOp::Mma { input } => format!("mma_m16n8k16_{}", input.rust_name()),
@@ -106,6 +108,7 @@ impl TensorOp {
         }
     }
 
+    /// What a call takes and gives.
     pub fn signature(self) -> Signature {
         let name = self.name();
         let fragment = |elem, len, message: &str| Arg::Fragment {
@@ -220,6 +223,7 @@ impl TensorOp {
         }
     }
 
+    /// The CUDA C++ of a call.
     pub fn cuda(self, w: &mut dyn CudaWriter) -> String {
         match self {
             TensorOp::Mma { input } => {
@@ -305,6 +309,7 @@ impl TensorOp {
         }
     }
 
+    /// The CPU twin's Rust of a call.
     pub fn cpu(self, w: &mut dyn CpuWriter) -> String {
         match self {
             TensorOp::Mma { input } => w.template(
@@ -332,6 +337,7 @@ impl TensorOp {
         }
     }
 
+    /// Whether every thread named must reach the call before any leaves it.
     pub fn synchronizes(self) -> bool {
         match self {
             TensorOp::Mma { .. } | TensorOp::Ldmatrix { .. } => true,

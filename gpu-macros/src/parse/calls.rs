@@ -2,7 +2,7 @@
 //! intrinsics (their argument shapes read from `intrinsics/`) and `#[device]` functions.
 
 use super::Parser;
-use crate::intrinsics::{Arg, Arity, Op, Signature};
+use crate::intrinsics::{Arg, Arity, Builtin, Op, Signature};
 use crate::ir::*;
 use quote::ToTokens;
 

@@ -112,19 +112,7 @@ impl<'a> Emitter<'a> {
                 let ExprKind::Builtin(builtin) = kernel.expr(*base).kind else {
                     unreachable!("checked: axes are read from builtins");
                 };
-                let a = axis.name();
-                match builtin {
-                    Builtin::ThreadIdx => format!("threadIdx.{a}"),
-                    Builtin::BlockIdx => format!("blockIdx.{a}"),
-                    Builtin::BlockDim => format!("blockDim.{a}"),
-                    Builtin::GridDim => format!("gridDim.{a}"),
-                    Builtin::GlobalIdx => {
-                        format!("((unsigned long long)blockIdx.{a} * blockDim.{a} + threadIdx.{a})")
-                    }
-                    Builtin::GridSize => {
-                        format!("((unsigned long long)gridDim.{a} * blockDim.{a})")
-                    }
-                }
+                builtin.cuda(axis.name())
             }
             ExprKind::Const { ty, name } => constant(*ty, name),
             ExprKind::GenericConst(name) => name.to_string(),
