@@ -350,3 +350,135 @@ fn fill(template: &str, value: impl Fn(&str) -> Option<String>) -> String {
     out.push_str(rest);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every free-function intrinsic of the language, as users write them.
+    const FUNCTIONS: &[&str] = &[
+        "sync_threads",
+        "thread_fence",
+        "thread_fence_block",
+        "thread_fence_system",
+        "clock64",
+        "sync_warp",
+        "shfl_sync",
+        "shfl_up_sync",
+        "shfl_down_sync",
+        "shfl_xor_sync",
+        "all_sync",
+        "any_sync",
+        "ballot_sync",
+        "lane_id",
+        "warp_size",
+        "active_mask",
+        "cp_async_16",
+        "cp_async_commit",
+        "cp_async_wait",
+        "mbarrier_init",
+        "mbarrier_arrive",
+        "mbarrier_wait",
+        "cp_async_mbarrier_arrive",
+        "fence_proxy_async",
+        "mma_m16n8k16_f16",
+        "mma_m16n8k16_bf16",
+        "ldmatrix_x1",
+        "ldmatrix_x2",
+        "ldmatrix_x4",
+        "ldmatrix_x1_trans",
+        "ldmatrix_x2_trans",
+        "ldmatrix_x4_trans",
+        "wgmma_desc",
+        "wgmma_m64n8k16_f16",
+        "wgmma_m64n128k16_bf16",
+        "wgmma_m64n256k16_f16",
+        "wgmma_fence",
+        "wgmma_commit",
+        "wgmma_wait",
+        "pack_f16x2",
+        "pack_bf16x2",
+        "philox4x32_10",
+        "uniform_f32",
+    ];
+
+    /// The method intrinsics with their argument counts (the receiver not counted).
+    const METHODS: &[(&str, usize)] = &[
+        ("atomic_load", 1),
+        ("atomic_add", 2),
+        ("atomic_compare_exchange", 3),
+        ("atomic_xor", 2),
+        ("load4", 1),
+        ("store4", 2),
+    ];
+
+    #[test]
+    fn names_find_their_op_and_ops_give_their_name() {
+        for name in FUNCTIONS {
+            let op = Op::function(name).unwrap_or_else(|| panic!("`{name}` is no intrinsic"));
+            assert_eq!(op.name(), *name);
+            assert!(Op::method(name, 1).is_none(), "`{name}` is no method");
+        }
+        for (name, count) in METHODS {
+            let op = Op::method(name, *count).unwrap_or_else(|| panic!("`{name}` is no method"));
+            assert_eq!(op.name(), *name);
+            assert!(Op::function(name).is_none(), "`{name}` is no free function");
+        }
+    }
+
+    #[test]
+    fn malformed_names_are_not_intrinsics() {
+        for name in [
+            "ldmatrix_x3",
+            "ldmatrix_x4_transpose",
+            "mma_m16n8k16_f32",
+            "wgmma_m64n12k16_f16",
+            "wgmma_m64n264k16_f16",
+            "wgmma_m64n64k16_f32",
+            "pack_f32x2",
+        ] {
+            assert_eq!(Op::function(name), None, "{name}");
+        }
+        // `load4` and `store4` are recognised by their argument count only.
+        assert_eq!(Op::method("load4", 2), None);
+        assert_eq!(Op::method("store4", 1), None);
+    }
+
+    /// An intrinsic that may only initialise a `let` creates an array the emitters declare,
+    /// and one standing alone as a statement gives nothing.
+    #[test]
+    fn placements_agree_with_results() {
+        let ops = FUNCTIONS
+            .iter()
+            .filter_map(|name| Op::function(name))
+            .chain(METHODS.iter().filter_map(|(name, n)| Op::method(name, *n)));
+        for op in ops {
+            let signature = op.signature();
+            match signature.placement {
+                Placement::LetInit => assert!(
+                    matches!(signature.ret, Ret::Array { .. } | Ret::Elements4),
+                    "{}",
+                    op.name()
+                ),
+                Placement::Statement { .. } => {
+                    assert!(matches!(signature.ret, Ret::Unit), "{}", op.name())
+                }
+                Placement::Value => {}
+            }
+            let by_mut_ref = signature.args.iter().any(|arg| {
+                matches!(
+                    arg,
+                    Arg::Fragment {
+                        by_mut_ref: true,
+                        ..
+                    }
+                )
+            });
+            // An argument written `&mut acc` is only checked in place, so the parser must
+            // know the argument count.
+            if by_mut_ref {
+                assert!(matches!(signature.arity, Arity::Usage(_)), "{}", op.name());
+            }
+        }
+    }
+}
