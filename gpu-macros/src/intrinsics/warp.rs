@@ -56,10 +56,12 @@ impl WarpOp {
         WarpOp::ActiveMask,
     ];
 
+    /// The operation called `name`, if it is one of this domain's.
     pub fn from_name(name: &str) -> Option<WarpOp> {
         WarpOp::ALL.into_iter().find(|op| op.name() == name)
     }
 
+    /// The name a user writes.
     pub fn name(self) -> &'static str {
         match self {
             WarpOp::SyncWarp => "sync_warp",
@@ -76,6 +78,7 @@ impl WarpOp {
         }
     }
 
+    /// What a call takes and gives.
     pub fn signature(self) -> Signature {
         let u32 = || Arg::Scalar(Scalar::U32);
         match self {
@@ -100,6 +103,7 @@ impl WarpOp {
         }
     }
 
+    /// The CUDA C++ of a call.
     pub fn cuda(self, w: &mut dyn CudaWriter) -> String {
         match self {
             WarpOp::SyncWarp => w.template("__syncwarp()", None),
@@ -132,6 +136,7 @@ impl WarpOp {
         }
     }
 
+    /// Whether every thread named must reach the call before any leaves it.
     pub fn synchronizes(self) -> bool {
         match self {
             WarpOp::SyncWarp | WarpOp::Shuffle(_) | WarpOp::Vote(_) => true,
