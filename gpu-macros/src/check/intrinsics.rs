@@ -21,8 +21,8 @@ impl Checker<'_> {
                 return T::Error;
             }
         }
-        // What the result may refer to: the number moved, the element type of the memory.
-        let mut number = T::Error;
+        // What the result may refer to: the value argument, the element type of the memory.
+        let mut value = T::Error;
         let mut element = None;
         for ((shape, &arg), t) in signature.args.iter().zip(args).zip(arg_ts) {
             let arg_loc = self.loc(arg);
@@ -32,7 +32,7 @@ impl Checker<'_> {
                 }
                 Arg::Value { accepts, message } => {
                     self.value(t, *accepts, arg, &message.replace("{name}", &name));
-                    number = t;
+                    value = t;
                 }
                 Arg::Index => self.require_index(t, arg_loc),
                 Arg::Constant { message } => {
@@ -90,7 +90,7 @@ impl Checker<'_> {
         match signature.ret {
             Ret::Unit => T::Ty(Ty::Unit),
             Ret::Scalar(scalar) => T::Ty(Ty::Scalar(scalar)),
-            Ret::Value => number,
+            Ret::Value => value,
             Ret::Element => element.map_or(T::Error, |elem| T::Ty(Ty::Scalar(elem))),
             Ret::Array { elem, len } => array(self, elem, u64::from(len)),
             Ret::Elements4 => element.map_or(T::Error, |elem| array(self, elem, 4)),

@@ -10,6 +10,9 @@
 //!
 //! Adding an intrinsic is one variant in its domain's enum; every `match` on the enums is
 //! exhaustive, so the compiler lists what the new variant still lacks.
+//!
+//! The index builtins ([`Builtin`]: `thread_idx()` and the like) live here too, with their
+//! spellings per axis, though they are not calls but values read through `.x`, `.y`, `.z`.
 
 mod atomic;
 mod memory;
