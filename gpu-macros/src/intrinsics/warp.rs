@@ -1,4 +1,5 @@
-//! Warp-level operations: shuffles, votes, the lane's position and the warp barrier.
+//! Warp-level operations: shuffles, votes, reductions, the lane's position and the warp
+//! barrier.
 
 use super::{Arg, CpuWriter, CudaWriter, Ret, Signature};
 use crate::ir::Scalar;
@@ -11,6 +12,10 @@ pub enum WarpOp {
     Shuffle(ShuffleOp),
     /// `all_sync`, `any_sync`, `ballot_sync(mask, predicate)`.
     Vote(VoteOp),
+    /// `reduce_add_sync(mask, v)`, `reduce_min_sync`, `reduce_max_sync`: the `u32` or `i32`
+    /// values of the lanes in `mask` combined, every one of them getting the result (PTX
+    /// `redux.sync`, sm_80 and later).
+    Reduce(ReduceOp),
     /// `lane_id()`: this thread's position in its warp.
     LaneId,
     /// `warp_size()`.
@@ -41,8 +46,17 @@ pub enum VoteOp {
     Ballot,
 }
 
+/// How a warp reduction combines two values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceOp {
+    /// Wrapping, as Rust's integer arithmetic in kernels.
+    Add,
+    Min,
+    Max,
+}
+
 impl WarpOp {
-    const ALL: [WarpOp; 11] = [
+    const ALL: [WarpOp; 14] = [
         WarpOp::SyncWarp,
         WarpOp::Shuffle(ShuffleOp::Index),
         WarpOp::Shuffle(ShuffleOp::Up),
@@ -51,6 +65,9 @@ impl WarpOp {
         WarpOp::Vote(VoteOp::All),
         WarpOp::Vote(VoteOp::Any),
         WarpOp::Vote(VoteOp::Ballot),
+        WarpOp::Reduce(ReduceOp::Add),
+        WarpOp::Reduce(ReduceOp::Min),
+        WarpOp::Reduce(ReduceOp::Max),
         WarpOp::LaneId,
         WarpOp::WarpSize,
         WarpOp::ActiveMask,
@@ -72,6 +89,9 @@ impl WarpOp {
             WarpOp::Vote(VoteOp::All) => "all_sync",
             WarpOp::Vote(VoteOp::Any) => "any_sync",
             WarpOp::Vote(VoteOp::Ballot) => "ballot_sync",
+            WarpOp::Reduce(ReduceOp::Add) => "reduce_add_sync",
+            WarpOp::Reduce(ReduceOp::Min) => "reduce_min_sync",
+            WarpOp::Reduce(ReduceOp::Max) => "reduce_max_sync",
             WarpOp::LaneId => "lane_id",
             WarpOp::WarpSize => "warp_size",
             WarpOp::ActiveMask => "active_mask",
@@ -97,6 +117,15 @@ impl WarpOp {
                 };
                 Signature::new(vec![u32(), Arg::Scalar(Scalar::Bool)], Ret::Scalar(ret))
             }
+            WarpOp::Reduce(_) => {
+                let value = Arg::Value {
+                    accepts: |scalar| matches!(scalar, Scalar::U32 | Scalar::I32),
+                    message: "`{name}` reduces `u32` or `i32` values, found {found}: for other \
+                              types, combine the lanes with `shfl_xor_sync` in a loop, halving \
+                              the lane offset from 16 to 1",
+                };
+                Signature::new(vec![u32(), value], Ret::Value)
+            }
             WarpOp::LaneId | WarpOp::WarpSize | WarpOp::ActiveMask => {
                 Signature::new(vec![], Ret::Scalar(Scalar::U32))
             }
@@ -118,6 +147,9 @@ impl WarpOp {
             WarpOp::Vote(VoteOp::All) => w.template("(__all_sync({0}, {1}) != 0)", None),
             WarpOp::Vote(VoteOp::Any) => w.template("(__any_sync({0}, {1}) != 0)", None),
             WarpOp::Vote(VoteOp::Ballot) => w.template("__ballot_sync({0}, {1})", None),
+            WarpOp::Reduce(ReduceOp::Add) => w.template("__reduce_add_sync({0}, {1})", None),
+            WarpOp::Reduce(ReduceOp::Min) => w.template("__reduce_min_sync({0}, {1})", None),
+            WarpOp::Reduce(ReduceOp::Max) => w.template("__reduce_max_sync({0}, {1})", None),
             WarpOp::LaneId => w.template("rs_lane_id()", Some("rs_lane_id")),
             WarpOp::WarpSize => w.template("((unsigned int)warpSize)", None),
             WarpOp::ActiveMask => w.template("__activemask()", None),
@@ -127,6 +159,24 @@ impl WarpOp {
     /// The CPU backend's warp operations have the CUDA names, as methods of the thread.
     pub fn cpu(self, w: &mut dyn CpuWriter) -> String {
         match self {
+            // Every lane in the mask reads each lane's value in turn, the same sequence of
+            // shuffles in every lane, so any mask works.
+            WarpOp::Reduce(op) => w.template(
+                &"{ let (__mask, __value) = ({0}, {1}); \
+                  let mut __result = __t.shfl_sync(__mask, __value, __mask.trailing_zeros()); \
+                  let mut __lanes = __mask & __mask.wrapping_sub(1); \
+                  while __lanes != 0 { \
+                  __result = __result.COMBINE(__t.shfl_sync(__mask, __value, __lanes.trailing_zeros())); \
+                  __lanes &= __lanes - 1; } __result }"
+                    .replace(
+                        "COMBINE",
+                        match op {
+                            ReduceOp::Add => "wrapping_add",
+                            ReduceOp::Min => "min",
+                            ReduceOp::Max => "max",
+                        },
+                    ),
+            ),
             WarpOp::SyncWarp
             | WarpOp::Shuffle(_)
             | WarpOp::Vote(_)
@@ -139,7 +189,7 @@ impl WarpOp {
     /// Whether every thread named must reach the call before any leaves it.
     pub fn synchronizes(self) -> bool {
         match self {
-            WarpOp::SyncWarp | WarpOp::Shuffle(_) | WarpOp::Vote(_) => true,
+            WarpOp::SyncWarp | WarpOp::Shuffle(_) | WarpOp::Vote(_) | WarpOp::Reduce(_) => true,
             WarpOp::LaneId | WarpOp::WarpSize | WarpOp::ActiveMask => false,
         }
     }
