@@ -417,6 +417,92 @@ fn warp_votes_and_shuffles() {
     }
 }
 
+/// Warp reductions of `u32` and `i32` over the lanes of `mask`; lanes outside it do not call
+/// them and leave their outputs alone.
+#[kernel]
+fn warp_reductions(u: &[u32], x: &[i32], mask: u32, u_out: &mut [u32], x_out: &mut [i32]) {
+    let i = global_idx().x;
+    if (mask >> lane_id()) & 1 != 0 {
+        u_out[3 * i] = reduce_add_sync(mask, u[i]);
+        u_out[3 * i + 1] = reduce_min_sync(mask, u[i]);
+        u_out[3 * i + 2] = reduce_max_sync(mask, u[i]);
+        x_out[3 * i] = reduce_add_sync(mask, x[i]);
+        x_out[3 * i + 1] = reduce_min_sync(mask, x[i]);
+        x_out[3 * i + 2] = reduce_max_sync(mask, x[i]);
+    }
+}
+
+#[test]
+fn warp_reductions_over_full_and_partial_masks() {
+    let warps = 4;
+    let n = 32 * warps;
+    // Large words, so the sums wrap; negative and positive integers.
+    let u: Vec<u32> = random_f32(n, 11)
+        .iter()
+        .map(|v| ((v + 1.0) * 2.0e9) as u32)
+        .collect();
+    let x: Vec<i32> = random_f32(n, 12)
+        .iter()
+        .map(|v| (v * 1.0e9) as i32)
+        .collect();
+    for gpu in [Gpu::cpu(), test_device()] {
+        let stream = gpu.default_stream();
+        for mask in [0xffff_ffff_u32, 0x8f0f_00f1, 0x0000_0100] {
+            let u_in = DeviceBuffer::from_host(&stream, &u).unwrap();
+            let x_in = DeviceBuffer::from_host(&stream, &x).unwrap();
+            let mut u_out = DeviceBuffer::zeroed(&stream, 3 * n).unwrap();
+            let mut x_out = DeviceBuffer::zeroed(&stream, 3 * n).unwrap();
+            warp_reductions::launch(
+                &stream,
+                LaunchConfig::for_len(n, 64),
+                &u_in,
+                &x_in,
+                mask,
+                &mut u_out,
+                &mut x_out,
+            )
+            .unwrap();
+            let (u_out, x_out) = (
+                u_out.to_host(&stream).unwrap(),
+                x_out.to_host(&stream).unwrap(),
+            );
+            for w in 0..warps {
+                let lanes: Vec<usize> = (0..32).filter(|l| (mask >> l) & 1 != 0).collect();
+                let us = lanes.iter().map(|l| u[w * 32 + l]);
+                let xs = lanes.iter().map(|l| x[w * 32 + l]);
+                let u_expected = [
+                    us.clone().fold(0u32, u32::wrapping_add),
+                    us.clone().min().unwrap(),
+                    us.max().unwrap(),
+                ];
+                let x_expected = [
+                    xs.clone().fold(0i32, i32::wrapping_add),
+                    xs.clone().min().unwrap(),
+                    xs.max().unwrap(),
+                ];
+                for l in 0..32 {
+                    let i = w * 32 + l;
+                    let (u_want, x_want) = if lanes.contains(&l) {
+                        (u_expected, x_expected)
+                    } else {
+                        ([0; 3], [0; 3])
+                    };
+                    assert_eq!(
+                        u_out[3 * i..3 * i + 3],
+                        u_want,
+                        "mask {mask:#x} warp {w} lane {l}"
+                    );
+                    assert_eq!(
+                        x_out[3 * i..3 * i + 3],
+                        x_want,
+                        "mask {mask:#x} warp {w} lane {l}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Local arrays, `const` items, and 16-byte vector loads and stores.
 #[kernel]
 fn vector_copy_scaled(x: &[f32], y: &mut [f32]) {
@@ -916,7 +1002,7 @@ fn fences_sync_warp_and_clocks() {
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
     use gpu::runtime::Kernel;
-    let kernels: [&Kernel; 17] = [
+    let kernels: [&Kernel; 18] = [
         &philox_words::KERNEL,
         &ldmatrix_forms::KERNEL,
         &fences_and_clocks::KERNEL,
@@ -933,6 +1019,7 @@ fn every_kernel_compiles_with_nvrtc() {
         &block_max::KERNEL,
         &atomics::KERNEL,
         &warp_votes::KERNEL,
+        &warp_reductions::KERNEL,
         &vector_copy_scaled::KERNEL,
     ];
     let cases: Vec<(&Kernel, &[gpu::runtime::TemplateArg])> =

@@ -4,6 +4,7 @@
 //! arena (`Kernel::exprs`) and are referred to by `ExprId`, so the type checker can record one
 //! type per expression that both emitters read without re-inferring.
 
+use crate::intrinsics::{Builtin, Op};
 use proc_macro2::{Span, TokenStream};
 
 /// Where a piece of the kernel was written: its first and last token, so a message underlines
@@ -447,19 +448,6 @@ pub struct Expr {
     pub span: Loc,
 }
 
-/// What an mbarrier intrinsic does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MbarrierOp {
-    /// Sets the expected arrival count; the first phase has parity 0.
-    Init,
-    /// One arrival; the last of a phase completes it and starts the next.
-    Arrive,
-    /// Waits until the phase of the given parity has completed.
-    Wait,
-    /// One arrival once this thread's `cp_async_16` copies so far have landed.
-    CpAsyncArrive,
-}
-
 pub enum ExprKind {
     Lit(Lit),
     Local(LocalId),
@@ -510,9 +498,10 @@ pub enum ExprKind {
         ty: Scalar,
         name: String,
     },
-    /// A GPU intrinsic called as a free function (see `intrinsics.rs`).
+    /// A GPU intrinsic (see `intrinsics/`): a free function, or a method on a slice or shared
+    /// memory whose receiver is the first argument.
     Intrinsic {
-        name: &'static str,
+        op: Op,
         args: Vec<ExprId>,
     },
     /// `shared_array::<T, N>()`: only as a `let` initializer.
@@ -522,72 +511,6 @@ pub enum ExprKind {
     },
     /// A kernel's const parameter used as a value.
     GenericConst(&'static str),
-    /// `mma_m16n8k16_f16(acc, a, b)` / `..._bf16`: one tensor-core multiply-accumulate of a
-    /// warp, `D = A * B + C` with A 16x16 and B 16x8 in `f16`/`bf16` pairs packed into `u32`
-    /// and C, D 16x8 in `f32`; only as a `let` initializer.
-    Mma {
-        input: Scalar,
-        acc: ExprId,
-        a: ExprId,
-        b: ExprId,
-    },
-    /// `ldmatrix_x4(shared, index)` and its `x1`/`x2`/`_trans` forms: a warp loads `count`
-    /// 8x8 matrices of 16-bit values from `u32` shared memory, each lane giving the word index
-    /// of one 16-byte row, into `[u32; count]` tensor-core fragments; only as a `let`
-    /// initializer.
-    Ldmatrix {
-        count: u32,
-        trans: bool,
-        shared: ExprId,
-        index: ExprId,
-    },
-    /// `cp_async_16(dst, dst_index, src, src_index, valid)`: an asynchronous 16-byte copy from
-    /// a slice to shared memory (zeros when `valid` is false).
-    CpAsync {
-        dst: ExprId,
-        dst_index: ExprId,
-        src: ExprId,
-        src_index: ExprId,
-        valid: ExprId,
-    },
-    /// An mbarrier in shared memory of `u64` (`bars[index]`): `mbarrier_init(bars, i, count)`,
-    /// `mbarrier_arrive(bars, i)`, `mbarrier_wait(bars, i, parity)` and
-    /// `cp_async_mbarrier_arrive(bars, i)`; `value` is the count or the parity.
-    Mbarrier {
-        op: MbarrierOp,
-        bars: ExprId,
-        index: ExprId,
-        value: Option<ExprId>,
-    },
-    /// `wgmma_desc(shared, index, lbo, sbo)`: the 64-bit descriptor of a 128-byte-swizzled
-    /// operand tile starting at element `index` of `shared`, with its leading and stride byte
-    /// offsets.
-    WgmmaDesc {
-        shared: ExprId,
-        index: ExprId,
-        lbo: ExprId,
-        sbo: ExprId,
-    },
-    /// `wgmma_m64n{n}k16_f16(&mut acc, shared, a, b, accumulate, trans_a, trans_b)` and
-    /// `_bf16`: a warpgroup's asynchronous 64×n×16 multiply of the descriptors' tiles in
-    /// `shared` into `acc` (`[f32; n / 2]` per thread); only as a statement.
-    Wgmma {
-        input: Scalar,
-        n: u32,
-        acc: ExprId,
-        shared: ExprId,
-        a: ExprId,
-        b: ExprId,
-        accumulate: ExprId,
-        trans_a: ExprId,
-        trans_b: ExprId,
-    },
-    /// `wgmma_wait(pending, &mut acc)`: waits until at most `pending` committed groups are in
-    /// flight; the accumulators may be read afterwards.
-    WgmmaWait {
-        pending: ExprId,
-        acc: ExprId,
-    },
     /// `f32::from_bits(u)` / `f64::from_bits(u)`.
     FromBits {
         bits: ExprId,
@@ -610,27 +533,6 @@ pub enum ExprKind {
     /// `[a, b, c]`: only as a `let` initializer.
     ArrayList {
         elems: Vec<ExprId>,
-    },
-    /// `philox4x32_10(c0, c1, c2, c3, k0, k1)`: four random words, only as a `let` initializer.
-    Philox {
-        args: Vec<ExprId>,
-    },
-    /// `x.atomic_add(i, v)` and the other read-modify-writes; yields the old value.
-    Atomic {
-        base: ExprId,
-        op: String,
-        args: Vec<ExprId>,
-    },
-    /// `x.load4(i)`: elements `i..i + 4` in one 16-byte load, only as a `let` initializer.
-    Load4 {
-        base: ExprId,
-        index: ExprId,
-    },
-    /// `x.store4(i, v)`: a 4-element array stored in one 16-byte store.
-    Store4 {
-        base: ExprId,
-        index: ExprId,
-        value: ExprId,
     },
     /// `match` producing a value: only as a `let` initializer.
     Match {
@@ -749,48 +651,6 @@ impl Axis {
             Axis::X => "x",
             Axis::Y => "y",
             Axis::Z => "z",
-        }
-    }
-}
-
-/// Index and dimension intrinsics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Builtin {
-    ThreadIdx,
-    BlockIdx,
-    BlockDim,
-    GridDim,
-    /// `block_idx * block_dim + thread_idx`, per axis, as `usize`.
-    GlobalIdx,
-    /// `grid_dim * block_dim`, per axis, as `usize`: the stride of a grid-stride loop.
-    GridSize,
-}
-
-impl Builtin {
-    pub const ALL: [Builtin; 6] = [
-        Builtin::ThreadIdx,
-        Builtin::BlockIdx,
-        Builtin::BlockDim,
-        Builtin::GridDim,
-        Builtin::GlobalIdx,
-        Builtin::GridSize,
-    ];
-
-    pub fn rust_name(self) -> &'static str {
-        match self {
-            Builtin::ThreadIdx => "thread_idx",
-            Builtin::BlockIdx => "block_idx",
-            Builtin::BlockDim => "block_dim",
-            Builtin::GridDim => "grid_dim",
-            Builtin::GlobalIdx => "global_idx",
-            Builtin::GridSize => "grid_size",
-        }
-    }
-
-    pub fn ty(self) -> Ty {
-        match self {
-            Builtin::GlobalIdx | Builtin::GridSize => Ty::Index3,
-            _ => Ty::Dim3,
         }
     }
 }

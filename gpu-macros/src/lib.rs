@@ -2,8 +2,9 @@
 //!
 //! The attributes compile a restricted Rust subset to CUDA C++ in stages that never mix:
 //! [`parse`] (syn → IR, rejecting what the language lacks), [`check`] (types, inferred as rustc
-//! would), then the sibling emitters in [`emit`] (CUDA source; typed host launcher). Every
-//! problem becomes a `compile_error!` at the user's span, all of them in one build.
+//! would), then the sibling emitters in [`emit`] (CUDA source; CPU twin; typed host launcher).
+//! Beside the IR, [`intrinsics`] describes every GPU intrinsic as data that all the stages read.
+//! Every problem becomes a `compile_error!` at the user's span, all of them in one build.
 //!
 //! A kernel's CUDA source must contain every device function it calls, but a macro sees only
 //! its own item. So `#[device] fn f` also defines a macro `f` (in the macro namespace, next to

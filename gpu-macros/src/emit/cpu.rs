@@ -4,9 +4,11 @@
 //! The twin reads its arguments from `CpuArgs` and its position from `ThreadCtx`, touches memory
 //! through `CpuSlice` (bounds-checked, recording a panic instead of unwinding), and wraps integer
 //! arithmetic as release Rust and the CUDA code do. Rust has labels, `match` and ranges, so control
-//! flow maps one to one.
+//! flow maps one to one. Intrinsics are spelled by their entries in `crate::intrinsics`
+//! (through [`CpuWriter`]); one that synchronizes makes the kernel need coroutines.
 
 use crate::check::{Types, FLOAT_CONSTANTS};
+use crate::intrinsics::CpuWriter;
 use crate::ir::*;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -172,6 +174,31 @@ struct Twin<'a> {
     subst: &'a [(u8, Scalar)],
     out: String,
     needs_sync: bool,
+}
+
+/// One intrinsic call being spelled: the twin's answers to what the spelling asks.
+struct CpuCall<'t, 'a> {
+    twin: &'t mut Twin<'a>,
+    args: &'t [ExprId],
+    line: usize,
+}
+
+impl CpuWriter for CpuCall<'_, '_> {
+    fn count(&self) -> usize {
+        self.args.len()
+    }
+
+    fn arg(&mut self, i: usize) -> String {
+        self.twin.expr(self.args[i])
+    }
+
+    fn rt(&self) -> String {
+        self.twin.rt.to_string()
+    }
+
+    fn line(&self) -> usize {
+        self.line
+    }
 }
 
 const ALLOWS: &str = "#[allow(unused_parens, unused_mut, unused_variables, unused_assignments, \
@@ -469,7 +496,6 @@ impl Twin<'_> {
         let function = self.function;
         let loc = function.expr(id).span;
         let line = loc.line();
-        let rt = self.rt;
         match &function.expr(id).kind {
             ExprKind::Lit(lit) => self.literal(lit, self.scalar_of(id)),
             ExprKind::Local(local) => function.local(*local).name.clone(),
@@ -538,19 +564,7 @@ impl Twin<'_> {
                 let ExprKind::Builtin(builtin) = function.expr(*base).kind else {
                     unreachable!("checked: axes are read from builtins");
                 };
-                let a = axis.name();
-                match builtin {
-                    Builtin::ThreadIdx => format!("__t.thread_idx().{a}"),
-                    Builtin::BlockIdx => format!("__t.block_idx().{a}"),
-                    Builtin::BlockDim => format!("__t.block_dim().{a}"),
-                    Builtin::GridDim => format!("__t.grid_dim().{a}"),
-                    Builtin::GlobalIdx => format!(
-                        "(__t.block_idx().{a} as usize * __t.block_dim().{a} as usize + __t.thread_idx().{a} as usize)"
-                    ),
-                    Builtin::GridSize => {
-                        format!("(__t.grid_dim().{a} as usize * __t.block_dim().{a} as usize)")
-                    }
-                }
+                builtin.cpu(axis.name())
             }
             ExprKind::Call { name, args, .. } => {
                 let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
@@ -570,7 +584,15 @@ impl Twin<'_> {
                 self.expr(*then_value),
                 self.expr(*else_value)
             ),
-            ExprKind::Intrinsic { name, args } => self.intrinsic(name, args),
+            ExprKind::Intrinsic { op, args } => {
+                self.needs_sync |= op.synchronizes();
+                let mut call = CpuCall {
+                    twin: self,
+                    args,
+                    line,
+                };
+                op.cpu(&mut call)
+            }
             ExprKind::SharedArray { elem, len } => {
                 let slot = self.slots[&(self.index, id.0 as usize)];
                 let len = len.describe();
@@ -591,27 +613,6 @@ impl Twin<'_> {
                 let items: Vec<String> = elems.iter().map(|e| self.expr(*e)).collect();
                 format!("[{}]", items.join(", "))
             }
-            ExprKind::Philox { args } => {
-                let a: Vec<String> = args.iter().map(|e| self.expr(*e)).collect();
-                format!(
-                    "{rt}::random::philox4x32_10([{}, {}, {}, {}], [{}, {}])",
-                    a[0], a[1], a[2], a[3], a[4], a[5]
-                )
-            }
-            ExprKind::Atomic { base, op, args } => {
-                let base = self.expr(*base);
-                let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
-                format!("{base}.{op}({}, __t, {line})", args.join(", "))
-            }
-            ExprKind::Load4 { base, index } => {
-                let base = self.expr(*base);
-                format!("{base}.load4({}, __t, {line})", self.expr(*index))
-            }
-            ExprKind::Store4 { base, index, value } => {
-                let base = self.expr(*base);
-                let index = self.expr(*index);
-                format!("{base}.store4({index}, {}, __t, {line})", self.expr(*value))
-            }
             ExprKind::Match { scrutinee, arms } => {
                 let scrutinee = self.expr(*scrutinee);
                 let mut code = format!("match {scrutinee} {{ ");
@@ -621,99 +622,6 @@ impl Twin<'_> {
                 }
                 code.push('}');
                 code
-            }
-            ExprKind::Ldmatrix {
-                count,
-                trans,
-                shared,
-                index,
-            } => {
-                self.needs_sync = true;
-                format!(
-                    "{rt}::cpu::ldmatrix::<{count}>(__t, {}, {}, {trans}, {line})",
-                    self.expr(*shared),
-                    self.expr(*index)
-                )
-            }
-            ExprKind::CpAsync {
-                dst,
-                dst_index,
-                src,
-                src_index,
-                valid,
-            } => {
-                let (dst, dst_index) = (self.expr(*dst), self.expr(*dst_index));
-                let (src, src_index) = (self.expr(*src), self.expr(*src_index));
-                format!(
-                    "{rt}::cpu::cp_async_16(__t, {dst}, {dst_index}, {src}, {src_index}, {}, {line})",
-                    self.expr(*valid)
-                )
-            }
-            ExprKind::Mbarrier {
-                op,
-                bars,
-                index,
-                value,
-            } => {
-                let (bars, index) = (self.expr(*bars), self.expr(*index));
-                let value = value.map(|v| self.expr(v));
-                match (op, value) {
-                    (MbarrierOp::Init, Some(count)) => {
-                        format!("{rt}::cpu::mbarrier_init(__t, {bars}, {index}, {count}, {line})")
-                    }
-                    (MbarrierOp::Wait, Some(parity)) => {
-                        self.needs_sync = true;
-                        format!("{rt}::cpu::mbarrier_wait(__t, {bars}, {index}, {parity}, {line})")
-                    }
-                    // The CPU's copies land at once: the arrival can be made now.
-                    (MbarrierOp::Arrive | MbarrierOp::CpAsyncArrive, _) => {
-                        format!("{rt}::cpu::mbarrier_arrive(__t, {bars}, {index}, {line})")
-                    }
-                    _ => unreachable!("parsed with its value"),
-                }
-            }
-            ExprKind::WgmmaDesc {
-                shared,
-                index,
-                lbo,
-                sbo,
-            } => {
-                let (shared, index) = (self.expr(*shared), self.expr(*index));
-                let (lbo, sbo) = (self.expr(*lbo), self.expr(*sbo));
-                format!("{rt}::cpu::wgmma_desc(__t, {shared}, {index}, {lbo}, {sbo}, {line})")
-            }
-            ExprKind::Wgmma {
-                input,
-                acc,
-                shared,
-                a,
-                b,
-                accumulate,
-                trans_a,
-                trans_b,
-                ..
-            } => {
-                let kind = input.runtime_variant();
-                let (acc, shared) = (self.expr(*acc), self.expr(*shared));
-                let (a, b) = (self.expr(*a), self.expr(*b));
-                let accumulate = self.expr(*accumulate);
-                let (ta, tb) = (self.expr(*trans_a), self.expr(*trans_b));
-                format!(
-                    "{rt}::cpu::wgmma(__t, {rt}::ScalarType::{kind}, &mut {acc}, {shared}, [{a}, {b}], {accumulate}, [({ta}) != 0, ({tb}) != 0], {line})"
-                )
-            }
-            ExprKind::WgmmaWait { pending, .. } => {
-                format!("__t.wgmma_wait({})", self.expr(*pending))
-            }
-            ExprKind::Mma { input, acc, a, b } => {
-                self.needs_sync = true;
-                let kind = input.runtime_variant();
-                format!(
-                    "{rt}::cpu::mma_m16n8k16(__t, {rt}::ScalarType::{kind}, {}, {}, {})",
-                    self.expr(*acc),
-                    self.expr(*a),
-                    self.expr(*b)
-                )
             }
         }
     }
@@ -788,26 +696,6 @@ impl Twin<'_> {
                 format!("({r}).{std_name}({})", args.join(", "))
             }
             _ => format!("({r}).{method}({})", args.join(", ")),
-        }
-    }
-
-    fn intrinsic(&mut self, name: &str, args: &[ExprId]) -> String {
-        let a: Vec<String> = args.iter().map(|e| self.expr(*e)).collect();
-        let rt = self.rt;
-        match name {
-            "sync_threads" | "sync_warp" | "shfl_sync" | "shfl_up_sync" | "shfl_down_sync"
-            | "shfl_xor_sync" | "all_sync" | "any_sync" | "ballot_sync" => {
-                self.needs_sync = true;
-                format!("__t.{name}({})", a.join(", "))
-            }
-            "uniform_f32" => format!("{rt}::random::uniform_f32({})", a[0]),
-            "pack_f16x2" | "pack_bf16x2" => {
-                format!(
-                    "(({}).to_bits() as u32 | (({}).to_bits() as u32) << 16)",
-                    a[0], a[1]
-                )
-            }
-            _ => format!("__t.{name}({})", a.join(", ")),
         }
     }
 

@@ -1,0 +1,377 @@
+//! Expressions: literals, operators, casts, indexing, fields, constants and the values of
+//! `if` and `match`.
+
+use super::constants::{constant_names, constant_type};
+use super::{is_constructor, Checker, VarKind, T};
+use crate::ir::*;
+
+impl Checker<'_> {
+    pub(super) fn expr(&mut self, id: ExprId) -> T {
+        let t = self.expr_kind(id);
+        self.exprs[id.0 as usize] = Some(t);
+        t
+    }
+
+    fn expr_kind(&mut self, id: ExprId) -> T {
+        let loc = self.loc(id);
+        let kernel = self.kernel;
+        match &kernel.expr(id).kind {
+            ExprKind::Lit(Lit::Bool(_)) => T::Ty(Ty::Scalar(Scalar::Bool)),
+            ExprKind::Lit(Lit::Int { suffix, .. }) => match suffix {
+                Some(scalar) => T::Ty(Ty::Scalar(*scalar)),
+                None => self.new_var(VarKind::Int),
+            },
+            ExprKind::Lit(Lit::Float { suffix, .. }) => match suffix {
+                Some(scalar) => T::Ty(Ty::Scalar(*scalar)),
+                None => self.new_var(VarKind::Float),
+            },
+            ExprKind::Local(local) => self.locals[local.0 as usize].unwrap_or(T::Error),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let lhs_t = self.expr(*lhs);
+                let rhs_t = self.expr(*rhs);
+                self.binary_type(*op, lhs_t, rhs_t, self.loc(*lhs), self.loc(*rhs))
+            }
+            ExprKind::Unary { op, operand } => {
+                if let (UnOp::Neg, ExprKind::Lit(Lit::Int { .. })) =
+                    (op, &kernel.expr(*operand).kind)
+                {
+                    self.negated_literals.push(*operand);
+                }
+                let t = self.expr(*operand);
+                self.unary_type(*op, t, id, loc)
+            }
+            ExprKind::Cast { expr, to } => {
+                let from = self.expr(*expr);
+                self.cast(from, *to, loc);
+                T::Ty(Ty::Scalar(*to))
+            }
+            ExprKind::Index { base, index } => {
+                let base_t = self.expr(*base);
+                self.index_type(*index);
+                match self.resolve(base_t) {
+                    T::Ty(Ty::Slice { elem, .. } | Ty::Shared { elem, .. }) => {
+                        T::Ty(Ty::Scalar(elem))
+                    }
+                    T::Array { elem, .. } => T::Var(elem),
+                    T::Error => T::Error,
+                    _ => {
+                        let text = self.describe(base_t);
+                        self.cx.error(
+                            self.loc(*base),
+                            format!("cannot index into a value of type {text}: only slice parameters can be indexed"),
+                        );
+                        T::Error
+                    }
+                }
+            }
+            ExprKind::Len(base) => {
+                let base_t = self.expr(*base);
+                if !matches!(
+                    self.resolve(base_t),
+                    T::Ty(Ty::Slice { .. } | Ty::Shared { .. }) | T::Array { .. } | T::Error
+                ) {
+                    let text = self.describe(base_t);
+                    self.cx.error(
+                        loc,
+                        format!("`len()` is only available on slices, not on {text}"),
+                    );
+                }
+                T::Ty(Ty::Scalar(Scalar::Usize))
+            }
+            ExprKind::Method {
+                receiver,
+                method,
+                method_span,
+                args,
+                receiver_ty,
+            } => self.method(*receiver, method, *method_span, args, *receiver_ty),
+            ExprKind::Builtin(builtin) => T::Ty(builtin.ty()),
+            ExprKind::GenericConst(_) => T::Ty(Ty::Scalar(Scalar::Usize)),
+            ExprKind::FromBits { bits, to } => {
+                let t = self.expr(*bits);
+                let unsigned = if *to == Scalar::F32 {
+                    Scalar::U32
+                } else {
+                    Scalar::U64
+                };
+                self.unify(T::Ty(Ty::Scalar(unsigned)), t, self.loc(*bits));
+                T::Ty(Ty::Scalar(*to))
+            }
+            ExprKind::Convert { expr, to } => {
+                let t = self.expr(*expr);
+                if to.is_half() {
+                    // The inner conversion already fixed the source type.
+                } else {
+                    self.unify(T::Ty(Ty::Scalar(*to)), t, self.loc(*expr));
+                }
+                T::Ty(Ty::Scalar(*to))
+            }
+            ExprKind::Call { name, args, .. } => self.call(name, args, loc),
+            kind if is_constructor(kind) && !self.let_inits.contains(&id) => {
+                self.cx.error(
+                    loc,
+                    "this creates storage, so it can only initialise a `let`: `let name = ...;`",
+                );
+                T::Error
+            }
+            ExprKind::Intrinsic { op, args } => self.intrinsic(*op, args, id, loc),
+            ExprKind::SharedArray { elem, len } => T::Ty(Ty::Shared {
+                elem: *elem,
+                len: Some(*len),
+            }),
+            ExprKind::DynamicShared { elem } => T::Ty(Ty::Shared {
+                elem: *elem,
+                len: None,
+            }),
+            ExprKind::ArrayRepeat { value, len } => {
+                let t = self.expr(*value);
+                let elem = self.element_var(t, self.loc(*value));
+                T::Array { elem, len: *len }
+            }
+            ExprKind::ArrayList { elems } => {
+                let first = self.expr(elems[0]);
+                let elem = self.element_var(first, self.loc(elems[0]));
+                for e in &elems[1..] {
+                    let t = self.expr(*e);
+                    self.unify(T::Var(elem), t, self.loc(*e));
+                }
+                T::Array {
+                    elem,
+                    len: Len::Known(elems.len() as u64),
+                }
+            }
+            ExprKind::Match { scrutinee, arms } => {
+                let t = self.expr(*scrutinee);
+                self.match_patterns(t, arms.iter().map(|(p, _)| p.as_slice()), loc);
+                let first = self.expr(arms[0].1);
+                for (_, value) in &arms[1..] {
+                    let v = self.expr(*value);
+                    self.unify(first, v, self.loc(*value));
+                }
+                first
+            }
+            ExprKind::Axis { base, axis } => {
+                let base_t = self.expr(*base);
+                match self.resolve(base_t) {
+                    T::Ty(Ty::Dim3) => T::Ty(Ty::Scalar(Scalar::U32)),
+                    T::Ty(Ty::Index3) => T::Ty(Ty::Scalar(Scalar::Usize)),
+                    T::Error => T::Error,
+                    _ => {
+                        let text = self.describe(base_t);
+                        self.cx.error(
+                            loc,
+                            format!(
+                                "no field `{}` on {text}: components are read from index intrinsics such as `thread_idx().x`",
+                                axis.name()
+                            ),
+                        );
+                        T::Error
+                    }
+                }
+            }
+            ExprKind::Const { ty, name } => match constant_type(*ty, name) {
+                Some(t) => T::Ty(Ty::Scalar(t)),
+                None => {
+                    self.cx.error(
+                        loc,
+                        format!(
+                            "unknown constant `{}::{name}`: supported are {}",
+                            ty.rust_name(),
+                            constant_names(*ty)
+                        ),
+                    );
+                    T::Ty(Ty::Scalar(*ty))
+                }
+            },
+            ExprKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
+                self.condition(*cond);
+                let then_t = self.expr(*then_value);
+                let else_t = self.expr(*else_value);
+                self.unify(then_t, else_t, self.loc(*else_value));
+                if !matches!(
+                    self.resolve(then_t),
+                    T::Var(_) | T::Error | T::Ty(Ty::Scalar(_))
+                ) {
+                    self.cx.error(
+                        loc,
+                        "an `if` used as a value must produce a number or `bool`",
+                    );
+                }
+                then_t
+            }
+        }
+    }
+
+    pub(super) fn binary_type(
+        &mut self,
+        op: BinOp,
+        lhs: T,
+        rhs: T,
+        lhs_loc: Loc,
+        rhs_loc: Loc,
+    ) -> T {
+        let bool_t = T::Ty(Ty::Scalar(Scalar::Bool));
+        match op {
+            BinOp::And | BinOp::Or => {
+                self.unify(bool_t, lhs, lhs_loc);
+                self.unify(bool_t, rhs, rhs_loc);
+                bool_t
+            }
+            _ if op.is_comparison() => {
+                self.unify(lhs, rhs, rhs_loc);
+                self.require_scalar(lhs, op, lhs_loc);
+                bool_t
+            }
+            BinOp::Shl | BinOp::Shr => {
+                for (t, loc) in [(lhs, lhs_loc), (rhs, rhs_loc)] {
+                    if !self.is_int(t) {
+                        let text = self.describe(t);
+                        self.cx.error(
+                            loc,
+                            format!("`{}` needs integer operands, found {text}", op.symbol()),
+                        );
+                    }
+                }
+                lhs
+            }
+            _ => {
+                if !self.unify(lhs, rhs, rhs_loc) {
+                    return lhs;
+                }
+                let allowed = match op {
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                        self.is_int(lhs) || self.known_scalar(lhs) == Some(Scalar::Bool)
+                    }
+                    _ => self.is_numeric(lhs),
+                };
+                if !allowed {
+                    let text = self.describe(lhs);
+                    self.cx.error(
+                        lhs_loc,
+                        format!(
+                            "binary operator `{}` cannot be applied to {text}",
+                            op.symbol()
+                        ),
+                    );
+                }
+                lhs
+            }
+        }
+    }
+
+    fn require_scalar(&mut self, t: T, op: BinOp, loc: Loc) {
+        if let T::Ty(ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)) = self.resolve(t) {
+            self.cx.error(
+                loc,
+                format!(
+                    "binary operator `{}` cannot be applied to `{}`",
+                    op.symbol(),
+                    ty.describe()
+                ),
+            );
+        }
+    }
+
+    fn unary_type(&mut self, op: UnOp, t: T, id: ExprId, loc: Loc) -> T {
+        match op {
+            UnOp::Neg => match self.resolve(t) {
+                T::Error => t,
+                T::Var(_) => {
+                    self.negations.push((id, loc));
+                    t
+                }
+                T::Ty(Ty::Scalar(s))
+                    if s.is_signed_int() || s.is_float() || s.is_half() || s.bound().is_some() =>
+                {
+                    t
+                }
+                _ => {
+                    let text = self.describe(t);
+                    self.cx
+                        .error(loc, format!("cannot apply unary operator `-` to {text}"));
+                    t
+                }
+            },
+            UnOp::Not => {
+                let ok = self.is_int(t) || self.known_scalar(t) == Some(Scalar::Bool);
+                if !ok {
+                    let text = self.describe(t);
+                    self.cx
+                        .error(loc, format!("cannot apply unary operator `!` to {text}"));
+                }
+                t
+            }
+        }
+    }
+
+    fn cast(&mut self, from: T, to: Scalar, loc: Loc) {
+        let from_scalar = match self.resolve(from) {
+            T::Ty(Ty::Scalar(s)) => Some(s),
+            T::Var(_) => None,
+            T::Error => return,
+            other => {
+                let text = self.describe(other);
+                self.cx
+                    .error(loc, format!("cannot cast {text} as `{}`", to.rust_name()));
+                return;
+            }
+        };
+        let from_text = self.describe(from);
+        if to.is_half() || from_scalar.is_some_and(Scalar::is_half) {
+            let (half, other) = if to.is_half() {
+                (to, from_scalar.map_or("f32", Scalar::rust_name))
+            } else {
+                (from_scalar.unwrap_or(Scalar::F16), to.rust_name())
+            };
+            self.cx.error(
+                loc,
+                format!(
+                    "`as` does not convert `{}` (it is not a primitive type): use `{}::from_{other}(x)` \
+                     or `x.to_{other}()`",
+                    half.rust_name(),
+                    half.rust_name()
+                ),
+            );
+        } else if to == Scalar::Bool && from_scalar != Some(Scalar::Bool) {
+            self.cx.error(
+                loc,
+                format!("cannot cast {from_text} as `bool`: compare with zero instead (`x != 0`)"),
+            );
+        } else if from_scalar == Some(Scalar::Bool) && to.is_float() {
+            self.cx.error(
+                loc,
+                format!(
+                    "cannot cast `bool` as `{}`: cast to an integer first (`b as u32 as {}`)",
+                    to.rust_name(),
+                    to.rust_name()
+                ),
+            );
+        }
+    }
+
+    /// An index: `usize`, as Rust requires.
+    fn index_type(&mut self, index: ExprId) {
+        let t = self.expr(index);
+        self.require_index(t, self.loc(index));
+    }
+
+    pub(super) fn require_index(&mut self, t: T, loc: Loc) {
+        match self.resolve(t) {
+            T::Ty(Ty::Scalar(Scalar::Usize)) | T::Error => {}
+            T::Var(_) => {
+                self.unify(T::Ty(Ty::Scalar(Scalar::Usize)), t, loc);
+            }
+            _ => {
+                let text = self.describe(t);
+                self.cx.error(
+                    loc,
+                    format!("slices are indexed by `usize`, found {text}: write `... as usize`"),
+                );
+            }
+        }
+    }
+}

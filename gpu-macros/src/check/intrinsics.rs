@@ -1,0 +1,246 @@
+//! Intrinsic calls: the argument shapes of an intrinsic's signature (see `intrinsics/`)
+//! checked in order, and its result type.
+
+use super::{is_const_expr, Checker, DeferredValue, T};
+use crate::intrinsics::{Access, Arg, Arity, Op, Placement, Ret};
+use crate::ir::*;
+
+impl Checker<'_> {
+    /// A call of an intrinsic: its signature's argument shapes checked in order.
+    pub(super) fn intrinsic(&mut self, op: Op, args: &[ExprId], id: ExprId, loc: Loc) -> T {
+        let signature = op.signature();
+        let name = op.name();
+        if let Placement::Statement { message } = signature.placement {
+            if !self.statements.contains(&id) {
+                self.cx.error(loc, message);
+            }
+        }
+        let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
+        if let Arity::Counted = signature.arity {
+            if !self.arity(&name, signature.args.len(), args.len(), loc) {
+                return T::Error;
+            }
+        }
+        // What the result may refer to: the value argument, the element type of the memory.
+        let mut value = T::Error;
+        let mut element = None;
+        for ((shape, &arg), t) in signature.args.iter().zip(args).zip(arg_ts) {
+            let arg_loc = self.loc(arg);
+            match shape {
+                Arg::Scalar(scalar) => {
+                    self.unify(T::Ty(Ty::Scalar(*scalar)), t, arg_loc);
+                }
+                Arg::Value { accepts, message } => {
+                    self.value(t, *accepts, arg, &message.replace("{name}", &name));
+                    value = t;
+                }
+                Arg::Index => self.require_index(t, arg_loc),
+                Arg::Constant { message } => {
+                    if !is_const_expr(self.kernel, arg) || !self.is_int(t) {
+                        self.cx.error(arg_loc, message);
+                    }
+                }
+                Arg::Shared { elem, message } => match self.resolve(t) {
+                    T::Ty(Ty::Shared { elem: found, .. }) if elem.accepts(found) => {}
+                    T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(arg_loc, message.replace("{found}", &text));
+                    }
+                },
+                Arg::Slice { elem, message } => match self.resolve(t) {
+                    T::Ty(Ty::Slice { elem: found, .. }) if elem.accepts(found) => {}
+                    T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(arg_loc, message.replace("{found}", &text));
+                    }
+                },
+                Arg::Fragment {
+                    elem, len, message, ..
+                } => self.fragment(arg, t, *elem, *len, message),
+                Arg::Memory(access) => match self.memory(&name, arg, t, *access, loc) {
+                    Some(elem) => element = Some(elem),
+                    None => return T::Error,
+                },
+                Arg::Element => {
+                    if let Some(elem) = element {
+                        self.unify(T::Ty(Ty::Scalar(elem)), t, arg_loc);
+                    }
+                }
+                Arg::Elements4 => {
+                    if let Some(elem) = element {
+                        let var = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
+                        let four = T::Array {
+                            elem: var,
+                            len: Len::Known(4),
+                        };
+                        self.unify(four, t, arg_loc);
+                    }
+                }
+            }
+        }
+        let array = |this: &mut Self, elem: Scalar, len: u64| {
+            let var = this.element_var(T::Ty(Ty::Scalar(elem)), loc);
+            T::Array {
+                elem: var,
+                len: Len::Known(len),
+            }
+        };
+        match signature.ret {
+            Ret::Unit => T::Ty(Ty::Unit),
+            Ret::Scalar(scalar) => T::Ty(Ty::Scalar(scalar)),
+            Ret::Value => value,
+            Ret::Element => element.map_or(T::Error, |elem| T::Ty(Ty::Scalar(elem))),
+            Ret::Array { elem, len } => array(self, elem, u64::from(len)),
+            Ret::Elements4 => element.map_or(T::Error, |elem| array(self, elem, 4)),
+        }
+    }
+
+    /// Checks that an intrinsic's value argument has a type `accepts` allows, reporting
+    /// `message` (with `{found}`) if not. A literal whose type is still open is checked once
+    /// its type is known.
+    fn value(&mut self, t: T, accepts: fn(Scalar) -> bool, arg: ExprId, message: &str) {
+        let fits = match (self.known_scalar(t), self.var_kind(t)) {
+            (Some(scalar), _) => accepts(scalar),
+            (None, Some(_)) => {
+                self.deferred_values.push(DeferredValue {
+                    arg,
+                    accepts,
+                    message: message.to_string(),
+                });
+                true
+            }
+            (None, None) => self.is_error(t),
+        };
+        if !fits {
+            let text = self.describe(t);
+            self.cx
+                .error(self.loc(arg), message.replace("{found}", &text));
+        }
+    }
+
+    /// Checks that `arg` is a local `[elem; len]` array variable (of any length for `None`).
+    fn fragment(&mut self, arg: ExprId, t: T, elem: Scalar, len: Option<u32>, message: &str) {
+        let is_local = matches!(self.kernel.expr(arg).kind, ExprKind::Local(_));
+        let fits = is_local
+            && match len {
+                Some(len) => {
+                    let var = self.element_var(T::Ty(Ty::Scalar(elem)), self.loc(arg));
+                    let expected = T::Array {
+                        elem: var,
+                        len: Len::Known(u64::from(len)),
+                    };
+                    self.unify_quiet(expected, t)
+                }
+                None => match self.resolve(t) {
+                    T::Array { elem: found, .. } => {
+                        self.unify_quiet(T::Var(found), T::Ty(Ty::Scalar(elem)))
+                    }
+                    _ => false,
+                },
+            };
+        if !fits {
+            self.cx.error(self.loc(arg), message);
+        }
+    }
+
+    /// The element type of the slice or shared memory a memory method is called on, or
+    /// `None` once reported.
+    pub(super) fn memory(
+        &mut self,
+        name: &str,
+        base: ExprId,
+        t: T,
+        access: Access,
+        loc: Loc,
+    ) -> Option<Scalar> {
+        let (writes, bitwise) = match access {
+            Access::Vector { store } => return self.vector_base(base, t, store),
+            Access::Atomic { writes, bitwise } => (writes, bitwise),
+        };
+        let elem = match self.resolve(t) {
+            T::Ty(
+                Ty::Slice {
+                    elem,
+                    mutable: true,
+                }
+                | Ty::Shared { elem, .. },
+            ) => elem,
+            T::Error => return None,
+            T::Ty(Ty::Slice { elem, .. }) if !writes => elem,
+            T::Ty(Ty::Slice { mutable: false, .. }) => {
+                self.cx.error(
+                    self.loc(base),
+                    format!(
+                        "`{name}` writes: it needs a `&mut [T]` slice or shared memory, not a `&[T]`"
+                    ),
+                );
+                return None;
+            }
+            other => {
+                let text = self.describe(other);
+                self.cx.error(
+                    self.loc(base),
+                    format!("atomics work on `&mut [T]` slices and shared memory, not {text}"),
+                );
+                return None;
+            }
+        };
+        if elem == Scalar::Bool || elem.is_half() || (bitwise && elem.is_float()) {
+            self.cx.error(
+                loc,
+                format!("`{name}` is not available on `{}`", elem.rust_name()),
+            );
+            return None;
+        }
+        Some(elem)
+    }
+
+    /// The element type of the base of `load4`/`store4`: 4-byte numbers or a type parameter, in
+    /// global or shared memory (writable for a store).
+    fn vector_base(&mut self, base: ExprId, t: T, store: bool) -> Option<Scalar> {
+        let elem = match self.resolve(t) {
+            T::Ty(Ty::Slice { elem, mutable }) if mutable || !store => elem,
+            T::Ty(Ty::Shared { elem, .. }) => elem,
+            T::Error => return None,
+            other => {
+                let text = self.describe(other);
+                let what = if store {
+                    "`&mut [T]` slices and shared memory"
+                } else {
+                    "slices and shared memory"
+                };
+                self.cx.error(
+                    self.loc(base),
+                    format!("vector loads and stores work on {what}, not {text}"),
+                );
+                return None;
+            }
+        };
+        // A generic `T` is allowed so generic kernels get 16-byte accesses where `T` is 4 bytes
+        // wide; other widths move `4 * size_of::<T>()` bytes at no more than 16-byte alignment,
+        // which an index that is a multiple of 4 always gives (see the `rs_vec4` helper). The
+        // 16-bit floats move 8 bytes, a quarter of the load instructions of scalar accesses.
+        if !matches!(
+            elem,
+            Scalar::F32
+                | Scalar::I32
+                | Scalar::U32
+                | Scalar::F16
+                | Scalar::Bf16
+                | Scalar::Generic(_)
+        ) {
+            self.cx.error(
+                self.loc(base),
+                format!(
+                    "`load4`/`store4` move four `f32`, `i32`, `u32`, `f16`, `bf16` or generic `T` \
+                     values, not `{}`",
+                    elem.rust_name()
+                ),
+            );
+            return None;
+        }
+        Some(elem)
+    }
+}

@@ -1,0 +1,334 @@
+//! Stage 2: type check. Infers every `let` and literal the way rustc would and records one
+//! type per expression and per variable, which both emitters read.
+//!
+//! Unsuffixed literals start as inference variables (`{integer}`, `{float}`) that unify with
+//! whatever they meet; the ones still open at the end default to `i32` and `f64`, as in Rust.
+//!
+//! One `Checker` walks a function; its methods are spread over files by what they check:
+//! [`inference`] (variables and unification), [`statements`], [`expressions`], [`calls`]
+//! (methods, device functions, recursion), [`intrinsics`] (the signatures of `intrinsics/`)
+//! and [`constants`] (associated constants, literal ranges).
+
+mod calls;
+mod constants;
+mod expressions;
+mod inference;
+mod intrinsics;
+mod statements;
+
+pub use constants::FLOAT_CONSTANTS;
+
+use crate::ctxt::Ctxt;
+use crate::intrinsics::Placement;
+use crate::ir::*;
+use calls::check_recursion;
+use constants::int_max;
+use std::collections::HashSet;
+
+/// The result of type checking: the type of every expression and every variable.
+pub struct Types {
+    pub exprs: Vec<Ty>,
+    pub locals: Vec<Ty>,
+}
+
+impl Types {
+    pub fn expr(&self, id: ExprId) -> Ty {
+        self.exprs[id.0 as usize]
+    }
+
+    pub fn local(&self, id: LocalId) -> Ty {
+        self.locals[id.0 as usize]
+    }
+
+    /// The scalar type of an expression the checker proved to be scalar.
+    pub fn scalar(&self, id: ExprId) -> Scalar {
+        match self.expr(id) {
+            Ty::Scalar(scalar) => scalar,
+            other => unreachable!("checked as scalar, found {other:?}"),
+        }
+    }
+}
+
+/// Type checks every function of `program`; `None` when there were errors (they are in `cx`).
+pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
+    check_recursion(cx, program);
+    let mut all = Vec::new();
+    for function in &program.functions {
+        let mut checker = Checker {
+            cx,
+            program,
+            kernel: function,
+            exprs: vec![None; function.exprs.len()],
+            locals: vec![None; function.locals.len()],
+            vars: Vec::new(),
+            loops: Vec::new(),
+            negated_literals: Vec::new(),
+            negations: Vec::new(),
+            deferred_values: Vec::new(),
+            let_inits: function
+                .exprs
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| is_constructor(&e.kind))
+                .map(|(i, _)| ExprId(i as u32))
+                .filter(|id| is_let_init(&function.body, *id))
+                .collect(),
+            statements: function
+                .exprs
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| {
+                    matches!(&e.kind, ExprKind::Intrinsic { op, .. }
+                        if matches!(op.signature().placement, Placement::Statement { .. }))
+                })
+                .map(|(i, _)| ExprId(i as u32))
+                .filter(|id| is_statement(&function.body, *id))
+                .collect(),
+        };
+        for param in &function.params {
+            checker.locals[param.local.0 as usize] = Some(T::Ty(param.ty));
+        }
+        checker.block(&function.body);
+        if let Some(ret) = function.ret {
+            if !block_returns(&function.body) {
+                cx.error(
+                    function.name_span,
+                    format!(
+                        "device function `{}` must return a `{}` on every path: end it with the value or `return value;`",
+                        function.name,
+                        ret.rust_name()
+                    ),
+                );
+            }
+        }
+        all.push(checker.finish());
+    }
+    if cx.has_errors() {
+        return None;
+    }
+    all.into_iter().collect()
+}
+
+/// Expressions that create storage and so may only initialise a `let`.
+fn is_constructor(kind: &ExprKind) -> bool {
+    match kind {
+        ExprKind::SharedArray { .. }
+        | ExprKind::DynamicShared { .. }
+        | ExprKind::ArrayRepeat { .. }
+        | ExprKind::ArrayList { .. }
+        | ExprKind::Match { .. } => true,
+        ExprKind::Intrinsic { op, .. } => op.signature().placement == Placement::LetInit,
+        _ => false,
+    }
+}
+
+/// Whether `id` is the initializer of a `let` somewhere in `block`.
+fn is_let_init(block: &Block, id: ExprId) -> bool {
+    block.stmts.iter().any(|stmt| match &stmt.kind {
+        StmtKind::Let { init, .. } | StmtKind::Return(Some(init)) => *init == id,
+        StmtKind::Match { arms, .. } => arms.iter().any(|(_, body)| is_let_init(body, id)),
+        StmtKind::If {
+            then_block,
+            else_block,
+            ..
+        } => is_let_init(then_block, id) || else_block.as_ref().is_some_and(|b| is_let_init(b, id)),
+        StmtKind::While { body, .. } | StmtKind::Loop { body, .. } | StmtKind::For { body, .. } => {
+            is_let_init(body, id)
+        }
+        StmtKind::Block(inner) => is_let_init(inner, id),
+        _ => false,
+    })
+}
+
+/// Whether `id` is built from integer literals and const generic parameters alone, so C++
+/// sees a compile-time constant.
+fn is_const_expr(function: &Function, id: ExprId) -> bool {
+    match &function.expr(id).kind {
+        ExprKind::GenericConst(_) | ExprKind::Lit(Lit::Int { .. }) => true,
+        ExprKind::Binary { lhs, rhs, .. } => {
+            is_const_expr(function, *lhs) && is_const_expr(function, *rhs)
+        }
+        ExprKind::Unary { operand, .. } => is_const_expr(function, *operand),
+        ExprKind::Cast { expr, .. } => is_const_expr(function, *expr),
+        _ => false,
+    }
+}
+
+/// Whether `id` stands as an expression statement somewhere in `block`.
+fn is_statement(block: &Block, id: ExprId) -> bool {
+    block.stmts.iter().any(|stmt| match &stmt.kind {
+        StmtKind::Expr(expr) => *expr == id,
+        StmtKind::Match { arms, .. } => arms.iter().any(|(_, body)| is_statement(body, id)),
+        StmtKind::If {
+            then_block,
+            else_block,
+            ..
+        } => {
+            is_statement(then_block, id) || else_block.as_ref().is_some_and(|b| is_statement(b, id))
+        }
+        StmtKind::While { body, .. } | StmtKind::Loop { body, .. } | StmtKind::For { body, .. } => {
+            is_statement(body, id)
+        }
+        StmtKind::Block(inner) => is_statement(inner, id),
+        _ => false,
+    })
+}
+
+/// Whether every path through `block` ends in `return`.
+fn block_returns(block: &Block) -> bool {
+    block.stmts.last().is_some_and(|stmt| match &stmt.kind {
+        StmtKind::Return(_) => true,
+        StmtKind::Block(inner) => block_returns(inner),
+        StmtKind::If {
+            then_block,
+            else_block: Some(else_block),
+            ..
+        } => block_returns(then_block) && block_returns(else_block),
+        StmtKind::Match { arms, .. } => arms.iter().all(|(_, body)| block_returns(body)),
+        _ => false,
+    })
+}
+
+/// A type during inference.
+#[derive(Clone, Copy, Debug)]
+enum T {
+    Ty(Ty),
+    Var(u32),
+    /// The type of an expression already reported as wrong: it unifies with anything, so one
+    /// mistake gives one message.
+    Error,
+    /// A local array; its element type is an inference variable.
+    Array {
+        elem: u32,
+        len: Len,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum VarKind {
+    Int,
+    Float,
+    /// An array element: any scalar.
+    Any,
+}
+
+/// A literal's inference variable: union-find parent, kind, and the type once known.
+struct Var {
+    parent: u32,
+    kind: VarKind,
+    bound: Option<Scalar>,
+}
+
+/// An intrinsic argument whose type was still open when met, checked once it is known.
+struct DeferredValue {
+    arg: ExprId,
+    /// Which types it may take.
+    accepts: fn(Scalar) -> bool,
+    /// The message (with `{found}`) if it took another.
+    message: String,
+}
+
+struct Checker<'a> {
+    cx: &'a Ctxt,
+    program: &'a Program,
+    /// The function being checked.
+    kernel: &'a Function,
+    exprs: Vec<Option<T>>,
+    locals: Vec<Option<T>>,
+    vars: Vec<Var>,
+    /// The enclosing loops' labels, innermost last.
+    loops: Vec<Option<String>>,
+    /// Integer literals directly under a unary minus: they may reach `MIN`.
+    negated_literals: Vec<ExprId>,
+    /// Negations whose operand type was still open when met.
+    negations: Vec<(ExprId, Loc)>,
+    /// Intrinsic arguments whose type was still open when met.
+    deferred_values: Vec<DeferredValue>,
+    /// Constructors that initialise a `let`, where they are allowed.
+    let_inits: HashSet<ExprId>,
+    /// Statement-only intrinsics (`wgmma_m64n*k16_*`, `wgmma_wait`) that stand as statements.
+    statements: HashSet<ExprId>,
+}
+
+impl Checker<'_> {
+    fn loc(&self, id: ExprId) -> Loc {
+        self.kernel.expr(id).span
+    }
+
+    fn finish(mut self) -> Option<Types> {
+        let mut exprs = Vec::with_capacity(self.exprs.len());
+        for t in std::mem::take(&mut self.exprs) {
+            let ty = t.map_or(Ty::Unit, |t| self.finalize(t));
+            exprs.push(ty);
+        }
+        let mut locals = Vec::with_capacity(self.locals.len());
+        for t in std::mem::take(&mut self.locals) {
+            let ty = t.map_or(Ty::Unit, |t| self.finalize(t));
+            locals.push(ty);
+        }
+        for (id, loc) in std::mem::take(&mut self.negations) {
+            if let Ty::Scalar(s) = exprs[id.0 as usize] {
+                if !s.is_signed_int() && !s.is_float() && !s.is_half() && s.bound().is_none() {
+                    self.cx.error(
+                        loc,
+                        format!(
+                            "cannot apply unary operator `-` to type `{}`",
+                            s.rust_name()
+                        ),
+                    );
+                }
+            }
+        }
+        for DeferredValue {
+            arg: id,
+            accepts,
+            message,
+        } in std::mem::take(&mut self.deferred_values)
+        {
+            if let Ty::Scalar(scalar) = exprs[id.0 as usize] {
+                if !accepts(scalar) {
+                    let found = format!("`{}`", scalar.rust_name());
+                    self.cx
+                        .error(self.loc(id), message.replace("{found}", &found));
+                }
+            }
+        }
+        for (index, expr) in self.kernel.exprs.iter().enumerate() {
+            if let ExprKind::Lit(Lit::Int { value, .. }) = expr.kind {
+                if let Ty::Scalar(scalar) = exprs[index] {
+                    let negated = self.negated_literals.contains(&ExprId(index as u32));
+                    if value > int_max(scalar, negated) {
+                        self.cx.error(
+                            expr.span,
+                            format!(
+                                "literal out of range for `{}`: the largest {} is {}",
+                                scalar.rust_name(),
+                                scalar.rust_name(),
+                                int_max(scalar, false)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        if self.cx.has_errors() {
+            return None;
+        }
+        Some(Types { exprs, locals })
+    }
+
+    fn finalize(&mut self, t: T) -> Ty {
+        match self.resolve(t) {
+            T::Ty(ty) => ty,
+            T::Error => Ty::Unit,
+            T::Array { elem, len } => match self.finalize(T::Var(elem)) {
+                Ty::Scalar(elem) => Ty::Array { elem, len },
+                _ => Ty::Unit,
+            },
+            T::Var(id) => Ty::Scalar(match self.vars[id as usize].kind {
+                VarKind::Int => Scalar::I32,
+                VarKind::Float | VarKind::Any => Scalar::F64,
+            }),
+        }
+    }
+}

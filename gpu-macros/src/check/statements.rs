@@ -1,0 +1,281 @@
+//! Statements: `let` and what may be stored, assignments and what may be assigned,
+//! conditions, loops and their labels, `match` patterns and exhaustiveness.
+
+use super::{is_constructor, Checker, T};
+use crate::ir::*;
+
+impl Checker<'_> {
+    pub(super) fn block(&mut self, block: &Block) {
+        for stmt in &block.stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    pub(super) fn stmt(&mut self, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::Let { local, init } => {
+                let found = self.expr(*init);
+                let decl = self.kernel.local(*local);
+                let t = match decl.annotation {
+                    Some(Ty::Array { elem, len }) => {
+                        let var = self.element_var(T::Ty(Ty::Scalar(elem)), self.loc(*init));
+                        let annotation = T::Array { elem: var, len };
+                        self.unify(annotation, found, self.loc(*init));
+                        annotation
+                    }
+                    Some(annotation) => {
+                        self.unify(T::Ty(annotation), found, self.loc(*init));
+                        T::Ty(annotation)
+                    }
+                    None => found,
+                };
+                let storage = matches!(t, T::Array { .. } | T::Ty(Ty::Shared { .. }));
+                if storage && !is_constructor(&self.kernel.expr(*init).kind) {
+                    self.cx.error(
+                        self.loc(*init),
+                        "arrays and shared memory cannot be copied: index the original",
+                    );
+                }
+                if let T::Ty(ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)) = t {
+                    self.cx.error(
+                        self.loc(*init),
+                        format!(
+                            "a value of type `{}` cannot be stored in a variable: {}",
+                            ty.describe(),
+                            match ty {
+                                Ty::Slice { .. } => "index the slice parameter directly",
+                                Ty::Unit => "this expression has no value",
+                                _ => "store one component, e.g. `let tx = thread_idx().x;`",
+                            }
+                        ),
+                    );
+                }
+                self.locals[local.0 as usize] = Some(t);
+            }
+            StmtKind::Assign { place, op, value } => self.assign(*place, *op, *value),
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                self.condition(*cond);
+                self.block(then_block);
+                if let Some(else_block) = else_block {
+                    self.block(else_block);
+                }
+            }
+            StmtKind::While { cond, body, label } => {
+                self.condition(*cond);
+                self.in_loop(label, |this| this.block(body));
+            }
+            StmtKind::Loop { body, label } => self.in_loop(label, |this| this.block(body)),
+            StmtKind::Match { scrutinee, arms } => {
+                let t = self.expr(*scrutinee);
+                self.match_patterns(t, arms.iter().map(|(p, _)| p.as_slice()), stmt.span);
+                for (_, body) in arms {
+                    self.block(body);
+                }
+            }
+            StmtKind::For {
+                var,
+                start,
+                end,
+                step,
+                body,
+                label,
+                ..
+            } => {
+                let start_t = self.expr(*start);
+                let end_t = self.expr(*end);
+                self.unify(start_t, end_t, self.loc(*end));
+                if !self.is_int(start_t) && self.known_scalar(start_t).is_some() {
+                    let text = self.describe(start_t);
+                    self.cx.error(
+                        self.loc(*start),
+                        format!("`for` ranges need integer bounds, found {text}"),
+                    );
+                }
+                if let Some(step) = step {
+                    let step_t = self.expr(*step);
+                    self.unify(T::Ty(Ty::Scalar(Scalar::Usize)), step_t, self.loc(*step));
+                }
+                self.locals[var.0 as usize] = Some(start_t);
+                self.in_loop(label, |this| this.block(body));
+            }
+            StmtKind::Break(label) | StmtKind::Continue(label) => {
+                if self.loops.is_empty() {
+                    self.cx.error(
+                        stmt.span,
+                        "`break` and `continue` are only allowed inside a loop",
+                    );
+                } else if let Some(label) = label {
+                    if !self
+                        .loops
+                        .iter()
+                        .any(|l| l.as_deref() == Some(label.as_str()))
+                    {
+                        self.cx.error(
+                            stmt.span,
+                            format!("use of undeclared label `'{label}`: no enclosing loop has it"),
+                        );
+                    }
+                }
+            }
+            StmtKind::Return(value) => {
+                let ret = self.kernel.ret;
+                match (value, ret) {
+                    (Some(value), Some(ret)) => {
+                        let t = self.expr(*value);
+                        self.unify(T::Ty(Ty::Scalar(ret)), t, self.loc(*value));
+                    }
+                    (None, Some(ret)) => self.cx.error(
+                        stmt.span,
+                        format!(
+                            "`{}` returns a `{}`: write `return value;`",
+                            self.kernel.name,
+                            ret.rust_name()
+                        ),
+                    ),
+                    (Some(value), None) => self.cx.error(
+                        self.loc(*value),
+                        format!("`{}` returns nothing: write `return;`", self.kernel.name),
+                    ),
+                    (None, None) => {}
+                }
+            }
+            StmtKind::Block(block) => self.block(block),
+            StmtKind::Expr(expr) => {
+                self.expr(*expr);
+            }
+        }
+    }
+
+    fn in_loop(&mut self, label: &Option<String>, f: impl FnOnce(&mut Self)) {
+        self.loops.push(label.clone());
+        f(self);
+        self.loops.pop();
+    }
+
+    /// Patterns must have the scrutinee's type (an integer or `bool`), and the arms must cover
+    /// every value, as Rust requires: a `_` arm, or both `true` and `false`.
+    pub(super) fn match_patterns<'p>(
+        &mut self,
+        scrutinee: T,
+        arms: impl Iterator<Item = &'p [Pattern]>,
+        loc: Loc,
+    ) {
+        if !(self.is_int(scrutinee) || self.known_scalar(scrutinee) == Some(Scalar::Bool)) {
+            let text = self.describe(scrutinee);
+            self.cx.error(
+                loc,
+                format!("`match` in kernels is on integers and `bool`, not {text}"),
+            );
+            return;
+        }
+        let (mut wild, mut seen_true, mut seen_false) = (false, false, false);
+        for patterns in arms {
+            for pattern in patterns {
+                match pattern {
+                    Pattern::Wild => wild = true,
+                    Pattern::Value(value) => {
+                        if let ExprKind::Lit(Lit::Bool(b)) = self.kernel.expr(*value).kind {
+                            seen_true |= b;
+                            seen_false |= !b;
+                        }
+                        let t = self.expr(*value);
+                        self.unify(scrutinee, t, self.loc(*value));
+                    }
+                    Pattern::Range { start, end, .. } => {
+                        for bound in [start, end] {
+                            let t = self.expr(*bound);
+                            self.unify(scrutinee, t, self.loc(*bound));
+                        }
+                    }
+                }
+            }
+        }
+        let exhaustive = wild || (seen_true && seen_false);
+        if !exhaustive {
+            self.cx.error(
+                loc,
+                "non-exhaustive `match`: add a `_ => ...` arm for the values not listed",
+            );
+        }
+    }
+
+    pub(super) fn condition(&mut self, cond: ExprId) {
+        let t = self.expr(cond);
+        self.unify(T::Ty(Ty::Scalar(Scalar::Bool)), t, self.loc(cond));
+    }
+
+    fn assign(&mut self, place: ExprId, op: Option<BinOp>, value: ExprId) {
+        let place_t = self.expr(place);
+        let value_t = self.expr(value);
+        match &self.kernel.expr(place).kind {
+            ExprKind::Local(local) => {
+                let decl = self.kernel.local(*local);
+                if matches!(place_t, T::Array { .. } | T::Ty(Ty::Shared { .. })) {
+                    self.cx.error(
+                        self.loc(place),
+                        "arrays and shared memory cannot be assigned whole: assign their elements",
+                    );
+                } else if !decl.mutable {
+                    let is_param = self.kernel.params.iter().any(|p| p.local == *local);
+                    let message = if is_param {
+                        format!(
+                            "cannot assign to immutable parameter `{}`: declare it `mut {}`",
+                            decl.name, decl.name
+                        )
+                    } else {
+                        format!(
+                            "cannot assign twice to immutable variable `{}`: declare it `let mut {}`",
+                            decl.name, decl.name
+                        )
+                    };
+                    self.cx.error(self.loc(place), message);
+                }
+            }
+            ExprKind::Index { base, .. } => {
+                if let (Some(T::Array { .. }), ExprKind::Local(local)) =
+                    (self.exprs[base.0 as usize], &self.kernel.expr(*base).kind)
+                {
+                    let decl = self.kernel.local(*local);
+                    if !decl.mutable {
+                        self.cx.error(
+                            self.loc(place),
+                            format!(
+                                "cannot assign to `{}[_]`: declare the array `let mut {}`",
+                                decl.name, decl.name
+                            ),
+                        );
+                    }
+                }
+                if let Some(T::Ty(Ty::Slice { mutable: false, .. })) = self.exprs[base.0 as usize] {
+                    let name = match &self.kernel.expr(*base).kind {
+                        ExprKind::Local(local) => self.kernel.local(*local).name.clone(),
+                        _ => "the slice".to_string(),
+                    };
+                    self.cx.error(
+                        self.loc(place),
+                        format!(
+                            "cannot assign to `{name}[_]`, which is behind a `&` reference: \
+                             declare the parameter as `{name}: &mut [T]`"
+                        ),
+                    );
+                }
+            }
+            _ => self.cx.error(
+                self.loc(place),
+                "cannot assign to this expression: assign to a `let mut` variable or to an element of a `&mut [T]` slice",
+            ),
+        }
+        match op {
+            None => {
+                self.unify(place_t, value_t, self.loc(value));
+            }
+            Some(op) => {
+                self.binary_type(op, place_t, value_t, self.loc(place), self.loc(value));
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Element indices, bounds-checked in checked mode, and the lengths they are checked against.
+
+use super::{strip_outer_parens, Emitter};
+use crate::ir::*;
+
+impl<'a> Emitter<'a> {
+    /// The index expression of `base[index]`, bounds-checked in checked mode (a constant index
+    /// into an array is checked here, at compile time, instead).
+    pub(super) fn checked_index(&mut self, base: ExprId, index: ExprId, loc: Loc) -> String {
+        let code = self.expr(index);
+        let code = strip_outer_parens(&code).to_string();
+        let len = self.length_of(base);
+        if let (
+            Ty::Array {
+                len: Len::Known(n), ..
+            },
+            ExprKind::Lit(Lit::Int { value, .. }),
+        ) = (self.types.expr(base), &self.kernel.expr(index).kind)
+        {
+            if *value < n as u128 {
+                return code;
+            }
+        }
+        self.use_helper("rs_checked");
+        format!("rs_idx({code}, {len}, {})", loc.line())
+    }
+
+    /// The first index of a 4-element vector access, checked to have all four in bounds.
+    pub(super) fn vector_index(&mut self, base: ExprId, index: ExprId, loc: Loc) -> String {
+        self.use_helper("rs_checked");
+        let code = self.offset_operand(index);
+        let len = self.length_of(base);
+        // Checking the last element covers all four (and `i + 3` cannot wrap for real lengths).
+        format!("(rs_idx({code} + 3ull, {len}, {}) - 3ull)", loc.line())
+    }
+
+    /// The index of the first element of a 16-byte copy at `index` into `base`, whose last
+    /// element is bounds-checked in checked mode.
+    pub(super) fn copy_index(
+        &mut self,
+        base: ExprId,
+        index: ExprId,
+        elem: Scalar,
+        loc: Loc,
+    ) -> String {
+        self.use_helper("rs_checked");
+        let code = self.offset_operand(index);
+        let len = self.length_of(base);
+        let last = 16 / elem.size_bytes().expect("checked: a concrete type") - 1;
+        format!(
+            "(rs_idx({code} + {last}ull, {len}, {}) - {last}ull)",
+            loc.line()
+        )
+    }
+
+    /// `index` as the left operand of a `+`: its outer parentheses go only when its own
+    /// operator binds at least as tightly, since `c ? i : j + 3` adds to `j` alone and
+    /// `i << 2 + 3` shifts by 5.
+    fn offset_operand(&mut self, index: ExprId) -> String {
+        let code = self.expr(index);
+        let loose = match &self.kernel.expr(index).kind {
+            ExprKind::Binary { op, .. } => !matches!(
+                op,
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem
+            ),
+            ExprKind::Select { .. } => true,
+            _ => false,
+        };
+        if loose {
+            code
+        } else {
+            strip_outer_parens(&code).to_string()
+        }
+    }
+
+    /// The length of something indexable, as C++.
+    pub(super) fn length_of(&self, base: ExprId) -> String {
+        match (self.types.expr(base), &self.kernel.expr(base).kind) {
+            (Ty::Array { len, .. } | Ty::Shared { len: Some(len), .. }, _) => len.cuda(),
+            (_, ExprKind::Local(local)) => self.len_name(*local).to_string(),
+            _ => unreachable!("checked: only slices, arrays and shared memory have a length"),
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Intrinsic calls: the emitter's answers to what an intrinsic's CUDA spelling (in
+//! `intrinsics/`) asks of it.
+
+use super::{cuda_type, fresh, strip_outer_parens, Emitter};
+use crate::intrinsics::{CudaWriter, Op};
+use crate::ir::*;
+
+impl Emitter<'_> {
+    /// Spells a call of `op`; for a `let` initializer, writes the declaration of `target`.
+    pub(super) fn intrinsic(
+        &mut self,
+        op: Op,
+        id: ExprId,
+        args: &[ExprId],
+        target: Option<String>,
+    ) -> String {
+        op.cuda(&mut CudaCall {
+            emitter: self,
+            id,
+            args,
+            target,
+        })
+    }
+}
+
+/// One intrinsic call being spelled: the emitter's answers to what the spelling asks.
+struct CudaCall<'e, 'a> {
+    emitter: &'e mut Emitter<'a>,
+    id: ExprId,
+    args: &'e [ExprId],
+    /// The variable a `let` initializer declares.
+    target: Option<String>,
+}
+
+impl CudaCall<'_, '_> {
+    pub(super) fn loc(&self) -> Loc {
+        self.emitter.kernel.expr(self.id).span
+    }
+}
+
+impl CudaWriter for CudaCall<'_, '_> {
+    fn count(&self) -> usize {
+        self.args.len()
+    }
+
+    fn arg(&mut self, i: usize) -> String {
+        self.emitter.expr(self.args[i])
+    }
+
+    fn bare(&mut self, i: usize) -> String {
+        strip_outer_parens(&self.arg(i)).to_string()
+    }
+
+    fn helper(&mut self, name: &'static str) -> &'static str {
+        self.emitter.use_helper(name)
+    }
+
+    fn checked_index(&mut self, base: usize, index: usize) -> String {
+        let loc = self.loc();
+        self.emitter
+            .checked_index(self.args[base], self.args[index], loc)
+    }
+
+    fn vector_index(&mut self, base: usize, index: usize) -> String {
+        let loc = self.loc();
+        self.emitter
+            .vector_index(self.args[base], self.args[index], loc)
+    }
+
+    fn copy_index(&mut self, base: usize, index: usize) -> String {
+        let (loc, elem) = (self.loc(), self.element(base));
+        self.emitter
+            .copy_index(self.args[base], self.args[index], elem, loc)
+    }
+
+    fn length(&mut self, i: usize) -> String {
+        self.emitter.length_of(self.args[i])
+    }
+
+    fn element(&self, i: usize) -> Scalar {
+        let ty = self.emitter.types.expr(self.args[i]);
+        ty.element()
+            .unwrap_or_else(|| unreachable!("checked: memory, found {ty:?}"))
+    }
+
+    fn array_len(&self, i: usize) -> u64 {
+        match self.emitter.types.expr(self.args[i]) {
+            Ty::Array {
+                len: Len::Known(len),
+                ..
+            } => len,
+            other => unreachable!("checked: a fixed array, found {other:?}"),
+        }
+    }
+
+    fn cuda_type(&self, scalar: Scalar) -> String {
+        cuda_type(scalar).to_string()
+    }
+
+    fn vector_type(&mut self, elem: Scalar) -> String {
+        self.emitter.vector_type(elem)
+    }
+
+    fn line(&self) -> usize {
+        self.loc().line()
+    }
+
+    fn target(&self) -> String {
+        self.target
+            .clone()
+            .expect("checked: constructors only initialise a `let`")
+    }
+
+    fn fresh(&mut self, base: &str) -> String {
+        fresh(&mut self.emitter.taken, base)
+    }
+
+    fn statement(&mut self, code: &str) {
+        self.emitter.out.line(code);
+    }
+}

@@ -1,0 +1,442 @@
+//! Statements: declarations and the storage a `let` creates, assignments, `if`, loops with
+//! their labels (C++ `goto`s where Rust breaks out of an outer loop) and `match` chains.
+
+use super::{cuda_type, fresh, strip_outer_parens, Emitter, LoopLabels};
+use crate::ir::*;
+
+impl<'a> Emitter<'a> {
+    pub(super) fn block_body(&mut self, block: &Block) {
+        for stmt in &block.stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    fn line_directive(&mut self, loc: Loc) {
+        let line = loc.line();
+        if line != 0 && line != self.last_line {
+            self.last_line = line;
+            self.out.raw_line(&format!(
+                "#line {line} \"{}\"",
+                self.kernel.file.replace('\\', "/").replace('"', "")
+            ));
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        self.line_directive(stmt.span);
+        match &stmt.kind {
+            // A constant used only in lengths (`shared_array::<T, N>`) is never read as a value:
+            // NVRTC would warn about the unused variable.
+            StmtKind::Let { local, init } if !self.is_read(*local) && self.is_pure(*init) => {}
+            StmtKind::Let { local, init } if self.storage(*local, *init) => {}
+            StmtKind::Let { local, init }
+                if matches!(self.kernel.expr(*init).kind, ExprKind::Match { .. }) =>
+            {
+                let Ty::Scalar(scalar) = self.types.local(*local) else {
+                    unreachable!("checked: a match produces a scalar");
+                };
+                let name = self.name(*local).to_string();
+                self.out.line(&format!("{} {name};", cuda_type(scalar)));
+                self.match_value(*init, |value| format!("{name} = {value};"));
+            }
+            StmtKind::Let { local, init } => {
+                let Ty::Scalar(scalar) = self.types.local(*local) else {
+                    unreachable!("checked: locals are scalars");
+                };
+                let value = self.expr(*init);
+                let line = format!(
+                    "{} {} = {};",
+                    cuda_type(scalar),
+                    self.name(*local),
+                    strip_outer_parens(&value)
+                );
+                self.out.line(&line);
+            }
+            StmtKind::Assign { place, op, value } => {
+                let place_code = self.expr(*place);
+                let value_code = match op {
+                    None => self.expr(*value),
+                    Some(op) => self.binary(*op, *place, *value),
+                };
+                let line = format!("{place_code} = {};", strip_outer_parens(&value_code));
+                self.out.line(&line);
+            }
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let cond = self.expr(*cond);
+                self.out
+                    .line(&format!("if ({}) {{", strip_outer_parens(&cond)));
+                self.nested(then_block);
+                let mut else_block = else_block.as_ref();
+                while let Some(block) = else_block {
+                    // `else { if ... }` holding nothing else reads as `else if` in C++ too.
+                    if let [Stmt {
+                        kind:
+                            StmtKind::If {
+                                cond,
+                                then_block,
+                                else_block: next,
+                            },
+                        ..
+                    }] = block.stmts.as_slice()
+                    {
+                        let cond = self.expr(*cond);
+                        self.out
+                            .line(&format!("}} else if ({}) {{", strip_outer_parens(&cond)));
+                        self.nested(then_block);
+                        else_block = next.as_ref();
+                    } else {
+                        self.out.line("} else {");
+                        self.nested(block);
+                        else_block = None;
+                    }
+                }
+                self.out.line("}");
+            }
+            StmtKind::While { cond, body, label } => {
+                let cond = self.expr(*cond);
+                let header = format!("while ({}) {{", strip_outer_parens(&cond));
+                self.labeled_loop(label, &header, body);
+            }
+            StmtKind::Loop { body, label } => self.labeled_loop(label, "for (;;) {", body),
+            StmtKind::Match { scrutinee, arms } => {
+                let arms: Vec<(&[Pattern], &Block)> =
+                    arms.iter().map(|(p, b)| (p.as_slice(), b)).collect();
+                self.match_chain(*scrutinee, &arms, |this, body| this.nested(body));
+            }
+            StmtKind::For {
+                var,
+                start,
+                end,
+                step,
+                body,
+                label,
+                unroll,
+            } => self.for_loop(*var, (*start, *end, *step), body, label, *unroll),
+            StmtKind::Break(label) => self.jump(label.as_deref(), true),
+            StmtKind::Continue(label) => self.jump(label.as_deref(), false),
+            StmtKind::Return(None) => self.out.line("return;"),
+            StmtKind::Return(Some(value))
+                if matches!(self.kernel.expr(*value).kind, ExprKind::Match { .. }) =>
+            {
+                self.match_value(*value, |value| format!("return {value};"));
+            }
+            StmtKind::Return(Some(value)) => {
+                let code = self.expr(*value);
+                self.out
+                    .line(&format!("return {};", strip_outer_parens(&code)));
+            }
+            StmtKind::Block(block) => {
+                self.out.line("{");
+                self.nested(block);
+                self.out.line("}");
+            }
+            StmtKind::Expr(expr) => {
+                let code = self.expr(*expr);
+                self.out.line(&format!("{};", strip_outer_parens(&code)));
+            }
+        }
+    }
+
+    /// Whether any expression reads `local`.
+    fn is_read(&self, local: LocalId) -> bool {
+        self.kernel
+            .exprs
+            .iter()
+            .any(|e| matches!(e.kind, ExprKind::Local(l) if l == local))
+    }
+
+    /// Whether evaluating `id` has no effect beyond its value.
+    fn is_pure(&self, id: ExprId) -> bool {
+        match &self.kernel.expr(id).kind {
+            ExprKind::Lit(_)
+            | ExprKind::Local(_)
+            | ExprKind::Const { .. }
+            | ExprKind::GenericConst(_) => true,
+            ExprKind::Binary { lhs, rhs, .. } => self.is_pure(*lhs) && self.is_pure(*rhs),
+            ExprKind::Unary { operand, .. } => self.is_pure(*operand),
+            ExprKind::Cast { expr, .. } => self.is_pure(*expr),
+            _ => false,
+        }
+    }
+
+    /// A `let` that creates storage (shared memory, a local array); false for a plain value.
+    fn storage(&mut self, local: LocalId, init: ExprId) -> bool {
+        let kernel = self.kernel;
+        let name = self.name(local).to_string();
+        let elem = match self.types.local(local) {
+            Ty::Array { elem, .. } | Ty::Shared { elem, .. } => elem,
+            _ => return false,
+        };
+        let ty = cuda_type(elem);
+        match &kernel.expr(init).kind {
+            ExprKind::SharedArray { len, .. } => {
+                self.out
+                    .line(&format!("__shared__ {ty} {name}[{}];", len.cuda()));
+            }
+            ExprKind::DynamicShared { .. } => {
+                self.use_helper("rs_dynamic_smem");
+                let len_name = fresh(&mut self.taken, &format!("{name}_len"));
+                self.out.line(&format!(
+                    "{ty}* {name} = reinterpret_cast<{ty}*>(rs_dynamic_smem);"
+                ));
+                self.out.line(&format!(
+                    "const unsigned long long {len_name} = rs_dynamic_smem_size() / sizeof({ty});"
+                ));
+                self.len_names.push((local, len_name));
+            }
+            ExprKind::ArrayRepeat { value, len } => {
+                let value_code = self.expr(*value);
+                let len = *len;
+                match len {
+                    Len::Known(n)
+                        if n <= 64 && matches!(kernel.expr(*value).kind, ExprKind::Lit(_)) =>
+                    {
+                        let items = vec![value_code; n as usize].join(", ");
+                        self.out.line(&format!("{ty} {name}[{n}] = {{{items}}};"));
+                    }
+                    _ => {
+                        let fill = fresh(&mut self.taken, &format!("{name}_fill"));
+                        let k = fresh(&mut self.taken, &format!("{name}_k"));
+                        let len = len.cuda();
+                        self.out.line(&format!("{ty} {name}[{len}];"));
+                        self.out.line(&format!(
+                            "{{ {ty} {fill} = {}; for (unsigned long long {k} = 0; {k} < {len}; ++{k}) {name}[{k}] = {fill}; }}",
+                            strip_outer_parens(&value_code)
+                        ));
+                    }
+                }
+            }
+            ExprKind::ArrayList { elems } => {
+                let items: Vec<String> = elems
+                    .iter()
+                    .map(|e| strip_outer_parens(&self.expr(*e)).to_string())
+                    .collect();
+                self.out.line(&format!(
+                    "{ty} {name}[{}] = {{{}}};",
+                    items.len(),
+                    items.join(", ")
+                ));
+            }
+            ExprKind::Intrinsic { op, args } => {
+                self.intrinsic(*op, init, args, Some(name));
+            }
+            _ => unreachable!("checked: arrays and shared memory come from constructors"),
+        }
+        true
+    }
+
+    /// A loop whose body may be left by a labelled `break`/`continue` from an inner loop.
+    fn labeled_loop(&mut self, label: &Option<String>, header: &str, body: &Block) {
+        let base = label.as_deref().unwrap_or("loop");
+        let labels = LoopLabels {
+            label: label.clone(),
+            break_target: fresh(&mut self.taken, &format!("{base}_break")),
+            continue_target: fresh(&mut self.taken, &format!("{base}_continue")),
+            break_used: false,
+            continue_used: false,
+        };
+        self.loops.push(labels);
+        self.out.line(header);
+        self.out.indent();
+        if label.is_some() {
+            // The body gets its own scope, so a jump to the continue label at its end never
+            // crosses a variable's initialisation.
+            self.out.line("{");
+            self.nested(body);
+            self.out.line("}");
+        } else {
+            self.block_body(body);
+        }
+        let labels = self.loops.pop().expect("pushed above");
+        if labels.continue_used {
+            self.out.line(&format!("{}: ;", labels.continue_target));
+        }
+        self.out.dedent();
+        self.out.line("}");
+        if labels.break_used {
+            self.out.line(&format!("{}: ;", labels.break_target));
+        }
+    }
+
+    /// `break`/`continue`, plain or to a labelled outer loop (a `goto`, as C++ has no labels
+    /// on loops).
+    fn jump(&mut self, label: Option<&str>, is_break: bool) {
+        let keyword = if is_break { "break;" } else { "continue;" };
+        let innermost = self.loops.len().saturating_sub(1);
+        let target = match label {
+            None => innermost,
+            Some(label) => self
+                .loops
+                .iter()
+                .rposition(|l| l.label.as_deref() == Some(label))
+                .expect("checked: the label exists"),
+        };
+        if target == innermost {
+            self.out.line(keyword);
+            return;
+        }
+        let labels = &mut self.loops[target];
+        let goto = if is_break {
+            labels.break_used = true;
+            labels.break_target.clone()
+        } else {
+            labels.continue_used = true;
+            labels.continue_target.clone()
+        };
+        self.out.line(&format!("goto {goto};"));
+    }
+
+    /// A `match` as an if-chain over one evaluation of the scrutinee.
+    fn match_chain<B>(
+        &mut self,
+        scrutinee: ExprId,
+        arms: &[(&[Pattern], B)],
+        mut body: impl FnMut(&mut Self, &B),
+    ) {
+        let scalar = self.types.scalar(scrutinee);
+        let value = fresh(&mut self.taken, "matched");
+        let code = self.expr(scrutinee);
+        self.out.line("{");
+        self.out.indent();
+        self.out.line(&format!(
+            "const {} {value} = {};",
+            cuda_type(scalar),
+            strip_outer_parens(&code)
+        ));
+        let mut first = true;
+        for (patterns, arm) in arms {
+            let conditions: Option<Vec<String>> = patterns
+                .iter()
+                .map(|pattern| self.pattern_condition(&value, pattern))
+                .collect();
+            match (conditions, first) {
+                // A catch-all: the last arm that can match.
+                (None, true) => {
+                    self.out.line("{");
+                    body(self, arm);
+                    self.out.line("}");
+                    break;
+                }
+                (None, false) => {
+                    self.out.line("} else {");
+                    body(self, arm);
+                    break;
+                }
+                (Some(conditions), _) => {
+                    let keyword = if first { "if" } else { "} else if" };
+                    self.out
+                        .line(&format!("{keyword} ({}) {{", conditions.join(" || ")));
+                    body(self, arm);
+                }
+            }
+            first = false;
+        }
+        if !first {
+            self.out.line("}");
+        }
+        self.out.dedent();
+        self.out.line("}");
+    }
+
+    /// A `match` producing a value: each arm's value goes through `store`.
+    fn match_value(&mut self, id: ExprId, store: impl Fn(&str) -> String) {
+        let ExprKind::Match { scrutinee, arms } = &self.kernel.expr(id).kind else {
+            unreachable!("called on a match");
+        };
+        let arms: Vec<(&[Pattern], ExprId)> =
+            arms.iter().map(|(p, v)| (p.as_slice(), *v)).collect();
+        self.match_chain(*scrutinee, &arms, |this, value| {
+            let code = this.expr(*value);
+            this.out.indent();
+            this.out.line(&store(strip_outer_parens(&code)));
+            this.out.dedent();
+        });
+    }
+
+    /// The C++ condition of one pattern on `value`; `None` for a catch-all.
+    fn pattern_condition(&mut self, value: &str, pattern: &Pattern) -> Option<String> {
+        match pattern {
+            Pattern::Wild => None,
+            Pattern::Value(v) => Some(format!("{value} == {}", self.expr(*v))),
+            Pattern::Range {
+                start,
+                end,
+                inclusive,
+            } => {
+                let op = if *inclusive { "<=" } else { "<" };
+                Some(format!(
+                    "({value} >= {} && {value} {op} {})",
+                    self.expr(*start),
+                    self.expr(*end)
+                ))
+            }
+        }
+    }
+
+    fn nested(&mut self, block: &Block) {
+        self.out.indent();
+        self.block_body(block);
+        self.out.dedent();
+    }
+
+    /// A Rust range loop. The bound is evaluated once, as Rust does, and a step never moves
+    /// the variable past the bound, so it cannot overflow where Rust's iterator would not.
+    fn for_loop(
+        &mut self,
+        var: LocalId,
+        (start, end, step): (ExprId, ExprId, Option<ExprId>),
+        body: &Block,
+        label: &Option<String>,
+        unroll: bool,
+    ) {
+        let Ty::Scalar(scalar) = self.types.local(var) else {
+            unreachable!("checked: loop variables are integers");
+        };
+        let ty = cuda_type(scalar);
+        let name = self.name(var).to_string();
+        let end_name = fresh(&mut self.taken, &format!("{name}_end"));
+        let start_code = self.expr(start);
+        let end_code = self.expr(end);
+        match step {
+            None => {
+                let header = format!(
+                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; ++{name}) {{"
+                );
+                if unroll {
+                    self.out.line("#pragma unroll");
+                }
+                self.labeled_loop(label, &header, body);
+            }
+            Some(step) => {
+                let step_name = fresh(&mut self.taken, &format!("{name}_step"));
+                let step_code = self.expr(step);
+                // The distance to the bound as an unsigned number (positive inside the loop).
+                let distance = if scalar.is_signed_int() {
+                    format!("(unsigned long long)((long long){end_name} - (long long){name})")
+                } else {
+                    format!("(unsigned long long)({end_name} - {name})")
+                };
+                self.out.line("{");
+                self.out.indent();
+                self.out.line(&format!(
+                    "unsigned long long {step_name} = {};",
+                    strip_outer_parens(&step_code)
+                ));
+                let header = format!(
+                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; \
+                     {name} = {distance} > {step_name} ? ({ty})({name} + {step_name}) : {end_name}) {{"
+                );
+                if unroll {
+                    self.out.line("#pragma unroll");
+                }
+                self.labeled_loop(label, &header, body);
+                self.out.dedent();
+                self.out.line("}");
+            }
+        }
+    }
+}

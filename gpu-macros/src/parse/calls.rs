@@ -1,0 +1,266 @@
+//! Calls: methods, the number types' associated functions, index and storage functions,
+//! intrinsics (their argument shapes read from `intrinsics/`) and `#[device]` functions.
+
+use super::Parser;
+use crate::intrinsics::{Arg, Arity, Builtin, Op, Signature};
+use crate::ir::*;
+use quote::ToTokens;
+
+impl Parser<'_> {
+    pub(super) fn method_call(&mut self, call: &syn::ExprMethodCall) -> Option<ExprKind> {
+        if let Some(turbofish) = &call.turbofish {
+            self.cx.error_spanned_by(
+                turbofish,
+                "generic arguments on methods are not supported in kernels",
+            );
+            return None;
+        }
+        let method = call.method.to_string();
+        if method == "step_by" {
+            self.cx.error_spanned_by(
+                call,
+                "`step_by` is only supported as the iterator of a `for` loop: `for i in (a..b).step_by(s)`",
+            );
+            return None;
+        }
+        let receiver = self.expr(&call.receiver);
+        let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
+        let receiver = receiver?;
+        let args = args.into_iter().collect::<Option<Vec<_>>>()?;
+        if method == "len" && args.is_empty() {
+            return Some(ExprKind::Len(receiver));
+        }
+        if let Some(op) = Op::method(&method, args.len()) {
+            if !self.arity(&op.signature(), args.len() + 1, call) {
+                return None;
+            }
+            let args = std::iter::once(receiver).chain(args).collect();
+            return Some(ExprKind::Intrinsic { op, args });
+        }
+        Some(ExprKind::Method {
+            receiver,
+            method,
+            method_span: Loc::of(&call.method),
+            args,
+            receiver_ty: None,
+        })
+    }
+
+    pub(super) fn call(&mut self, call: &syn::ExprCall) -> Option<ExprKind> {
+        let path = match &*call.func {
+            syn::Expr::Path(path) if path.qself.is_none() => &path.path,
+            other => {
+                self.cx
+                    .error_spanned_by(other, "only named functions can be called in kernels");
+                return None;
+            }
+        };
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        // `f32::from_bits(u)`: a float from its bits; `T::from_bits(u)`: a type parameter's
+        // value from the low bits of a `u64`.
+        if let [.., ty, method] = segments.as_slice() {
+            let generic = self.generic_type(ty).map(Scalar::Generic);
+            if let (Some(to @ (Scalar::F32 | Scalar::F64 | Scalar::Generic(_))), "from_bits") =
+                (generic.or(Scalar::from_rust_name(ty)), method.as_str())
+            {
+                let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
+                    self.cx
+                        .error_spanned_by(call, format!("`{ty}::from_bits` takes one argument"));
+                    return None;
+                };
+                return Some(ExprKind::FromBits {
+                    bits: self.expr(arg)?,
+                    to,
+                });
+            }
+        }
+        // `f16::from_f32(x)`: the half crate's explicit conversions.
+        if let [.., ty, method] = segments.as_slice() {
+            if let (Some(to @ (Scalar::F16 | Scalar::Bf16)), "from_f32" | "from_f64") =
+                (Scalar::from_rust_name(ty), method.as_str())
+            {
+                let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
+                    self.cx
+                        .error_spanned_by(call, format!("`{ty}::{method}` takes one argument"));
+                    return None;
+                };
+                let arg = self.expr(arg)?;
+                let from = if method == "from_f32" {
+                    Scalar::F32
+                } else {
+                    Scalar::F64
+                };
+                // The argument's type is checked as a cast from `from`.
+                let typed = self.push_expr(
+                    ExprKind::Convert {
+                        expr: arg,
+                        to: from,
+                    },
+                    Loc::of(&call.args),
+                );
+                return Some(ExprKind::Convert { expr: typed, to });
+            }
+        }
+        // `f32::sqrt(x)` and `f32::max(a, b)` are the method forms written as paths.
+        if let [ty, method] = segments.as_slice() {
+            if Scalar::from_rust_name(ty).is_some() {
+                let mut args = call.args.iter();
+                let Some(first) = args.next() else {
+                    self.cx
+                        .error_spanned_by(call, format!("`{ty}::{method}` needs an argument"));
+                    return None;
+                };
+                let receiver = self.expr(first);
+                let rest: Vec<Option<ExprId>> = args.map(|arg| self.expr(arg)).collect();
+                let receiver = receiver?;
+                let rest = rest.into_iter().collect::<Option<Vec<_>>>()?;
+                return Some(ExprKind::Method {
+                    receiver,
+                    method: method.clone(),
+                    method_span: Loc::of(path),
+                    args: rest,
+                    // The path names the receiver's type, as `x.sqrt()` would infer it.
+                    receiver_ty: Scalar::from_rust_name(ty),
+                });
+            }
+        }
+        let name = segments.last().cloned().unwrap_or_default();
+        if let Some(builtin) = Builtin::ALL.into_iter().find(|b| b.rust_name() == name) {
+            if !call.args.is_empty() {
+                self.cx
+                    .error_spanned_by(&call.args, format!("`{name}()` takes no arguments"));
+                return None;
+            }
+            return Some(ExprKind::Builtin(builtin));
+        }
+        if let Some(kind) = self.intrinsic_call(&name, path, call)? {
+            return Some(kind);
+        }
+        if path.segments.iter().any(|s| !s.arguments.is_none()) {
+            self.cx.error_spanned_by(
+                path,
+                "generic arguments on device function calls are not supported",
+            );
+            return None;
+        }
+        // Anything else must be a `#[device]` function: its definition is fetched by path.
+        let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
+        Some(ExprKind::Call {
+            name,
+            path: path.to_token_stream(),
+            args: args.into_iter().collect::<Option<Vec<_>>>()?,
+        })
+    }
+
+    /// A call of a GPU intrinsic, `Some(None)` if `name` is not one.
+    fn intrinsic_call(
+        &mut self,
+        name: &str,
+        path: &syn::Path,
+        call: &syn::ExprCall,
+    ) -> Option<Option<ExprKind>> {
+        let generics: Vec<&syn::GenericArgument> = match &path.segments.last()?.arguments {
+            syn::PathArguments::AngleBracketed(args) => args.args.iter().collect(),
+            _ => Vec::new(),
+        };
+        let op = Op::function(name);
+        let signature = op.map(Op::signature);
+        // The arguments the call updates in place, written `&mut acc`.
+        let by_mut_ref = |i: usize| {
+            signature.as_ref().is_some_and(|signature| {
+                matches!(
+                    signature.args.get(i),
+                    Some(Arg::Fragment {
+                        by_mut_ref: true,
+                        ..
+                    })
+                )
+            })
+        };
+        let args: Vec<Option<ExprId>> = call
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, arg)| match arg {
+                syn::Expr::Reference(r) if by_mut_ref(i) && r.mutability.is_some() => {
+                    self.expr(&r.expr)
+                }
+                _ => self.expr(arg),
+            })
+            .collect();
+        let args = args.into_iter().collect::<Option<Vec<_>>>()?;
+        for (i, arg) in call.args.iter().enumerate() {
+            if by_mut_ref(i) && !matches!(arg, syn::Expr::Reference(r) if r.mutability.is_some()) {
+                self.cx.error_spanned_by(
+                    arg,
+                    format!("`{name}` takes the accumulator array as `&mut acc`"),
+                );
+                return None;
+            }
+        }
+        let kind = match (op, signature) {
+            (Some(op), Some(signature)) => {
+                if !self.arity(&signature, args.len(), call) {
+                    return None;
+                }
+                ExprKind::Intrinsic { op, args }
+            }
+            (None, _) if name == "shared_array" => {
+                let [syn::GenericArgument::Type(elem), len] = generics.as_slice() else {
+                    self.cx.error_spanned_by(
+                        path,
+                        "write `shared_array::<T, N>()`: the element type and the length",
+                    );
+                    return None;
+                };
+                let elem = self.scalar_type(elem)?;
+                let len = self.generic_length(len)?;
+                ExprKind::SharedArray { elem, len }
+            }
+            (None, _) if name == "dynamic_shared" => {
+                let [syn::GenericArgument::Type(elem)] = generics.as_slice() else {
+                    self.cx.error_spanned_by(
+                        path,
+                        "write `dynamic_shared::<T>()`: its length comes from the launch's shared memory size",
+                    );
+                    return None;
+                };
+                ExprKind::DynamicShared {
+                    elem: self.scalar_type(elem)?,
+                }
+            }
+            _ => return Some(None),
+        };
+        if !matches!(
+            kind,
+            ExprKind::SharedArray { .. } | ExprKind::DynamicShared { .. }
+        ) && !generics.is_empty()
+        {
+            self.cx
+                .error_spanned_by(path, format!("`{name}` takes no generic arguments"));
+            return None;
+        }
+        if matches!(
+            kind,
+            ExprKind::SharedArray { .. } | ExprKind::DynamicShared { .. }
+        ) && !call.args.is_empty()
+        {
+            self.cx
+                .error_spanned_by(&call.args, format!("`{name}` takes no arguments"));
+            return None;
+        }
+        Some(Some(kind))
+    }
+
+    /// Whether an intrinsic whose arguments the parser counts got `count` of them, reporting
+    /// its usage if not.
+    fn arity(&self, signature: &Signature, count: usize, call: &impl ToTokens) -> bool {
+        match &signature.arity {
+            Arity::Usage(usage) if count != signature.args.len() => {
+                self.cx.error_spanned_by(call, usage);
+                false
+            }
+            Arity::Usage(_) | Arity::Counted => true,
+        }
+    }
+}
