@@ -6,9 +6,9 @@
 
 use std::fmt;
 
-use crate::error::{Error, Result};
-use crate::kernel::{Kernel, ParamKind};
-use crate::scalar::{Scalar, ScalarType};
+use crate::core::error::{Error, Result};
+use crate::core::kernel::{KernelSpec, ParamKind};
+use crate::core::scalar::{Scalar, ScalarType};
 
 /// One parameter of a generic kernel's template, in Rust declaration order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,13 +80,13 @@ fn template_type_name(ty: ScalarType) -> &'static str {
 }
 
 /// `scale<float, 256ULL>`: what NVRTC instantiates and lowers.
-pub(crate) fn name_expression(kernel: &Kernel, args: &[TemplateArg]) -> String {
+pub(crate) fn name_expression(kernel: &KernelSpec, args: &[TemplateArg]) -> String {
     let args: Vec<String> = args.iter().map(TemplateArg::cuda_spelling).collect();
     format!("{}<{}>", kernel.entry(), args.join(", "))
 }
 
 /// `scale::<f32, 256>`: how messages name an instantiation.
-pub(crate) fn rust_instantiation(kernel: &Kernel, args: &[TemplateArg]) -> String {
+pub(crate) fn rust_instantiation(kernel: &KernelSpec, args: &[TemplateArg]) -> String {
     if args.is_empty() {
         return kernel.name().to_string();
     }
@@ -99,7 +99,7 @@ fn describe_params(params: &[TemplateParam]) -> String {
     format!("<{}>", names.join(", "))
 }
 
-fn template_error(kernel: &Kernel, reason: String) -> Error {
+fn template_error(kernel: &KernelSpec, reason: String) -> Error {
     Error::TemplateArgs {
         kernel: kernel.name(),
         reason,
@@ -107,7 +107,7 @@ fn template_error(kernel: &Kernel, reason: String) -> Error {
 }
 
 /// Fails when a generic kernel is launched as a plain one, or the other way round.
-pub(crate) fn check_generic(kernel: &Kernel, generic_launch: bool) -> Result<()> {
+pub(crate) fn check_generic(kernel: &KernelSpec, generic_launch: bool) -> Result<()> {
     match (kernel.is_generic(), generic_launch) {
         (true, false) => Err(template_error(
             kernel,
@@ -128,7 +128,7 @@ pub(crate) fn check_generic(kernel: &Kernel, generic_launch: bool) -> Result<()>
 }
 
 /// Checks template arguments against the kernel's template parameters, count and kind.
-pub(crate) fn check_template_args(kernel: &Kernel, args: &[TemplateArg]) -> Result<()> {
+pub(crate) fn check_template_args(kernel: &KernelSpec, args: &[TemplateArg]) -> Result<()> {
     check_generic(kernel, true)?;
     let params = kernel.template_params();
     if args.len() != params.len() {
@@ -163,7 +163,10 @@ pub(crate) fn check_template_args(kernel: &Kernel, args: &[TemplateArg]) -> Resu
 
 /// The kernel's parameters with every generic one replaced by its instantiated type; `args`
 /// must already have passed [`check_template_args`].
-pub(crate) fn instantiate_params(kernel: &Kernel, args: &[TemplateArg]) -> Result<Vec<ParamKind>> {
+pub(crate) fn instantiate_params(
+    kernel: &KernelSpec,
+    args: &[TemplateArg],
+) -> Result<Vec<ParamKind>> {
     kernel
         .params()
         .iter()
@@ -179,7 +182,7 @@ pub(crate) fn instantiate_params(kernel: &Kernel, args: &[TemplateArg]) -> Resul
         .collect()
 }
 
-fn type_arg(kernel: &Kernel, args: &[TemplateArg], param: u8) -> Result<ScalarType> {
+fn type_arg(kernel: &KernelSpec, args: &[TemplateArg], param: u8) -> Result<ScalarType> {
     match args.get(usize::from(param)) {
         Some(TemplateArg::Type(ty)) => Ok(*ty),
         // check_well_formed rules this out for kernels that reach a launch.
@@ -193,7 +196,7 @@ fn type_arg(kernel: &Kernel, args: &[TemplateArg], param: u8) -> Result<ScalarTy
 }
 
 /// Why a kernel's generic parts are inconsistent, if they are.
-pub(crate) fn generic_shape_problem(kernel: &Kernel) -> Option<String> {
+pub(crate) fn generic_shape_problem(kernel: &KernelSpec) -> Option<String> {
     let templates = kernel.template_params();
     if kernel.is_generic() && templates.is_empty() {
         return Some("it is generic but has no template parameters".to_string());
@@ -232,7 +235,7 @@ pub(crate) fn generic_shape_problem(kernel: &Kernel) -> Option<String> {
 mod tests {
     use super::*;
 
-    static SCALE: Kernel = Kernel::__generated_generic(
+    static SCALE: KernelSpec = KernelSpec::generic(
         "scale",
         "/* template source */",
         &[
@@ -248,7 +251,7 @@ mod tests {
         false,
     );
 
-    static PLAIN: Kernel = Kernel::__generated("plain", "plain", "/* src */", &[]);
+    static PLAIN: KernelSpec = KernelSpec::plain("plain", "plain", "/* src */", &[], "", false);
 
     fn reason(result: Result<impl fmt::Debug>) -> String {
         match result {
@@ -339,7 +342,7 @@ mod tests {
     fn malformed_generic_shapes() {
         assert_eq!(generic_shape_problem(&SCALE), None);
         assert_eq!(generic_shape_problem(&PLAIN), None);
-        let const_typed = Kernel::__generated_generic(
+        let const_typed = KernelSpec::generic(
             "k",
             "",
             &[ParamKind::GenericScalar { param: 1 }],
@@ -350,7 +353,7 @@ mod tests {
         assert!(generic_shape_problem(&const_typed)
             .unwrap()
             .contains("const"));
-        let out_of_range = Kernel::__generated_generic(
+        let out_of_range = KernelSpec::generic(
             "k",
             "",
             &[ParamKind::GenericScalar { param: 4 }],
@@ -361,10 +364,16 @@ mod tests {
         assert!(generic_shape_problem(&out_of_range)
             .unwrap()
             .contains("only 1"));
-        let not_generic =
-            Kernel::__generated("k", "k", "", &[ParamKind::GenericScalar { param: 0 }]);
+        let not_generic = KernelSpec::plain(
+            "k",
+            "k",
+            "",
+            &[ParamKind::GenericScalar { param: 0 }],
+            "",
+            false,
+        );
         assert!(generic_shape_problem(&not_generic).is_some());
-        let no_params = Kernel::__generated_generic("k", "", &[], &[], "", false);
+        let no_params = KernelSpec::generic("k", "", &[], &[], "", false);
         assert!(generic_shape_problem(&no_params).is_some());
     }
 }

@@ -1,12 +1,11 @@
 //! Which backend runs kernels: a CUDA device, or the CPU backend that runs every kernel's CPU
-//! twin with the same semantics; and how [`Gpu::best`] picks one.
+//! twin with the same semantics; and how `GPU_BACKEND` chooses one for [`crate::Gpu::best`].
 
 use std::fmt;
 
-use crate::device::Gpu;
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
-/// The environment variable [`Gpu::best`] reads: `cpu`, `cuda` or `auto` (the default).
+/// The environment variable [`crate::Gpu::best`] reads: `cpu`, `cuda` or `auto` (the default).
 pub const BACKEND_ENV: &str = "GPU_BACKEND";
 
 /// What runs a device's kernels.
@@ -72,31 +71,8 @@ pub(crate) fn choose_backend<G>(
 }
 
 /// `GPU_BACKEND` as text; a value that is not UTF-8 is passed on lossily (and then rejected).
-fn backend_env() -> Option<String> {
+pub(crate) fn backend_env() -> Option<String> {
     std::env::var_os(BACKEND_ENV).map(|value| value.to_string_lossy().into_owned())
-}
-
-impl Gpu {
-    /// The best device here: CUDA device 0 when it is usable, else the CPU backend.
-    ///
-    /// `GPU_BACKEND=cpu` forces the CPU backend; `GPU_BACKEND=cuda` forces CUDA, and then a
-    /// machine without a usable device is an error ([`Error::CudaRequired`]) rather than a
-    /// silent fallback.
-    pub fn best() -> Result<Gpu> {
-        let choice = parse_backend_env(backend_env().as_deref())?;
-        choose_backend(choice, || Gpu::new(0), Gpu::cpu)
-    }
-}
-
-/// The device tests run kernels on: [`Gpu::best`], so CUDA device 0 where there is one and the
-/// CPU backend elsewhere; tests using it never skip. Panics, failing the test, when
-/// `GPU_BACKEND` is invalid or demands an absent CUDA device.
-#[doc(hidden)]
-pub fn test_device() -> Gpu {
-    match Gpu::best() {
-        Ok(gpu) => gpu,
-        Err(err) => panic!("no device to test on: {err}"),
-    }
 }
 
 #[cfg(test)]
@@ -159,28 +135,6 @@ mod tests {
                 assert!(text.contains("libcuda.so.1"), "names the cause: {text}");
             }
             other => panic!("expected CudaRequired, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn best_follows_the_environment_here() {
-        // Whatever GPU_BACKEND says in this process, best() agrees with the pure functions.
-        let choice = parse_backend_env(backend_env().as_deref());
-        match (choice, Gpu::best()) {
-            (Ok(BackendChoice::Cpu), Ok(gpu)) => assert_eq!(gpu.backend(), Backend::Cpu),
-            (Ok(BackendChoice::Cuda), result) => {
-                assert_eq!(result.is_ok(), Gpu::new(0).is_ok());
-            }
-            (Ok(BackendChoice::Auto), Ok(gpu)) => {
-                let expected = if Gpu::new(0).is_ok() {
-                    Backend::Cuda
-                } else {
-                    Backend::Cpu
-                };
-                assert_eq!(gpu.backend(), expected);
-            }
-            (Err(_), Err(Error::InvalidBackend { .. })) => {}
-            (choice, result) => panic!("{choice:?} gave {result:?}"),
         }
     }
 }

@@ -91,12 +91,12 @@ pub trait Element: Copy + Send + Sync + 'static {
 }
 
 /// `x.to_bits()` on a kernel's type parameter: its bits, zero-extended to a `u64`.
-pub fn to_bits<T: crate::Scalar>(x: T) -> u64 {
+pub fn to_bits<T: crate::core::scalar::Scalar>(x: T) -> u64 {
     Element::to_bits(x)
 }
 
 /// `T::from_bits(bits)` on a kernel's type parameter: the value from the low bits.
-pub fn from_bits<T: crate::Scalar>(bits: u64) -> T {
+pub fn from_bits<T: crate::core::scalar::Scalar>(bits: u64) -> T {
     Element::from_bits(bits)
 }
 
