@@ -1,10 +1,6 @@
 //! cuBLAS matrix multiply on row-major buffers: the reference the library's GEMM kernels are
 //! measured against. libcublas is loaded on first use; without it, [`Blas::new`] returns
 //! [`Error::NoCublas`].
-//!
-//! cuBLAS is column-major. A row-major m×n C is a column-major n×m Cᵀ, and
-//! Cᵀ = op(B)ᵀ·op(A)ᵀ, so each call passes B as cuBLAS's first operand and A as its second,
-//! with the shapes swapped and the same transpose flags.
 
 use crate::buffer::{check_len, DeviceBuffer};
 use crate::core::error::{Error, Result};

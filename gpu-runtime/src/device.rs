@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use crate::core::backend::{backend_env, choose_backend, parse_backend_env, Backend};
+use crate::core::backend::Backend;
 use crate::core::cache::CacheConfig;
 use crate::core::error::{Error, Result};
 use crate::core::info::{DeviceInfo, MemoryCounters, MemoryStats};
@@ -74,16 +74,6 @@ impl Gpu {
                 device,
             }),
         }
-    }
-
-    /// The best device here: CUDA device 0 when it is usable, else the CPU backend.
-    ///
-    /// `GPU_BACKEND=cpu` forces the CPU backend; `GPU_BACKEND=cuda` forces CUDA, and then a
-    /// machine without a usable device is an error ([`Error::CudaRequired`]) rather than a
-    /// silent fallback.
-    pub fn best() -> Result<Gpu> {
-        let choice = parse_backend_env(backend_env().as_deref())?;
-        choose_backend(choice, || Gpu::new(0), Gpu::cpu)
     }
 
     /// Which backend runs this device's kernels.
@@ -214,21 +204,9 @@ impl PartialEq for Gpu {
 
 impl Eq for Gpu {}
 
-/// The device tests run kernels on: [`Gpu::best`], so CUDA device 0 where there is one and the
-/// CPU backend elsewhere; tests using it never skip. Panics, failing the test, when
-/// `GPU_BACKEND` is invalid or demands an absent CUDA device.
-#[doc(hidden)]
-pub fn test_device() -> Gpu {
-    match Gpu::best() {
-        Ok(gpu) => gpu,
-        Err(err) => panic!("no device to test on: {err}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::backend::BackendChoice;
 
     #[test]
     fn no_driver_is_an_error_not_a_panic() {
@@ -239,27 +217,5 @@ mod tests {
         }
         assert!(matches!(Gpu::new(0), Err(Error::NoDriver)));
         assert!(matches!(Gpu::new(7), Err(Error::NoDriver)));
-    }
-
-    #[test]
-    fn best_follows_the_environment_here() {
-        // Whatever GPU_BACKEND says in this process, best() agrees with the pure functions.
-        let choice = parse_backend_env(backend_env().as_deref());
-        match (choice, Gpu::best()) {
-            (Ok(BackendChoice::Cpu), Ok(gpu)) => assert_eq!(gpu.backend(), Backend::Cpu),
-            (Ok(BackendChoice::Cuda), result) => {
-                assert_eq!(result.is_ok(), Gpu::new(0).is_ok());
-            }
-            (Ok(BackendChoice::Auto), Ok(gpu)) => {
-                let expected = if Gpu::new(0).is_ok() {
-                    Backend::Cuda
-                } else {
-                    Backend::Cpu
-                };
-                assert_eq!(gpu.backend(), expected);
-            }
-            (Err(_), Err(Error::InvalidBackend { .. })) => {}
-            (choice, result) => panic!("{choice:?} gave {result:?}"),
-        }
     }
 }

@@ -15,7 +15,7 @@ use crate::core::backend::Backend;
 use crate::core::cache::CacheConfig;
 use crate::core::compiled::ModuleOrigin;
 use crate::core::error::{Error, Result};
-use crate::core::generic::TemplateArg;
+use crate::core::generic::{rust_instantiation, TemplateArg};
 use crate::core::launch::{DeviceLimits, LaunchConfig};
 use crate::core::scalar::{Scalar, ScalarType};
 use crate::cpu::{self, CpuArg, CpuDevice, CpuLaunch, CpuStream, HostBuffer};
@@ -213,39 +213,8 @@ impl QueueImpl {
             }
             (QueueImpl::Cpu(stream), DeviceImpl::Cpu(cpu)) => {
                 let twin = cpu::twin_of(kernel.spec(), kernel.cpu_twin(), template_args)?;
-                let display =
-                    || crate::core::generic::rust_instantiation(kernel.spec(), template_args);
-                // Exclusive borrows of the `&mut` buffers, held until the grid has run.
-                let mut exclusive = Vec::new();
-                let mut unpacked = Vec::with_capacity(args.len());
-                for (index, arg) in args.iter().enumerate() {
-                    let host_memory = |ptr: Option<*mut u8>| {
-                        ptr.ok_or_else(|| Error::CpuBackend {
-                            kernel: display(),
-                            reason: format!("argument {index} is not in host memory"),
-                        })
-                    };
-                    unpacked.push(match &arg.inner {
-                        ArgInner::Scalar(ty, value) => CpuArg::scalar(*ty, *value),
-                        ArgInner::Slice(buf) => CpuArg::slice(
-                            buf.elem(),
-                            host_memory(buf.host_ptr())?,
-                            buf.len(),
-                            false,
-                        ),
-                        ArgInner::SliceMut(cell) => {
-                            let buf = borrow_exclusive(kernel, cell)?;
-                            let arg = CpuArg::slice(
-                                buf.elem(),
-                                host_memory(buf.host_ptr())?,
-                                buf.len(),
-                                true,
-                            );
-                            exclusive.push(buf);
-                            arg
-                        }
-                    });
-                }
+                // The exclusive borrows of the `&mut` buffers are held until the grid has run.
+                let (unpacked, exclusive) = cpu_args(kernel, template_args, args)?;
                 let launch = CpuLaunch {
                     kernel: kernel.spec(),
                     twin,
@@ -259,8 +228,10 @@ impl QueueImpl {
                 result
             }
             // A stream is made by its own device.
-            _ => Err(Error::CudaOnly {
-                what: "launching on a stream of another device",
+            _ => Err(Error::WrongBackend {
+                what: "the stream".to_string(),
+                expected: device.backend(),
+                found: self.backend(),
             }),
         }
     }
@@ -322,6 +293,39 @@ fn cuda_arg<'s>(kernel: &Kernel, arg: &'s KernelArg<'_>) -> Result<CudaArg<'s>> 
             CudaArg::SliceMut(memory, len)
         }
     })
+}
+
+/// The arguments as the CPU backend reads them, with the exclusive borrows of the `&mut`
+/// buffers among them.
+#[allow(clippy::type_complexity)]
+fn cpu_args<'s, 'a>(
+    kernel: &Kernel,
+    template_args: &[TemplateArg],
+    args: &'s [KernelArg<'a>],
+) -> Result<(Vec<CpuArg>, Vec<RefMut<'s, &'a mut dyn LaunchSlice>>)> {
+    let mut exclusive = Vec::new();
+    let mut unpacked = Vec::with_capacity(args.len());
+    for (index, arg) in args.iter().enumerate() {
+        let host_memory = |ptr: Option<*mut u8>| {
+            ptr.ok_or_else(|| Error::CpuBackend {
+                kernel: rust_instantiation(kernel.spec(), template_args),
+                reason: format!("argument {index} is not in host memory"),
+            })
+        };
+        unpacked.push(match &arg.inner {
+            ArgInner::Scalar(ty, value) => CpuArg::scalar(*ty, *value),
+            ArgInner::Slice(buf) => {
+                CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), false)
+            }
+            ArgInner::SliceMut(cell) => {
+                let buf = borrow_exclusive(kernel, cell)?;
+                let arg = CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), true);
+                exclusive.push(buf);
+                arg
+            }
+        });
+    }
+    Ok((unpacked, exclusive))
 }
 
 /// A device buffer with its element type erased, as a launch argument sees it.

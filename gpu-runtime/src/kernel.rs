@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::fmt;
 
 use crate::buffer::DeviceBuffer;
-use crate::core::generic::TemplateParam;
+use crate::core::kernel::TemplateParam;
 use crate::core::kernel::{KernelSpec, ParamKind};
 use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
 use crate::cpu::CpuKernelFn;

@@ -56,6 +56,10 @@
 // - `cpu/`: the CPU backend, running kernels' CPU twins. Imports `core/`.
 // - the front: the public types (`Gpu`, `Stream`, `DeviceBuffer`, `PinnedBuffer`, `Event`,
 //   `Graph`, `Kernel`) over `dispatch`, the one place that chooses between the backends.
+//   Imports the backends and `core/`.
+//
+// A new backend operation is one method in `dispatch`, one implementation in `cuda/` and one
+// in `cpu/`, and one front method (docs/ARCHITECTURE.md, "The runtime's layers").
 
 mod buffer;
 mod compile;
@@ -68,18 +72,19 @@ mod event;
 mod graph;
 mod kernel;
 mod pinned;
+mod select;
 mod stream;
 
 pub mod blas;
 pub mod random;
 
-pub use crate::core::backend::{Backend, BACKEND_ENV};
+pub use crate::core::backend::Backend;
 pub use crate::core::cache::CacheConfig;
 pub use crate::core::compiled::{CompileSource, ModuleOrigin};
 pub use crate::core::error::{DriverStatus, Error, NvrtcStatus, Result};
-pub use crate::core::generic::{TemplateArg, TemplateParam};
+pub use crate::core::generic::TemplateArg;
 pub use crate::core::info::{DeviceInfo, MemoryStats};
-pub use crate::core::kernel::ParamKind;
+pub use crate::core::kernel::{ParamKind, TemplateParam};
 pub use crate::core::launch::{
     Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK,
 };
@@ -91,13 +96,14 @@ pub use compile::{
     check_with_nvrtc, compile_to_ptx, compile_to_ptx_checked, compile_to_ptx_generic,
     compile_to_ptx_generic_checked, InstantiatedPtx,
 };
-pub use device::{test_device, Device, Gpu};
+pub use device::{Device, Gpu};
 pub use event::Event;
 pub use graph::Graph;
 /// The 16-bit float types (`f16`, `bf16`) kernels take.
 pub use half;
 pub use kernel::{Kernel, KernelArg};
 pub use pinned::PinnedBuffer;
+pub use select::{test_device, BACKEND_ENV};
 pub use stream::Stream;
 
 #[doc(hidden)]

@@ -248,8 +248,8 @@ impl PendingChecks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::generic::TemplateParam;
     use crate::core::kernel::ParamKind;
+    use crate::core::kernel::TemplateParam;
 
     fn record_bytes(r: &ErrorRecord) -> [u8; RECORD_BYTES] {
         let mut out = [0u8; RECORD_BYTES];

@@ -5,7 +5,6 @@
 use std::fmt;
 
 use crate::core::error::{Error, Result};
-use crate::core::generic::{generic_shape_problem, TemplateParam};
 use crate::core::scalar::ScalarType;
 
 /// One kernel parameter as declared in Rust.
@@ -55,6 +54,24 @@ impl fmt::Display for ParamKind {
                 param,
                 mutable: true,
             } => write!(f, "&mut [<template type {param}>]"),
+        }
+    }
+}
+
+/// One parameter of a generic kernel's template, in Rust declaration order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TemplateParam {
+    /// A type parameter (`typename T`), instantiated with a scalar type.
+    Type,
+    /// A const parameter (`unsigned long long N`), instantiated with a value.
+    Const,
+}
+
+impl fmt::Display for TemplateParam {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TemplateParam::Type => f.write_str("type"),
+            TemplateParam::Const => f.write_str("const"),
         }
     }
 }
@@ -215,6 +232,42 @@ impl KernelSpec {
     }
 }
 
+/// Why a kernel's generic parts are inconsistent, if they are.
+fn generic_shape_problem(kernel: &KernelSpec) -> Option<String> {
+    let templates = kernel.template_params();
+    if kernel.is_generic() && templates.is_empty() {
+        return Some("it is generic but has no template parameters".to_string());
+    }
+    for (index, param) in kernel.params().iter().enumerate() {
+        let refers_to = match param {
+            ParamKind::GenericScalar { param } | ParamKind::GenericSlice { param, .. } => *param,
+            _ => continue,
+        };
+        if !kernel.is_generic() {
+            return Some(format!(
+                "parameter {index} is generic but the kernel has no template parameters"
+            ));
+        }
+        match templates.get(usize::from(refers_to)) {
+            Some(TemplateParam::Type) => {}
+            Some(TemplateParam::Const) => {
+                return Some(format!(
+                    "parameter {index} has the type of template parameter {refers_to}, which is \
+                     a const"
+                ))
+            }
+            None => {
+                return Some(format!(
+                    "parameter {index} refers to template parameter {refers_to}, but there are \
+                     only {}",
+                    templates.len()
+                ))
+            }
+        }
+    }
+    None
+}
+
 /// Checks argument kinds against a kernel's declared parameters.
 pub(crate) fn check_args(
     kernel: &'static str,
@@ -366,5 +419,52 @@ mod tests {
         let (index, expected, found) = mismatch(&more);
         assert_eq!((index, found.as_str()), (3, "u32"));
         assert!(expected.contains("takes 3"), "{expected}");
+    }
+
+    #[test]
+    fn malformed_generic_shapes() {
+        let scale = KernelSpec::generic(
+            "scale",
+            "",
+            &[ParamKind::GenericScalar { param: 0 }],
+            &[TemplateParam::Type, TemplateParam::Const],
+            "",
+            false,
+        );
+        assert_eq!(generic_shape_problem(&scale), None);
+        assert_eq!(generic_shape_problem(&KERNEL), None);
+        let const_typed = KernelSpec::generic(
+            "k",
+            "",
+            &[ParamKind::GenericScalar { param: 1 }],
+            &[TemplateParam::Type, TemplateParam::Const],
+            "",
+            false,
+        );
+        assert!(generic_shape_problem(&const_typed)
+            .unwrap()
+            .contains("const"));
+        let out_of_range = KernelSpec::generic(
+            "k",
+            "",
+            &[ParamKind::GenericScalar { param: 4 }],
+            &[TemplateParam::Type],
+            "",
+            false,
+        );
+        assert!(generic_shape_problem(&out_of_range)
+            .unwrap()
+            .contains("only 1"));
+        let not_generic = KernelSpec::plain(
+            "k",
+            "k",
+            "",
+            &[ParamKind::GenericScalar { param: 0 }],
+            "",
+            false,
+        );
+        assert!(generic_shape_problem(&not_generic).is_some());
+        let no_params = KernelSpec::generic("k", "", &[], &[], "", false);
+        assert!(generic_shape_problem(&no_params).is_some());
     }
 }

@@ -24,6 +24,9 @@
 //! # let _: gpu_runtime::cpu::CpuKernelFn = saxpy_twin;
 //! ```
 
+use crate::core::element::Element;
+use crate::core::scalar::Scalar;
+
 mod args;
 mod block;
 mod device;
@@ -38,7 +41,6 @@ mod tile_copy;
 mod warp;
 mod wgmma;
 
-pub use crate::core::element::{from_bits, to_bits};
 pub use args::CpuArgs;
 pub use mbarrier::{mbarrier_arrive, mbarrier_init, mbarrier_wait};
 pub use mma::mma_m16n8k16;
@@ -51,6 +53,16 @@ pub(crate) use args::CpuArg;
 pub(crate) use device::{device_info, CpuDevice, CpuStream};
 pub(crate) use exec::{twin_of, CpuLaunch};
 pub(crate) use memory::HostBuffer;
+
+/// `x.to_bits()` on a kernel's type parameter: its bits, zero-extended to a `u64`.
+pub fn to_bits<T: Scalar>(x: T) -> u64 {
+    Element::to_bits(x)
+}
+
+/// `T::from_bits(bits)` on a kernel's type parameter: the value from the low bits.
+pub fn from_bits<T: Scalar>(bits: u64) -> T {
+    Element::from_bits(bits)
+}
 
 /// A kernel's CPU twin: runs one thread of the kernel, reading the launch's arguments from
 /// `args` and its indices, shared memory and warp from `t`.

@@ -169,8 +169,9 @@ impl CublasHandle {
         })
     }
 
-    /// Translates the row-major shape (whose buffer lengths the caller checked) to cuBLAS's
-    /// column-major call, and runs `call` with the device pointers held for the duration.
+    /// Translates the row-major shape (whose buffer lengths the caller checked, and whose C is
+    /// not empty) to cuBLAS's column-major call, and runs `call` with the device pointers held
+    /// for the duration.
     fn run<T: Scalar>(
         &self,
         queue: &CudaQueue,
@@ -180,9 +181,6 @@ impl CublasHandle {
         c: &mut CudaMemory<f32>,
         call: impl FnOnce(sys::cublasHandle_t, CallArgs) -> Result<(), result::CublasError>,
     ) -> Result<()> {
-        if shape.m == 0 || shape.n == 0 {
-            return Ok(());
-        }
         let (m, n, k) = (dim("m", shape.m)?, dim("n", shape.n)?, dim("k", shape.k)?);
         let op = |t: bool| {
             if t {
