@@ -7,7 +7,7 @@ use crate::core::error::{Error, Result};
 use crate::core::scalar::{Scalar, ScalarType};
 use crate::cuda::memory::{CudaMemory, LaunchMemory};
 use crate::device::Gpu;
-use crate::dispatch::{checked_bytes, LaunchSlice, MemoryImpl};
+use crate::dispatch::{checked_bytes, MemoryImpl};
 use crate::pinned::PinnedBuffer;
 use crate::stream::Stream;
 
@@ -186,6 +186,22 @@ impl<T: Scalar> fmt::Debug for DeviceBuffer<T> {
             ),
         }
     }
+}
+
+/// A device buffer with its element type erased, as a launch argument sees it.
+pub(crate) trait LaunchSlice {
+    /// The element type.
+    fn elem(&self) -> ScalarType;
+    /// Elements, as the kernel's length parameter.
+    fn len(&self) -> usize;
+    /// The device it lives on.
+    fn gpu(&self) -> &Gpu;
+    /// The CUDA memory, `None` for host memory.
+    fn cuda_memory(&self) -> Option<&dyn LaunchMemory>;
+    /// The CUDA memory, for writing; `None` for host memory.
+    fn cuda_memory_mut(&mut self) -> Option<&mut (dyn LaunchMemory + 'static)>;
+    /// The first element's address in host memory (CPU backend), `None` for device memory.
+    fn host_ptr(&self) -> Option<*mut u8>;
 }
 
 impl<T: Scalar> LaunchSlice for DeviceBuffer<T> {

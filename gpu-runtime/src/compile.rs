@@ -57,9 +57,13 @@ impl Gpu {
             check_generic(kernel.spec(), !template_args.is_empty())?;
         }
         let start = Instant::now();
-        let origin = self
-            .device()
-            .precompile(kernel, template_args, checked, cache)?;
+        let origin = self.device().precompile(
+            kernel.spec(),
+            kernel.cpu_twin(),
+            template_args,
+            checked,
+            cache,
+        )?;
         Ok(CompileSource {
             origin,
             elapsed: start.elapsed(),
@@ -70,7 +74,7 @@ impl Gpu {
     /// cache), so the next use goes to disk or NVRTC. Functions already handed out stay valid.
     #[doc(hidden)]
     pub fn forget_compiled(&self, kernel: &'static Kernel) {
-        self.device().forget_compiled(kernel);
+        self.device().forget_compiled(kernel.spec());
     }
 
     /// Drops every in-process entry of this device.

@@ -1,13 +1,13 @@
 //! Where the public types meet the backends: one enum per resource, each with a `Cuda` and a
-//! `Cpu` variant, and the only `match`es between the two. [`crate::Gpu`], [`crate::Stream`],
-//! [`crate::DeviceBuffer`], [`crate::PinnedBuffer`], [`crate::Event`] and [`crate::Graph`]
-//! check what is backend-neutral themselves and call these methods for the rest.
+//! `Cpu` variant, and the crate's only `match`es that pick a backend's code. [`crate::Gpu`],
+//! [`crate::Stream`], [`crate::DeviceBuffer`], [`crate::PinnedBuffer`], [`crate::Event`] and
+//! [`crate::Graph`] check what is backend-neutral themselves and call these methods for the
+//! rest; a launch's arguments are unpacked by the front for the backend chosen here.
 //!
 //! A new backend operation is one method here, calling one function in `cuda/` and one in
 //! `cpu/`. Enums rather than a trait object: a launch pays one predictable branch, no
-//! indirect call and no allocation.
+//! indirect call and no allocation. This file imports the backends and `core/` only.
 
-use std::cell::RefMut;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,16 +15,16 @@ use crate::core::backend::Backend;
 use crate::core::cache::CacheConfig;
 use crate::core::compiled::ModuleOrigin;
 use crate::core::error::{Error, Result};
-use crate::core::generic::{rust_instantiation, TemplateArg};
+use crate::core::generic::TemplateArg;
+use crate::core::kernel::KernelSpec;
 use crate::core::launch::{DeviceLimits, LaunchConfig};
-use crate::core::scalar::{Scalar, ScalarType};
-use crate::cpu::{self, CpuArg, CpuDevice, CpuLaunch, CpuStream, HostBuffer};
+use crate::core::scalar::Scalar;
+use crate::cpu::{self, CpuArg, CpuDevice, CpuKernelFn, CpuLaunch, CpuStream, HostBuffer};
 use crate::cuda::device::CudaDevice;
 use crate::cuda::event::CudaMarker;
 use crate::cuda::graph::CudaReplay;
-use crate::cuda::memory::{CudaMemory, CudaPinned, LaunchMemory};
+use crate::cuda::memory::{CudaMemory, CudaPinned};
 use crate::cuda::stream::{CudaArg, CudaQueue};
-use crate::kernel::{ArgInner, Kernel, KernelArg};
 
 /// A device's backend state.
 pub(crate) enum DeviceImpl {
@@ -69,24 +69,25 @@ impl DeviceImpl {
     /// found on the CPU backend.
     pub(crate) fn precompile(
         &self,
-        kernel: &'static Kernel,
+        kernel: &'static KernelSpec,
+        twin: Option<CpuKernelFn>,
         template_args: &[TemplateArg],
         checked: bool,
         cache: &CacheConfig,
     ) -> Result<ModuleOrigin> {
         match self {
-            DeviceImpl::Cuda(cuda) => cuda.precompile(kernel.spec(), template_args, checked, cache),
+            DeviceImpl::Cuda(cuda) => cuda.precompile(kernel, template_args, checked, cache),
             DeviceImpl::Cpu(_) => {
-                cpu::twin_of(kernel.spec(), kernel.cpu_twin(), template_args)?;
+                cpu::twin_of(kernel, twin, template_args)?;
                 Ok(ModuleOrigin::CpuTwin)
             }
         }
     }
 
     /// Drops the in-process compiled variants of `kernel` (nothing to drop on the CPU).
-    pub(crate) fn forget_compiled(&self, kernel: &'static Kernel) {
+    pub(crate) fn forget_compiled(&self, kernel: &'static KernelSpec) {
         match self {
-            DeviceImpl::Cuda(cuda) => cuda.forget_compiled(kernel.spec()),
+            DeviceImpl::Cuda(cuda) => cuda.forget_compiled(kernel),
             DeviceImpl::Cpu(_) => {}
         }
     }
@@ -182,49 +183,51 @@ impl QueueImpl {
         }
     }
 
-    /// Runs or queues `kernel` with `args`, already checked against its parameters, the
-    /// stream's device and `limits`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn launch(
+    /// Runs or queues `launch` with the arguments, already checked against the kernel's
+    /// parameters, the stream's device and its limits; the front unpacks them for the backend
+    /// chosen here (`cpu_args` also returns the borrows to hold while the grid runs).
+    pub(crate) fn launch<'s, G>(
         &self,
         device: &DeviceImpl,
-        kernel: &'static Kernel,
-        template_args: &[TemplateArg],
-        config: LaunchConfig,
-        limits: DeviceLimits,
+        launch: Launch<'_>,
         cache: impl FnOnce() -> CacheConfig,
-        args: &[KernelArg<'_>],
+        cuda_args: impl FnOnce() -> Result<Vec<CudaArg<'s>>>,
+        cpu_args: impl FnOnce() -> Result<(Vec<CpuArg>, G)>,
     ) -> Result<()> {
+        let Launch {
+            kernel,
+            twin,
+            needs_sync,
+            template_args,
+            config,
+            limits,
+        } = launch;
         match (self, device) {
             (QueueImpl::Cuda(queue), DeviceImpl::Cuda(cuda)) => {
-                let mut slots = Vec::with_capacity(args.len());
-                for arg in args {
-                    slots.push(cuda_arg(kernel, arg)?);
-                }
+                let mut args = cuda_args()?;
                 queue.launch(
                     cuda,
-                    kernel.spec(),
+                    kernel,
                     template_args,
                     config,
                     &limits,
                     cache,
-                    &mut slots,
+                    &mut args,
                 )
             }
             (QueueImpl::Cpu(stream), DeviceImpl::Cpu(cpu)) => {
-                let twin = cpu::twin_of(kernel.spec(), kernel.cpu_twin(), template_args)?;
-                // The exclusive borrows of the `&mut` buffers are held until the grid has run.
-                let (unpacked, exclusive) = cpu_args(kernel, template_args, args)?;
+                let twin = cpu::twin_of(kernel, twin, template_args)?;
+                let (args, borrows) = cpu_args()?;
                 let launch = CpuLaunch {
-                    kernel: kernel.spec(),
+                    kernel,
                     twin,
-                    needs_sync: kernel.needs_sync(),
+                    needs_sync,
                     template_args,
                     config,
                     limits,
                 };
-                let result = cpu.launch(stream, launch, unpacked);
-                drop(exclusive);
+                let result = cpu.launch(stream, launch, args);
+                drop(borrows);
                 result
             }
             // A stream is made by its own device.
@@ -261,87 +264,20 @@ impl QueueImpl {
     }
 }
 
-/// The exclusive borrow of a `&mut` buffer argument for the length of a launch.
-fn borrow_exclusive<'s, 'a>(
-    kernel: &Kernel,
-    cell: &'s std::cell::RefCell<&'a mut dyn LaunchSlice>,
-) -> Result<RefMut<'s, &'a mut dyn LaunchSlice>> {
-    cell.try_borrow_mut().map_err(|_| Error::InvalidKernel {
-        kernel: kernel.name().to_string(),
-        reason: "a mutable argument is already borrowed (launch re-entered)".to_string(),
-    })
-}
-
-/// One argument as the CUDA launch pushes it.
-fn cuda_arg<'s>(kernel: &Kernel, arg: &'s KernelArg<'_>) -> Result<CudaArg<'s>> {
-    // Unreachable: every buffer was checked to be on this CUDA device.
-    let host_buffer = || Error::WrongBackend {
-        what: format!("a buffer argument of kernel `{}`", kernel.name()),
-        expected: Backend::Cuda,
-        found: Backend::Cpu,
-    };
-    Ok(match &arg.inner {
-        ArgInner::Scalar(_, value) => CudaArg::Scalar(*value),
-        ArgInner::Slice(buf) => {
-            CudaArg::Slice(buf.cuda_memory().ok_or_else(host_buffer)?, buf.len() as u64)
-        }
-        ArgInner::SliceMut(cell) => {
-            let buf = borrow_exclusive(kernel, cell)?;
-            let len = buf.len() as u64;
-            let memory =
-                RefMut::filter_map(buf, |buf| buf.cuda_memory_mut()).map_err(|_| host_buffer())?;
-            CudaArg::SliceMut(memory, len)
-        }
-    })
-}
-
-/// The arguments as the CPU backend reads them, with the exclusive borrows of the `&mut`
-/// buffers among them.
-#[allow(clippy::type_complexity)]
-fn cpu_args<'s, 'a>(
-    kernel: &Kernel,
-    template_args: &[TemplateArg],
-    args: &'s [KernelArg<'a>],
-) -> Result<(Vec<CpuArg>, Vec<RefMut<'s, &'a mut dyn LaunchSlice>>)> {
-    let mut exclusive = Vec::new();
-    let mut unpacked = Vec::with_capacity(args.len());
-    for (index, arg) in args.iter().enumerate() {
-        let host_memory = |ptr: Option<*mut u8>| {
-            ptr.ok_or_else(|| Error::CpuBackend {
-                kernel: rust_instantiation(kernel.spec(), template_args),
-                reason: format!("argument {index} is not in host memory"),
-            })
-        };
-        unpacked.push(match &arg.inner {
-            ArgInner::Scalar(ty, value) => CpuArg::scalar(*ty, *value),
-            ArgInner::Slice(buf) => {
-                CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), false)
-            }
-            ArgInner::SliceMut(cell) => {
-                let buf = borrow_exclusive(kernel, cell)?;
-                let arg = CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), true);
-                exclusive.push(buf);
-                arg
-            }
-        });
-    }
-    Ok((unpacked, exclusive))
-}
-
-/// A device buffer with its element type erased, as a launch argument sees it.
-pub(crate) trait LaunchSlice {
-    /// The element type.
-    fn elem(&self) -> ScalarType;
-    /// Elements, as the kernel's length parameter.
-    fn len(&self) -> usize;
-    /// The device it lives on.
-    fn gpu(&self) -> &crate::Gpu;
-    /// The CUDA memory, `None` for host memory.
-    fn cuda_memory(&self) -> Option<&dyn LaunchMemory>;
-    /// The CUDA memory, for writing; `None` for host memory.
-    fn cuda_memory_mut(&mut self) -> Option<&mut (dyn LaunchMemory + 'static)>;
-    /// The first element's address in host memory (CPU backend), `None` for device memory.
-    fn host_ptr(&self) -> Option<*mut u8>;
+/// One launch, as the front hands it to a backend.
+pub(crate) struct Launch<'k> {
+    /// The kernel.
+    pub(crate) kernel: &'static KernelSpec,
+    /// Its CPU twin, if it has one.
+    pub(crate) twin: Option<CpuKernelFn>,
+    /// Whether the twin synchronizes.
+    pub(crate) needs_sync: bool,
+    /// The instantiation's template arguments (empty for a plain kernel).
+    pub(crate) template_args: &'k [TemplateArg],
+    /// The grid, validated against `limits`.
+    pub(crate) config: LaunchConfig,
+    /// The device's limits.
+    pub(crate) limits: DeviceLimits,
 }
 
 /// Bytes for `len` elements of `T`, or an error instead of an overflow.

@@ -54,9 +54,11 @@
 //   device properties, checked-mode records, the disk-cache format). Imports nothing above.
 // - `cuda/`: the CUDA backend, the only importer of cudarc. Imports `core/`.
 // - `cpu/`: the CPU backend, running kernels' CPU twins. Imports `core/`.
+// - `dispatch`: one enum per resource with a variant per backend, the one place that picks a
+//   backend's code. Imports the backends and `core/`.
 // - the front: the public types (`Gpu`, `Stream`, `DeviceBuffer`, `PinnedBuffer`, `Event`,
-//   `Graph`, `Kernel`) over `dispatch`, the one place that chooses between the backends.
-//   Imports the backends and `core/`.
+//   `Graph`, `Kernel`, `blas::Blas`), which check what is backend-neutral and call `dispatch`
+//   (naming backend types only to hold or pass them, and cuBLAS, which is CUDA-only).
 //
 // A new backend operation is one method in `dispatch`, one implementation in `cuda/` and one
 // in `cpu/`, and one front method (docs/ARCHITECTURE.md, "The runtime's layers").

@@ -8,9 +8,9 @@ use crate::core::generic::{check_generic, check_template_args, instantiate_param
 use crate::core::kernel::{check_args, ParamKind};
 use crate::core::launch::LaunchConfig;
 use crate::device::Gpu;
-use crate::dispatch::QueueImpl;
+use crate::dispatch::{Launch, QueueImpl};
 use crate::event::Event;
-use crate::kernel::{ArgInner, Kernel, KernelArg};
+use crate::kernel::{cpu_args, cuda_args, ArgInner, Kernel, KernelArg};
 
 /// A queue of work on one device. Cheap to clone; clones share the queue. On the CPU backend
 /// work runs when it is queued, so a stream is already synchronized when a call returns (but
@@ -113,14 +113,20 @@ impl Stream {
         let limits = self.gpu.limits();
         limits.validate(&config)?;
 
-        self.queue.launch(
-            self.gpu.device(),
-            kernel,
+        let launch = Launch {
+            kernel: kernel.spec(),
+            twin: kernel.cpu_twin(),
+            needs_sync: kernel.needs_sync(),
             template_args,
             config,
             limits,
+        };
+        self.queue.launch(
+            self.gpu.device(),
+            launch,
             || self.gpu.cache_config(),
-            args,
+            || cuda_args(kernel, args),
+            || cpu_args(kernel, template_args, args),
         )
     }
 }
