@@ -9,8 +9,6 @@ use crate::core::cache::CacheConfig;
 use crate::core::error::{Error, Result};
 use crate::core::info::{DeviceInfo, MemoryCounters, MemoryStats};
 use crate::core::launch::DeviceLimits;
-use crate::cpu::{self, CpuDevice};
-use crate::cuda::device::CudaDevice;
 use crate::dispatch::DeviceImpl;
 use crate::stream::Stream;
 
@@ -43,8 +41,8 @@ impl Gpu {
         if let Some(Some(gpu)) = open.get(ordinal) {
             return Ok(gpu.clone());
         }
-        let (cuda, info) = CudaDevice::open(ordinal)?;
-        let gpu = Gpu::with(info, DeviceImpl::Cuda(cuda));
+        let (device, info) = DeviceImpl::open_cuda(ordinal)?;
+        let gpu = Gpu::with(info, device);
         if open.len() <= ordinal {
             open.resize(ordinal + 1, None);
         }
@@ -56,13 +54,16 @@ impl Gpu {
     /// Always available; every call returns the same device.
     pub fn cpu() -> Gpu {
         static CPU: OnceLock<Gpu> = OnceLock::new();
-        CPU.get_or_init(|| Gpu::with(cpu::device_info(), DeviceImpl::Cpu(CpuDevice::new())))
-            .clone()
+        CPU.get_or_init(|| {
+            let (device, info) = DeviceImpl::cpu();
+            Gpu::with(info, device)
+        })
+        .clone()
     }
 
     /// Number of CUDA devices; `Err(NoDriver)` without a driver, `Ok(0)` with a driver but no GPU.
     pub fn count() -> Result<usize> {
-        CudaDevice::count()
+        DeviceImpl::cuda_count()
     }
 
     fn with(info: DeviceInfo, device: DeviceImpl) -> Gpu {

@@ -16,6 +16,7 @@ use crate::core::cache::CacheConfig;
 use crate::core::compiled::ModuleOrigin;
 use crate::core::error::{Error, Result};
 use crate::core::generic::TemplateArg;
+use crate::core::info::DeviceInfo;
 use crate::core::kernel::KernelSpec;
 use crate::core::launch::{DeviceLimits, LaunchConfig};
 use crate::core::scalar::Scalar;
@@ -33,6 +34,22 @@ pub(crate) enum DeviceImpl {
 }
 
 impl DeviceImpl {
+    /// Opens CUDA device `ordinal` and reads its properties.
+    pub(crate) fn open_cuda(ordinal: usize) -> Result<(DeviceImpl, DeviceInfo)> {
+        let (cuda, info) = CudaDevice::open(ordinal)?;
+        Ok((DeviceImpl::Cuda(cuda), info))
+    }
+
+    /// The CPU backend and its properties.
+    pub(crate) fn cpu() -> (DeviceImpl, DeviceInfo) {
+        (DeviceImpl::Cpu(CpuDevice::new()), cpu::device_info())
+    }
+
+    /// Number of CUDA devices; `Err(NoDriver)` without a driver.
+    pub(crate) fn cuda_count() -> Result<usize> {
+        CudaDevice::count()
+    }
+
     /// Which backend this is.
     pub(crate) fn backend(&self) -> Backend {
         match self {

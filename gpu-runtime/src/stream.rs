@@ -38,7 +38,7 @@ impl Stream {
     }
 
     /// Blocks until all work queued so far has finished; reports asynchronous kernel faults
-    /// and checked-mode panics ([`Error::KernelPanic`]).
+    /// and checked-mode panics ([`crate::Error::KernelPanic`]).
     pub fn synchronize(&self) -> Result<()> {
         self.queue.synchronize(self.gpu.device())
     }
@@ -67,7 +67,7 @@ impl Stream {
     /// Runs in checked mode when `config.checked`, else `GPU_CHECKED`, else the kernel's
     /// default says so; a failed check is reported by the next synchronizing call. On the CPU
     /// backend the kernel's CPU twin runs the whole grid before this returns, always checked;
-    /// a deadlock or a panic in the twin is this call's [`Error::CpuBackend`].
+    /// a deadlock or a panic in the twin is this call's [`crate::Error::CpuBackend`].
     pub fn launch(
         &self,
         kernel: &'static Kernel,

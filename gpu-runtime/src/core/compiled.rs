@@ -16,7 +16,7 @@ pub enum ModuleOrigin {
     CpuTwin,
 }
 
-/// How [`Gpu::precompile`] obtained a kernel, and how long it took.
+/// How [`crate::Gpu::precompile`] obtained a kernel, and how long it took.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CompileSource {
     /// Where the function came from.
