@@ -256,11 +256,14 @@ impl fmt::Debug for KernelArg<'_> {
     }
 }
 
-/// The exclusive borrow of a `&mut` buffer argument for the length of a launch.
+/// A `&mut` buffer argument, borrowed exclusively for the length of a launch.
+pub(crate) type Exclusive<'s, 'a> = RefMut<'s, &'a mut dyn LaunchSlice>;
+
+/// Borrows a `&mut` buffer argument for a launch.
 fn borrow_exclusive<'s, 'a>(
     kernel: &Kernel,
-    cell: &'s std::cell::RefCell<&'a mut dyn LaunchSlice>,
-) -> Result<RefMut<'s, &'a mut dyn LaunchSlice>> {
+    cell: &'s RefCell<&'a mut dyn LaunchSlice>,
+) -> Result<Exclusive<'s, 'a>> {
     cell.try_borrow_mut().map_err(|_| Error::InvalidKernel {
         kernel: kernel.name().to_string(),
         reason: "a mutable argument is already borrowed (launch re-entered)".to_string(),
@@ -304,12 +307,11 @@ fn cuda_arg<'s>(kernel: &Kernel, arg: &'s KernelArg<'_>) -> Result<CudaArg<'s>> 
 
 /// The arguments as the CPU backend reads them, with the exclusive borrows of the `&mut`
 /// buffers among them.
-#[allow(clippy::type_complexity)]
 pub(crate) fn cpu_args<'s, 'a>(
     kernel: &Kernel,
     template_args: &[TemplateArg],
     args: &'s [KernelArg<'a>],
-) -> Result<(Vec<CpuArg>, Vec<RefMut<'s, &'a mut dyn LaunchSlice>>)> {
+) -> Result<(Vec<CpuArg>, Vec<Exclusive<'s, 'a>>)> {
     let mut exclusive = Vec::new();
     let mut unpacked = Vec::with_capacity(args.len());
     for (index, arg) in args.iter().enumerate() {
