@@ -260,6 +260,7 @@ impl fmt::Debug for KernelArg<'_> {
 pub(crate) type Exclusive<'s, 'a> = RefMut<'s, &'a mut dyn LaunchSlice>;
 
 /// Borrows a `&mut` buffer argument for a launch.
+#[inline]
 fn borrow_exclusive<'s, 'a>(
     kernel: &Kernel,
     cell: &'s RefCell<&'a mut dyn LaunchSlice>,
@@ -271,6 +272,7 @@ fn borrow_exclusive<'s, 'a>(
 }
 
 /// The arguments as a CUDA launch pushes them, with the `&mut` buffers borrowed exclusively.
+#[inline]
 pub(crate) fn cuda_args<'s>(
     kernel: &Kernel,
     args: &'s [KernelArg<'_>],
@@ -307,6 +309,7 @@ fn cuda_arg<'s>(kernel: &Kernel, arg: &'s KernelArg<'_>) -> Result<CudaArg<'s>> 
 
 /// The arguments as the CPU backend reads them, with the exclusive borrows of the `&mut`
 /// buffers among them.
+#[inline]
 pub(crate) fn cpu_args<'s, 'a>(
     kernel: &Kernel,
     template_args: &[TemplateArg],

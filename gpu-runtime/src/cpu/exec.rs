@@ -137,6 +137,7 @@ impl CpuDevice {
     /// Runs a launch on `stream`, now, with its arguments unpacked into host memory. A
     /// checked-mode violation is queued for the stream's next synchronizing call; a broken
     /// contract, a deadlock or a panicking twin is this call's error.
+    #[inline]
     pub(crate) fn launch(
         &self,
         stream: &CpuStream,
