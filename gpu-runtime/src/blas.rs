@@ -1,72 +1,19 @@
 //! cuBLAS matrix multiply on row-major buffers: the reference the library's GEMM kernels are
 //! measured against. libcublas is loaded on first use; without it, [`Blas::new`] returns
 //! [`Error::NoCublas`].
-//!
-//! cuBLAS is column-major. A row-major m×n C is a column-major n×m Cᵀ, and
-//! Cᵀ = op(B)ᵀ·op(A)ᵀ, so each call passes B as cuBLAS's first operand and A as its second,
-//! with the shapes swapped and the same transpose flags.
 
-use std::ffi::c_int;
-use std::sync::Arc;
-
-use cudarc::cublas::{result, sys, CudaBlas};
-use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
-use half::{bf16, f16};
-
-use crate::buffer::DeviceBuffer;
-use crate::error::{Error, Result};
-use crate::loader::{guarded, Library};
-use crate::scalar::Scalar;
+use crate::buffer::{check_len, DeviceBuffer};
+use crate::core::error::{Error, Result};
+use crate::core::scalar::Scalar;
+use crate::cuda::blas::CublasHandle;
+pub use crate::cuda::blas::{BlasInput, GemmShape};
+use crate::cuda::memory::CudaMemory;
+use crate::cuda::stream::CudaQueue;
 use crate::stream::Stream;
-
-/// A row-major `C = alpha·op(A)·op(B) + beta·C`: op(A) is m×k (A stored k×m when
-/// transposed), op(B) k×n (B stored n×k when transposed), C m×n.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GemmShape {
-    /// Rows of op(A) and C.
-    pub m: usize,
-    /// Columns of op(B) and C.
-    pub n: usize,
-    /// Columns of op(A), rows of op(B).
-    pub k: usize,
-    /// Whether A is used transposed.
-    pub trans_a: bool,
-    /// Whether B is used transposed.
-    pub trans_b: bool,
-    /// The product's scale.
-    pub alpha: f32,
-    /// The scale of C's old value.
-    pub beta: f32,
-}
-
-/// Input types of [`Blas::gemm_ex_row_major`]: cuBLAS's name for each.
-pub trait BlasInput: Scalar {
-    /// The `cudaDataType` cuBLAS knows this type by.
-    #[doc(hidden)]
-    fn data_type() -> sys::cudaDataType;
-}
-
-impl BlasInput for f32 {
-    fn data_type() -> sys::cudaDataType {
-        sys::cudaDataType::CUDA_R_32F
-    }
-}
-
-impl BlasInput for f16 {
-    fn data_type() -> sys::cudaDataType {
-        sys::cudaDataType::CUDA_R_16F
-    }
-}
-
-impl BlasInput for bf16 {
-    fn data_type() -> sys::cudaDataType {
-        sys::cudaDataType::CUDA_R_16BF
-    }
-}
 
 /// A cuBLAS handle bound to one stream.
 pub struct Blas {
-    handle: CudaBlas,
+    handle: CublasHandle,
     stream: Stream,
 }
 
@@ -76,36 +23,24 @@ impl std::fmt::Debug for Blas {
     }
 }
 
-/// Maps a cuBLAS status to the runtime's error.
-fn blas_error(context: &'static str) -> impl FnOnce(result::CublasError) -> Error {
-    move |e| Error::Blas {
-        context,
-        status: format!("{:?}", e.0),
-    }
-}
-
-/// A dimension as cuBLAS's `int`, or an error naming it.
-fn dim(what: &'static str, value: usize) -> Result<c_int> {
-    c_int::try_from(value).map_err(|_| {
-        Error::InvalidLaunch(format!(
-            "cuBLAS: {what} = {value} does not fit cuBLAS's 32-bit int"
-        ))
-    })
-}
+/// What a GEMM runs on once its buffers are checked: the CUDA stream and memory.
+type CudaOperands<'a, T> = (
+    &'a CudaQueue,
+    &'a CudaMemory<T>,
+    &'a CudaMemory<T>,
+    &'a mut CudaMemory<f32>,
+);
 
 impl Blas {
     /// A handle whose calls run on `stream`; fails on the CPU backend and where libcublas
     /// cannot be loaded.
     pub fn new(stream: &Stream) -> Result<Blas> {
-        let cuda = stream
-            .cuda_stream()
+        let queue = stream
+            .queue
+            .cuda()
             .ok_or(Error::CudaOnly { what: "cuBLAS" })?;
-        let cuda: Arc<CudaStream> = Arc::clone(cuda);
-        let handle = guarded(Library::Cublas, || {
-            CudaBlas::new(cuda).map_err(blas_error("creating a handle"))
-        })?;
         Ok(Blas {
-            handle,
+            handle: CublasHandle::new(queue)?,
             stream: stream.clone(),
         })
     }
@@ -118,29 +53,10 @@ impl Blas {
         b: &DeviceBuffer<f32>,
         c: &mut DeviceBuffer<f32>,
     ) -> Result<()> {
-        self.run(shape, a, b, c, |handle, args| {
-            // SAFETY: `run` passes pointers to live device allocations of the lengths the shape
-            // needs (checked there), on the handle's stream, with leading dimensions that match
-            // the row-major layout; alpha and beta point to host f32s that outlive the call.
-            unsafe {
-                result::sgemm(
-                    handle,
-                    args.op_first,
-                    args.op_second,
-                    args.m,
-                    args.n,
-                    args.k,
-                    &shape.alpha,
-                    args.first as *const f32,
-                    args.ld_first,
-                    args.second as *const f32,
-                    args.ld_second,
-                    &shape.beta,
-                    args.c as *mut f32,
-                    args.ldc,
-                )
-            }
-        })
+        match self.operands(shape, a, b, c)? {
+            Some((queue, a, b, c)) => self.handle.sgemm_row_major(queue, shape, a, b, c),
+            None => Ok(()),
+        }
     }
 
     /// `C = alpha·op(A)·op(B) + beta·C` with `cublasGemmEx`: `T` inputs (f16 and bf16 on the
@@ -152,125 +68,50 @@ impl Blas {
         b: &DeviceBuffer<T>,
         c: &mut DeviceBuffer<f32>,
     ) -> Result<()> {
-        self.run(shape, a, b, c, |handle, args| {
-            // SAFETY: as in `sgemm_row_major`; the data types name the buffers' element types
-            // (T for the inputs, f32 for C), and alpha/beta are f32 as CUBLAS_COMPUTE_32F needs.
-            unsafe {
-                result::gemm_ex(
-                    handle,
-                    args.op_first,
-                    args.op_second,
-                    args.m,
-                    args.n,
-                    args.k,
-                    &shape.alpha as *const f32 as *const _,
-                    args.first as *const _,
-                    T::data_type(),
-                    args.ld_first,
-                    args.second as *const _,
-                    T::data_type(),
-                    args.ld_second,
-                    &shape.beta as *const f32 as *const _,
-                    args.c as *mut _,
-                    sys::cudaDataType::CUDA_R_32F,
-                    args.ldc,
-                    sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
-                    sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
-                )
-            }
-        })
+        match self.operands(shape, a, b, c)? {
+            Some((queue, a, b, c)) => self.handle.gemm_ex_row_major(queue, shape, a, b, c),
+            None => Ok(()),
+        }
     }
 
-    /// Checks the buffers, translates the row-major shape to cuBLAS's column-major call, and
-    /// runs `call` with the device pointers held for the duration.
-    fn run<T: Scalar>(
-        &self,
+    /// Checks the buffers against the stream and the shape; `None` when C is empty and there
+    /// is nothing to do.
+    fn operands<'a, T: Scalar>(
+        &'a self,
         shape: &GemmShape,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
-        c: &mut DeviceBuffer<f32>,
-        call: impl FnOnce(sys::cublasHandle_t, CallArgs) -> Result<(), result::CublasError>,
-    ) -> Result<()> {
+        a: &'a DeviceBuffer<T>,
+        b: &'a DeviceBuffer<T>,
+        c: &'a mut DeviceBuffer<f32>,
+    ) -> Result<Option<CudaOperands<'a, T>>> {
         let stream = &self.stream;
         a.check_stream(stream)?;
         b.check_stream(stream)?;
         c.check_stream(stream)?;
         // An overflowing product matches no buffer length, so it fails as a mismatch.
         let len = |rows: usize, cols: usize| rows.saturating_mul(cols);
-        crate::buffer::check_len(
+        check_len(
             "cuBLAS gemm: A, m·k elements",
             len(shape.m, shape.k),
             a.len(),
         )?;
-        crate::buffer::check_len(
+        check_len(
             "cuBLAS gemm: B, k·n elements",
             len(shape.k, shape.n),
             b.len(),
         )?;
-        crate::buffer::check_len(
+        check_len(
             "cuBLAS gemm: C, m·n elements",
             len(shape.m, shape.n),
             c.len(),
         )?;
         if shape.m == 0 || shape.n == 0 {
-            return Ok(());
+            return Ok(None);
         }
-        let (m, n, k) = (dim("m", shape.m)?, dim("n", shape.n)?, dim("k", shape.k)?);
-        let op = |t: bool| {
-            if t {
-                sys::cublasOperation_t::CUBLAS_OP_T
-            } else {
-                sys::cublasOperation_t::CUBLAS_OP_N
-            }
-        };
-        let cuda = stream
-            .cuda_stream()
-            .ok_or(Error::CudaOnly { what: "cuBLAS" })?;
         let missing = || Error::CudaOnly { what: "cuBLAS" };
-        let (a_ptr, _a_sync) = a.cuda_slice().ok_or_else(missing)?.device_ptr(cuda);
-        let (b_ptr, _b_sync) = b.cuda_slice().ok_or_else(missing)?.device_ptr(cuda);
-        let (c_ptr, _c_sync) = c.cuda_slice_mut().ok_or_else(missing)?.device_ptr_mut(cuda);
-        let args = CallArgs {
-            op_first: op(shape.trans_b),
-            op_second: op(shape.trans_a),
-            m: n,
-            n: m,
-            k,
-            first: b_ptr,
-            ld_first: if shape.trans_b { k } else { n },
-            second: a_ptr,
-            ld_second: if shape.trans_a { m } else { k },
-            c: c_ptr,
-            ldc: n,
-        };
-        // k = 0 is valid for cuBLAS (C = beta·C), but a zero leading dimension is not.
-        let args = CallArgs {
-            ld_first: args.ld_first.max(1),
-            ld_second: args.ld_second.max(1),
-            ..args
-        };
-        // cuBLAS launches into the calling thread's current context.
-        cuda.context()
-            .bind_to_thread()
-            .map_err(Error::driver("binding the context for cuBLAS"))?;
-        guarded(Library::Cublas, || {
-            call(*self.handle.handle(), args).map_err(blas_error("running a GEMM"))
-        })
+        let queue = stream.queue.cuda().ok_or_else(missing)?;
+        let a = a.cuda_memory().ok_or_else(missing)?;
+        let b = b.cuda_memory().ok_or_else(missing)?;
+        let c = c.cuda_memory_mut().ok_or_else(missing)?;
+        Ok(Some((queue, a, b, c)))
     }
-}
-
-/// One column-major cuBLAS GEMM call: `first` is cuBLAS's A (our B), `second` its B (our A).
-#[derive(Clone, Copy)]
-struct CallArgs {
-    op_first: sys::cublasOperation_t,
-    op_second: sys::cublasOperation_t,
-    m: c_int,
-    n: c_int,
-    k: c_int,
-    first: u64,
-    ld_first: c_int,
-    second: u64,
-    ld_second: c_int,
-    c: u64,
-    ldc: c_int,
 }

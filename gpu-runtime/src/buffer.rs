@@ -2,40 +2,21 @@
 
 use std::fmt;
 
-use cudarc::driver::{CudaSlice, LaunchArgs, PushKernelArg};
-
-use crate::backend::Backend;
-use crate::cpu::HostBuffer;
+use crate::core::backend::Backend;
+use crate::core::error::{Error, Result};
+use crate::core::scalar::{Scalar, ScalarType};
+use crate::cuda::memory::{CudaMemory, LaunchMemory};
 use crate::device::Gpu;
-use crate::error::{Error, Result};
+use crate::dispatch::{checked_bytes, MemoryImpl};
 use crate::pinned::PinnedBuffer;
-use crate::scalar::{Scalar, ScalarType};
 use crate::stream::Stream;
 
 /// A typed array in device memory (host memory on the CPU backend), freed on drop.
 pub struct DeviceBuffer<T: Scalar> {
-    storage: Storage<T>,
+    memory: MemoryImpl<T>,
     len: usize,
     bytes: usize,
     gpu: Gpu,
-}
-
-/// Where a buffer's elements live.
-enum Storage<T> {
-    // Holds max(len, 1) elements: the driver rejects zero-byte allocations, and an empty buffer
-    // still needs a valid pointer to pass to kernels.
-    Cuda(CudaSlice<T>),
-    /// The CPU backend's memory: `len` elements, 64-byte aligned.
-    Host(HostBuffer<T>),
-}
-
-/// Bytes for `len` elements of `T`, or an error instead of an overflow.
-pub(crate) fn checked_bytes<T>(len: usize) -> Result<usize> {
-    let elem_bytes = std::mem::size_of::<T>();
-    len.checked_mul(elem_bytes)
-        // cudarc asserts a pinned allocation stays below isize::MAX bytes.
-        .filter(|&bytes| bytes < isize::MAX as usize)
-        .ok_or(Error::AllocationTooLarge { len, elem_bytes })
 }
 
 /// Fails unless two lengths agree.
@@ -51,33 +32,13 @@ pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Re
     }
 }
 
-/// The error for a buffer whose memory is not of its stream's backend; `check_stream` rules
-/// it out, so this only guards against a broken invariant without panicking.
-fn backend_mismatch<T: Scalar>(stream: &Stream) -> Error {
-    let backend = stream.gpu().backend();
-    Error::WrongBackend {
-        what: format!("a DeviceBuffer<{}>", T::TYPE),
-        expected: backend,
-        found: match backend {
-            Backend::Cuda => Backend::Cpu,
-            Backend::Cpu => Backend::Cuda,
-        },
-    }
-}
-
 impl<T: Scalar> DeviceBuffer<T> {
     /// Allocates `len` zeroed elements on the stream's device.
     pub fn zeroed(stream: &Stream, len: usize) -> Result<Self> {
         let alloc_len = len.max(1);
         let bytes = checked_bytes::<T>(alloc_len)?;
-        let storage = match stream.cuda_stream() {
-            Some(cuda) => Storage::Cuda(
-                cuda.alloc_zeros::<T>(alloc_len)
-                    .map_err(|source| Error::Alloc { bytes, source })?,
-            ),
-            None => Storage::Host(HostBuffer::zeroed(len)?),
-        };
-        Ok(Self::wrap(stream.gpu(), storage, len, bytes))
+        let memory = MemoryImpl::zeroed(&stream.queue, len, alloc_len, bytes)?;
+        Ok(Self::wrap(stream.gpu(), memory, len, bytes))
     }
 
     /// Allocates a buffer holding a copy of `data`.
@@ -86,20 +47,14 @@ impl<T: Scalar> DeviceBuffer<T> {
             return Self::zeroed(stream, 0);
         }
         let bytes = checked_bytes::<T>(data.len())?;
-        let storage = match stream.cuda_stream() {
-            Some(cuda) => Storage::Cuda(
-                cuda.clone_htod(data)
-                    .map_err(|source| Error::Alloc { bytes, source })?,
-            ),
-            None => Storage::Host(HostBuffer::from_slice(data)?),
-        };
-        Ok(Self::wrap(stream.gpu(), storage, data.len(), bytes))
+        let memory = MemoryImpl::from_host(&stream.queue, data, bytes)?;
+        Ok(Self::wrap(stream.gpu(), memory, data.len(), bytes))
     }
 
-    fn wrap(gpu: &Gpu, storage: Storage<T>, len: usize, bytes: usize) -> Self {
+    fn wrap(gpu: &Gpu, memory: MemoryImpl<T>, len: usize, bytes: usize) -> Self {
         gpu.inner.memory.add(bytes);
         DeviceBuffer {
-            storage,
+            memory,
             len,
             bytes,
             gpu: gpu.clone(),
@@ -112,13 +67,7 @@ impl<T: Scalar> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(Vec::new());
         }
-        let out = match (&self.storage, stream.cuda_stream()) {
-            (Storage::Cuda(slice), Some(cuda)) => cuda
-                .clone_dtoh(slice)
-                .map_err(Error::driver("copying device to host"))?,
-            (Storage::Host(memory), None) => memory.as_slice().to_vec(),
-            _ => return Err(backend_mismatch::<T>(stream)),
-        };
+        let out = self.memory.to_vec(&stream.queue)?;
         stream.synchronize()?;
         Ok(out)
     }
@@ -130,18 +79,7 @@ impl<T: Scalar> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        match (&mut self.storage, stream.cuda_stream()) {
-            // A pageable source is staged by the driver before this returns, so `data` may be
-            // reused.
-            (Storage::Cuda(slice), Some(cuda)) => cuda
-                .memcpy_htod(data, slice)
-                .map_err(Error::driver("copying host to device")),
-            (Storage::Host(memory), None) => {
-                memory.as_mut_slice().copy_from_slice(data);
-                Ok(())
-            }
-            _ => Err(backend_mismatch::<T>(stream)),
-        }
+        self.memory.write(&stream.queue, data)
     }
 
     /// Copies the buffer into `out`, which must have the same length; waits for the copy.
@@ -151,13 +89,7 @@ impl<T: Scalar> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        match (&self.storage, stream.cuda_stream()) {
-            (Storage::Cuda(slice), Some(cuda)) => cuda
-                .memcpy_dtoh(slice, out)
-                .map_err(Error::driver("copying device to host"))?,
-            (Storage::Host(memory), None) => out.copy_from_slice(memory.as_slice()),
-            _ => return Err(backend_mismatch::<T>(stream)),
-        }
+        self.memory.read(&stream.queue, out)?;
         // The caller reads `out` as soon as we return.
         stream.synchronize()
     }
@@ -170,20 +102,8 @@ impl<T: Scalar> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        match (&mut self.storage, &src.storage, stream.cuda_stream()) {
-            (Storage::Cuda(dst), Storage::Cuda(src), Some(cuda)) => cuda
-                .memcpy_dtod(src, dst)
-                .map_err(Error::driver("copying device to device")),
-            (Storage::Host(dst), Storage::Host(src), None) => {
-                dst.as_mut_slice().copy_from_slice(src.as_slice());
-                Ok(())
-            }
-            _ => Err(Error::WrongBackend {
-                what: format!("the source DeviceBuffer<{}>", T::TYPE),
-                expected: stream.gpu().backend(),
-                found: src.gpu.backend(),
-            }),
-        }
+        self.memory
+            .copy_from(&stream.queue, &src.memory, src.gpu.backend())
     }
 
     /// Queues a copy from page-locked host memory; the pinned buffer's host views wait for it.
@@ -194,22 +114,8 @@ impl<T: Scalar> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        match (&mut self.storage, stream.cuda_stream()) {
-            (Storage::Cuda(slice), Some(cuda)) => {
-                let Some(raw) = src.raw() else {
-                    return Err(backend_mismatch::<T>(stream));
-                };
-                src.before_copy(stream)?;
-                cuda.memcpy_htod(raw, slice)
-                    .map_err(Error::driver("copying pinned host memory to device"))?;
-                src.after_copy(stream)
-            }
-            (Storage::Host(memory), None) => {
-                memory.as_mut_slice().copy_from_slice(src.as_slice()?);
-                Ok(())
-            }
-            _ => Err(backend_mismatch::<T>(stream)),
-        }
+        self.memory
+            .copy_from_pinned(&stream.queue, src.memory(), self.len)
     }
 
     /// Queues a copy into page-locked host memory; its host views wait for the copy.
@@ -220,22 +126,8 @@ impl<T: Scalar> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        match (&self.storage, stream.cuda_stream()) {
-            (Storage::Cuda(slice), Some(cuda)) => {
-                dst.before_copy(stream)?;
-                let Some(raw) = dst.raw_mut() else {
-                    return Err(backend_mismatch::<T>(stream));
-                };
-                cuda.memcpy_dtoh(slice, raw)
-                    .map_err(Error::driver("copying device to pinned host memory"))?;
-                dst.after_copy(stream)
-            }
-            (Storage::Host(memory), None) => {
-                dst.as_mut_slice()?.copy_from_slice(memory.as_slice());
-                Ok(())
-            }
-            _ => Err(backend_mismatch::<T>(stream)),
-        }
+        self.memory
+            .copy_to_pinned(&stream.queue, dst.memory_mut(), self.len)
     }
 
     /// Number of elements.
@@ -253,20 +145,14 @@ impl<T: Scalar> DeviceBuffer<T> {
         &self.gpu
     }
 
-    /// The cudarc allocation, `None` on the CPU backend.
-    pub(crate) fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
-        match &self.storage {
-            Storage::Cuda(slice) => Some(slice),
-            Storage::Host(_) => None,
-        }
+    /// The CUDA allocation, `None` on the CPU backend.
+    pub(crate) fn cuda_memory(&self) -> Option<&CudaMemory<T>> {
+        self.memory.cuda()
     }
 
-    /// The cudarc allocation, for writing; `None` on the CPU backend.
-    pub(crate) fn cuda_slice_mut(&mut self) -> Option<&mut CudaSlice<T>> {
-        match &mut self.storage {
-            Storage::Cuda(slice) => Some(slice),
-            Storage::Host(_) => None,
-        }
+    /// The CUDA allocation, for writing; `None` on the CPU backend.
+    pub(crate) fn cuda_memory_mut(&mut self) -> Option<&mut CudaMemory<T>> {
+        self.memory.cuda_mut()
     }
 
     pub(crate) fn check_stream(&self, stream: &Stream) -> Result<()> {
@@ -276,7 +162,7 @@ impl<T: Scalar> DeviceBuffer<T> {
 
 impl<T: Scalar> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        // The CudaSlice frees itself (stream-ordered, after pending uses), as does host
+        // The device memory frees itself (stream-ordered, after pending uses), as does host
         // memory; only the counters are ours.
         self.gpu.inner.memory.sub(self.bytes);
     }
@@ -310,12 +196,10 @@ pub(crate) trait LaunchSlice {
     fn len(&self) -> usize;
     /// The device it lives on.
     fn gpu(&self) -> &Gpu;
-    /// Pushes the pointer as read-only, so cudarc records a read; false (and nothing pushed)
-    /// for host memory.
-    fn push_ptr<'s>(&'s self, builder: &mut LaunchArgs<'s>) -> bool;
-    /// Pushes the pointer as written, so cudarc orders later readers after this launch; false
-    /// (and nothing pushed) for host memory.
-    fn push_ptr_mut<'s>(&'s mut self, builder: &mut LaunchArgs<'s>) -> bool;
+    /// The CUDA memory, `None` for host memory.
+    fn cuda_memory(&self) -> Option<&dyn LaunchMemory>;
+    /// The CUDA memory, for writing; `None` for host memory.
+    fn cuda_memory_mut(&mut self) -> Option<&mut (dyn LaunchMemory + 'static)>;
     /// The first element's address in host memory (CPU backend), `None` for device memory.
     fn host_ptr(&self) -> Option<*mut u8>;
 }
@@ -333,31 +217,18 @@ impl<T: Scalar> LaunchSlice for DeviceBuffer<T> {
         &self.gpu
     }
 
-    fn push_ptr<'s>(&'s self, builder: &mut LaunchArgs<'s>) -> bool {
-        match &self.storage {
-            Storage::Cuda(slice) => {
-                builder.arg(slice);
-                true
-            }
-            Storage::Host(_) => false,
-        }
+    fn cuda_memory(&self) -> Option<&dyn LaunchMemory> {
+        self.memory.cuda().map(|memory| memory as &dyn LaunchMemory)
     }
 
-    fn push_ptr_mut<'s>(&'s mut self, builder: &mut LaunchArgs<'s>) -> bool {
-        match &mut self.storage {
-            Storage::Cuda(slice) => {
-                builder.arg(slice);
-                true
-            }
-            Storage::Host(_) => false,
-        }
+    fn cuda_memory_mut(&mut self) -> Option<&mut (dyn LaunchMemory + 'static)> {
+        self.memory
+            .cuda_mut()
+            .map(|memory| memory as &mut (dyn LaunchMemory + 'static))
     }
 
     fn host_ptr(&self) -> Option<*mut u8> {
-        match &self.storage {
-            Storage::Cuda(_) => None,
-            Storage::Host(memory) => Some(memory.as_ptr()),
-        }
+        self.memory.host_ptr()
     }
 }
 

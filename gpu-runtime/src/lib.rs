@@ -48,50 +48,68 @@
 
 #![warn(missing_docs)]
 
-mod backend;
-pub mod blas;
+// The layers, each importing only the ones below it:
+//
+// - `core/`: backend-neutral data (errors, scalar types, kernel descriptions, launch limits,
+//   device properties, checked-mode records, the disk-cache format). Imports nothing above.
+// - `cuda/`: the CUDA backend, the only importer of cudarc. Imports `core/`.
+// - `cpu/`: the CPU backend, running kernels' CPU twins. Imports `core/`.
+// - `dispatch`: one enum per resource with a variant per backend, the one place that picks a
+//   backend's code. Imports the backends and `core/`.
+// - the front: the public types (`Gpu`, `Stream`, `DeviceBuffer`, `PinnedBuffer`, `Event`,
+//   `Graph`, `Kernel`, `blas::Blas`), which check what is backend-neutral and call `dispatch`
+//   (naming backend types only to hold or pass them, and cuBLAS, which is CUDA-only).
+//
+// A new backend operation is one method in `dispatch`, one implementation in `cuda/` and one
+// in `cpu/`, and one front method (docs/ARCHITECTURE.md, "The runtime's layers").
+
 mod buffer;
-mod cache;
-mod checked;
 mod compile;
+mod core;
 pub mod cpu;
+mod cuda;
 mod device;
-mod error;
+mod dispatch;
 mod event;
-mod generic;
 mod graph;
 mod kernel;
-mod launch;
-mod loader;
-mod modules;
 mod pinned;
-pub mod random;
-mod scalar;
+mod select;
 mod stream;
 
-pub use backend::{test_device, Backend, BACKEND_ENV};
+pub mod blas;
+pub mod random;
+
+pub use crate::core::backend::Backend;
+pub use crate::core::cache::CacheConfig;
+pub use crate::core::compiled::{CompileSource, ModuleOrigin};
+pub use crate::core::error::{DriverStatus, Error, NvrtcStatus, Result};
+pub use crate::core::generic::TemplateArg;
+pub use crate::core::info::{DeviceInfo, MemoryStats};
+pub use crate::core::kernel::{ParamKind, TemplateParam};
+pub use crate::core::launch::{
+    Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK,
+};
+pub use crate::core::scalar::{Float, Integer, Number, Scalar, ScalarType};
+pub use crate::cuda::compile::nvrtc_version;
+pub use crate::cuda::modules::{compile_stats, CompileStats};
 pub use buffer::DeviceBuffer;
-pub use cache::CacheConfig;
 pub use compile::{
     check_with_nvrtc, compile_to_ptx, compile_to_ptx_checked, compile_to_ptx_generic,
-    compile_to_ptx_generic_checked, nvrtc_version, InstantiatedPtx,
+    compile_to_ptx_generic_checked, InstantiatedPtx,
 };
-pub use device::{Device, DeviceInfo, Gpu, MemoryStats};
-pub use error::{Error, Result};
+pub use device::{Device, Gpu};
 pub use event::Event;
-pub use generic::{TemplateArg, TemplateParam};
 pub use graph::Graph;
 /// The 16-bit float types (`f16`, `bf16`) kernels take.
 pub use half;
-pub use kernel::{Kernel, KernelArg, ParamKind};
-pub use launch::{Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK};
-pub use modules::{compile_stats, CompileSource, CompileStats, ModuleOrigin};
+pub use kernel::{Kernel, KernelArg};
 pub use pinned::PinnedBuffer;
-pub use scalar::{Float, Integer, Number, Scalar, ScalarType};
+pub use select::{test_device, BACKEND_ENV};
 pub use stream::Stream;
 
 #[doc(hidden)]
-pub use scalar::ScalarValue;
+pub use crate::core::scalar::ScalarValue;
 
 /// Device 0 for tests and examples, or `None` after printing why it is unavailable.
 #[doc(hidden)]

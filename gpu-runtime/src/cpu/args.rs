@@ -2,11 +2,11 @@
 
 use std::marker::PhantomData;
 
-use crate::cpu::element::Element;
+use crate::core::element::Element;
+use crate::core::generic::TemplateArg;
+use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
 use crate::cpu::exec::LaunchState;
 use crate::cpu::slice::CpuSlice;
-use crate::generic::TemplateArg;
-use crate::scalar::{Scalar, ScalarType, ScalarValue};
 
 /// Tag bit of a slice argument (the low byte is the element or scalar type).
 const SLICE_TAG: u16 = 0x100;

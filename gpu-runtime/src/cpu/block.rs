@@ -8,11 +8,11 @@
 
 use std::cell::{Cell, RefCell};
 
+use crate::core::launch::DeviceLimits;
+use crate::core::scalar::Scalar;
 use crate::cpu::memory::{RawMemory, HOST_ALIGN};
 use crate::cpu::mma::MmaFragments;
 use crate::cpu::thread::WARP_SIZE;
-use crate::launch::DeviceLimits;
-use crate::scalar::Scalar;
 
 /// More static shared-memory declarations than any kernel has; bounds the slot table.
 const MAX_SLOTS: u32 = 1024;

@@ -4,10 +4,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::backend::Backend;
-use crate::device::DeviceInfo;
-use crate::error::{Error, Result};
-use crate::launch::DeviceLimits;
+use crate::core::backend::Backend;
+use crate::core::error::{Error, Result};
+use crate::core::info::DeviceInfo;
+use crate::core::launch::DeviceLimits;
 
 /// A stream of the CPU backend: work runs when it is queued, so a stream only numbers its
 /// launches (for events) and names itself (for panics).

@@ -27,19 +27,18 @@ use corosensei::stack::DefaultStack;
 use corosensei::Coroutine;
 use rayon::prelude::*;
 
-use crate::checked::panic_message;
+use crate::core::checks::panic_message;
+use crate::core::error::{Error, Result};
+use crate::core::generic::{rust_instantiation, TemplateArg};
+use crate::core::kernel::KernelSpec;
+use crate::core::launch::{DeviceLimits, LaunchConfig};
 use crate::cpu::args::{CpuArg, CpuArgs};
 use crate::cpu::block::BlockShared;
-use crate::cpu::device::{CpuStream, PendingPanic};
+use crate::cpu::device::{CpuDevice, CpuStream, PendingPanic};
 use crate::cpu::schedule::{panic_text, Scheduler};
 use crate::cpu::thread::{Dim3, ThreadCtx, Yielder};
 use crate::cpu::warp::Deposit;
 use crate::cpu::CpuKernelFn;
-use crate::device::Gpu;
-use crate::error::{Error, Result};
-use crate::generic::{rust_instantiation, TemplateArg};
-use crate::kernel::{ArgInner, Kernel, KernelArg};
-use crate::launch::{DeviceLimits, LaunchConfig};
 
 /// Stack of each coroutine thread.
 const STACK_BYTES: usize = 256 * 1024;
@@ -104,11 +103,12 @@ impl LaunchState {
 
 /// The twin of `kernel`, after checking it can run on the CPU backend.
 pub(crate) fn twin_of(
-    kernel: &'static Kernel,
+    kernel: &KernelSpec,
+    twin: Option<CpuKernelFn>,
     template_args: &[TemplateArg],
 ) -> Result<CpuKernelFn> {
     kernel.check_cpu_shape()?;
-    kernel.cpu_twin().ok_or_else(|| Error::CpuBackend {
+    twin.ok_or_else(|| Error::CpuBackend {
         kernel: rust_instantiation(kernel, template_args),
         reason: "it has no CPU twin (it was built without one, by hand or by a #[kernel] macro \
                  older than the CPU backend); add one with Kernel::with_cpu, or run it on a CUDA \
@@ -117,84 +117,79 @@ pub(crate) fn twin_of(
     })
 }
 
-/// Runs `kernel` on the CPU backend, now; arguments and configuration are already validated.
-/// A checked-mode violation is queued for the stream's next synchronizing call; a broken
-/// contract, a deadlock or a panicking twin is this call's error.
-pub(crate) fn launch(
-    gpu: &Gpu,
-    stream: &CpuStream,
-    kernel: &'static Kernel,
-    template_args: &[TemplateArg],
-    config: LaunchConfig,
-    args: &[KernelArg<'_>],
-) -> Result<()> {
-    let twin = twin_of(kernel, template_args)?;
-    let display = || rust_instantiation(kernel, template_args);
-    // Exclusive borrows of the `&mut` buffers, held until the grid has run.
-    let mut exclusive = Vec::new();
-    let mut unpacked = Vec::with_capacity(args.len());
-    for (index, arg) in args.iter().enumerate() {
-        let host_memory = |ptr: Option<*mut u8>| {
-            ptr.ok_or_else(|| Error::CpuBackend {
-                kernel: display(),
-                reason: format!("argument {index} is not in host memory"),
-            })
+/// What one CPU launch runs: the twin of a kernel, validated for the device.
+pub(crate) struct CpuLaunch<'k> {
+    /// The kernel.
+    pub(crate) kernel: &'k KernelSpec,
+    /// Its twin, from [`twin_of`].
+    pub(crate) twin: CpuKernelFn,
+    /// Whether the twin synchronizes (and so runs its threads as coroutines).
+    pub(crate) needs_sync: bool,
+    /// The instantiation's template arguments.
+    pub(crate) template_args: &'k [TemplateArg],
+    /// The grid, already validated against `limits`.
+    pub(crate) config: LaunchConfig,
+    /// The device's limits.
+    pub(crate) limits: DeviceLimits,
+}
+
+impl CpuDevice {
+    /// Runs a launch on `stream`, now, with its arguments unpacked into host memory. A
+    /// checked-mode violation is queued for the stream's next synchronizing call; a broken
+    /// contract, a deadlock or a panicking twin is this call's error.
+    #[inline]
+    pub(crate) fn launch(
+        &self,
+        stream: &CpuStream,
+        launch: CpuLaunch<'_>,
+        args: Vec<CpuArg>,
+    ) -> Result<()> {
+        let CpuLaunch {
+            kernel,
+            twin,
+            needs_sync,
+            template_args,
+            config,
+            limits,
+        } = launch;
+        let display = || rust_instantiation(kernel, template_args);
+        let state = LaunchState::default();
+        let cpu_args = CpuArgs::new(args, template_args, &state);
+        let grid = Grid {
+            twin,
+            needs_sync,
+            args: &cpu_args,
+            state: &state,
+            grid_dim: Dim3::new(config.grid.x, config.grid.y, config.grid.z),
+            block_dim: Dim3::new(config.block.x, config.block.y, config.block.z),
+            dynamic_shared: config.shared_mem_bytes,
+            limits,
         };
-        unpacked.push(match &arg.inner {
-            ArgInner::Scalar(ty, value) => CpuArg::scalar(*ty, *value),
-            ArgInner::Slice(buf) => {
-                CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), false)
-            }
-            ArgInner::SliceMut(cell) => {
-                let buf = cell.try_borrow_mut().map_err(|_| Error::InvalidKernel {
-                    kernel: kernel.name().to_string(),
-                    reason: "a mutable argument is already borrowed (launch re-entered)"
-                        .to_string(),
-                })?;
-                let arg = CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), true);
-                exclusive.push(buf);
-                arg
-            }
-        });
-    }
+        grid.run();
+        drop(cpu_args);
 
-    let state = LaunchState::default();
-    let cpu_args = CpuArgs::new(unpacked, template_args, &state);
-    let grid = Grid {
-        twin,
-        needs_sync: kernel.needs_sync(),
-        args: &cpu_args,
-        state: &state,
-        grid_dim: Dim3::new(config.grid.x, config.grid.y, config.grid.z),
-        block_dim: Dim3::new(config.block.x, config.block.y, config.block.z),
-        dynamic_shared: config.shared_mem_bytes,
-        limits: gpu.limits(),
-    };
-    grid.run();
-    drop(cpu_args);
-    drop(exclusive);
-
-    let seq = stream.next_launch();
-    let LaunchState {
-        violation, error, ..
-    } = state;
-    if let Some(reason) = error.into_inner() {
-        return Err(Error::CpuBackend {
-            kernel: display(),
-            reason,
-        });
+        let seq = stream.next_launch();
+        let LaunchState {
+            violation, error, ..
+        } = state;
+        if let Some(reason) = error.into_inner() {
+            return Err(Error::CpuBackend {
+                kernel: display(),
+                reason,
+            });
+        }
+        if let Some(violation) = violation.into_inner() {
+            self.record_panic(PendingPanic {
+                stream: stream.id(),
+                seq,
+                kernel: display(),
+                file: kernel.file(),
+                line: violation.line,
+                message: panic_message(violation.kind, violation.index, violation.len),
+            });
+        }
+        Ok(())
     }
-    if let (Some(violation), Some(cpu)) = (violation.into_inner(), gpu.cpu_device()) {
-        cpu.record_panic(PendingPanic {
-            stream: stream.id(),
-            seq,
-            kernel: display(),
-            file: kernel.file(),
-            line: violation.line,
-            message: panic_message(violation.kind, violation.index, violation.len),
-        });
-    }
-    Ok(())
 }
 
 /// One launch's grid.

@@ -4,8 +4,8 @@ use std::alloc::{self, Layout};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use crate::error::{Error, Result};
-use crate::scalar::Scalar;
+use crate::core::error::{Error, Result};
+use crate::core::scalar::Scalar;
 
 /// Alignment of every allocation: a cache line, more than the 16 bytes vector loads need and
 /// more than any element's own alignment, so every element can be accessed atomically.

@@ -10,9 +10,9 @@
 
 use half::{bf16, f16};
 
+use crate::core::scalar::ScalarType;
 use crate::cpu::thread::ThreadCtx;
 use crate::cpu::warp::WarpOp;
-use crate::scalar::ScalarType;
 
 /// One lane's fragments for one MMA.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

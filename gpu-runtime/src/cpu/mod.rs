@@ -1,4 +1,5 @@
-//! The CPU backend's side of the twin contract: what a kernel's CPU twin is given and may call.
+//! The CPU backend: runs each kernel's CPU twin for every thread of the grid, and its side of
+//! the twin contract, what a twin is given and may call. It uses only the core layer.
 //!
 //! `#[kernel]` emits, next to the CUDA source, a *CPU twin*: a plain Rust function that runs one
 //! thread of the kernel. [`Gpu::cpu`](crate::Gpu::cpu) runs it for every thread of the grid,
@@ -23,10 +24,12 @@
 //! # let _: gpu_runtime::cpu::CpuKernelFn = saxpy_twin;
 //! ```
 
+use crate::core::element::Element;
+use crate::core::scalar::Scalar;
+
 mod args;
 mod block;
 mod device;
-pub(crate) mod element;
 mod exec;
 mod mbarrier;
 mod memory;
@@ -39,7 +42,6 @@ mod warp;
 mod wgmma;
 
 pub use args::CpuArgs;
-pub use element::{from_bits, to_bits};
 pub use mbarrier::{mbarrier_arrive, mbarrier_init, mbarrier_wait};
 pub use mma::mma_m16n8k16;
 pub use slice::CpuSlice;
@@ -47,9 +49,20 @@ pub use thread::{Dim3, ThreadCtx};
 pub use tile_copy::{cp_async_16, ldmatrix};
 pub use wgmma::{wgmma, wgmma_desc};
 
+pub(crate) use args::CpuArg;
 pub(crate) use device::{device_info, CpuDevice, CpuStream};
-pub(crate) use exec::{launch, twin_of};
+pub(crate) use exec::{twin_of, CpuLaunch};
 pub(crate) use memory::HostBuffer;
+
+/// `x.to_bits()` on a kernel's type parameter: its bits, zero-extended to a `u64`.
+pub fn to_bits<T: Scalar>(x: T) -> u64 {
+    Element::to_bits(x)
+}
+
+/// `T::from_bits(bits)` on a kernel's type parameter: the value from the low bits.
+pub fn from_bits<T: Scalar>(bits: u64) -> T {
+    Element::from_bits(bits)
+}
 
 /// A kernel's CPU twin: runs one thread of the kernel, reading the launch's arguments from
 /// `args` and its indices, shared memory and warp from `t`.

@@ -3,9 +3,9 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::cpu::element::RmwOp;
+use crate::core::element::RmwOp;
+use crate::core::scalar::Scalar;
 use crate::cpu::thread::ThreadCtx;
-use crate::scalar::Scalar;
 
 /// Checked-mode violation kind: index out of bounds.
 pub(crate) const FAIL_INDEX: u32 = 1;

@@ -5,11 +5,11 @@ use std::sync::atomic::{fence, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use crate::core::scalar::Scalar;
 use crate::cpu::block::BlockShared;
 use crate::cpu::exec::{LaunchState, Wait};
 use crate::cpu::slice::CpuSlice;
 use crate::cpu::warp::{Deposit, WarpOp};
-use crate::scalar::Scalar;
 
 /// Threads per warp, as on every NVIDIA GPU.
 pub(crate) const WARP_SIZE: u32 = 32;

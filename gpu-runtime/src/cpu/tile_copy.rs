@@ -7,10 +7,10 @@
 //! `cp.async` copies at once: a kernel must wait for its copies and synchronise before reading
 //! them, and a copy that has already landed is one of the behaviours a GPU allows.
 
+use crate::core::scalar::Scalar;
 use crate::cpu::slice::CpuSlice;
 use crate::cpu::thread::ThreadCtx;
 use crate::cpu::warp::WarpOp;
-use crate::scalar::Scalar;
 
 /// `ldmatrix.sync.aligned.m8n8.x{N}[.trans].shared.b16`: `N` (1, 2 or 4) 8x8 matrices of 16-bit
 /// values; lane `8 * j + r` gives, as a word index into `shared`, row `r` of matrix `j` (16

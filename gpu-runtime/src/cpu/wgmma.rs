@@ -8,10 +8,10 @@
 //! Each thread computes its own accumulators from shared memory, so no warp rendezvous is
 //! needed.
 
+use crate::core::scalar::{Scalar, ScalarType};
 use crate::cpu::mma::half_to_f32;
 use crate::cpu::slice::CpuSlice;
 use crate::cpu::thread::ThreadCtx;
-use crate::scalar::{Scalar, ScalarType};
 
 /// Threads of a warpgroup.
 const WARPGROUP: u32 = 128;

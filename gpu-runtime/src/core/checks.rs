@@ -27,14 +27,9 @@ use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use cudarc::driver::result as driver;
-use cudarc::driver::sys::{CUdeviceptr, CUresult, CUstream};
-use cudarc::driver::{CudaContext, CudaModule, DriverError};
-
-use crate::device::Gpu;
-use crate::error::{Error, Result};
-use crate::generic::{rust_instantiation, TemplateArg};
-use crate::kernel::Kernel;
+use crate::core::error::{Error, Result};
+use crate::core::generic::{rust_instantiation, TemplateArg};
+use crate::core::kernel::KernelSpec;
 
 /// The NVRTC option that compiles a kernel's checks in.
 pub(crate) const CHECKED_DEFINE: &str = "-DGPU_CHECKED";
@@ -160,11 +155,8 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
 }
 
 /// The process-wide id of one kernel instantiation, registering it on first use.
-pub(crate) fn kernel_id(kernel: &'static Kernel, args: &[TemplateArg]) -> Result<u32> {
-    let key = (
-        kernel as *const Kernel as usize,
-        Box::<[TemplateArg]>::from(args),
-    );
+pub(crate) fn kernel_id(kernel: &'static KernelSpec, args: &[TemplateArg]) -> Result<u32> {
+    let key = (kernel.address(), Box::<[TemplateArg]>::from(args));
     let mut registry = registry();
     if let Some(&id) = registry.ids.get(&key) {
         return Ok(id);
@@ -248,235 +240,16 @@ impl PendingChecks {
         self.checked.load(Ordering::Acquire) < through
     }
 
-    fn mark_checked(&self, through: u64) {
+    pub(crate) fn mark_checked(&self, through: u64) {
         self.checked.fetch_max(through, Ordering::AcqRel);
-    }
-}
-
-/// One device's error slot, in device memory, with a private stream to read and reset it.
-///
-/// Device memory rather than mapped pinned host memory: the checks claim the slot with
-/// `atomicCAS`, and device-wide atomics are guaranteed on device memory, while atomics on
-/// mapped host memory depend on the platform's PCIe/NVLink atomics. The price is one 32-byte
-/// copy per synchronizing call that has a checked launch pending, which only checked (debug)
-/// launches pay.
-pub(crate) struct ErrorSlot {
-    ctx: Arc<CudaContext>,
-    ptr: CUdeviceptr,
-    /// A non-blocking stream of our own, so reading the slot waits for nothing else queued on
-    /// the device. Raw rather than a cudarc stream: a second cudarc stream would switch the
-    /// whole context into cudarc's multi-stream event tracking.
-    stream: CUstream,
-    /// Makes read-and-reset atomic, so one panic is reported once.
-    lock: Mutex<()>,
-}
-
-// SAFETY: the stream handle and device pointer are plain driver handles; the CUDA driver API is
-// thread-safe and every use binds the owning context first. Concurrent reads and resets are
-// serialised by `lock`.
-unsafe impl Send for ErrorSlot {}
-// SAFETY: as for Send; `&ErrorSlot` only issues driver calls under `lock`.
-unsafe impl Sync for ErrorSlot {}
-
-impl ErrorSlot {
-    fn new(ctx: &Arc<CudaContext>) -> Result<ErrorSlot> {
-        ctx.bind_to_thread()
-            .map_err(Error::driver("binding the context"))?;
-        let stream = driver::stream::create(driver::stream::StreamKind::NonBlocking)
-            .map_err(Error::driver("creating the checked-mode stream"))?;
-        let mut slot = ErrorSlot {
-            ctx: ctx.clone(),
-            ptr: 0,
-            stream,
-            lock: Mutex::new(()),
-        };
-        // SAFETY: the context is bound; a 32-byte allocation has no preconditions. On failure
-        // `slot` drops and destroys the stream.
-        slot.ptr = unsafe { driver::malloc_sync(RECORD_BYTES) }.map_err(|source| Error::Alloc {
-            bytes: RECORD_BYTES,
-            source,
-        })?;
-        slot.reset()?;
-        Ok(slot)
-    }
-
-    /// The slot's device address, as written into `rs_error_slot_ptr`.
-    fn device_address(&self) -> u64 {
-        self.ptr
-    }
-
-    /// Zeroes the slot and waits for it.
-    fn reset(&self) -> Result<()> {
-        // SAFETY: `ptr` is our live 32-byte allocation and `stream` our live stream, both in
-        // `ctx`, which every caller has bound.
-        unsafe { driver::memset_d8_async(self.ptr, 0, RECORD_BYTES, self.stream) }
-            .map_err(Error::driver("resetting the checked-mode error slot"))?;
-        self.wait()
-    }
-
-    fn wait(&self) -> Result<()> {
-        // SAFETY: `stream` is our live stream.
-        unsafe { driver::stream::synchronize(self.stream) }.map_err(Error::driver(
-            "waiting for the checked-mode error slot (a kernel may have faulted)",
-        ))
-    }
-
-    /// Reads the slot; a claimed one is returned and the slot reset.
-    fn take(&self) -> Result<Option<ErrorRecord>> {
-        let _guard = self
-            .lock
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        self.ctx
-            .bind_to_thread()
-            .map_err(Error::driver("binding the context"))?;
-        let mut bytes = [0u8; RECORD_BYTES];
-        // SAFETY: copies our 32-byte allocation into a 32-byte local; the wait below completes
-        // the copy before `bytes` is read.
-        unsafe { driver::memcpy_dtoh_async(&mut bytes[..], self.ptr, self.stream) }
-            .map_err(Error::driver("reading the checked-mode error slot"))?;
-        self.wait()?;
-        let record = ErrorRecord::from_bytes(&bytes);
-        if record.flag == 0 {
-            return Ok(None);
-        }
-        self.reset()?;
-        Ok(Some(record))
-    }
-
-    /// Writes `bytes` to a module global at `dst` and waits, so any later launch sees it.
-    fn write_global(&self, dst: CUdeviceptr, bytes: &[u8]) -> Result<()> {
-        let _guard = self
-            .lock
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        self.ctx
-            .bind_to_thread()
-            .map_err(Error::driver("binding the context"))?;
-        // SAFETY: the caller passes a global of exactly `bytes.len()` bytes from a module
-        // loaded in `ctx`; the source is staged by the driver and the wait completes the copy
-        // before `bytes` goes away.
-        unsafe { driver::memcpy_htod_async(dst, bytes, self.stream) }.map_err(Error::driver(
-            "setting a checked kernel's error-slot globals",
-        ))?;
-        self.wait()
-    }
-}
-
-impl Drop for ErrorSlot {
-    fn drop(&mut self) {
-        // Nothing to report from drop; a failure leaks 32 bytes of a context being torn down.
-        if self.ctx.bind_to_thread().is_err() {
-            return;
-        }
-        if self.ptr != 0 {
-            // SAFETY: `ptr` is our allocation, freed only here; no kernel can still use it once
-            // the owning Gpu is gone.
-            let _ = unsafe { driver::free_sync(self.ptr) };
-        }
-        // SAFETY: `stream` is ours and destroyed only here.
-        let _ = unsafe { driver::stream::destroy(self.stream) };
-    }
-}
-
-impl Gpu {
-    /// The device's error slot, allocated on first use.
-    fn error_slot(&self) -> Result<&ErrorSlot> {
-        let cuda = self.cuda("the checked-mode error slot")?;
-        if let Some(slot) = cuda.error_slot.get() {
-            return Ok(slot);
-        }
-        let slot = ErrorSlot::new(&cuda.ctx)?;
-        // Another thread may have won the race; its slot is kept and ours freed.
-        Ok(cuda.error_slot.get_or_init(|| slot))
-    }
-
-    /// Points a freshly loaded checked module at the error slot and gives it its kernel id.
-    /// Returns whether the module has checks at all (hand-written sources may lack the
-    /// prelude, and then run as if unchecked).
-    pub(crate) fn wire_checks(
-        &self,
-        kernel: &Kernel,
-        module: &Arc<CudaModule>,
-        kernel_id: u32,
-    ) -> Result<bool> {
-        let Some(slot_ptr) = self.find_global(kernel, module, SLOT_PTR_GLOBAL, 8)? else {
-            return Ok(false);
-        };
-        let slot = self.error_slot()?;
-        slot.write_global(slot_ptr, &slot.device_address().to_le_bytes())?;
-        if let Some(id_ptr) = self.find_global(kernel, module, KERNEL_ID_GLOBAL, 4)? {
-            slot.write_global(id_ptr, &kernel_id.to_le_bytes())?;
-        }
-        Ok(true)
-    }
-
-    /// The address of a module global of `bytes` bytes, or `None` when the module has none.
-    fn find_global(
-        &self,
-        kernel: &Kernel,
-        module: &Arc<CudaModule>,
-        name: &str,
-        bytes: usize,
-    ) -> Result<Option<CUdeviceptr>> {
-        let cuda = self.cuda("looking up a kernel's globals")?;
-        cuda.ctx
-            .bind_to_thread()
-            .map_err(Error::driver("binding the context"))?;
-        // The stream only lends the view a lifetime; the view carries no events to wait on.
-        let stream = &cuda.default_stream;
-        let view = match module.get_global(name, stream) {
-            Ok(view) => view,
-            Err(DriverError(CUresult::CUDA_ERROR_NOT_FOUND)) => return Ok(None),
-            Err(source) => {
-                return Err(Error::Driver {
-                    context: "looking up a checked kernel's error-slot globals",
-                    source,
-                })
-            }
-        };
-        if view.len() != bytes {
-            return Err(Error::InvalidKernel {
-                kernel: kernel.name().to_string(),
-                reason: format!(
-                    "its global `{name}` has {} bytes where the checked-mode prelude declares \
-                     {bytes}; regenerate it with a matching #[kernel] macro",
-                    view.len()
-                ),
-            });
-        }
-        let (address, _no_events) = view.view_ptr(stream);
-        Ok(Some(address))
-    }
-
-    /// After a synchronization that covered the first `through` checked launches counted by
-    /// `checks`: reports (and clears) a panic recorded in the slot.
-    pub(crate) fn report_panics(&self, checks: &PendingChecks, through: u64) -> Result<()> {
-        if !checks.pending(through) {
-            return Ok(());
-        }
-        let Some(slot) = self
-            .cuda("reading the checked-mode error slot")?
-            .error_slot
-            .get()
-        else {
-            checks.mark_checked(through);
-            return Ok(());
-        };
-        let record = slot.take()?;
-        checks.mark_checked(through);
-        match record {
-            Some(record) => Err(record.into_error()),
-            None => Ok(()),
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generic::TemplateParam;
-    use crate::kernel::ParamKind;
+    use crate::core::kernel::ParamKind;
+    use crate::core::kernel::TemplateParam;
 
     fn record_bytes(r: &ErrorRecord) -> [u8; RECORD_BYTES] {
         let mut out = [0u8; RECORD_BYTES];
@@ -533,9 +306,9 @@ mod tests {
 
     #[test]
     fn registry_names_kernels_and_instantiations() {
-        static SAXPY: Kernel =
-            Kernel::__generated_v2("saxpy", "saxpy", "", &[], "examples/saxpy.rs", true);
-        static SCALE: Kernel = Kernel::__generated_generic(
+        static SAXPY: KernelSpec =
+            KernelSpec::plain("saxpy", "saxpy", "", &[], "examples/saxpy.rs", true);
+        static SCALE: KernelSpec = KernelSpec::generic(
             "scale",
             "",
             &[ParamKind::GenericScalar { param: 0 }],

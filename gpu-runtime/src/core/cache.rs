@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// Where compiled kernels are kept between processes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -1,25 +1,23 @@
 //! Getting a launchable function for a kernel: in-process cache, then disk cache, then NVRTC.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use cudarc::driver::sys::CUfunction_attribute_enum as FuncAttr;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use sha2::{Digest, Sha256};
 
-use crate::backend::Backend;
-use crate::cache::{self, ArtifactKind, CacheConfig, Lookup};
-use crate::checked::{kernel_id, resolve_checked};
-use crate::compile::{self, choose_target, describe_archs};
-use crate::device::Gpu;
-use crate::error::{Error, Result};
-use crate::generic::{check_generic, check_template_args, name_expression, TemplateArg};
-use crate::kernel::Kernel;
-use crate::launch::FunctionLimits;
+use crate::core::cache::{self, ArtifactKind, CacheConfig, Lookup};
+use crate::core::checks::kernel_id;
+use crate::core::compiled::ModuleOrigin;
+use crate::core::error::{Error, Result};
+use crate::core::generic::{name_expression, TemplateArg};
+use crate::core::kernel::KernelSpec;
+use crate::core::launch::FunctionLimits;
+use crate::cuda::compile::{self, choose_target, describe_archs};
+use crate::cuda::device::CudaDevice;
 
 /// A loaded kernel function and what it allows.
 pub(crate) struct LoadedKernel {
@@ -81,10 +79,6 @@ struct Maps {
     by_content: HashMap<[u8; 32], Arc<LoadedKernel>>,
 }
 
-fn kernel_address(kernel: &'static Kernel) -> usize {
-    kernel as *const Kernel as usize
-}
-
 fn content_key(source: &str, entry: &str, checked: bool, kernel_id: u32) -> [u8; 32] {
     let mut hasher = Sha256::new();
     for part in [source, entry] {
@@ -94,40 +88,6 @@ fn content_key(source: &str, entry: &str, checked: bool, kernel_id: u32) -> [u8;
     hasher.update([u8::from(checked)]);
     hasher.update(kernel_id.to_le_bytes());
     hasher.finalize().into()
-}
-
-/// Where a kernel's function came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ModuleOrigin {
-    /// Compiled by NVRTC just now.
-    Nvrtc,
-    /// Loaded from the on-disk cache.
-    DiskCache,
-    /// Already loaded in this process.
-    MemoryCache,
-    /// Nothing to compile: the CPU backend runs the kernel's CPU twin.
-    CpuTwin,
-}
-
-/// How [`Gpu::precompile`] obtained a kernel, and how long it took.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CompileSource {
-    /// Where the function came from.
-    pub origin: ModuleOrigin,
-    /// Wall time of the whole lookup, compile and load.
-    pub elapsed: Duration,
-}
-
-impl fmt::Display for CompileSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let how = match self.origin {
-            ModuleOrigin::Nvrtc => "compiled by NVRTC",
-            ModuleOrigin::DiskCache => "loaded from the disk cache",
-            ModuleOrigin::MemoryCache => "found in the in-process cache",
-            ModuleOrigin::CpuTwin => "ready as a CPU twin (nothing to compile)",
-        };
-        write!(f, "{how} in {:.3} ms", self.elapsed.as_secs_f64() * 1e3)
-    }
 }
 
 /// Process-wide counts of how kernels were obtained.
@@ -178,74 +138,24 @@ pub fn compile_stats() -> CompileStats {
     }
 }
 
-impl Gpu {
-    /// Compiles (or loads) `kernel` for this device now instead of at its first launch, in the
-    /// mode a launch without an explicit choice would use.
-    pub fn precompile(&self, kernel: &'static Kernel) -> Result<CompileSource> {
-        self.precompile_with(kernel, &self.cache_config())
-    }
-
-    /// Like [`Gpu::precompile`], with an explicit disk-cache setting.
-    pub fn precompile_with(
+impl CudaDevice {
+    /// Compiles (or loads) one variant now: instantiation and mode, with a disk-cache setting.
+    pub(crate) fn precompile(
         &self,
-        kernel: &'static Kernel,
-        cache: &CacheConfig,
-    ) -> Result<CompileSource> {
-        check_generic(kernel, false)?;
-        let checked = resolve_checked(None, kernel.checked_by_default());
-        self.precompile_variant(kernel, &[], checked, cache)
-    }
-
-    /// Compiles (or loads) one instantiation of a generic kernel now, in the mode a launch
-    /// without an explicit choice would use.
-    pub fn precompile_generic(
-        &self,
-        kernel: &'static Kernel,
-        template_args: &[TemplateArg],
-    ) -> Result<CompileSource> {
-        check_template_args(kernel, template_args)?;
-        let checked = resolve_checked(None, kernel.checked_by_default());
-        self.precompile_variant(kernel, template_args, checked, &self.cache_config())
-    }
-
-    /// Compiles (or loads) one variant: instantiation and mode, with a disk-cache setting.
-    #[doc(hidden)]
-    pub fn precompile_variant(
-        &self,
-        kernel: &'static Kernel,
+        kernel: &'static KernelSpec,
         template_args: &[TemplateArg],
         checked: bool,
         cache: &CacheConfig,
-    ) -> Result<CompileSource> {
-        if kernel.is_generic() {
-            check_template_args(kernel, template_args)?;
-        } else {
-            check_generic(kernel, !template_args.is_empty())?;
-        }
-        let start = Instant::now();
-        if self.backend() == Backend::Cpu {
-            crate::cpu::twin_of(kernel, template_args)?;
-            return Ok(CompileSource {
-                origin: ModuleOrigin::CpuTwin,
-                elapsed: start.elapsed(),
-            });
-        }
-        let (_, origin) = self.lookup_or_build(kernel, checked, template_args, cache)?;
-        Ok(CompileSource {
-            origin,
-            elapsed: start.elapsed(),
-        })
+    ) -> Result<ModuleOrigin> {
+        self.lookup_or_build(kernel, checked, template_args, cache)
+            .map(|(_, origin)| origin)
     }
 
     /// Drops this device's in-process entries for every variant of `kernel` (not the disk
     /// cache), so the next use goes to disk or NVRTC. Functions already handed out stay valid.
-    #[doc(hidden)]
-    pub fn forget_compiled(&self, kernel: &'static Kernel) {
-        let Ok(modules) = self.modules() else {
-            return;
-        };
-        let mut maps = modules.lock();
-        let address = kernel_address(kernel);
+    pub(crate) fn forget_compiled(&self, kernel: &'static KernelSpec) {
+        let mut maps = self.modules.lock();
+        let address = kernel.address();
         for checked in [false, true] {
             if let Some(variants) = maps.by_kernel.remove(&(address, checked)) {
                 for loaded in variants.values() {
@@ -256,12 +166,8 @@ impl Gpu {
     }
 
     /// Drops every in-process entry of this device.
-    #[doc(hidden)]
-    pub fn clear_compiled(&self) {
-        let Ok(modules) = self.modules() else {
-            return;
-        };
-        let mut maps = modules.lock();
+    pub(crate) fn clear_compiled(&self) {
+        let mut maps = self.modules.lock();
         maps.by_kernel.clear();
         maps.by_content.clear();
     }
@@ -269,41 +175,37 @@ impl Gpu {
     /// The function for one variant of `kernel`, compiling or loading it on first use.
     pub(crate) fn loaded_kernel(
         &self,
-        kernel: &'static Kernel,
+        kernel: &'static KernelSpec,
         checked: bool,
         template_args: &[TemplateArg],
+        cache: impl FnOnce() -> CacheConfig,
     ) -> Result<Arc<LoadedKernel>> {
         // Fast path without reading the cache setting.
         if let Some(found) = self
-            .modules()?
+            .modules
             .lock()
             .by_kernel
-            .get(&(kernel_address(kernel), checked))
+            .get(&(kernel.address(), checked))
             .and_then(|variants| variants.get(template_args))
         {
             bump(&COUNTERS.memory_hits);
             return Ok(found.clone());
         }
-        self.lookup_or_build(kernel, checked, template_args, &self.cache_config())
+        self.lookup_or_build(kernel, checked, template_args, &cache())
             .map(|(loaded, _)| loaded)
-    }
-
-    fn modules(&self) -> Result<&ModuleCache> {
-        self.cuda("compiling a kernel with NVRTC")
-            .map(|cuda| &cuda.modules)
     }
 
     fn lookup_or_build(
         &self,
-        kernel: &'static Kernel,
+        kernel: &'static KernelSpec,
         checked: bool,
         template_args: &[TemplateArg],
         cache: &CacheConfig,
     ) -> Result<(Arc<LoadedKernel>, ModuleOrigin)> {
         // The lock is held through compilation so each kernel compiles once per device even
         // when several threads launch it first at the same time.
-        let mut maps = self.modules()?.lock();
-        let slot = (kernel_address(kernel), checked);
+        let mut maps = self.modules.lock();
+        let slot = (kernel.address(), checked);
         if let Some(found) = maps
             .by_kernel
             .get(&slot)
@@ -347,7 +249,7 @@ impl Gpu {
 
     fn load_function(
         &self,
-        kernel: &Kernel,
+        kernel: &KernelSpec,
         module: &Arc<CudaModule>,
         entry: &str,
         has_checks: bool,
@@ -394,13 +296,13 @@ impl Gpu {
     /// of its entry point (the lowered name for a generic instantiation).
     fn build_module(
         &self,
-        kernel: &Kernel,
+        kernel: &KernelSpec,
         checked: bool,
         name_expression: Option<&str>,
         cache: &CacheConfig,
     ) -> Result<(Arc<CudaModule>, String, ModuleOrigin)> {
         let nvrtc = compile::nvrtc_info()?;
-        let arch = self.compute_capability();
+        let arch = self.arch;
         let target =
             choose_target(arch, &nvrtc.supported_archs).ok_or_else(|| Error::UnsupportedArch {
                 arch,
@@ -467,7 +369,7 @@ impl Gpu {
             .map_err(|source| Error::ModuleLoad {
                 kernel: kernel.name().to_string(),
                 nvrtc_version: nvrtc.version_string(),
-                source,
+                source: source.into(),
             })?;
         Ok((module, entry, ModuleOrigin::Nvrtc))
     }
@@ -490,13 +392,7 @@ impl Gpu {
                 }
             },
         };
-        match self.ctx() {
-            Ok(ctx) => ctx.load_module(ptx),
-            // Unreachable: only CUDA devices build modules.
-            Err(_) => Err(cudarc::driver::DriverError(
-                CUresult::CUDA_ERROR_INVALID_CONTEXT,
-            )),
-        }
+        self.ctx.load_module(ptx)
     }
 }
 
@@ -515,6 +411,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn stats_count_up() {
+        let before = compile_stats();
+        bump(&COUNTERS.memory_hits);
+        assert!(compile_stats().memory_hits > before.memory_hits);
+    }
+
+    #[test]
     fn content_key_depends_on_code_and_mode() {
         let a = content_key("src", "a", false, 0);
         assert_eq!(a, content_key("src", "a", false, 0));
@@ -530,15 +433,5 @@ mod tests {
             content_key("src", "k<float>", false, 0),
             content_key("src", "k<double>", false, 0)
         );
-    }
-
-    #[test]
-    fn compile_source_display() {
-        let s = CompileSource {
-            origin: ModuleOrigin::DiskCache,
-            elapsed: Duration::from_micros(1500),
-        };
-        assert_eq!(s.to_string(), "loaded from the disk cache in 1.500 ms");
-        let _ = compile_stats();
     }
 }

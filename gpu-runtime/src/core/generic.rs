@@ -6,27 +6,9 @@
 
 use std::fmt;
 
-use crate::error::{Error, Result};
-use crate::kernel::{Kernel, ParamKind};
-use crate::scalar::{Scalar, ScalarType};
-
-/// One parameter of a generic kernel's template, in Rust declaration order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TemplateParam {
-    /// A type parameter (`typename T`), instantiated with a scalar type.
-    Type,
-    /// A const parameter (`unsigned long long N`), instantiated with a value.
-    Const,
-}
-
-impl fmt::Display for TemplateParam {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TemplateParam::Type => f.write_str("type"),
-            TemplateParam::Const => f.write_str("const"),
-        }
-    }
-}
+use crate::core::error::{Error, Result};
+use crate::core::kernel::{KernelSpec, ParamKind, TemplateParam};
+use crate::core::scalar::{Scalar, ScalarType};
 
 /// One template argument of a generic launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,13 +62,13 @@ fn template_type_name(ty: ScalarType) -> &'static str {
 }
 
 /// `scale<float, 256ULL>`: what NVRTC instantiates and lowers.
-pub(crate) fn name_expression(kernel: &Kernel, args: &[TemplateArg]) -> String {
+pub(crate) fn name_expression(kernel: &KernelSpec, args: &[TemplateArg]) -> String {
     let args: Vec<String> = args.iter().map(TemplateArg::cuda_spelling).collect();
     format!("{}<{}>", kernel.entry(), args.join(", "))
 }
 
 /// `scale::<f32, 256>`: how messages name an instantiation.
-pub(crate) fn rust_instantiation(kernel: &Kernel, args: &[TemplateArg]) -> String {
+pub(crate) fn rust_instantiation(kernel: &KernelSpec, args: &[TemplateArg]) -> String {
     if args.is_empty() {
         return kernel.name().to_string();
     }
@@ -99,7 +81,7 @@ fn describe_params(params: &[TemplateParam]) -> String {
     format!("<{}>", names.join(", "))
 }
 
-fn template_error(kernel: &Kernel, reason: String) -> Error {
+fn template_error(kernel: &KernelSpec, reason: String) -> Error {
     Error::TemplateArgs {
         kernel: kernel.name(),
         reason,
@@ -107,7 +89,7 @@ fn template_error(kernel: &Kernel, reason: String) -> Error {
 }
 
 /// Fails when a generic kernel is launched as a plain one, or the other way round.
-pub(crate) fn check_generic(kernel: &Kernel, generic_launch: bool) -> Result<()> {
+pub(crate) fn check_generic(kernel: &KernelSpec, generic_launch: bool) -> Result<()> {
     match (kernel.is_generic(), generic_launch) {
         (true, false) => Err(template_error(
             kernel,
@@ -128,7 +110,7 @@ pub(crate) fn check_generic(kernel: &Kernel, generic_launch: bool) -> Result<()>
 }
 
 /// Checks template arguments against the kernel's template parameters, count and kind.
-pub(crate) fn check_template_args(kernel: &Kernel, args: &[TemplateArg]) -> Result<()> {
+pub(crate) fn check_template_args(kernel: &KernelSpec, args: &[TemplateArg]) -> Result<()> {
     check_generic(kernel, true)?;
     let params = kernel.template_params();
     if args.len() != params.len() {
@@ -163,7 +145,10 @@ pub(crate) fn check_template_args(kernel: &Kernel, args: &[TemplateArg]) -> Resu
 
 /// The kernel's parameters with every generic one replaced by its instantiated type; `args`
 /// must already have passed [`check_template_args`].
-pub(crate) fn instantiate_params(kernel: &Kernel, args: &[TemplateArg]) -> Result<Vec<ParamKind>> {
+pub(crate) fn instantiate_params(
+    kernel: &KernelSpec,
+    args: &[TemplateArg],
+) -> Result<Vec<ParamKind>> {
     kernel
         .params()
         .iter()
@@ -179,7 +164,7 @@ pub(crate) fn instantiate_params(kernel: &Kernel, args: &[TemplateArg]) -> Resul
         .collect()
 }
 
-fn type_arg(kernel: &Kernel, args: &[TemplateArg], param: u8) -> Result<ScalarType> {
+fn type_arg(kernel: &KernelSpec, args: &[TemplateArg], param: u8) -> Result<ScalarType> {
     match args.get(usize::from(param)) {
         Some(TemplateArg::Type(ty)) => Ok(*ty),
         // check_well_formed rules this out for kernels that reach a launch.
@@ -192,47 +177,11 @@ fn type_arg(kernel: &Kernel, args: &[TemplateArg], param: u8) -> Result<ScalarTy
     }
 }
 
-/// Why a kernel's generic parts are inconsistent, if they are.
-pub(crate) fn generic_shape_problem(kernel: &Kernel) -> Option<String> {
-    let templates = kernel.template_params();
-    if kernel.is_generic() && templates.is_empty() {
-        return Some("it is generic but has no template parameters".to_string());
-    }
-    for (index, param) in kernel.params().iter().enumerate() {
-        let refers_to = match param {
-            ParamKind::GenericScalar { param } | ParamKind::GenericSlice { param, .. } => *param,
-            _ => continue,
-        };
-        if !kernel.is_generic() {
-            return Some(format!(
-                "parameter {index} is generic but the kernel has no template parameters"
-            ));
-        }
-        match templates.get(usize::from(refers_to)) {
-            Some(TemplateParam::Type) => {}
-            Some(TemplateParam::Const) => {
-                return Some(format!(
-                    "parameter {index} has the type of template parameter {refers_to}, which is \
-                     a const"
-                ))
-            }
-            None => {
-                return Some(format!(
-                    "parameter {index} refers to template parameter {refers_to}, but there are \
-                     only {}",
-                    templates.len()
-                ))
-            }
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    static SCALE: Kernel = Kernel::__generated_generic(
+    static SCALE: KernelSpec = KernelSpec::generic(
         "scale",
         "/* template source */",
         &[
@@ -248,7 +197,7 @@ mod tests {
         false,
     );
 
-    static PLAIN: Kernel = Kernel::__generated("plain", "plain", "/* src */", &[]);
+    static PLAIN: KernelSpec = KernelSpec::plain("plain", "plain", "/* src */", &[], "", false);
 
     fn reason(result: Result<impl fmt::Debug>) -> String {
         match result {
@@ -333,38 +282,5 @@ mod tests {
                 ParamKind::Scalar(ScalarType::U32),
             ]
         );
-    }
-
-    #[test]
-    fn malformed_generic_shapes() {
-        assert_eq!(generic_shape_problem(&SCALE), None);
-        assert_eq!(generic_shape_problem(&PLAIN), None);
-        let const_typed = Kernel::__generated_generic(
-            "k",
-            "",
-            &[ParamKind::GenericScalar { param: 1 }],
-            &[TemplateParam::Type, TemplateParam::Const],
-            "",
-            false,
-        );
-        assert!(generic_shape_problem(&const_typed)
-            .unwrap()
-            .contains("const"));
-        let out_of_range = Kernel::__generated_generic(
-            "k",
-            "",
-            &[ParamKind::GenericScalar { param: 4 }],
-            &[TemplateParam::Type],
-            "",
-            false,
-        );
-        assert!(generic_shape_problem(&out_of_range)
-            .unwrap()
-            .contains("only 1"));
-        let not_generic =
-            Kernel::__generated("k", "k", "", &[ParamKind::GenericScalar { param: 0 }]);
-        assert!(generic_shape_problem(&not_generic).is_some());
-        let no_params = Kernel::__generated_generic("k", "", &[], &[], "", false);
-        assert!(generic_shape_problem(&no_params).is_some());
     }
 }

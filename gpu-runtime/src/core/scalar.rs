@@ -2,8 +2,9 @@
 
 use std::fmt;
 
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use half::{bf16, f16};
+
+use crate::core::element::Element;
 
 // Kernels take `usize` as `unsigned long long`; CUDA hosts are 64-bit, and a 32-bit host would
 // silently disagree with the device about every usize buffer.
@@ -108,16 +109,7 @@ mod sealed {
 ///
 /// A kernel must store only `0` or `1` in `bool` elements (generated kernels always do), since
 /// any other byte is not a valid Rust `bool` once copied back.
-pub trait Scalar:
-    Copy
-    + Send
-    + Sync
-    + 'static
-    + DeviceRepr
-    + ValidAsZeroBits
-    + sealed::Sealed
-    + crate::cpu::element::Element
-{
+pub trait Scalar: Copy + Send + Sync + 'static + sealed::Sealed + Element {
     /// The runtime tag of this type.
     const TYPE: ScalarType;
 

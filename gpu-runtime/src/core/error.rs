@@ -1,11 +1,13 @@
 //! The one error type of the runtime; every message says what to do next.
+//!
+//! Failed CUDA calls are carried as plain data ([`DriverStatus`], [`NvrtcStatus`]), filled in
+//! by the CUDA layer when the call fails, so the error type names no CUDA library type and
+//! prints without calling into one.
 
+use std::fmt;
 use std::path::PathBuf;
 
-use cudarc::driver::DriverError;
-use cudarc::nvrtc::result::NvrtcError;
-
-use crate::backend::Backend;
+use crate::core::backend::Backend;
 
 /// The runtime's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -69,38 +71,38 @@ pub enum Error {
     },
 
     /// A CUDA driver call failed.
-    #[error("CUDA driver error while {context}: {}", describe_driver_error(.source))]
+    #[error("CUDA driver error while {context}: {source}")]
     Driver {
         /// What the runtime was doing.
         context: &'static str,
         /// The driver's status code.
-        source: DriverError,
+        source: DriverStatus,
     },
 
     /// The driver refused to start a kernel.
     #[error(
         "launching kernel `{kernel}` failed: {}; check the launch configuration and that the \
          device has not faulted earlier (synchronize after launches to find which one)",
-        describe_driver_error(.source)
+        .source
     )]
     Launch {
         /// The kernel's name.
         kernel: &'static str,
         /// The driver's status code.
-        source: DriverError,
+        source: DriverStatus,
     },
 
     /// A device allocation failed, usually for lack of memory.
     #[error(
         "allocating {bytes} bytes of device memory failed: {}; free buffers (Gpu::memory_stats \
          shows what this process holds) or process the data in smaller pieces",
-        describe_driver_error(.source)
+        .source
     )]
     Alloc {
         /// The size asked for.
         bytes: usize,
         /// The driver's status code.
-        source: DriverError,
+        source: DriverStatus,
     },
 
     /// The driver could not load a compiled kernel.
@@ -108,7 +110,7 @@ pub enum Error {
         "loading kernel `{kernel}` (compiled by NVRTC {nvrtc_version}) failed: {}; if the driver \
          is older than that NVRTC, update the NVIDIA driver or put a matching NVRTC first on \
          LD_LIBRARY_PATH",
-        describe_driver_error(.source)
+        .source
     )]
     ModuleLoad {
         /// The kernel's name.
@@ -116,16 +118,16 @@ pub enum Error {
         /// NVRTC's version, "major.minor".
         nvrtc_version: String,
         /// The driver's status code.
-        source: DriverError,
+        source: DriverStatus,
     },
 
     /// An NVRTC call other than the compilation itself failed.
-    #[error("NVRTC error while {context}: {source:?}{}", log_suffix(.log))]
+    #[error("NVRTC error while {context}: {source}{}", log_suffix(.log))]
     Nvrtc {
         /// What the runtime was doing.
         context: &'static str,
         /// NVRTC's status code.
-        source: NvrtcError,
+        source: NvrtcStatus,
         /// The program log, when there was one.
         log: String,
     },
@@ -339,25 +341,45 @@ pub enum Error {
     },
 }
 
-impl Error {
-    /// Wraps a driver status with what the runtime was doing.
-    pub(crate) fn driver(context: &'static str) -> impl FnOnce(DriverError) -> Error {
-        move |source| Error::Driver { context, source }
+/// A failed CUDA driver call's status, as the driver named and described it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DriverStatus {
+    /// The `CUresult` code.
+    pub code: u32,
+    /// The code's name, e.g. `CUDA_ERROR_OUT_OF_MEMORY`.
+    pub name: String,
+    /// The driver's description, when it could be asked for one.
+    pub description: Option<String>,
+}
+
+impl fmt::Display for DriverStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.description {
+            Some(text) => write!(f, "{} ({text})", self.name),
+            None => f.write_str(&self.name),
+        }
     }
 }
 
-/// Formats a driver status without calling into the driver when its name is enough.
-fn describe_driver_error(err: &DriverError) -> String {
-    // The enum's Debug name needs no FFI; the long description calls into libcuda, which would
-    // panic if it never loaded (only possible for errors built by hand, as in tests).
-    if !crate::loader::driver_loaded() {
-        return format!("{:?}", err.0);
-    }
-    match err.error_string() {
-        Ok(text) => format!("{:?} ({})", err.0, text.to_string_lossy()),
-        Err(_) => format!("{:?}", err.0),
+impl std::error::Error for DriverStatus {}
+
+/// A failed NVRTC call's status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NvrtcStatus {
+    /// The `nvrtcResult` code.
+    pub code: u32,
+    /// The code's name, e.g. `NVRTC_ERROR_INTERNAL_ERROR`.
+    pub name: String,
+}
+
+impl fmt::Display for NvrtcStatus {
+    // Worded as NVRTC statuses have always been shown in messages.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NvrtcError({})", self.name)
     }
 }
+
+impl std::error::Error for NvrtcStatus {}
 
 fn panic_location(file: &str, line: u32) -> String {
     if file.is_empty() {

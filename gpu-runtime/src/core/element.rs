@@ -90,16 +90,6 @@ pub trait Element: Copy + Send + Sync + 'static {
     fn from_bits(bits: u64) -> Self;
 }
 
-/// `x.to_bits()` on a kernel's type parameter: its bits, zero-extended to a `u64`.
-pub fn to_bits<T: crate::Scalar>(x: T) -> u64 {
-    Element::to_bits(x)
-}
-
-/// `T::from_bits(bits)` on a kernel's type parameter: the value from the low bits.
-pub fn from_bits<T: crate::Scalar>(bits: u64) -> T {
-    Element::from_bits(bits)
-}
-
 /// Loops a compare-and-swap on `atomic` until `f(old)` is stored; returns the old bits.
 macro_rules! cas_loop {
     ($atomic:expr, $from:expr, $to:expr, $f:expr) => {{

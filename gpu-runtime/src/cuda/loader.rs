@@ -7,7 +7,7 @@
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// Which CUDA library an entry point belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,31 +1,11 @@
-//! Which backend runs kernels: a CUDA device, or the CPU backend that runs every kernel's CPU
-//! twin with the same semantics; and how [`Gpu::best`] picks one.
+//! Which backend [`Gpu::best`] picks: `GPU_BACKEND` asks for one, and CUDA device 0 is used
+//! when it opens, else the CPU backend.
 
-use std::fmt;
-
+use crate::core::error::{Error, Result};
 use crate::device::Gpu;
-use crate::error::{Error, Result};
 
 /// The environment variable [`Gpu::best`] reads: `cpu`, `cuda` or `auto` (the default).
 pub const BACKEND_ENV: &str = "GPU_BACKEND";
-
-/// What runs a device's kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Backend {
-    /// A CUDA GPU: kernels are compiled by NVRTC and launched through the driver.
-    Cuda,
-    /// The host CPU: each kernel's CPU twin runs every thread of the grid.
-    Cpu,
-}
-
-impl fmt::Display for Backend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Backend::Cuda => "CUDA",
-            Backend::Cpu => "CPU",
-        })
-    }
-}
 
 /// What `GPU_BACKEND` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +82,7 @@ pub fn test_device() -> Gpu {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::backend::Backend;
 
     #[test]
     fn parses_the_environment_variable() {

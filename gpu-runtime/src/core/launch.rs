@@ -3,7 +3,7 @@
 //! Validation is pure so it is tested without a GPU; a bad configuration becomes an error that
 //! names the limit rather than a bare CUDA status code.
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// Shared memory a block may use without opting in through a function attribute.
 pub const DEFAULT_SHARED_MEM_PER_BLOCK: u32 = 48 * 1024;

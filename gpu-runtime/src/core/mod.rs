@@ -1,0 +1,16 @@
+//! The bottom layer: backend-neutral data every other layer shares. Errors, the backend
+//! choice, scalar types and their host representation, kernel descriptions and template
+//! arguments, launch geometry and limits, device properties, checked-mode records and the
+//! disk-cache format. It imports nothing above it: no CUDA, no CPU backend, no public front.
+
+pub(crate) mod backend;
+pub(crate) mod cache;
+pub(crate) mod checks;
+pub(crate) mod compiled;
+pub(crate) mod element;
+pub(crate) mod error;
+pub(crate) mod generic;
+pub(crate) mod info;
+pub(crate) mod kernel;
+pub(crate) mod launch;
+pub(crate) mod scalar;

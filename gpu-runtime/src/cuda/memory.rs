@@ -1,0 +1,242 @@
+//! Device memory and page-locked host memory on a CUDA device, and the copies between them.
+//!
+//! cudarc wants its own marker traits (`DeviceRepr`, `ValidAsZeroBits`) on element types; the
+//! runtime's [`Scalar`] must not depend on cudarc, so memory here is typed by [`Elem<T>`], a
+//! transparent wrapper this layer marks, and host slices are viewed as `Elem<T>` in place.
+
+use std::sync::Arc;
+
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchArgs,
+    PinnedHostSlice, PushKernelArg, SyncOnDrop, ValidAsZeroBits,
+};
+
+use crate::core::error::{Error, Result};
+use crate::core::scalar::Scalar;
+
+/// A [`Scalar`] as cudarc sees it: same layout, cudarc's marker traits.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Elem<T>(T);
+
+// SAFETY: every Scalar is a plain primitive (bool, integers, floats, half's f16/bf16): no
+// padding, no pointers, the same layout on the host and the device; Elem is transparent.
+unsafe impl<T: Scalar> DeviceRepr for Elem<T> {}
+// SAFETY: all-zero bytes are a valid value of every Scalar (false, 0, +0.0).
+unsafe impl<T: Scalar> ValidAsZeroBits for Elem<T> {}
+
+/// `data` viewed as cudarc elements.
+fn elems<T: Scalar>(data: &[T]) -> &[Elem<T>] {
+    // SAFETY: Elem<T> is repr(transparent) over T, so the slices have one layout.
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast(), data.len()) }
+}
+
+/// `data` viewed as cudarc elements, for writing.
+fn elems_mut<T: Scalar>(data: &mut [T]) -> &mut [Elem<T>] {
+    // SAFETY: as in `elems`; the exclusive borrow carries over.
+    unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast(), data.len()) }
+}
+
+/// Elements read back from the device, unwrapped without copying.
+fn unwrap_vec<T: Scalar>(data: Vec<Elem<T>>) -> Vec<T> {
+    let mut data = std::mem::ManuallyDrop::new(data);
+    // SAFETY: Elem<T> is repr(transparent) over T (same size and alignment), so the allocation
+    // and its initialised elements are a valid Vec<T>; the original is not dropped.
+    unsafe { Vec::from_raw_parts(data.as_mut_ptr().cast(), data.len(), data.capacity()) }
+}
+
+/// A typed device allocation, freed (stream-ordered) on drop.
+pub(crate) struct CudaMemory<T: Scalar> {
+    // Holds max(len, 1) elements: the driver rejects zero-byte allocations, and an empty buffer
+    // still needs a valid pointer to pass to kernels.
+    slice: CudaSlice<Elem<T>>,
+}
+
+impl<T: Scalar> CudaMemory<T> {
+    /// `len` zeroed elements (`bytes` is their size, for the error).
+    pub(crate) fn zeroed(stream: &Arc<CudaStream>, len: usize, bytes: usize) -> Result<Self> {
+        let slice = stream
+            .alloc_zeros::<Elem<T>>(len)
+            .map_err(|source| Error::Alloc {
+                bytes,
+                source: source.into(),
+            })?;
+        Ok(CudaMemory { slice })
+    }
+
+    /// A copy of `data` (`bytes` is its size, for the error).
+    pub(crate) fn from_host(stream: &Arc<CudaStream>, data: &[T], bytes: usize) -> Result<Self> {
+        let slice = stream
+            .clone_htod(elems(data))
+            .map_err(|source| Error::Alloc {
+                bytes,
+                source: source.into(),
+            })?;
+        Ok(CudaMemory { slice })
+    }
+
+    /// The elements of a non-empty buffer, as a new vector (queued; the caller synchronizes).
+    pub(crate) fn to_vec(&self, stream: &Arc<CudaStream>) -> Result<Vec<T>> {
+        let all = stream
+            .clone_dtoh(&self.slice)
+            .map_err(Error::driver("copying device to host"))?;
+        Ok(unwrap_vec(all))
+    }
+
+    /// Overwrites a non-empty buffer with `data`, of its length. A pageable source is staged by the driver
+    /// before this returns, so `data` may be reused.
+    pub(crate) fn write(&mut self, stream: &Arc<CudaStream>, data: &[T]) -> Result<()> {
+        stream
+            .memcpy_htod(elems(data), &mut self.slice)
+            .map_err(Error::driver("copying host to device"))
+    }
+
+    /// Copies a non-empty buffer into `out`, of its length (queued; the caller synchronizes).
+    pub(crate) fn read(&self, stream: &Arc<CudaStream>, out: &mut [T]) -> Result<()> {
+        stream
+            .memcpy_dtoh(&self.slice, elems_mut(out))
+            .map_err(Error::driver("copying device to host"))
+    }
+
+    /// Copies `src`, of this buffer's length, here (device to device, or peer to peer).
+    pub(crate) fn copy_from(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        src: &CudaMemory<T>,
+    ) -> Result<()> {
+        stream
+            .memcpy_dtod(&src.slice, &mut self.slice)
+            .map_err(Error::driver("copying device to device"))
+    }
+
+    /// Queues a copy from page-locked memory, ordered after earlier copies on it.
+    pub(crate) fn copy_from_pinned(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        src: &CudaPinned<T>,
+    ) -> Result<()> {
+        src.before_copy(stream)?;
+        stream
+            .memcpy_htod(&src.memory, &mut self.slice)
+            .map_err(Error::driver("copying pinned host memory to device"))?;
+        src.after_copy(stream)
+    }
+
+    /// Queues a copy into page-locked memory, ordered after earlier copies on it.
+    pub(crate) fn copy_to_pinned(
+        &self,
+        stream: &Arc<CudaStream>,
+        dst: &mut CudaPinned<T>,
+    ) -> Result<()> {
+        dst.before_copy(stream)?;
+        stream
+            .memcpy_dtoh(&self.slice, &mut dst.memory)
+            .map_err(Error::driver("copying device to pinned host memory"))?;
+        dst.after_copy(stream)
+    }
+
+    /// The device address, held for reading on `stream` until the guard drops.
+    pub(crate) fn device_ptr<'a>(&'a self, stream: &'a CudaStream) -> (u64, SyncOnDrop<'a>) {
+        self.slice.device_ptr(stream)
+    }
+
+    /// The device address, held for writing on `stream` until the guard drops.
+    pub(crate) fn device_ptr_mut<'a>(
+        &'a mut self,
+        stream: &'a CudaStream,
+    ) -> (u64, SyncOnDrop<'a>) {
+        self.slice.device_ptr_mut(stream)
+    }
+}
+
+/// Device memory with its element type erased, as a launch pushes it.
+pub(crate) trait LaunchMemory {
+    /// Pushes the pointer as read-only, so cudarc records a read.
+    fn push<'s>(&'s self, builder: &mut LaunchArgs<'s>);
+    /// Pushes the pointer as written, so cudarc orders later readers after this launch.
+    fn push_mut<'s>(&'s mut self, builder: &mut LaunchArgs<'s>);
+}
+
+impl<T: Scalar> LaunchMemory for CudaMemory<T> {
+    fn push<'s>(&'s self, builder: &mut LaunchArgs<'s>) {
+        builder.arg(&self.slice);
+    }
+
+    fn push_mut<'s>(&'s mut self, builder: &mut LaunchArgs<'s>) {
+        builder.arg(&mut self.slice);
+    }
+}
+
+/// Page-locked host memory registered with a CUDA context.
+pub(crate) struct CudaPinned<T: Scalar> {
+    // Holds max(len, 1) elements: the driver may refuse zero-byte host allocations.
+    memory: PinnedHostSlice<Elem<T>>,
+    // Recorded after every copy queued on this memory. cudarc's own event in PinnedHostSlice
+    // is only recorded once a context has several streams, so a copy on the lone default
+    // stream would otherwise not be waited for.
+    done: CudaEvent,
+}
+
+impl<T: Scalar> CudaPinned<T> {
+    /// `alloc_len` zeroed elements; the caller checked that their size does not overflow.
+    pub(crate) fn zeroed(ctx: &Arc<CudaContext>, alloc_len: usize) -> Result<Self> {
+        // Plain page-locked memory (flags 0), not write-combined: results copied back are read
+        // by the host, and write-combined memory is very slow to read.
+        // SAFETY: the memory is uninitialised until zeroed below, and nothing reads it first.
+        let mut memory = unsafe { ctx.alloc_pinned_with_flags::<Elem<T>>(alloc_len, 0) }
+            .map_err(Error::driver("allocating page-locked host memory"))?;
+        let ptr = memory
+            .as_mut_ptr()
+            .map_err(Error::driver("allocating page-locked host memory"))?;
+        // SAFETY: `ptr` points to `alloc_len` properly aligned elements just allocated for us and
+        // not shared; all-zero bytes are a valid `T` (Elem's ValidAsZeroBits).
+        unsafe { ptr.write_bytes(0, alloc_len) };
+        let done = ctx
+            .new_event(None)
+            .map_err(Error::driver("creating an event for pinned memory"))?;
+        Ok(CudaPinned { memory, done })
+    }
+
+    /// The first `len` elements, after waiting for copies into them.
+    pub(crate) fn as_slice(&self, len: usize) -> Result<&[T]> {
+        let all = self
+            .memory
+            .as_slice()
+            .map_err(Error::driver("waiting for copies into pinned memory"))?;
+        let all = &all[..len];
+        // SAFETY: Elem<T> is repr(transparent) over T.
+        Ok(unsafe { std::slice::from_raw_parts(all.as_ptr().cast(), len) })
+    }
+
+    /// The first `len` elements, mutably, after waiting for copies out of them.
+    pub(crate) fn as_mut_slice(&mut self, len: usize) -> Result<&mut [T]> {
+        let all = self
+            .memory
+            .as_mut_slice()
+            .map_err(Error::driver("waiting for copies out of pinned memory"))?;
+        let all = &mut all[..len];
+        // SAFETY: Elem<T> is repr(transparent) over T; the exclusive borrow carries over.
+        Ok(unsafe { std::slice::from_raw_parts_mut(all.as_mut_ptr().cast(), len) })
+    }
+
+    /// Blocks until every copy queued on this memory has finished.
+    pub(crate) fn wait(&self) -> Result<()> {
+        self.done
+            .synchronize()
+            .map_err(Error::driver("waiting for copies on pinned memory"))
+    }
+
+    /// Orders a copy about to be queued on `stream` after earlier copies on any stream.
+    fn before_copy(&self, stream: &CudaStream) -> Result<()> {
+        stream
+            .wait(&self.done)
+            .map_err(Error::driver("ordering a copy after earlier pinned copies"))
+    }
+
+    /// Marks the copy just queued on `stream`, so host views wait for it.
+    fn after_copy(&self, stream: &CudaStream) -> Result<()> {
+        self.done
+            .record(stream)
+            .map_err(Error::driver("recording a pinned copy"))
+    }
+}

@@ -1,0 +1,150 @@
+//! A CUDA stream with its checked-launch count, and the launch itself.
+
+use std::cell::RefMut;
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaStream, LaunchArgs, PushKernelArg};
+
+use crate::core::cache::CacheConfig;
+use crate::core::checks::{resolve_checked, PendingChecks};
+use crate::core::error::{Error, Result};
+use crate::core::generic::TemplateArg;
+use crate::core::kernel::KernelSpec;
+use crate::core::launch::{plan_for_function, DeviceLimits, LaunchConfig, SharedMemPlan};
+use crate::core::scalar::ScalarValue;
+use crate::cuda::device::CudaDevice;
+use crate::cuda::event::CudaMarker;
+use crate::cuda::memory::LaunchMemory;
+
+/// A CUDA stream and the checked launches queued on it.
+#[derive(Clone)]
+pub(crate) struct CudaQueue {
+    pub(crate) stream: Arc<CudaStream>,
+    /// Checked launches queued here, shared by every handle to this queue.
+    pub(crate) checks: Arc<PendingChecks>,
+}
+
+/// A launch argument unpacked into storage that outlives cudarc's launch builder.
+pub(crate) enum CudaArg<'s> {
+    Scalar(ScalarValue),
+    Slice(&'s dyn LaunchMemory, u64),
+    SliceMut(RefMut<'s, dyn LaunchMemory>, u64),
+}
+
+impl CudaQueue {
+    pub(crate) fn new(stream: Arc<CudaStream>, checks: Arc<PendingChecks>) -> CudaQueue {
+        CudaQueue { stream, checks }
+    }
+
+    /// The driver's handle, for messages.
+    pub(crate) fn handle(&self) -> cudarc::driver::sys::CUstream {
+        self.stream.cu_stream()
+    }
+
+    /// Blocks until the work queued so far has finished; reports faults and checked-mode
+    /// panics.
+    pub(crate) fn synchronize(&self, device: &CudaDevice) -> Result<()> {
+        let through = self.checks.launched();
+        self.stream.synchronize().map_err(Error::driver(
+            "synchronizing a stream (a kernel may have faulted)",
+        ))?;
+        device.report_panics(&self.checks, through)
+    }
+
+    /// Records an event (timing enabled) after the work queued so far.
+    pub(crate) fn record_event(&self) -> Result<CudaMarker> {
+        let through = self.checks.launched();
+        let event = self
+            .stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(Error::driver("recording an event"))?;
+        let check = self
+            .checks
+            .pending(through)
+            .then(|| (self.checks.clone(), through));
+        Ok(CudaMarker { event, check })
+    }
+
+    /// Makes later work wait for `marker`, without blocking the host; CUDA lets a stream wait
+    /// for an event of another device.
+    pub(crate) fn wait(&self, marker: &CudaMarker) -> Result<()> {
+        self.stream
+            .wait(&marker.event)
+            .map_err(Error::driver("making a stream wait for an event"))
+    }
+
+    /// Launches `kernel` with `args`, already checked against its parameters and the device:
+    /// compiles it on first use, opts it into the dynamic shared memory `config` asks for, and
+    /// counts the launch for checked mode.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch(
+        &self,
+        device: &CudaDevice,
+        kernel: &'static KernelSpec,
+        template_args: &[TemplateArg],
+        config: LaunchConfig,
+        limits: &DeviceLimits,
+        cache: impl FnOnce() -> CacheConfig,
+        args: &mut [CudaArg<'_>],
+    ) -> Result<()> {
+        let checked = resolve_checked(config.checked, kernel.checked_by_default());
+        let loaded = device.loaded_kernel(kernel, checked, template_args, cache)?;
+        let plan = plan_for_function(kernel.name(), &config, limits, &loaded.limits)?;
+        if let SharedMemPlan::OptIn(bytes) = plan {
+            loaded.allow_dynamic_shared_mem(&device.ctx, bytes)?;
+        }
+
+        let cuda_config = cudarc::driver::LaunchConfig {
+            grid_dim: (config.grid.x, config.grid.y, config.grid.z),
+            block_dim: (config.block.x, config.block.y, config.block.z),
+            shared_mem_bytes: config.shared_mem_bytes,
+        };
+        let mut builder = self.stream.launch_builder(&loaded.function);
+        for arg in args.iter_mut() {
+            match arg {
+                CudaArg::Scalar(value) => push_scalar(&mut builder, value),
+                CudaArg::Slice(memory, len) => {
+                    memory.push(&mut builder);
+                    builder.arg(&*len);
+                }
+                CudaArg::SliceMut(memory, len) => {
+                    memory.push_mut(&mut builder);
+                    builder.arg(&*len);
+                }
+            }
+        }
+        // SAFETY: the arguments match the kernel's parameters (instantiated for a generic one)
+        // in number, kind, element type and mutability (checked by the caller), and the macro
+        // emits the entry (or the template NVRTC instantiated and lowered) with exactly that
+        // ABI: scalars by value, each slice as a device pointer plus its u64 length, which
+        // generated kernels bound-check against. Every pointer is a live allocation on this
+        // stream's device, kept alive by the borrows in `args`; cudarc orders the launch after
+        // pending writes to the buffers (and records its own) through their events. The
+        // lengths and scalar values live in `args`, which outlives `builder`.
+        unsafe { builder.launch(cuda_config) }.map_err(|source| Error::Launch {
+            kernel: kernel.name(),
+            source: source.into(),
+        })?;
+        self.checks.note_kernel_launch();
+        if loaded.has_checks {
+            self.checks.note_launch();
+            device.device_checks.note_launch();
+        }
+        Ok(())
+    }
+}
+
+fn push_scalar<'b>(builder: &mut LaunchArgs<'b>, value: &'b ScalarValue) {
+    match value {
+        ScalarValue::Bool(v) => builder.arg(v),
+        ScalarValue::I32(v) => builder.arg(v),
+        ScalarValue::U32(v) => builder.arg(v),
+        ScalarValue::I64(v) => builder.arg(v),
+        ScalarValue::U64(v) => builder.arg(v),
+        ScalarValue::F32(v) => builder.arg(v),
+        ScalarValue::F64(v) => builder.arg(v),
+        ScalarValue::F16(v) => builder.arg(v),
+        ScalarValue::Bf16(v) => builder.arg(v),
+    };
+}
