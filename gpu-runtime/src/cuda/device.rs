@@ -1,4 +1,6 @@
-//! A CUDA device: its primary context, default stream, loaded modules and checked-mode state.
+//! A CUDA device: its primary context, default stream, loaded modules and checked-mode state,
+//! and opening it. Its other methods live with what they do: queues and synchronization in
+//! `stream.rs`, compiling and loading in `modules.rs`, the error slot in `checked.rs`.
 
 use std::sync::{Arc, OnceLock};
 
@@ -10,10 +12,9 @@ use crate::core::backend::Backend;
 use crate::core::checks::PendingChecks;
 use crate::core::error::{Error, Result};
 use crate::core::info::DeviceInfo;
-use crate::cuda::checked::ErrorSlot;
+use crate::cuda::error_slot::ErrorSlot;
 use crate::cuda::loader::{guarded, Library};
-use crate::cuda::modules::ModuleCache;
-use crate::cuda::stream::CudaQueue;
+use crate::cuda::module_cache::ModuleCache;
 
 /// A CUDA device's context, default stream, loaded modules and checked-mode state.
 pub(crate) struct CudaDevice {
@@ -63,30 +64,6 @@ impl CudaDevice {
             device_checks: PendingChecks::default(),
         };
         Ok((device, info))
-    }
-
-    /// The device's default (legacy NULL) stream.
-    pub(crate) fn default_queue(&self) -> CudaQueue {
-        CudaQueue::new(self.default_stream.clone(), self.default_checks.clone())
-    }
-
-    /// A new non-blocking stream.
-    pub(crate) fn new_queue(&self) -> Result<CudaQueue> {
-        let stream = self
-            .ctx
-            .new_stream()
-            .map_err(Error::driver("creating a stream"))?;
-        Ok(CudaQueue::new(stream, Arc::default()))
-    }
-
-    /// Blocks until all work on the device has finished; reports faults and checked-mode
-    /// panics.
-    pub(crate) fn synchronize(&self) -> Result<()> {
-        let through = self.device_checks.launched();
-        self.ctx
-            .synchronize()
-            .map_err(Error::driver("synchronizing the device"))?;
-        self.report_panics(&self.device_checks, through)
     }
 }
 

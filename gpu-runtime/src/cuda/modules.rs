@@ -1,11 +1,10 @@
 //! Getting a launchable function for a kernel: in-process cache, then disk cache, then NVRTC.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute_enum as FuncAttr;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::driver::CudaModule;
 use cudarc::nvrtc::Ptx;
 use sha2::{Digest, Sha256};
 
@@ -18,66 +17,7 @@ use crate::core::kernel::KernelSpec;
 use crate::core::launch::FunctionLimits;
 use crate::cuda::compile::{self, choose_target, describe_archs};
 use crate::cuda::device::CudaDevice;
-
-/// A loaded kernel function and what it allows.
-pub(crate) struct LoadedKernel {
-    pub(crate) function: CudaFunction,
-    pub(crate) limits: FunctionLimits,
-    /// Whether this is a checked build wired to the device's error slot, so its launches must
-    /// be checked for panics.
-    pub(crate) has_checks: bool,
-    /// Its key in `Maps::by_content`.
-    content: [u8; 32],
-    /// The dynamic shared memory this function has been opted into so far.
-    dynamic_smem_allowed: AtomicU32,
-}
-
-impl LoadedKernel {
-    /// Raises the function's dynamic shared-memory allowance to at least `bytes`.
-    pub(crate) fn allow_dynamic_shared_mem(&self, ctx: &CudaContext, bytes: u32) -> Result<()> {
-        if self.dynamic_smem_allowed.load(Ordering::Relaxed) >= bytes {
-            return Ok(());
-        }
-        let value = i32::try_from(bytes).map_err(|_| {
-            Error::InvalidLaunch(format!(
-                "dynamic shared memory of {bytes} bytes is too large"
-            ))
-        })?;
-        ctx.bind_to_thread()
-            .map_err(Error::driver("binding the context"))?;
-        self.function
-            .set_attribute(
-                FuncAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                value,
-            )
-            .map_err(Error::driver(
-                "opting a kernel into more than 48 KiB of dynamic shared memory",
-            ))?;
-        self.dynamic_smem_allowed
-            .fetch_max(bytes, Ordering::Relaxed);
-        Ok(())
-    }
-}
-
-/// Kernels already loaded on one device.
-#[derive(Default)]
-pub(crate) struct ModuleCache {
-    maps: Mutex<Maps>,
-}
-
-/// Loaded variants of one kernel in one mode, by template arguments (empty when not generic).
-type Variants = HashMap<Box<[TemplateArg]>, Arc<LoadedKernel>>;
-
-#[derive(Default)]
-struct Maps {
-    /// By (address of the `static Kernel`, checked), then template arguments: the launch fast
-    /// path, no hashing of source.
-    by_kernel: HashMap<(usize, bool), Variants>,
-    /// By sha256 of (source, entry or name expression, mode): kernels with identical code
-    /// share one module. Checked modules also key on their kernel id, since their globals name
-    /// one kernel. The other options are fixed per device and process.
-    by_content: HashMap<[u8; 32], Arc<LoadedKernel>>,
-}
+use crate::cuda::module_cache::LoadedKernel;
 
 fn content_key(source: &str, entry: &str, checked: bool, kernel_id: u32) -> [u8; 32] {
     let mut hasher = Sha256::new();
@@ -283,13 +223,7 @@ impl CudaDevice {
             num_regs: attr(FuncAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
             static_shared_bytes: attr(FuncAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
         };
-        Ok(LoadedKernel {
-            function,
-            limits,
-            has_checks,
-            content,
-            dynamic_smem_allowed: AtomicU32::new(0),
-        })
+        Ok(LoadedKernel::new(function, limits, has_checks, content))
     }
 
     /// Disk cache, else NVRTC (storing the result on disk). Returns the module and the name
@@ -393,16 +327,6 @@ impl CudaDevice {
             },
         };
         self.ctx.load_module(ptx)
-    }
-}
-
-impl ModuleCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Maps> {
-        // A panic while holding the lock cannot leave the maps half-updated (each update is one
-        // insert or remove), so a poisoned lock is still usable.
-        self.maps
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 

@@ -1,4 +1,5 @@
-//! A CUDA stream with its checked-launch count, and the launch itself.
+//! A CUDA stream with its checked-launch count, making one on a device, synchronizing, and
+//! the launch itself.
 
 use std::cell::RefMut;
 use std::sync::Arc;
@@ -30,6 +31,32 @@ pub(crate) enum CudaArg<'s> {
     Scalar(ScalarValue),
     Slice(&'s dyn LaunchMemory, u64),
     SliceMut(RefMut<'s, dyn LaunchMemory>, u64),
+}
+
+impl CudaDevice {
+    /// The device's default (legacy NULL) stream.
+    pub(crate) fn default_queue(&self) -> CudaQueue {
+        CudaQueue::new(self.default_stream.clone(), self.default_checks.clone())
+    }
+
+    /// A new non-blocking stream.
+    pub(crate) fn new_queue(&self) -> Result<CudaQueue> {
+        let stream = self
+            .ctx
+            .new_stream()
+            .map_err(Error::driver("creating a stream"))?;
+        Ok(CudaQueue::new(stream, Arc::default()))
+    }
+
+    /// Blocks until all work on the device has finished; reports faults and checked-mode
+    /// panics.
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        let through = self.device_checks.launched();
+        self.ctx
+            .synchronize()
+            .map_err(Error::driver("synchronizing the device"))?;
+        self.report_panics(&self.device_checks, through)
+    }
 }
 
 impl CudaQueue {
