@@ -10,7 +10,6 @@ use crate::core::error::{Error, Result};
 use crate::core::info::{DeviceInfo, MemoryCounters, MemoryStats};
 use crate::core::launch::DeviceLimits;
 use crate::dispatch::DeviceImpl;
-use crate::stream::Stream;
 
 /// A device that runs kernels: a CUDA GPU, or the CPU backend ([`Gpu::cpu`]). Cheap to clone;
 /// every handle to one device shares one context, one module cache and one set of memory
@@ -116,16 +115,6 @@ impl Gpu {
     /// that runs there also runs on current GPUs).
     pub fn limits(&self) -> DeviceLimits {
         self.inner.info.limits()
-    }
-
-    /// The device's default (legacy NULL) stream.
-    pub fn default_stream(&self) -> Stream {
-        Stream::new(self.clone(), self.inner.device.default_queue())
-    }
-
-    /// A new non-blocking stream; buffers used across streams are ordered with events.
-    pub fn new_stream(&self) -> Result<Stream> {
-        Ok(Stream::new(self.clone(), self.inner.device.new_queue()?))
     }
 
     /// Device memory currently held through this crate's buffers, and the peak.

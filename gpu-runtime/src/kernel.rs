@@ -1,18 +1,13 @@
 //! Kernels as the macro emits them, and the typed arguments a launch passes to them.
 
-use std::cell::{RefCell, RefMut};
+use std::cell::RefCell;
 use std::fmt;
 
 use crate::buffer::{DeviceBuffer, LaunchSlice};
-use crate::core::backend::Backend;
-use crate::core::error::{Error, Result};
-use crate::core::generic::{rust_instantiation, TemplateArg};
 use crate::core::kernel::TemplateParam;
 use crate::core::kernel::{KernelSpec, ParamKind};
 use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
-use crate::cpu::CpuArg;
 use crate::cpu::CpuKernelFn;
-use crate::cuda::stream::CudaArg;
 
 /// A kernel as the macro emits it: built in a `static`.
 pub struct Kernel {
@@ -254,90 +249,6 @@ impl fmt::Debug for KernelArg<'_> {
             _ => write!(f, "KernelArg({})", self.kind()),
         }
     }
-}
-
-/// A `&mut` buffer argument, borrowed exclusively for the length of a launch.
-pub(crate) type Exclusive<'s, 'a> = RefMut<'s, &'a mut dyn LaunchSlice>;
-
-/// Borrows a `&mut` buffer argument for a launch.
-#[inline]
-fn borrow_exclusive<'s, 'a>(
-    kernel: &Kernel,
-    cell: &'s RefCell<&'a mut dyn LaunchSlice>,
-) -> Result<Exclusive<'s, 'a>> {
-    cell.try_borrow_mut().map_err(|_| Error::InvalidKernel {
-        kernel: kernel.name().to_string(),
-        reason: "a mutable argument is already borrowed (launch re-entered)".to_string(),
-    })
-}
-
-/// The arguments as a CUDA launch pushes them, with the `&mut` buffers borrowed exclusively.
-#[inline]
-pub(crate) fn cuda_args<'s>(
-    kernel: &Kernel,
-    args: &'s [KernelArg<'_>],
-) -> Result<Vec<CudaArg<'s>>> {
-    let mut unpacked = Vec::with_capacity(args.len());
-    for arg in args {
-        unpacked.push(cuda_arg(kernel, arg)?);
-    }
-    Ok(unpacked)
-}
-
-/// One argument as the CUDA launch pushes it.
-fn cuda_arg<'s>(kernel: &Kernel, arg: &'s KernelArg<'_>) -> Result<CudaArg<'s>> {
-    // Unreachable: every buffer was checked to be on this CUDA device.
-    let host_buffer = || Error::WrongBackend {
-        what: format!("a buffer argument of kernel `{}`", kernel.name()),
-        expected: Backend::Cuda,
-        found: Backend::Cpu,
-    };
-    Ok(match &arg.inner {
-        ArgInner::Scalar(_, value) => CudaArg::Scalar(*value),
-        ArgInner::Slice(buf) => {
-            CudaArg::Slice(buf.cuda_memory().ok_or_else(host_buffer)?, buf.len() as u64)
-        }
-        ArgInner::SliceMut(cell) => {
-            let buf = borrow_exclusive(kernel, cell)?;
-            let len = buf.len() as u64;
-            let memory =
-                RefMut::filter_map(buf, |buf| buf.cuda_memory_mut()).map_err(|_| host_buffer())?;
-            CudaArg::SliceMut(memory, len)
-        }
-    })
-}
-
-/// The arguments as the CPU backend reads them, with the exclusive borrows of the `&mut`
-/// buffers among them.
-#[inline]
-pub(crate) fn cpu_args<'s, 'a>(
-    kernel: &Kernel,
-    template_args: &[TemplateArg],
-    args: &'s [KernelArg<'a>],
-) -> Result<(Vec<CpuArg>, Vec<Exclusive<'s, 'a>>)> {
-    let mut exclusive = Vec::new();
-    let mut unpacked = Vec::with_capacity(args.len());
-    for (index, arg) in args.iter().enumerate() {
-        let host_memory = |ptr: Option<*mut u8>| {
-            ptr.ok_or_else(|| Error::CpuBackend {
-                kernel: rust_instantiation(kernel.spec(), template_args),
-                reason: format!("argument {index} is not in host memory"),
-            })
-        };
-        unpacked.push(match &arg.inner {
-            ArgInner::Scalar(ty, value) => CpuArg::scalar(*ty, *value),
-            ArgInner::Slice(buf) => {
-                CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), false)
-            }
-            ArgInner::SliceMut(cell) => {
-                let buf = borrow_exclusive(kernel, cell)?;
-                let arg = CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), true);
-                exclusive.push(buf);
-                arg
-            }
-        });
-    }
-    Ok((unpacked, exclusive))
 }
 
 #[cfg(test)]

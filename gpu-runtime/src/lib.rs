@@ -58,7 +58,9 @@
 //   backend's code. Imports the backends and `core/`.
 // - the front: the public types (`Gpu`, `Stream`, `DeviceBuffer`, `PinnedBuffer`, `Event`,
 //   `Graph`, `Kernel`, `blas::Blas`), which check what is backend-neutral and call `dispatch`
-//   (naming backend types only to hold or pass them, and cuBLAS, which is CUDA-only).
+//   (naming backend types only to hold or pass them, and cuBLAS, which is CUDA-only). Methods
+//   that need a higher file's type live in that file (`Gpu::default_stream` in `stream.rs`,
+//   `Stream::launch` in `launch.rs`), so the front's files import each other without a cycle.
 //
 // A new backend operation is one method in `dispatch`, one implementation in `cuda/` and one
 // in `cpu/`, and one front method (docs/ARCHITECTURE.md, "The runtime's layers").
@@ -73,6 +75,7 @@ mod dispatch;
 mod event;
 mod graph;
 mod kernel;
+mod launch;
 mod pinned;
 mod select;
 mod stream;
