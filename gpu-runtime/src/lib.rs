@@ -58,9 +58,12 @@
 //   backend's code. Imports the backends and `core/`.
 // - the front: the public types (`Gpu`, `Stream`, `DeviceBuffer`, `PinnedBuffer`, `Event`,
 //   `Graph`, `Kernel`, `blas::Blas`), which check what is backend-neutral and call `dispatch`
-//   (naming backend types only to hold or pass them, and cuBLAS, which is CUDA-only). Methods
-//   that need a higher file's type live in that file (`Gpu::default_stream` in `stream.rs`,
-//   `Stream::launch` in `launch.rs`), so the front's files import each other without a cycle.
+//   (naming backend types only to hold or pass them, and cuBLAS, which is CUDA-only).
+//
+// Within a layer the files import each other in one direction too: a type's fields come from
+// files below it, and a method that needs a type of a file above lives in that file
+// (`Gpu::default_stream` in `stream.rs`, `Stream::launch` in `launch.rs`,
+// `CudaDevice::new_queue` in `cuda/stream.rs`).
 //
 // A new backend operation is one method in `dispatch`, one implementation in `cuda/` and one
 // in `cpu/`, and one front method (docs/ARCHITECTURE.md, "The runtime's layers").

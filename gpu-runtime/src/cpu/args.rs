@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use crate::core::element::Element;
 use crate::core::generic::TemplateArg;
 use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
-use crate::cpu::exec::LaunchState;
+use crate::cpu::launch_state::LaunchState;
 use crate::cpu::slice::CpuSlice;
 
 /// Tag bit of a slice argument (the low byte is the element or scalar type).

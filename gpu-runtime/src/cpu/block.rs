@@ -11,8 +11,7 @@ use std::cell::{Cell, RefCell};
 use crate::core::launch::DeviceLimits;
 use crate::core::scalar::Scalar;
 use crate::cpu::memory::{RawMemory, HOST_ALIGN};
-use crate::cpu::mma::MmaFragments;
-use crate::cpu::thread::WARP_SIZE;
+use crate::cpu::warp::WARP_SIZE;
 
 /// More static shared-memory declarations than any kernel has; bounds the slot table.
 const MAX_SLOTS: u32 = 1024;
@@ -45,6 +44,29 @@ struct SharedMemory {
 struct MmaStage {
     counts: Vec<u64>,
     fragments: Vec<[MmaFragments; 2]>,
+}
+
+/// One lane's fragments for one MMA.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct MmaFragments {
+    /// The lane's MMA count when it staged these; `u64::MAX` when never staged in this block.
+    pub(crate) seq: u64,
+    /// A: four registers of two packed 16-bit floats.
+    pub(crate) a: [u32; 4],
+    /// B: two registers of two packed 16-bit floats.
+    pub(crate) b: [u32; 2],
+    /// C: four f32.
+    pub(crate) c: [f32; 4],
+}
+
+impl MmaFragments {
+    /// Nothing staged.
+    pub(crate) const EMPTY: MmaFragments = MmaFragments {
+        seq: u64::MAX,
+        a: [0; 4],
+        b: [0; 2],
+        c: [0.0; 4],
+    };
 }
 
 struct Slot {

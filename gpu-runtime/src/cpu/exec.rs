@@ -20,8 +20,6 @@
 
 use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
 
 use corosensei::stack::DefaultStack;
 use corosensei::Coroutine;
@@ -34,10 +32,11 @@ use crate::core::kernel::KernelSpec;
 use crate::core::launch::{DeviceLimits, LaunchConfig};
 use crate::cpu::args::{CpuArg, CpuArgs};
 use crate::cpu::block::BlockShared;
+use crate::cpu::coroutine::{ThreadCoroutine, Yielder};
 use crate::cpu::device::{CpuDevice, CpuStream, PendingPanic};
+use crate::cpu::launch_state::LaunchState;
 use crate::cpu::schedule::{panic_text, Scheduler};
-use crate::cpu::thread::{Dim3, ThreadCtx, Yielder};
-use crate::cpu::warp::Deposit;
+use crate::cpu::thread::{Dim3, ThreadCtx};
 use crate::cpu::CpuKernelFn;
 
 /// Stack of each coroutine thread.
@@ -47,59 +46,6 @@ const STACK_BYTES: usize = 256 * 1024;
 const INLINE_THREADS: u64 = 4096;
 /// Threads per rayon task at least, for barrier-free kernels.
 const TASK_THREADS: u64 = 16 * 1024;
-
-/// Why a coroutine thread suspended.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Wait {
-    /// At `sync_threads`.
-    Block,
-    /// In a warp operation.
-    Warp(Deposit),
-    /// Polling an mbarrier: runnable again after the others have run.
-    Spin,
-}
-
-/// A checked-mode violation, as the GPU's error slot records it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Violation {
-    kind: u32,
-    line: u32,
-    index: u64,
-    len: u64,
-}
-
-/// What the threads of one launch report, from any worker.
-#[derive(Debug, Default)]
-pub(crate) struct LaunchState {
-    /// The first checked-mode violation.
-    violation: OnceLock<Violation>,
-    /// The first broken contract, deadlock or twin panic: the launch's error.
-    error: OnceLock<String>,
-    /// Set with `error`: blocks not yet started are skipped.
-    aborted: AtomicBool,
-}
-
-impl LaunchState {
-    /// Records a checked-mode violation; only the launch's first is kept.
-    pub(crate) fn fail(&self, kind: u32, line: u32, index: u64, len: u64) {
-        let _ = self.violation.set(Violation {
-            kind,
-            line,
-            index,
-            len,
-        });
-    }
-
-    /// Records why the launch fails; only the first reason is kept.
-    pub(crate) fn contract_error(&self, reason: String) {
-        let _ = self.error.set(reason);
-        self.aborted.store(true, Ordering::Relaxed);
-    }
-
-    fn aborted(&self) -> bool {
-        self.aborted.load(Ordering::Relaxed)
-    }
-}
 
 /// The twin of `kernel`, after checking it can run on the CPU backend.
 pub(crate) fn twin_of(
@@ -275,8 +221,6 @@ struct Worker<'g, 'l> {
     /// Coroutine stacks in use by this worker (returned to `STACKS` on drop).
     stacks: Vec<DefaultStack>,
 }
-
-pub(crate) type ThreadCoroutine = Coroutine<u64, Wait, (), DefaultStack>;
 
 impl Drop for Worker<'_, '_> {
     fn drop(&mut self) {

@@ -11,31 +11,9 @@
 use half::{bf16, f16};
 
 use crate::core::scalar::ScalarType;
+use crate::cpu::block::MmaFragments;
 use crate::cpu::thread::ThreadCtx;
 use crate::cpu::warp::WarpOp;
-
-/// One lane's fragments for one MMA.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct MmaFragments {
-    /// The lane's MMA count when it staged these; `u64::MAX` when never staged in this block.
-    pub(crate) seq: u64,
-    /// A: four registers of two packed 16-bit floats.
-    pub(crate) a: [u32; 4],
-    /// B: two registers of two packed 16-bit floats.
-    pub(crate) b: [u32; 2],
-    /// C: four f32.
-    pub(crate) c: [f32; 4],
-}
-
-impl MmaFragments {
-    /// Nothing staged.
-    pub(crate) const EMPTY: MmaFragments = MmaFragments {
-        seq: u64::MAX,
-        a: [0; 4],
-        b: [0; 2],
-        c: [0.0; 4],
-    };
-}
 
 /// The conversion of a tensor-core input type's 16-bit pattern to `f32`: `None` for types
 /// other than `f16` and `bf16`.

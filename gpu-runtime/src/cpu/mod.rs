@@ -29,12 +29,15 @@ use crate::core::scalar::Scalar;
 
 mod args;
 mod block;
+mod coroutine;
 mod device;
 mod exec;
+mod launch_state;
 mod mbarrier;
 mod memory;
 mod mma;
 mod schedule;
+mod shared_memory;
 mod slice;
 mod thread;
 mod tile_copy;

@@ -7,9 +7,10 @@ use std::panic::{self, AssertUnwindSafe};
 use corosensei::CoroutineResult;
 
 use crate::cpu::block::BlockShared;
-use crate::cpu::exec::{LaunchState, ThreadCoroutine, Wait};
-use crate::cpu::thread::{Dim3, WARP_SIZE};
-use crate::cpu::warp::Rendezvous;
+use crate::cpu::coroutine::{ThreadCoroutine, Wait};
+use crate::cpu::launch_state::LaunchState;
+use crate::cpu::thread::Dim3;
+use crate::cpu::warp::{Rendezvous, WARP_SIZE};
 
 /// Where a coroutine thread is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! `ThreadCtx`: what one CPU "thread" of the grid knows and can do — its indices, barriers,
-//! warp exchanges, shared memory, and the checked-mode error report.
+//! warp exchanges, and the checked-mode error report. Its shared memory is in
+//! `shared_memory.rs`, above `CpuSlice`, which reports through it.
 
 use std::sync::atomic::{fence, Ordering};
 use std::sync::OnceLock;
@@ -7,15 +8,9 @@ use std::time::Instant;
 
 use crate::core::scalar::Scalar;
 use crate::cpu::block::BlockShared;
-use crate::cpu::exec::{LaunchState, Wait};
-use crate::cpu::slice::CpuSlice;
-use crate::cpu::warp::{Deposit, WarpOp};
-
-/// Threads per warp, as on every NVIDIA GPU.
-pub(crate) const WARP_SIZE: u32 = 32;
-
-/// The coroutine handle a thread suspends through; the resume value is a warp result.
-pub(crate) type Yielder = corosensei::Yielder<u64, Wait>;
+use crate::cpu::coroutine::{Wait, Yielder};
+use crate::cpu::launch_state::LaunchState;
+use crate::cpu::warp::{Deposit, WarpOp, WARP_SIZE};
 
 /// Three dimensions of an index or a size, as CUDA's `dim3`/`uint3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -240,31 +235,6 @@ impl ThreadCtx {
 
     /// `fence.proxy.async`: the CPU has one view of shared memory, so nothing to order.
     pub fn fence_proxy_async(&self) {}
-
-    /// Static shared memory: `len` elements of `T` for declaration `slot` (0, 1, ... in the
-    /// kernel), the same memory for every thread of the block, zeroed when the block starts.
-    pub fn shared_array<T: Scalar>(&self, slot: u32, len: usize) -> CpuSlice<'_, T> {
-        match self.block().shared_array::<T>(slot, len) {
-            // SAFETY: the block's memory for this slot holds at least `len` elements, is
-            // 64-byte aligned, zero-initialised (valid for every Scalar) and written only through
-            // CpuSlices of this block's threads, which all run on this OS thread; it outlives
-            // the borrow of `self`, which ends before the block does.
-            Ok(ptr) => unsafe { CpuSlice::from_raw(ptr.cast::<T>(), len, true) },
-            Err(reason) => {
-                self.contract_error(reason);
-                CpuSlice::empty()
-            }
-        }
-    }
-
-    /// Dynamic shared memory: the launch's `shared_mem_bytes` per block, as
-    /// `bytes / size_of::<T>()` elements of `T`, zeroed when the block starts.
-    pub fn dynamic_shared<T: Scalar>(&self) -> CpuSlice<'_, T> {
-        let (ptr, bytes) = self.block().dynamic_shared();
-        let len = bytes / std::mem::size_of::<T>();
-        // SAFETY: as for `shared_array`: `bytes` zeroed, aligned bytes of this block.
-        unsafe { CpuSlice::from_raw(ptr.cast::<T>(), len, true) }
-    }
 
     /// Reports a checked-mode violation: `kind` 1 index out of bounds (`index`, `len`), 2
     /// division by zero, 3 division overflow, at Rust source `line`. The launch's first one

@@ -6,7 +6,8 @@
 //! makes back-to-back shuffles safe: no lane can overwrite its deposit while another still
 //! needs it.
 
-use crate::cpu::thread::WARP_SIZE;
+/// Threads per warp, as on every NVIDIA GPU.
+pub(crate) const WARP_SIZE: u32 = 32;
 
 /// Which warp operation a lane is waiting in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
