@@ -3,6 +3,7 @@
 
 use super::{Checker, Var, VarKind, T};
 use crate::ir::*;
+use crate::types::{Bound, Scalar, Ty};
 
 impl Checker<'_> {
     pub(super) fn new_var(&mut self, kind: VarKind) -> T {

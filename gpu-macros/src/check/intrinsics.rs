@@ -4,6 +4,7 @@
 use super::{is_const_expr, Checker, DeferredValue, T};
 use crate::intrinsics::{Access, Arg, Arity, Op, Placement, Ret};
 use crate::ir::*;
+use crate::types::{Len, Scalar, Ty};
 
 impl Checker<'_> {
     /// A call of an intrinsic: its signature's argument shapes checked in order.

@@ -3,6 +3,7 @@
 
 use super::{is_constructor, Checker, T};
 use crate::ir::*;
+use crate::types::{Scalar, Ty};
 
 impl Checker<'_> {
     pub(super) fn block(&mut self, block: &Block) {

@@ -4,6 +4,7 @@
 use super::Parser;
 use crate::intrinsics::{Arg, Arity, Builtin, Op, Signature};
 use crate::ir::*;
+use crate::types::Scalar;
 use quote::ToTokens;
 
 impl Parser<'_> {

@@ -2,6 +2,7 @@
 
 use super::{strip_outer_parens, Emitter};
 use crate::ir::*;
+use crate::types::{Len, Scalar, Ty};
 
 impl<'a> Emitter<'a> {
     /// The index expression of `base[index]`, bounds-checked in checked mode (a constant index

@@ -19,6 +19,7 @@ use super::helpers::{Helper, HELPERS};
 use super::writer::Writer;
 use crate::check::Types;
 use crate::ir::*;
+use crate::types::{Scalar, Ty};
 use std::collections::{BTreeSet, HashSet};
 
 /// The C++ spelling of a scalar type.
