@@ -19,8 +19,7 @@ impl Checker<'_> {
                 let decl = self.kernel.local(*local);
                 let t = match decl.annotation {
                     Some(Ty::Array { elem, len }) => {
-                        let var = self.element_var(T::Ty(Ty::Scalar(elem)), self.loc(*init));
-                        let annotation = T::Array { elem: var, len };
+                        let annotation = self.array_of(elem, len, self.loc(*init));
                         self.unify(annotation, found, self.loc(*init));
                         annotation
                     }
