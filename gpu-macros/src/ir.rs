@@ -1,7 +1,7 @@
 //! The kernel IR: what `parse` produces and every later stage reads.
 //!
 //! syn types stop at `parse`; the IR keeps only `Span`s for messages. Expressions live in an
-//! arena (`Kernel::exprs`) and are referred to by `ExprId`, so the type checker can record one
+//! arena (`Function::exprs`) and are referred to by `ExprId`, so the type checker can record one
 //! type per expression that both emitters read without re-inferring.
 
 use crate::intrinsics::{Builtin, Op};
@@ -41,11 +41,11 @@ pub enum GenericParam {
     Const(&'static str),
 }
 
-/// Handle to an expression in `Kernel::exprs`.
+/// Handle to an expression in `Function::exprs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ExprId(pub u32);
 
-/// Handle to a variable (parameter or `let`) in `Kernel::locals`.
+/// Handle to a variable (parameter or `let`) in `Function::locals`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LocalId(pub u32);
 

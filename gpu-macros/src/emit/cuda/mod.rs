@@ -38,7 +38,6 @@ pub fn cuda_type(scalar: Scalar) -> &'static str {
     }
 }
 
-/// PTX's name of a tensor-core input type: `f16` or `bf16`.
 /// Emits the complete CUDA source of `program`: helpers, device functions, then the kernel.
 pub fn emit_program(program: &Program, types: &[Types]) -> String {
     let mut helpers = BTreeSet::new();
