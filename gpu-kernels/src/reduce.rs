@@ -204,8 +204,8 @@ fn reduce_f64<const OP: usize>(
 }
 
 /// Stamps out the sum of one 16-bit float type in `f32`: eight 8-byte loads (four values each)
-/// in flight per thread. The text is the same for `f16` and `bf16`, which generic kernels do not
-/// take.
+/// in flight per thread. The text is the same for `f16` and `bf16`, for which the CPU backend
+/// runs no generic kernel.
 macro_rules! half_sum {
     ($t:ident: $kernel:ident) => {
         /// The sum of `x` in `f32` into `out[0]`.

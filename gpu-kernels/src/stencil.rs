@@ -27,6 +27,8 @@
 use gpu_macros::{device, kernel};
 use gpu_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
 
+use crate::map::same_len;
+
 /// Outputs per block of the 2D convolution, along x and along y; the kernel repeats them.
 const CONV_TILE: usize = 32;
 /// Threads along y in a 2D convolution block: each computes `CONV_TILE / CONV_ROWS` rows.
@@ -505,21 +507,8 @@ fn check_image(
             "{what}: a {width}×{height} image overflows usize"
         )));
     };
-    if input.len() != pixels {
-        return Err(Error::LengthMismatch {
-            what,
-            expected: pixels,
-            found: input.len(),
-        });
-    }
-    if output.len() != pixels {
-        return Err(Error::LengthMismatch {
-            what,
-            expected: pixels,
-            found: output.len(),
-        });
-    }
-    Ok(())
+    same_len(what, pixels, input.len())?;
+    same_len(what, pixels, output.len())
 }
 
 /// Applies a 3×3 or 5×5 stencil to a row-major `width`×`height` image: `output[y][x] =
@@ -563,13 +552,7 @@ pub fn convolve1d(
             "convolve1d: the input is empty; pass at least one value".to_string(),
         ));
     }
-    if output.len() != input.len() {
-        return Err(Error::LengthMismatch {
-            what: "convolve1d: output and input",
-            expected: input.len(),
-            found: output.len(),
-        });
-    }
+    same_len("convolve1d: output and input", input.len(), output.len())?;
     let grid = Grid::try_x(input.len().div_ceil(CONV1D_BLOCK))?;
     let config = LaunchConfig::new(grid, Block::x(CONV1D_BLOCK as u32));
     convolve1d_f32::launch(

@@ -21,6 +21,7 @@ mod ir;
 mod methods;
 mod parse;
 mod paths;
+mod types;
 
 use proc_macro::TokenStream;
 

@@ -3,7 +3,7 @@
 //! One table serves the type checker (what a method takes and returns) and the CUDA emitter
 //! (what it becomes), so the two cannot disagree.
 
-use crate::ir::Scalar;
+use crate::types::Scalar;
 
 /// Which receivers a method accepts.
 #[derive(Clone, Copy, PartialEq, Eq)]

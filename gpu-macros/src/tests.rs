@@ -258,6 +258,24 @@ fn k(x: &mut [f32]) {
     assert_eq!(errors.matches("compile_error").count(), 3, "{errors}");
 }
 
+/// A device call nested in another's arguments is parsed once, so each recursive call is
+/// reported once.
+#[test]
+fn nested_device_calls_are_reported_once() {
+    let errors = cuda_source_of(
+        r#"
+fn k(out: &mut [u32]) {
+    out[0] = f(1);
+}
+fn f(n: u32) -> u32 {
+    f(f(f(n)))
+}
+"#,
+    )
+    .expect_err("three recursive calls");
+    assert_eq!(errors.matches("compile_error").count(), 3, "{errors}");
+}
+
 /// A `const` used only as a length is not emitted as a C++ variable (NVRTC would warn that it
 /// is unused), and an unread `let` with a pure value neither.
 #[test]

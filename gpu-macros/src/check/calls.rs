@@ -4,6 +4,7 @@ use super::{Checker, VarKind, T};
 use crate::ctxt::Ctxt;
 use crate::ir::*;
 use crate::methods::{self, ArgTy, RetTy};
+use crate::types::{Scalar, Ty};
 
 /// GPU stacks are small and CUDA's recursion support is a trap for the unwary: a call cycle
 /// among device functions is an error at the call that closes it.

@@ -1,7 +1,7 @@
 //! The number types' associated constants (`f32::MAX`, `u32::BITS`, `f16::ONE`) and the
 //! range of integer literals.
 
-use crate::ir::*;
+use crate::types::Scalar;
 
 /// The largest literal value `scalar` holds; one more for a negated signed literal (`-128`).
 pub(super) fn int_max(scalar: Scalar, negated: bool) -> u128 {

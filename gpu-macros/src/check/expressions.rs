@@ -4,6 +4,7 @@
 use super::constants::{constant_names, constant_type};
 use super::{is_constructor, Checker, VarKind, T};
 use crate::ir::*;
+use crate::types::{Len, Scalar, Ty};
 
 impl Checker<'_> {
     pub(super) fn expr(&mut self, id: ExprId) -> T {

@@ -3,6 +3,7 @@
 
 use super::{Checker, Var, VarKind, T};
 use crate::ir::*;
+use crate::types::{Bound, Len, Scalar, Ty};
 
 impl Checker<'_> {
     pub(super) fn new_var(&mut self, kind: VarKind) -> T {
@@ -122,6 +123,12 @@ impl Checker<'_> {
             self.unify(T::Var(var), t, loc);
         }
         var
+    }
+
+    /// The type of an array of `len` elements of the concrete `elem`.
+    pub(super) fn array_of(&mut self, elem: Scalar, len: Len, loc: Loc) -> T {
+        let elem = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
+        T::Array { elem, len }
     }
 
     fn mismatch_hint(&mut self, expected: T, found: T) -> String {

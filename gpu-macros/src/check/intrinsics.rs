@@ -4,6 +4,7 @@
 use super::{is_const_expr, Checker, DeferredValue, T};
 use crate::intrinsics::{Access, Arg, Arity, Op, Placement, Ret};
 use crate::ir::*;
+use crate::types::{Len, Scalar, Ty};
 
 impl Checker<'_> {
     /// A call of an intrinsic: its signature's argument shapes checked in order.
@@ -70,30 +71,21 @@ impl Checker<'_> {
                 }
                 Arg::Elements4 => {
                     if let Some(elem) = element {
-                        let var = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
-                        let four = T::Array {
-                            elem: var,
-                            len: Len::Known(4),
-                        };
+                        let four = self.array_of(elem, Len::Known(4), loc);
                         self.unify(four, t, arg_loc);
                     }
                 }
             }
         }
-        let array = |this: &mut Self, elem: Scalar, len: u64| {
-            let var = this.element_var(T::Ty(Ty::Scalar(elem)), loc);
-            T::Array {
-                elem: var,
-                len: Len::Known(len),
-            }
-        };
         match signature.ret {
             Ret::Unit => T::Ty(Ty::Unit),
             Ret::Scalar(scalar) => T::Ty(Ty::Scalar(scalar)),
             Ret::Value => value,
             Ret::Element => element.map_or(T::Error, |elem| T::Ty(Ty::Scalar(elem))),
-            Ret::Array { elem, len } => array(self, elem, u64::from(len)),
-            Ret::Elements4 => element.map_or(T::Error, |elem| array(self, elem, 4)),
+            Ret::Array { elem, len } => self.array_of(elem, Len::Known(u64::from(len)), loc),
+            Ret::Elements4 => {
+                element.map_or(T::Error, |elem| self.array_of(elem, Len::Known(4), loc))
+            }
         }
     }
 
@@ -126,11 +118,7 @@ impl Checker<'_> {
         let fits = is_local
             && match len {
                 Some(len) => {
-                    let var = self.element_var(T::Ty(Ty::Scalar(elem)), self.loc(arg));
-                    let expected = T::Array {
-                        elem: var,
-                        len: Len::Known(u64::from(len)),
-                    };
+                    let expected = self.array_of(elem, Len::Known(u64::from(len)), self.loc(arg));
                     self.unify_quiet(expected, t)
                 }
                 None => match self.resolve(t) {

@@ -21,6 +21,7 @@ pub use constants::FLOAT_CONSTANTS;
 use crate::ctxt::Ctxt;
 use crate::intrinsics::Placement;
 use crate::ir::*;
+use crate::types::{Len, Scalar, Ty};
 use calls::check_recursion;
 use constants::int_max;
 use std::collections::HashSet;

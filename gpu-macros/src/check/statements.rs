@@ -3,6 +3,7 @@
 
 use super::{is_constructor, Checker, T};
 use crate::ir::*;
+use crate::types::{Scalar, Ty};
 
 impl Checker<'_> {
     pub(super) fn block(&mut self, block: &Block) {
@@ -18,8 +19,7 @@ impl Checker<'_> {
                 let decl = self.kernel.local(*local);
                 let t = match decl.annotation {
                     Some(Ty::Array { elem, len }) => {
-                        let var = self.element_var(T::Ty(Ty::Scalar(elem)), self.loc(*init));
-                        let annotation = T::Array { elem: var, len };
+                        let annotation = self.array_of(elem, len, self.loc(*init));
                         self.unify(annotation, found, self.loc(*init));
                         annotation
                     }

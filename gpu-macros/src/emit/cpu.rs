@@ -10,6 +10,7 @@
 use crate::check::{Types, FLOAT_CONSTANTS};
 use crate::intrinsics::CpuWriter;
 use crate::ir::*;
+use crate::types::{Bound, Len, Scalar, Ty};
 use std::collections::HashMap;
 use std::fmt::Write;
 

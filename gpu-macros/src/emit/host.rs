@@ -3,6 +3,7 @@
 //! kernel's parameters, so a wrong argument is a Rust type error at the call.
 
 use crate::ir::*;
+use crate::types::{Scalar, Ty};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 

@@ -2,7 +2,7 @@
 //! the element's old value.
 
 use super::{Access, Arg, CpuWriter, CudaWriter, Ret, Signature};
-use crate::ir::Scalar;
+use crate::types::Scalar;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomicOp {

@@ -2,7 +2,7 @@
 //! mbarriers and proxy fence that order them.
 
 use super::{Access, Arg, CpuWriter, CudaWriter, Elem, Placement, Ret, Signature};
-use crate::ir::Scalar;
+use crate::types::Scalar;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemoryOp {

@@ -28,7 +28,7 @@ pub use tensor::TensorOp;
 pub use thread::{Builtin, SyncOp};
 pub use warp::WarpOp;
 
-use crate::ir::Scalar;
+use crate::types::Scalar;
 
 /// An intrinsic with its static parameters (the `N` of `wgmma_m64n{N}k16_f16`, say).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

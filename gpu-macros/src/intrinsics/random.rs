@@ -1,7 +1,7 @@
 //! Counter-based random numbers: the same stream on the GPU and the CPU backend.
 
 use super::{Arg, CpuWriter, CudaWriter, Placement, Ret, Signature};
-use crate::ir::Scalar;
+use crate::types::Scalar;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RandomOp {

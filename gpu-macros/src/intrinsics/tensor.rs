@@ -2,7 +2,7 @@
 //! asynchronous `wgmma` with its shared-memory descriptors, and packing 16-bit pairs.
 
 use super::{Arg, CpuWriter, CudaWriter, Elem, Placement, Ret, Signature};
-use crate::ir::Scalar;
+use crate::types::Scalar;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TensorOp {

@@ -2,7 +2,7 @@
 //! memory fences and the cycle counter.
 
 use super::{CpuWriter, CudaWriter, Ret, Signature};
-use crate::ir::{Scalar, Ty};
+use crate::types::{Scalar, Ty};
 
 /// The index and dimension builtins: `thread_idx()` and the like, whose components are read
 /// as `.x`, `.y`, `.z`.

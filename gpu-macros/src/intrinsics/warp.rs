@@ -2,7 +2,7 @@
 //! barrier.
 
 use super::{Arg, CpuWriter, CudaWriter, Ret, Signature};
-use crate::ir::Scalar;
+use crate::types::Scalar;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WarpOp {

@@ -4,6 +4,7 @@
 use super::Parser;
 use crate::intrinsics::{Arg, Arity, Builtin, Op, Signature};
 use crate::ir::*;
+use crate::types::Scalar;
 use quote::ToTokens;
 
 impl Parser<'_> {
@@ -136,6 +137,9 @@ impl Parser<'_> {
         if let Some(kind) = self.intrinsic_call(&name, path, call)? {
             return Some(kind);
         }
+        // Anything else must be a `#[device]` function: its definition is fetched by path.
+        let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
+        let args = args.into_iter().collect::<Option<Vec<_>>>()?;
         if path.segments.iter().any(|s| !s.arguments.is_none()) {
             self.cx.error_spanned_by(
                 path,
@@ -143,12 +147,10 @@ impl Parser<'_> {
             );
             return None;
         }
-        // Anything else must be a `#[device]` function: its definition is fetched by path.
-        let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
         Some(ExprKind::Call {
             name,
             path: path.to_token_stream(),
-            args: args.into_iter().collect::<Option<Vec<_>>>()?,
+            args,
         })
     }
 
@@ -159,11 +161,16 @@ impl Parser<'_> {
         path: &syn::Path,
         call: &syn::ExprCall,
     ) -> Option<Option<ExprKind>> {
+        let op = Op::function(name);
+        // Decided before the arguments are parsed: the caller parses a device function's, and
+        // parsing them here too would add each to the arena twice (four times a level deeper).
+        if op.is_none() && !matches!(name, "shared_array" | "dynamic_shared") {
+            return Some(None);
+        }
         let generics: Vec<&syn::GenericArgument> = match &path.segments.last()?.arguments {
             syn::PathArguments::AngleBracketed(args) => args.args.iter().collect(),
             _ => Vec::new(),
         };
-        let op = Op::function(name);
         let signature = op.map(Op::signature);
         // The arguments the call updates in place, written `&mut acc`.
         let by_mut_ref = |i: usize| {

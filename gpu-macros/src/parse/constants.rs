@@ -2,7 +2,7 @@
 //! parsing.
 
 use super::{strip_parens, Parser};
-use crate::ir::*;
+use crate::types::Len;
 
 impl Parser<'_> {
     /// Evaluates a constant expression: integer literals, `const` items and arithmetic on them.

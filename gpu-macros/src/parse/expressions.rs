@@ -3,6 +3,7 @@
 
 use super::{strip_parens, Parser};
 use crate::ir::*;
+use crate::types::Scalar;
 
 /// Expressions of the language that produce a value (as opposed to unsupported constructs,
 /// which get their own message).

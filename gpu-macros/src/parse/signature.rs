@@ -4,6 +4,7 @@
 use super::{Parser, SUPPORTED_SCALARS};
 use crate::ctxt::Ctxt;
 use crate::ir::*;
+use crate::types::{Bound, Generic, Scalar, Ty};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 

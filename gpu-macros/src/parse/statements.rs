@@ -4,6 +4,7 @@
 use super::expressions::is_value_expr;
 use super::{strip_parens, Parser};
 use crate::ir::*;
+use crate::types::Ty;
 
 /// The names a pattern binds.
 fn pattern_names(pat: &syn::Pat) -> Vec<String> {

@@ -1,7 +1,7 @@
 //! The number types' associated constants as C++ literals.
 
 use super::cuda_type;
-use crate::ir::*;
+use crate::types::Scalar;
 
 /// The C++ value of an associated constant: integers in full, floats in Rust's exact
 /// round-trip spelling, and non-finite floats through their bits.

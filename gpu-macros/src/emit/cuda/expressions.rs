@@ -5,6 +5,7 @@ use super::constants::constant;
 use super::{cuda_type, strip_outer_parens, Emitter};
 use crate::ir::*;
 use crate::methods::{self, Cuda};
+use crate::types::{Scalar, Ty};
 
 /// A float literal in C++: always with a point or exponent, `f` for `f32`.
 fn float_literal(digits: &str, scalar: Scalar) -> String {

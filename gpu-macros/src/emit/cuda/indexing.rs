@@ -2,6 +2,7 @@
 
 use super::{strip_outer_parens, Emitter};
 use crate::ir::*;
+use crate::types::{Len, Scalar, Ty};
 
 impl<'a> Emitter<'a> {
     /// The index expression of `base[index]`, bounds-checked in checked mode (a constant index
@@ -27,11 +28,7 @@ impl<'a> Emitter<'a> {
 
     /// The first index of a 4-element vector access, checked to have all four in bounds.
     pub(super) fn vector_index(&mut self, base: ExprId, index: ExprId, loc: Loc) -> String {
-        self.use_helper("rs_checked");
-        let code = self.offset_operand(index);
-        let len = self.length_of(base);
-        // Checking the last element covers all four (and `i + 3` cannot wrap for real lengths).
-        format!("(rs_idx({code} + 3ull, {len}, {}) - 3ull)", loc.line())
+        self.run_index(base, index, 3, loc)
     }
 
     /// The index of the first element of a 16-byte copy at `index` into `base`, whose last
@@ -43,10 +40,16 @@ impl<'a> Emitter<'a> {
         elem: Scalar,
         loc: Loc,
     ) -> String {
+        let last = 16 / elem.size_bytes().expect("checked: a concrete type") - 1;
+        self.run_index(base, index, last, loc)
+    }
+
+    /// The first index of the elements `index..=index + last` of `base`. Checking the last
+    /// element covers them all (and `i + last` cannot wrap for real lengths).
+    fn run_index(&mut self, base: ExprId, index: ExprId, last: u32, loc: Loc) -> String {
         self.use_helper("rs_checked");
         let code = self.offset_operand(index);
         let len = self.length_of(base);
-        let last = 16 / elem.size_bytes().expect("checked: a concrete type") - 1;
         format!(
             "(rs_idx({code} + {last}ull, {len}, {}) - {last}ull)",
             loc.line()

@@ -4,6 +4,7 @@
 use super::{cuda_type, fresh, strip_outer_parens, Emitter};
 use crate::intrinsics::{CudaWriter, Op};
 use crate::ir::*;
+use crate::types::{Len, Scalar, Ty};
 
 impl Emitter<'_> {
     /// Spells a call of `op`; for a `let` initializer, writes the declaration of `target`.

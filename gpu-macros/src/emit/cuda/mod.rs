@@ -19,6 +19,7 @@ use super::helpers::{Helper, HELPERS};
 use super::writer::Writer;
 use crate::check::Types;
 use crate::ir::*;
+use crate::types::{Scalar, Ty};
 use std::collections::{BTreeSet, HashSet};
 
 /// The C++ spelling of a scalar type.
@@ -37,7 +38,6 @@ pub fn cuda_type(scalar: Scalar) -> &'static str {
     }
 }
 
-/// PTX's name of a tensor-core input type: `f16` or `bf16`.
 /// Emits the complete CUDA source of `program`: helpers, device functions, then the kernel.
 pub fn emit_program(program: &Program, types: &[Types]) -> String {
     let mut helpers = BTreeSet::new();

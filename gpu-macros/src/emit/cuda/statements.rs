@@ -3,6 +3,7 @@
 
 use super::{cuda_type, fresh, strip_outer_parens, Emitter, LoopLabels};
 use crate::ir::*;
+use crate::types::{Len, Ty};
 
 impl<'a> Emitter<'a> {
     pub(super) fn block_body(&mut self, block: &Block) {
