@@ -259,12 +259,12 @@ impl QueueImpl {
     /// Captures the work `record` queues into a CUDA graph; the CPU backend has none.
     pub(crate) fn capture(
         &self,
-        device_synchronize: impl FnOnce() -> Result<()>,
+        device: &DeviceImpl,
         record: impl FnOnce() -> Result<()>,
     ) -> Result<CudaReplay> {
-        match self {
-            QueueImpl::Cuda(queue) => queue.capture(device_synchronize, record),
-            QueueImpl::Cpu(_) => Err(Error::CudaOnly {
+        match (self, device) {
+            (QueueImpl::Cuda(queue), DeviceImpl::Cuda(cuda)) => queue.capture(cuda, record),
+            _ => Err(Error::CudaOnly {
                 what: "capturing a CUDA graph",
             }),
         }

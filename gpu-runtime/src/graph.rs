@@ -49,9 +49,7 @@ impl Stream {
     where
         F: FnOnce(&Stream) -> Result<()> + 'a,
     {
-        let replay = self
-            .queue
-            .capture(|| self.gpu().synchronize(), || record(self))?;
+        let replay = self.queue.capture(self.gpu().device(), || record(self))?;
         Ok(Graph {
             replay,
             stream: self.clone(),

@@ -564,6 +564,63 @@ fn device_info_is_sane() {
     }
 }
 
+/// A device-wide synchronization on another thread waits for a capture in progress instead of
+/// invalidating it; one inside the capture is an error, not a deadlock. (Under
+/// compute-sanitizer with the other tests running in parallel, a capture can still be
+/// invalidated by something none of them calls itself; run this file there with
+/// `--test-threads=1`.)
+#[test]
+fn captures_and_device_synchronizations_on_other_threads_wait_for_each_other() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let Some(gpu) = test_gpu() else { return };
+    let stream = gpu.new_stream().unwrap();
+    let n = 4096;
+    let y = std::cell::RefCell::new(DeviceBuffer::<f32>::zeroed(&stream, n).unwrap());
+    let step = |s: &gpu_runtime::Stream| {
+        let config = LaunchConfig::for_len(n, 256);
+        s.launch(
+            &ADD_ONE,
+            config,
+            &[KernelArg::slice_mut(&mut y.borrow_mut())],
+        )
+    };
+    // Compiles the kernel before the threads start.
+    step(&stream).unwrap();
+    let captures = 200;
+    let done = AtomicBool::new(false);
+    let syncs = std::thread::scope(|scope| {
+        let syncer = scope.spawn(|| {
+            let mut syncs = 0u64;
+            while !done.load(Ordering::Relaxed) {
+                gpu.synchronize().unwrap();
+                syncs += 1;
+            }
+            syncs
+        });
+        for _ in 0..captures {
+            let graph = stream.capture(step);
+            let graph = graph.unwrap_or_else(|err| {
+                done.store(true, Ordering::Relaxed);
+                panic!("a capture failed while another thread synchronized: {err}")
+            });
+            graph.launch().unwrap();
+        }
+        done.store(true, Ordering::Relaxed);
+        syncer.join().unwrap()
+    });
+    assert!(syncs > 0);
+    let expected = vec![1.0 + captures as f32; n];
+    assert_eq!(y.borrow().to_host(&stream).unwrap(), expected);
+
+    let err = stream.capture(|s| s.gpu().synchronize()).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidLaunch(m) if m.contains("inside Stream::capture")),
+        "{err}"
+    );
+    // The device can be synchronized again once that capture has ended.
+    gpu.synchronize().unwrap();
+}
+
 #[test]
 fn graphs_replay_captured_launches() {
     let Some(gpu) = test_gpu() else { return };

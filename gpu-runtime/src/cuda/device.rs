@@ -12,6 +12,7 @@ use crate::core::backend::Backend;
 use crate::core::checks::PendingChecks;
 use crate::core::error::{Error, Result};
 use crate::core::info::DeviceInfo;
+use crate::cuda::capture_gate::CaptureGate;
 use crate::cuda::error_slot::ErrorSlot;
 use crate::cuda::loader::{guarded, Library};
 use crate::cuda::module_cache::ModuleCache;
@@ -29,6 +30,8 @@ pub(crate) struct CudaDevice {
     pub(crate) default_checks: Arc<PendingChecks>,
     /// Checked launches on any stream, for a device-wide synchronization.
     pub(crate) device_checks: PendingChecks,
+    /// Keeps device-wide synchronizations out of captures in progress.
+    pub(crate) capture_gate: CaptureGate,
 }
 
 impl CudaDevice {
@@ -62,6 +65,7 @@ impl CudaDevice {
             error_slot: OnceLock::new(),
             default_checks: Arc::default(),
             device_checks: PendingChecks::default(),
+            capture_gate: CaptureGate::default(),
         };
         Ok((device, info))
     }

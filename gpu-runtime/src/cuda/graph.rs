@@ -17,11 +17,11 @@ pub(crate) struct CudaReplay {
 }
 
 impl CudaQueue {
-    /// Captures the work `record` queues on this stream, after `device_synchronize` finished
-    /// everything queued before on any stream.
+    /// Captures the work `record` queues on this stream, after synchronizing `device` so that
+    /// everything queued before on any stream has finished.
     pub(crate) fn capture(
         &self,
-        device_synchronize: impl FnOnce() -> Result<()>,
+        device: &CudaDevice,
         record: impl FnOnce() -> Result<()>,
     ) -> Result<CudaReplay> {
         let (stream, checks) = (&self.stream, &self.checks);
@@ -36,7 +36,9 @@ impl CudaQueue {
         let launches_before = checks.kernel_launches();
         // Everything queued before, on any stream, is finished: the captured work depends on
         // nothing outside the graph.
-        device_synchronize()?;
+        device.synchronize()?;
+        // No device-wide synchronization on another thread may run until the capture ends.
+        let capturing = device.capture_gate.capturing();
         // cudarc orders buffers across streams by recording and waiting on events; a capture
         // may not wait on an event recorded outside it (CUDA_ERROR_STREAM_CAPTURE_ISOLATION),
         // so the tracking pauses while capturing, and the synchronization above stands in.
@@ -62,6 +64,7 @@ impl CudaQueue {
             // SAFETY: restores the tracking paused above.
             unsafe { ctx.enable_event_tracking() };
         }
+        drop(capturing);
         let ended = recorded?;
         let graph = ended
             .map_err(Error::driver(

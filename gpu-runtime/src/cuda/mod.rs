@@ -3,7 +3,8 @@
 //! Files by what they own: `loader` (finding libcuda, libnvrtc and libcublas without a panic),
 //! `error` (cudarc statuses as the runtime's error data), `device` (`CudaDevice`: context,
 //! default stream, properties), `stream` (queues, synchronization and kernel launches),
-//! `memory` (device and page-locked memory, copies), `event`, `graph` (capture and replay),
+//! `memory` (device and page-locked memory, copies), `event`, `graph` (capture and replay), `capture_gate` (keeping device-wide
+//! synchronizations out of captures in progress),
 //! `compile` (NVRTC), `module_cache` (the loaded kernels of a device), `modules` (compiling and
 //! loading them, with the disk cache), `error_slot` (the checked-mode error slot), `checked`
 //! (wiring checked modules to it and reporting panics) and `blas` (cuBLAS). `device` holds only
@@ -12,6 +13,7 @@
 //! layer; the public types reach it through the front's dispatch (`crate::dispatch`).
 
 pub(crate) mod blas;
+pub(crate) mod capture_gate;
 pub(crate) mod checked;
 pub(crate) mod compile;
 pub(crate) mod device;

@@ -52,9 +52,11 @@ impl CudaDevice {
     /// panics.
     pub(crate) fn synchronize(&self) -> Result<()> {
         let through = self.device_checks.launched();
+        let gate = self.capture_gate.synchronizing()?;
         self.ctx
             .synchronize()
             .map_err(Error::driver("synchronizing the device"))?;
+        drop(gate);
         self.report_panics(&self.device_checks, through)
     }
 }
