@@ -87,7 +87,7 @@ pub struct Function {
     pub docs: Vec<TokenStream>,
     pub params: Vec<Param>,
     /// The return type of a device function.
-    pub ret: Option<Scalar>,
+    pub ret: Option<Ty>,
     /// Type and const parameters, in declaration order.
     pub generics: Vec<GenericParam>,
     pub body: Block,
@@ -270,7 +270,7 @@ pub enum ExprKind {
     },
     /// `shared_array::<T, N>()`: only as a `let` initializer.
     SharedArray {
-        elem: Scalar,
+        elem: Ty,
         len: Len,
     },
     /// A kernel's const parameter used as a value.
@@ -287,7 +287,7 @@ pub enum ExprKind {
     },
     /// `dynamic_shared::<T>()`: only as a `let` initializer.
     DynamicShared {
-        elem: Scalar,
+        elem: Ty,
     },
     /// `[value; len]`: only as a `let` initializer.
     ArrayRepeat {

@@ -189,11 +189,14 @@ impl Scalar {
 }
 
 /// A type of a value in a kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// `Copy`, so the checker can hand types around freely: element types are interned
+/// (`Ty::interned`), as names are, for the few milliseconds a macro runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
     Scalar(Scalar),
     Slice {
-        elem: Scalar,
+        elem: &'static Ty,
         mutable: bool,
     },
     /// `thread_idx()` and friends: three `u32` components.
@@ -202,24 +205,61 @@ pub enum Ty {
     Index3,
     /// A local array in registers, `[T; N]`.
     Array {
-        elem: Scalar,
+        elem: &'static Ty,
         len: Len,
     },
     /// Block-shared memory: `shared_array::<T, N>()` (`len` known) or `dynamic_shared::<T>()`.
     Shared {
-        elem: Scalar,
+        elem: &'static Ty,
         len: Option<Len>,
     },
     Unit,
 }
 
 impl Ty {
-    /// The element type of something indexable: a slice, an array or shared memory.
-    pub fn element(self) -> Option<Scalar> {
+    /// This type with a `'static` lifetime, allocated once per distinct type.
+    pub fn interned(self) -> &'static Ty {
+        thread_local! {
+            static TYPES: std::cell::RefCell<std::collections::HashMap<Ty, &'static Ty>> =
+                std::cell::RefCell::default();
+        }
+        TYPES.with(|types| {
+            *types
+                .borrow_mut()
+                .entry(self)
+                .or_insert_with(|| Box::leak(Box::new(self)))
+        })
+    }
+
+    /// A slice of scalars.
+    pub fn slice_of(elem: Scalar, mutable: bool) -> Ty {
+        Ty::Slice {
+            elem: Ty::Scalar(elem).interned(),
+            mutable,
+        }
+    }
+
+    /// The scalar this type is, if it is one.
+    pub fn scalar(self) -> Option<Scalar> {
         match self {
-            Ty::Slice { elem, .. } | Ty::Array { elem, .. } | Ty::Shared { elem, .. } => Some(elem),
+            Ty::Scalar(scalar) => Some(scalar),
             _ => None,
         }
+    }
+
+    /// The element type of something indexable: a slice, an array or shared memory.
+    pub fn element(self) -> Option<Ty> {
+        match self {
+            Ty::Slice { elem, .. } | Ty::Array { elem, .. } | Ty::Shared { elem, .. } => {
+                Some(*elem)
+            }
+            _ => None,
+        }
+    }
+
+    /// The element type of something indexable, when that is a scalar.
+    pub fn scalar_element(self) -> Option<Scalar> {
+        self.element().and_then(Ty::scalar)
     }
 
     /// The type as a Rust user would write it, for messages.
@@ -227,16 +267,12 @@ impl Ty {
         match self {
             Ty::Scalar(s) => s.rust_name().to_string(),
             Ty::Slice { elem, mutable } => {
-                format!(
-                    "&{}[{}]",
-                    if mutable { "mut " } else { "" },
-                    elem.rust_name()
-                )
+                format!("&{}[{}]", if mutable { "mut " } else { "" }, elem.describe())
             }
             Ty::Dim3 => "Dim3".to_string(),
             Ty::Index3 => "Index3".to_string(),
-            Ty::Array { elem, len } => format!("[{}; {}]", elem.rust_name(), len.describe()),
-            Ty::Shared { elem, .. } => format!("shared [{}]", elem.rust_name()),
+            Ty::Array { elem, len } => format!("[{}; {}]", elem.describe(), len.describe()),
+            Ty::Shared { elem, .. } => format!("shared [{}]", elem.describe()),
             Ty::Unit => "()".to_string(),
         }
     }

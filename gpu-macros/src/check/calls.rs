@@ -207,7 +207,7 @@ impl Checker<'_> {
             }
         }
         match callee.ret {
-            Some(ret) => T::Ty(Ty::Scalar(ret)),
+            Some(ret) => self.fresh_of(ret, loc),
             None => T::Ty(Ty::Unit),
         }
     }

@@ -51,7 +51,7 @@ impl Checker<'_> {
                 self.index_type(*index);
                 match self.resolve(base_t) {
                     T::Ty(Ty::Slice { elem, .. } | Ty::Shared { elem, .. }) => {
-                        T::Ty(Ty::Scalar(elem))
+                        self.fresh_of(*elem, self.loc(*base))
                     }
                     T::Array { elem, .. } => T::Var(elem),
                     T::Error => T::Error,
@@ -117,11 +117,11 @@ impl Checker<'_> {
             }
             ExprKind::Intrinsic { op, args } => self.intrinsic(*op, args, id, loc),
             ExprKind::SharedArray { elem, len } => T::Ty(Ty::Shared {
-                elem: *elem,
+                elem: elem.interned(),
                 len: Some(*len),
             }),
             ExprKind::DynamicShared { elem } => T::Ty(Ty::Shared {
-                elem: *elem,
+                elem: elem.interned(),
                 len: None,
             }),
             ExprKind::ArrayRepeat { value, len } => {

@@ -32,7 +32,7 @@ impl Checker<'_> {
             T::Var(id) => {
                 let root = self.root(id);
                 match self.vars[root as usize].bound {
-                    Some(scalar) => T::Ty(Ty::Scalar(scalar)),
+                    Some(bound) => self.resolve(bound),
                     None => T::Var(root),
                 }
             }
@@ -60,13 +60,7 @@ impl Checker<'_> {
         let (e, f) = (self.resolve(expected), self.resolve(found));
         let ok = match (e, f) {
             (T::Error, _) | (_, T::Error) => true,
-            (T::Array { elem: a, len: la }, T::Array { elem: b, len: lb }) => {
-                la == lb && self.unify_quiet(T::Var(a), T::Var(b))
-            }
-            (T::Array { .. }, _) | (_, T::Array { .. }) => false,
-            (T::Ty(a), T::Ty(b)) => a == b,
-            (T::Var(v), T::Ty(ty)) | (T::Ty(ty), T::Var(v)) => self.bind(v, ty),
-            (T::Var(a), T::Var(b)) => self.union(a, b),
+            _ => self.unify_quiet(e, f),
         };
         if !ok {
             let (expected_text, found_text) = (self.describe(e), self.describe(f));
@@ -98,13 +92,19 @@ impl Checker<'_> {
     /// `unify` without a message (the caller reports).
     pub(super) fn unify_quiet(&mut self, a: T, b: T) -> bool {
         match (self.resolve(a), self.resolve(b)) {
+            (T::Error, _) | (_, T::Error) => true,
             (T::Array { elem: a, len: la }, T::Array { elem: b, len: lb }) => {
                 la == lb && self.unify_quiet(T::Var(a), T::Var(b))
             }
+            (T::Array { elem: a, len: la }, T::Ty(Ty::Array { elem, len }))
+            | (T::Ty(Ty::Array { elem, len }), T::Array { elem: a, len: la }) => {
+                let elem = self.fresh_of(*elem, Loc::of(&quote::quote!()));
+                la == len && self.unify_quiet(T::Var(a), elem)
+            }
             (T::Var(a), T::Var(b)) => self.union(a, b),
-            (T::Var(v), T::Ty(ty)) | (T::Ty(ty), T::Var(v)) => self.bind(v, ty),
+            (T::Var(v), other) | (other, T::Var(v)) => self.bind(v, other),
             (T::Ty(a), T::Ty(b)) => a == b,
-            _ => false,
+            (T::Array { .. }, _) | (_, T::Array { .. }) => false,
         }
     }
 
@@ -113,11 +113,14 @@ impl Checker<'_> {
         let T::Var(var) = self.new_var(VarKind::Any) else {
             unreachable!("new_var returns a variable")
         };
-        if !matches!(self.resolve(t), T::Var(_) | T::Ty(Ty::Scalar(_)) | T::Error) {
+        if !matches!(
+            self.resolve(t),
+            T::Var(_) | T::Ty(Ty::Scalar(_) | Ty::Array { .. }) | T::Array { .. } | T::Error
+        ) {
             let text = self.describe(t);
             self.cx.error(
                 loc,
-                format!("array elements must be numbers or `bool`, found {text}"),
+                format!("array elements must be numbers, `bool` or arrays, found {text}"),
             );
         } else {
             self.unify(T::Var(var), t, loc);
@@ -129,6 +132,19 @@ impl Checker<'_> {
     pub(super) fn array_of(&mut self, elem: Scalar, len: Len, loc: Loc) -> T {
         let elem = self.element_var(T::Ty(Ty::Scalar(elem)), loc);
         T::Array { elem, len }
+    }
+
+    /// `ty` as an inference type: arrays (at any depth) get element variables, so they unify
+    /// with arrays whose element types are still being inferred.
+    pub(super) fn fresh_of(&mut self, ty: Ty, loc: Loc) -> T {
+        match ty {
+            Ty::Array { elem, len } => {
+                let elem = self.fresh_of(*elem, loc);
+                let elem = self.element_var(elem, loc);
+                T::Array { elem, len }
+            }
+            other => T::Ty(other),
+        }
     }
 
     fn mismatch_hint(&mut self, expected: T, found: T) -> String {
@@ -159,17 +175,17 @@ impl Checker<'_> {
         }
     }
 
-    fn bind(&mut self, var: u32, ty: Ty) -> bool {
-        let Ty::Scalar(scalar) = ty else {
-            return false;
-        };
-        let kind_ok = match self.vars[var as usize].kind {
-            VarKind::Int => scalar.is_int() || scalar.bound() == Some(Bound::Number),
-            VarKind::Float => scalar.is_float(),
-            VarKind::Any => true,
+    fn bind(&mut self, var: u32, t: T) -> bool {
+        let kind_ok = match (self.vars[var as usize].kind, t) {
+            (VarKind::Int, T::Ty(Ty::Scalar(scalar))) => {
+                scalar.is_int() || scalar.bound() == Some(Bound::Number)
+            }
+            (VarKind::Float, T::Ty(Ty::Scalar(scalar))) => scalar.is_float(),
+            (VarKind::Int | VarKind::Float, _) => false,
+            (VarKind::Any, _) => true,
         };
         if kind_ok {
-            self.vars[var as usize].bound = Some(scalar);
+            self.vars[var as usize].bound = Some(t);
         }
         kind_ok
     }

@@ -42,7 +42,10 @@ impl Checker<'_> {
                     }
                 }
                 Arg::Shared { elem, message } => match self.resolve(t) {
-                    T::Ty(Ty::Shared { elem: found, .. }) if elem.accepts(found) => {}
+                    T::Ty(Ty::Shared {
+                        elem: &Ty::Scalar(found),
+                        ..
+                    }) if elem.accepts(found) => {}
                     T::Error => {}
                     other => {
                         let text = self.describe(other);
@@ -50,7 +53,10 @@ impl Checker<'_> {
                     }
                 },
                 Arg::Slice { elem, message } => match self.resolve(t) {
-                    T::Ty(Ty::Slice { elem: found, .. }) if elem.accepts(found) => {}
+                    T::Ty(Ty::Slice {
+                        elem: &Ty::Scalar(found),
+                        ..
+                    }) if elem.accepts(found) => {}
                     T::Error => {}
                     other => {
                         let text = self.describe(other);
@@ -150,13 +156,19 @@ impl Checker<'_> {
         let elem = match self.resolve(t) {
             T::Ty(
                 Ty::Slice {
-                    elem,
+                    elem: &Ty::Scalar(elem),
                     mutable: true,
                 }
-                | Ty::Shared { elem, .. },
+                | Ty::Shared {
+                    elem: &Ty::Scalar(elem),
+                    ..
+                },
             ) => elem,
             T::Error => return None,
-            T::Ty(Ty::Slice { elem, .. }) if !writes => elem,
+            T::Ty(Ty::Slice {
+                elem: &Ty::Scalar(elem),
+                ..
+            }) if !writes => elem,
             T::Ty(Ty::Slice { mutable: false, .. }) => {
                 self.cx.error(
                     self.loc(base),
@@ -189,8 +201,14 @@ impl Checker<'_> {
     /// global or shared memory (writable for a store).
     fn vector_base(&mut self, base: ExprId, t: T, store: bool) -> Option<Scalar> {
         let elem = match self.resolve(t) {
-            T::Ty(Ty::Slice { elem, mutable }) if mutable || !store => elem,
-            T::Ty(Ty::Shared { elem, .. }) => elem,
+            T::Ty(Ty::Slice {
+                elem: &Ty::Scalar(elem),
+                mutable,
+            }) if mutable || !store => elem,
+            T::Ty(Ty::Shared {
+                elem: &Ty::Scalar(elem),
+                ..
+            }) => elem,
             T::Error => return None,
             other => {
                 let text = self.describe(other);

@@ -97,7 +97,7 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
                     format!(
                         "device function `{}` must return a `{}` on every path: end it with the value or `return value;`",
                         function.name,
-                        ret.rust_name()
+                        ret.describe()
                     ),
                 );
             }
@@ -217,7 +217,7 @@ enum VarKind {
 struct Var {
     parent: u32,
     kind: VarKind,
-    bound: Option<Scalar>,
+    bound: Option<T>,
 }
 
 /// An intrinsic argument whose type was still open when met, checked once it is known.
@@ -322,9 +322,9 @@ impl Checker<'_> {
         match self.resolve(t) {
             T::Ty(ty) => ty,
             T::Error => Ty::Unit,
-            T::Array { elem, len } => match self.finalize(T::Var(elem)) {
-                Ty::Scalar(elem) => Ty::Array { elem, len },
-                _ => Ty::Unit,
+            T::Array { elem, len } => Ty::Array {
+                elem: self.finalize(T::Var(elem)).interned(),
+                len,
             },
             T::Var(id) => Ty::Scalar(match self.vars[id as usize].kind {
                 VarKind::Int => Scalar::I32,

@@ -18,8 +18,8 @@ impl Checker<'_> {
                 let found = self.expr(*init);
                 let decl = self.kernel.local(*local);
                 let t = match decl.annotation {
-                    Some(Ty::Array { elem, len }) => {
-                        let annotation = self.array_of(elem, len, self.loc(*init));
+                    Some(ty @ Ty::Array { .. }) => {
+                        let annotation = self.fresh_of(ty, self.loc(*init));
                         self.unify(annotation, found, self.loc(*init));
                         annotation
                     }
@@ -126,14 +126,15 @@ impl Checker<'_> {
                 match (value, ret) {
                     (Some(value), Some(ret)) => {
                         let t = self.expr(*value);
-                        self.unify(T::Ty(Ty::Scalar(ret)), t, self.loc(*value));
+                        let expected = self.fresh_of(ret, self.loc(*value));
+                        self.unify(expected, t, self.loc(*value));
                     }
                     (None, Some(ret)) => self.cx.error(
                         stmt.span,
                         format!(
                             "`{}` returns a `{}`: write `return value;`",
                             self.kernel.name,
-                            ret.rust_name()
+                            ret.describe()
                         ),
                     ),
                     (Some(value), None) => self.cx.error(

@@ -232,11 +232,20 @@ impl Twin<'_> {
         }
     }
 
+    /// The twin's Rust spelling of a value type.
+    fn rust_ty(&self, ty: Ty) -> String {
+        match ty {
+            Ty::Scalar(s) => self.rust_type(s),
+            Ty::Array { elem, len } => format!("[{}; {}]", self.rust_ty(*elem), len.describe()),
+            other => unreachable!("a value of type {other:?}"),
+        }
+    }
+
     fn param_type(&self, ty: Ty) -> String {
         match ty {
             Ty::Scalar(s) => self.rust_type(s),
             Ty::Slice { elem, .. } => {
-                format!("{}::cpu::CpuSlice<'_, {}>", self.rt, self.rust_type(elem))
+                format!("{}::cpu::CpuSlice<'_, {}>", self.rt, self.rust_ty(*elem))
             }
             other => unreachable!("parameter of type {other:?}"),
         }
@@ -276,7 +285,7 @@ impl Twin<'_> {
                         ),
                         Ty::Slice { elem, .. } => format!(
                             "let {name} = __gpu_args.slice::<{}>({i});",
-                            self.rust_type(elem)
+                            self.rust_ty(*elem)
                         ),
                         other => unreachable!("parameter of type {other:?}"),
                     };
@@ -295,7 +304,7 @@ impl Twin<'_> {
                     .collect();
                 let ret = f
                     .ret
-                    .map(|r| format!(" -> {}", self.rust_type(r)))
+                    .map(|r| format!(" -> {}", self.rust_ty(r)))
                     .unwrap_or_default();
                 let _ = writeln!(
                     self.out,
@@ -599,11 +608,11 @@ impl Twin<'_> {
                 let len = len.describe();
                 format!(
                     "__t.shared_array::<{}>({slot}, {len})",
-                    self.rust_type(*elem)
+                    self.rust_ty(*elem)
                 )
             }
             ExprKind::DynamicShared { elem } => {
-                format!("__t.dynamic_shared::<{}>()", self.rust_type(*elem))
+                format!("__t.dynamic_shared::<{}>()", self.rust_ty(*elem))
             }
             ExprKind::ArrayRepeat { value, len } => match len {
                 Len::Known(n) => format!("[{}; {n}]", self.expr(*value)),

@@ -59,7 +59,10 @@ pub fn emit_host(
                 sig.push(quote!(#arg: #ty));
                 args.push(quote!(#rt::KernelArg::scalar(#arg)));
             }
-            Ty::Slice { elem, mutable } => {
+            Ty::Slice {
+                elem: &Ty::Scalar(elem),
+                mutable,
+            } => {
                 let ty = scalar_tokens(elem, rt);
                 kinds.push(match elem {
                     Scalar::Generic(generic) => {

@@ -4,7 +4,7 @@
 use super::Parser;
 use crate::intrinsics::{Arg, Arity, Builtin, Op, Signature};
 use crate::ir::*;
-use crate::types::Scalar;
+use crate::types::{Scalar, Ty};
 use quote::ToTokens;
 
 impl Parser<'_> {
@@ -220,7 +220,7 @@ impl Parser<'_> {
                     );
                     return None;
                 };
-                let elem = self.scalar_type(elem)?;
+                let elem = self.value_type(elem)?;
                 let len = self.generic_length(len)?;
                 ExprKind::SharedArray { elem, len }
             }
@@ -233,7 +233,7 @@ impl Parser<'_> {
                     return None;
                 };
                 ExprKind::DynamicShared {
-                    elem: self.scalar_type(elem)?,
+                    elem: Ty::Scalar(self.scalar_type(elem)?),
                 }
             }
             _ => return Some(None),

@@ -45,7 +45,7 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         .filter_map(|input| parser.param(input))
         .collect();
     let ret = match (&item.sig.output, kind) {
-        (syn::ReturnType::Type(_, ty), FnKind::Device) => parser.scalar_type(ty),
+        (syn::ReturnType::Type(_, ty), FnKind::Device) => parser.value_type(ty),
         _ => None,
     };
     let body = parser.function_body(&item.block, ret.is_some());

@@ -246,7 +246,7 @@ impl Parser<'_> {
                 match &*reference.elem {
                     syn::Type::Slice(slice) => {
                         let elem = self.scalar_type(&slice.elem)?;
-                        Some(Ty::Slice { elem, mutable })
+                        Some(Ty::slice_of(elem, mutable))
                     }
                     inner if mutable => {
                         self.cx.error_spanned_by(
@@ -299,6 +299,23 @@ impl Parser<'_> {
                 );
                 None
             }
+        }
+    }
+
+    /// A type a value can have: a scalar or an array of values (`[[f32; 4]; 4]`).
+    pub(super) fn value_type(&mut self, ty: &syn::Type) -> Option<Ty> {
+        match ty {
+            syn::Type::Array(array) => {
+                let elem = self.value_type(&array.elem)?;
+                let len = self.length(&array.len)?;
+                Some(Ty::Array {
+                    elem: elem.interned(),
+                    len,
+                })
+            }
+            syn::Type::Paren(paren) => self.value_type(&paren.elem),
+            syn::Type::Group(group) => self.value_type(&group.elem),
+            _ => self.scalar_type(ty).map(Ty::Scalar),
         }
     }
 

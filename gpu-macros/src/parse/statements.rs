@@ -150,12 +150,7 @@ impl Parser<'_> {
             }
         };
         let annotation = match annotation {
-            Some(syn::Type::Array(array)) => {
-                let elem = self.scalar_type(&array.elem)?;
-                let len = self.length(&array.len)?;
-                Some(Ty::Array { elem, len })
-            }
-            Some(ty) => Some(Ty::Scalar(self.scalar_type(ty)?)),
+            Some(ty) => Some(self.value_type(ty)?),
             None => None,
         };
         let init = match &local.init {

@@ -80,8 +80,8 @@ impl CudaWriter for CudaCall<'_, '_> {
 
     fn element(&self, i: usize) -> Scalar {
         let ty = self.emitter.types.expr(self.args[i]);
-        ty.element()
-            .unwrap_or_else(|| unreachable!("checked: memory, found {ty:?}"))
+        ty.scalar_element()
+            .unwrap_or_else(|| unreachable!("checked: memory of scalars, found {ty:?}"))
     }
 
     fn array_len(&self, i: usize) -> u64 {

@@ -38,6 +38,23 @@ pub fn cuda_type(scalar: Scalar) -> &'static str {
     }
 }
 
+/// The C++ declaration of `name` with type `ty`: `float x`, `float tile[32][33]`.
+pub fn cuda_decl(ty: Ty, name: &str) -> String {
+    match ty {
+        Ty::Array { elem, len } => cuda_decl(*elem, &format!("{name}[{}]", len.cuda())),
+        other => format!("{} {name}", cuda_ty(other)),
+    }
+}
+
+/// The C++ spelling of a value type that is not an array.
+pub fn cuda_ty(ty: Ty) -> String {
+    match ty {
+        Ty::Scalar(scalar) => cuda_type(scalar).to_string(),
+        Ty::Unit => "void".to_string(),
+        other => unreachable!("checked: no C++ value of type {other:?}"),
+    }
+}
+
 /// Emits the complete CUDA source of `program`: helpers, device functions, then the kernel.
 pub fn emit_program(program: &Program, types: &[Types]) -> String {
     let mut helpers = BTreeSet::new();
@@ -272,7 +289,7 @@ impl<'a> Emitter<'a> {
             .chain(&types.locals)
             .filter_map(|ty| match ty {
                 Ty::Scalar(s) => Some(*s),
-                other => other.element(),
+                other => other.scalar_element(),
             })
             .any(Scalar::is_half);
         let mut helpers = BTreeSet::new();
@@ -337,7 +354,7 @@ impl<'a> Emitter<'a> {
                     let constness = if mutable { "" } else { "const " };
                     params.push(format!(
                         "{constness}{}* __restrict__ {name}",
-                        cuda_type(elem)
+                        cuda_ty(*elem)
                     ));
                     params.push(format!("unsigned long long {}", self.len_name(param.local)));
                 }
@@ -358,7 +375,7 @@ impl<'a> Emitter<'a> {
                 format!("template <{}> __global__ void", params.join(", "))
             }
             FnKind::Kernel => "extern \"C\" __global__ void".to_string(),
-            FnKind::Device => format!("__device__ {}", self.kernel.ret.map_or("void", cuda_type)),
+            FnKind::Device => format!("__device__ {}", self.kernel.ret.map_or("void".to_string(), cuda_ty)),
         };
         let bounds = match self.kernel.launch_bounds {
             Some(LaunchBounds {

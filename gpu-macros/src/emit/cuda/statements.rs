@@ -1,7 +1,7 @@
 //! Statements: declarations and the storage a `let` creates, assignments, `if`, loops with
 //! their labels (C++ `goto`s where Rust breaks out of an outer loop) and `match` chains.
 
-use super::{cuda_type, fresh, strip_outer_parens, Emitter, LoopLabels};
+use super::{cuda_decl, cuda_ty, cuda_type, fresh, strip_outer_parens, Emitter, LoopLabels};
 use crate::ir::*;
 use crate::types::{Len, Ty};
 
@@ -169,15 +169,21 @@ impl<'a> Emitter<'a> {
         let kernel = self.kernel;
         let name = self.name(local).to_string();
         let elem = match self.types.local(local) {
-            Ty::Array { elem, .. } | Ty::Shared { elem, .. } => elem,
+            Ty::Array { elem, .. } | Ty::Shared { elem, .. } => *elem,
             _ => return false,
         };
-        let ty = cuda_type(elem);
+        if let ExprKind::SharedArray { len, .. } = &kernel.expr(init).kind {
+            let array = Ty::Array {
+                elem: elem.interned(),
+                len: *len,
+            };
+            self.out
+                .line(&format!("__shared__ {};", cuda_decl(array, &name)));
+            return true;
+        }
+        let ty = cuda_ty(elem);
         match &kernel.expr(init).kind {
-            ExprKind::SharedArray { len, .. } => {
-                self.out
-                    .line(&format!("__shared__ {ty} {name}[{}];", len.cuda()));
-            }
+            ExprKind::SharedArray { .. } => unreachable!("declared above"),
             ExprKind::DynamicShared { .. } => {
                 self.use_helper("rs_dynamic_smem");
                 let len_name = fresh(&mut self.taken, &format!("{name}_len"));
