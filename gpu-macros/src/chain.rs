@@ -3,18 +3,20 @@
 
 use crate::ctxt::Ctxt;
 use crate::ir::{ExprKind, FnKind, Program};
+use crate::types::{EnumRef, StructRef};
 use crate::{check, emit, parse, paths};
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 use std::collections::HashMap;
 
-/// A device function fetched for a kernel: the name the kernel's code called it by, and its item.
+/// An item fetched for a kernel: the name (or path, for a type) the kernel's code called it by,
+/// and its item — a `#[device]` function, struct or enum.
 pub struct Gathered {
     pub alias: String,
-    pub item: syn::ItemFn,
+    pub item: syn::Item,
 }
 
-/// `#[kernel]`, with the device functions gathered so far.
+/// `#[kernel]`, with the device functions and types gathered so far.
 pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathered>) -> TokenStream {
     let cx = Ctxt::default();
     let launch_bounds = parse::kernel_args(&cx, &attr);
@@ -27,16 +29,39 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
             )
             .to_compile_error(),
         };
-    let mut kernel = parse::parse_function(&cx, &function, FnKind::Kernel);
+    let env = type_env(&gathered);
+    let mut functions = Vec::new();
+    let mut kernel = parse::parse_function(&cx, &env, &function, FnKind::Kernel, None);
     kernel.launch_bounds = launch_bounds;
-    let mut functions = vec![kernel];
+    functions.push(kernel);
     let mut aliases = HashMap::new();
     for device in &gathered {
-        let parsed = parse::parse_function(&cx, &device.item, FnKind::Device);
+        let syn::Item::Fn(item) = &device.item else {
+            continue;
+        };
+        let parsed = parse::parse_function(&cx, &env, item, FnKind::Device, None);
         aliases.insert(device.alias.clone(), parsed.name.clone());
         if functions.iter().all(|f| f.name != parsed.name) {
             functions.push(parsed);
         }
+    }
+    for device in &gathered {
+        for item in impls_of(&device.item) {
+            functions.extend(parse::parse_impl(&cx, &env, &item));
+        }
+    }
+    // A type the code names but that has not arrived is fetched before anything is reported:
+    // until it is here, the code around it cannot be understood.
+    let missing = env.missing.borrow().first().cloned();
+    if let Some((name, path)) = missing {
+        if gathered.iter().any(|g| g.alias == path.to_string()) {
+            let message = format!(
+                "`{name}` does not name a `#[device]` struct or enum: kernels name `#[device]` types \
+                 by the name they are defined with (not a renamed import)"
+            );
+            return syn::Error::new_spanned(&path, message).to_compile_error();
+        }
+        return request(&attr, &function, &gathered, &path.to_string(), &path);
     }
     // Later stages assume a well-formed IR; after a syntax error they would only echo it.
     if let Some(errors) = cx.into_compile_errors() {
@@ -52,7 +77,10 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
             }
         }
     }
-    let program = Program { functions };
+    let program = Program {
+        functions,
+        structs: env.structs.clone(),
+    };
     if let Some((name, path)) = first_missing(&program) {
         return request(&attr, &function, &gathered, &name, &path);
     }
@@ -78,6 +106,115 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
         None
     };
     emit::host::emit_host(program.root(), &source, twin, &rt)
+}
+
+/// The `#[device]` types among `gathered`, each defined once the types of its fields are.
+pub(crate) fn type_env(gathered: &[Gathered]) -> parse::TypeEnv {
+    let mut env = parse::TypeEnv::default();
+    for g in gathered {
+        if let syn::Item::Enum(item) = &g.item {
+            if let Some(def) = parse::parse_enum(item, twin_path(&g.alias)) {
+                env.enums.push(EnumRef(Box::leak(Box::new(def))));
+            }
+        }
+    }
+    // Structs after the structs they contain, which is also the order C++ needs.
+    loop {
+        let mut progress = false;
+        for g in gathered {
+            let syn::Item::Struct(item) = &g.item else {
+                continue;
+            };
+            if env.lookup(&item.ident.to_string()).is_some() {
+                continue;
+            }
+            let probe = parse::TypeEnv {
+                structs: env.structs.clone(),
+                enums: env.enums.clone(),
+                missing: Default::default(),
+            };
+            if let Some(def) = parse::parse_struct(&probe, item, twin_path(&g.alias)) {
+                env.structs.push(StructRef(Box::leak(Box::new(def))));
+                progress = true;
+            } else {
+                // A field's type still to be fetched is fetched like any other.
+                for missing in probe.missing.into_inner() {
+                    if env.missing.borrow().iter().all(|(n, _)| *n != missing.0) {
+                        env.missing.borrow_mut().push(missing);
+                    }
+                }
+            }
+        }
+        if !progress {
+            break;
+        }
+    }
+    // Types defined meanwhile are no longer missing.
+    env.missing
+        .borrow_mut()
+        .retain(|(name, _)| env.structs.iter().all(|s| s.0.name != *name));
+    env
+}
+
+/// The path a type written as `path` in the kernel's module has from inside the kernel's
+/// generated module (a child of it).
+fn twin_path(path: &str) -> String {
+    let path = path.replace(' ', "");
+    if path.starts_with("crate::") || path.starts_with("::") {
+        path
+    } else {
+        format!("super::{path}")
+    }
+}
+
+/// The `#[device] impl` blocks of a gathered type: those in the file that defines it.
+fn impls_of(item: &syn::Item) -> Vec<syn::ItemImpl> {
+    let ident = match item {
+        syn::Item::Struct(s) => &s.ident,
+        syn::Item::Enum(e) => &e.ident,
+        _ => return Vec::new(),
+    };
+    let Some(file) = ident.span().local_file() else {
+        return Vec::new();
+    };
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        return Vec::new();
+    };
+    let Ok(parsed) = syn::parse_file(&text) else {
+        return Vec::new();
+    };
+    let mut impls = Vec::new();
+    collect_impls(&parsed.items, &ident.to_string(), &mut impls);
+    impls
+}
+
+fn collect_impls(items: &[syn::Item], name: &str, out: &mut Vec<syn::ItemImpl>) {
+    for item in items {
+        match item {
+            syn::Item::Impl(block)
+                if block.attrs.iter().any(|a| {
+                    a.path()
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "device")
+                }) =>
+            {
+                let self_name = match &*block.self_ty {
+                    syn::Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+                    _ => None,
+                };
+                if self_name.as_deref() == Some(name) {
+                    out.push(block.clone());
+                }
+            }
+            syn::Item::Mod(module) => {
+                if let Some((_, inner)) = &module.content {
+                    collect_impls(inner, name, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The first function called but not yet gathered, with the path of the call.
@@ -133,7 +270,7 @@ pub fn resume(input: TokenStream) -> TokenStream {
             Ok(lit) => lit.value(),
             Err(error) => return error.to_compile_error(),
         };
-        match syn::parse2::<syn::ItemFn>(item.clone()) {
+        match syn::parse2::<syn::Item>(item.clone()) {
             Ok(item) => gathered.push(Gathered { alias, item }),
             Err(error) => return error.to_compile_error(),
         }
@@ -141,49 +278,83 @@ pub fn resume(input: TokenStream) -> TokenStream {
     expand_kernel(attr.clone(), kernel.clone(), gathered)
 }
 
-/// `#[device]`: checks the function where it stands, and defines the macro that hands its
-/// definition to the kernels that call it.
+/// `#[device]`: checks a function where it stands; for a function, struct or enum, defines the
+/// macro that hands its definition to the kernels that use it. An `impl` block is handed over
+/// with its type (see [`impls_of`]).
 pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Ctxt::default();
     if !attr.is_empty() {
         cx.error_spanned_by(&attr, "`#[device]` takes no arguments");
     }
-    let function: syn::ItemFn = match syn::parse2(item) {
-        Ok(function) => function,
-        Err(error) => {
-            return syn::Error::new(
-                error.span(),
-                "`#[device]` applies to a function: `#[device] fn name(x: f32) -> f32 { ... }`",
+    let item: syn::Item = match syn::parse2(item) {
+        Ok(item) => item,
+        Err(error) => return error.to_compile_error(),
+    };
+    let (name, vis, extra) = match &item {
+        syn::Item::Fn(function) => {
+            let env = parse::TypeEnv::default();
+            let parsed = parse::parse_function(&cx, &env, function, FnKind::Device, None);
+            // Its callees and types are known only where a kernel gathers them; alone it is
+            // checked fully.
+            if !cx.has_errors() && parsed.callees().is_empty() && env.missing.borrow().is_empty() {
+                let program = Program {
+                    functions: vec![parsed],
+                    structs: Vec::new(),
+                };
+                check::check_program(&cx, &program);
+            }
+            (&function.sig.ident, &function.vis, quote!())
+        }
+        syn::Item::Struct(strukt) => {
+            parse::struct_problems(&cx, &item);
+            let layout = if cx.has_errors() {
+                quote!()
+            } else {
+                emit::host::struct_layout_tokens(strukt, &paths::runtime())
+            };
+            (&strukt.ident, &strukt.vis, layout)
+        }
+        syn::Item::Enum(enumeration) => {
+            parse::struct_problems(&cx, &item);
+            (&enumeration.ident, &enumeration.vis, quote!())
+        }
+        syn::Item::Impl(block) => {
+            // The GPU's copy comes from the file with its type; the host keeps what it can run.
+            let errors = cx.into_compile_errors().unwrap_or_default();
+            let host = parse::host_impl(block);
+            return quote!(#errors #host);
+        }
+        other => {
+            return syn::Error::new_spanned(
+                other,
+                "`#[device]` applies to a function, a struct, a fieldless enum or an `impl` block",
             )
             .to_compile_error()
         }
     };
-    let parsed = parse::parse_function(&cx, &function, FnKind::Device);
-    // Its callees are known only where a kernel gathers them; alone it is checked fully.
-    if !cx.has_errors() && parsed.callees().is_empty() {
-        let program = Program {
-            functions: vec![parsed],
-        };
-        check::check_program(&cx, &program);
-    }
     let errors = cx.into_compile_errors().unwrap_or_default();
-
-    let name = &function.sig.ident;
     let module = format_ident!("__gpu_device_{}", name);
     // A `macro_rules!` can be re-exported at most crate-wide.
-    let reexport = match &function.vis {
+    let reexport = match vis {
         syn::Visibility::Inherited => quote!(use),
         _ => quote!(pub(crate) use),
     };
-    let item = function.to_token_stream();
+    let tokens = item.to_token_stream();
+    // A device function is GPU code only; a type is also the host's.
+    let host = match &item {
+        syn::Item::Fn(_) => quote!(),
+        _ => tokens.clone(),
+    };
     quote! {
         #errors
+        #host
+        #extra
         #[doc(hidden)]
         #[allow(non_snake_case, unused_macros)]
         mod #module {
             macro_rules! #name {
                 ({ $($callback:tt)* } { $($state:tt)* }) => {
-                    $($callback)*! { $($state)* { #item } }
+                    $($callback)*! { $($state)* { #tokens } }
                 };
             }
             pub(crate) use #name;

@@ -5,7 +5,7 @@
 //! type per expression that both emitters read without re-inferring.
 
 use crate::intrinsics::{Builtin, Op};
-use crate::types::{Generic, Len, Scalar, Ty};
+use crate::types::{EnumRef, Generic, Len, Scalar, StructRef, Ty};
 use proc_macro2::{Span, TokenStream};
 
 /// Where a piece of the kernel was written: its first and last token, so a message underlines
@@ -56,10 +56,13 @@ pub enum FnKind {
     Device,
 }
 
-/// A kernel together with every `#[device]` function it reaches.
+/// A kernel together with every `#[device]` function, method and type it reaches.
 pub struct Program {
-    /// The kernel (or the device function being checked on its own) comes first.
+    /// The kernel (or the device function being checked on its own) comes first; methods of
+    /// `#[device]` types follow the functions.
     pub functions: Vec<Function>,
+    /// The `#[device]` structs, each after the structs its fields contain.
+    pub structs: Vec<StructRef>,
 }
 
 impl Program {
@@ -95,8 +98,37 @@ pub struct Function {
     pub locals: Vec<Local>,
     /// The file the function was written in, for `#line` directives.
     pub file: String,
+    /// The `#[device]` type whose `impl` defines this function (its name is then
+    /// `Type__method`), and how it takes `self`, if it does.
+    pub owner: Option<Owner>,
     /// `#[kernel(launch_bounds(..))]`, emitted as `__launch_bounds__`.
     pub launch_bounds: Option<LaunchBounds>,
+}
+
+/// The type a method belongs to.
+#[derive(Clone, Debug)]
+pub struct Owner {
+    pub ty: Ty,
+    /// The method's own name (`dist2`), as calls write it.
+    pub method: String,
+    /// How the method takes `self`; `None` for an associated function or constant.
+    pub receiver: Option<PassBy>,
+    /// An associated constant, read without a call: `Body::G`.
+    pub constant: bool,
+}
+
+/// How a parameter is passed: by value, `&T` or `&mut T`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassBy {
+    Value,
+    Ref,
+    RefMut,
+}
+
+/// The mangled name of method `method` of the type named `owner`: a valid identifier in C++
+/// and Rust alike.
+pub fn method_name(owner: &str, method: &str) -> String {
+    format!("{owner}__{method}")
 }
 
 /// What a kernel promises about its launches, so the CUDA compiler can budget registers.
@@ -117,6 +149,22 @@ impl Function {
         &self.locals[id.0 as usize]
     }
 
+    /// The name as Rust code calls it, for messages: `f`, `Body::new`.
+    pub fn display_name(&self) -> String {
+        match &self.owner {
+            Some(owner) => format!("{}::{}", owner.ty.describe(), owner.method),
+            None => self.name.clone(),
+        }
+    }
+
+    /// How parameter `local` is passed, if it is one.
+    pub fn param_pass(&self, local: LocalId) -> Option<PassBy> {
+        self.params
+            .iter()
+            .find(|p| p.local == local)
+            .map(|p| p.pass)
+    }
+
     /// Every function this one calls, by name, with the path of each call as written.
     pub fn callees(&self) -> Vec<(&str, &TokenStream, Loc)> {
         self.exprs
@@ -134,6 +182,9 @@ pub struct Param {
     pub local: LocalId,
     pub ty: Ty,
     pub span: Loc,
+    /// `&T` / `&mut T` parameters of device functions (slices are `Value`: a slice is a
+    /// reference already).
+    pub pass: PassBy,
 }
 
 /// A variable: a parameter or a `let` binding.
@@ -252,11 +303,38 @@ pub enum ExprKind {
         path: TokenStream,
         args: Vec<ExprId>,
     },
-    /// `.x`, `.y` or `.z` of a `Dim3`/`Index3`.
-    Axis {
+    /// `base.name`: a field of a `#[device]` struct, or `.x`, `.y`, `.z` of a `Dim3`/`Index3`.
+    Field {
         base: ExprId,
-        axis: Axis,
+        name: String,
+        name_span: Loc,
     },
+    /// `Body { pos, mass: 1.0 }`, fields as written.
+    StructLit {
+        ty: StructRef,
+        fields: Vec<(String, ExprId)>,
+    },
+    /// `Type::name(args)`: an associated function of a `#[device]` type (`Body::new(..)`), or
+    /// `Type::NAME` (no call) for an associated constant.
+    AssocCall {
+        ty: Ty,
+        name: String,
+        name_span: Loc,
+        args: Vec<ExprId>,
+        constant: bool,
+    },
+    /// `Op::Add`: a variant of a `#[device]` enum.
+    Variant {
+        ty: EnumRef,
+        name: String,
+    },
+    /// `&x` / `&mut x` passed to a device function's reference parameter.
+    Ref {
+        expr: ExprId,
+        mutable: bool,
+    },
+    /// `*r`: the value behind a reference parameter.
+    Deref(ExprId),
     /// An associated constant such as `f32::MAX` or `u32::MIN`.
     Const {
         ty: Scalar,
@@ -388,6 +466,30 @@ impl BinOp {
         }
     }
 
+    /// The method of the `core::ops` trait a `#[device]` type implements this operator with.
+    pub fn operator_method(self) -> Option<&'static str> {
+        Some(match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::Div => "div",
+            BinOp::Rem => "rem",
+            BinOp::BitAnd
+            | BinOp::BitOr
+            | BinOp::BitXor
+            | BinOp::Shl
+            | BinOp::Shr
+            | BinOp::Eq
+            | BinOp::Ne
+            | BinOp::Lt
+            | BinOp::Le
+            | BinOp::Gt
+            | BinOp::Ge
+            | BinOp::And
+            | BinOp::Or => return None,
+        })
+    }
+
     pub fn is_comparison(self) -> bool {
         matches!(
             self,
@@ -400,21 +502,4 @@ impl BinOp {
 pub enum UnOp {
     Neg,
     Not,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Axis {
-    X,
-    Y,
-    Z,
-}
-
-impl Axis {
-    pub fn name(self) -> &'static str {
-        match self {
-            Axis::X => "x",
-            Axis::Y => "y",
-            Axis::Z => "z",
-        }
-    }
 }

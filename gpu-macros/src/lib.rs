@@ -65,37 +65,63 @@ pub fn __kernel_resume(input: TokenStream) -> TokenStream {
     chain::resume(input.into()).into()
 }
 
-/// Emits the CUDA source of a kernel given as Rust source text (its device functions after
-/// it): the snapshot tests' entry.
+/// Emits the CUDA source of a kernel given as Rust source text (its device functions, types
+/// and `impl` blocks after it): the snapshot tests' entry.
 #[cfg(test)]
 fn cuda_source_of(rust: &str) -> Result<String, String> {
     let file: syn::File = syn::parse_str(rust).map_err(|e| e.to_string())?;
     let cx = ctxt::Ctxt::default();
+    let gathered: Vec<chain::Gathered> = file
+        .items
+        .iter()
+        .filter(|item| matches!(item, syn::Item::Struct(_) | syn::Item::Enum(_)))
+        .map(|item| chain::Gathered {
+            alias: match item {
+                syn::Item::Struct(s) => s.ident.to_string(),
+                syn::Item::Enum(e) => e.ident.to_string(),
+                _ => String::new(),
+            },
+            item: item.clone(),
+        })
+        .collect();
+    let env = chain::type_env(&gathered);
     let mut functions = Vec::new();
-    for (i, item) in file.items.iter().enumerate() {
-        let syn::Item::Fn(item) = item else {
-            return Err("only functions".into());
-        };
-        let kind = if i == 0 {
-            ir::FnKind::Kernel
-        } else {
-            ir::FnKind::Device
-        };
-        let mut function = parse::parse_function(&cx, item, kind);
-        // The kernel's own `#[kernel(...)]` arguments, as the attribute would pass them.
-        if let Some(syn::Meta::List(list)) = item
-            .attrs
-            .iter()
-            .map(|attr| &attr.meta)
-            .find(|meta| meta.path().is_ident("kernel"))
-        {
-            function.launch_bounds = parse::kernel_args(&cx, &list.tokens);
+    let mut methods = Vec::new();
+    for item in &file.items {
+        match item {
+            syn::Item::Fn(item) => {
+                let kind = if functions.is_empty() {
+                    ir::FnKind::Kernel
+                } else {
+                    ir::FnKind::Device
+                };
+                let mut function = parse::parse_function(&cx, &env, item, kind, None);
+                // The kernel's own `#[kernel(...)]` arguments, as the attribute would pass them.
+                if let Some(syn::Meta::List(list)) = item
+                    .attrs
+                    .iter()
+                    .map(|attr| &attr.meta)
+                    .find(|meta| meta.path().is_ident("kernel"))
+                {
+                    function.launch_bounds = parse::kernel_args(&cx, &list.tokens);
+                }
+                // A parsed string has no stable file name; snapshots need one.
+                function.file = "test.rs".to_string();
+                functions.push(function);
+            }
+            syn::Item::Impl(block) => methods.extend(parse::parse_impl(&cx, &env, block)),
+            syn::Item::Struct(_) | syn::Item::Enum(_) => {}
+            _ => return Err("only functions, types and impls".into()),
         }
-        // A parsed string has no stable file name; snapshots need one.
-        function.file = "test.rs".to_string();
-        functions.push(function);
     }
-    let program = ir::Program { functions };
+    for method in &mut methods {
+        method.file = "test.rs".to_string();
+    }
+    functions.extend(methods);
+    let program = ir::Program {
+        functions,
+        structs: env.structs.clone(),
+    };
     let types = if cx.has_errors() {
         None
     } else {

@@ -399,3 +399,95 @@ fn pick(flag: bool, i: usize, x: &[f32], out: &mut [f32]) {
         "{source}"
     );
 }
+
+#[test]
+fn user_types() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn demo(bodies: &mut [Body], op: Op, out: &mut [f32]) {
+    let i = global_idx().x;
+    if i < bodies.len() {
+        let mut b = bodies[i];
+        b.shift(1.0);
+        bodies[i] = b;
+        bodies[i].mass = 2.0 * bodies[i].mass;
+        let origin = Body::new([0.0; 3], Body::UNIT);
+        let c = Complex { re: b.pos[0], im: b.mass } * Complex { re: 2.0, im: 0.0 };
+        let mut z = -c;
+        z += c;
+        let v = match op {
+            Op::Add => b.dist2(&origin) + z.re,
+            Op::Mul => b.dist2(&origin) * z.im,
+        };
+        let pos = b.pos;
+        let mut sum = 0.0f32;
+        bump(&mut sum, pos);
+        if b == origin {
+            sum += 1.0;
+        }
+        out[i] = v + sum;
+    }
+}
+
+fn bump(total: &mut f32, v: [f32; 3]) {
+    *total += v[0] + v[1] + v[2];
+}
+
+#[derive(Clone, Copy, PartialEq)]
+#[repr(C)]
+struct Body {
+    pos: [f32; 3],
+    mass: f32,
+}
+
+impl Body {
+    const UNIT: f32 = 1.0;
+    fn new(pos: [f32; 3], mass: f32) -> Body {
+        Body { pos, mass }
+    }
+    fn dist2(&self, other: &Body) -> f32 {
+        let d = [other.pos[0] - self.pos[0], other.pos[1] - self.pos[1], other.pos[2] - self.pos[2]];
+        d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+    }
+    fn shift(&mut self, dx: f32) {
+        self.pos[0] += dx;
+    }
+}
+
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Complex {
+    re: f32,
+    im: f32,
+}
+
+impl core::ops::Mul for Complex {
+    type Output = Complex;
+    fn mul(self, o: Complex) -> Complex {
+        Complex { re: self.re * o.re - self.im * o.im, im: self.re * o.im + self.im * o.re }
+    }
+}
+
+impl core::ops::Neg for Complex {
+    type Output = Complex;
+    fn neg(self) -> Complex {
+        Complex { re: -self.re, im: -self.im }
+    }
+}
+
+impl core::ops::AddAssign for Complex {
+    fn add_assign(&mut self, o: Complex) {
+        self.re += o.re;
+        self.im += o.im;
+    }
+}
+
+#[derive(Clone, Copy)]
+#[repr(u32)]
+enum Op {
+    Add,
+    Mul,
+}
+"#
+    ));
+}

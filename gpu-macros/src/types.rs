@@ -213,7 +213,93 @@ pub enum Ty {
         elem: &'static Ty,
         len: Option<Len>,
     },
+    /// A `#[device]` struct.
+    Struct(StructRef),
+    /// A fieldless `#[device]` enum.
+    Enum(EnumRef),
     Unit,
+}
+
+/// A `#[device]` struct: its fields in declaration order, laid out as C lays them out
+/// (`#[repr(C)]`).
+#[derive(Debug)]
+pub struct StructDef {
+    pub name: String,
+    pub fields: Vec<(String, Ty)>,
+    /// `#[derive(PartialEq)]`: `==` and `!=` compare field by field.
+    pub partial_eq: bool,
+    /// The path the kernel names it by, as Rust source (`Body`, `physics::Body`).
+    pub path: String,
+}
+
+impl StructDef {
+    /// The type of field `name`.
+    pub fn field(&self, name: &str) -> Option<Ty> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, ty)| *ty)
+    }
+}
+
+/// A handle to a struct definition, compared by name: a program has one type of each name.
+#[derive(Clone, Copy, Debug)]
+pub struct StructRef(pub &'static StructDef);
+
+impl PartialEq for StructRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name == other.0.name
+    }
+}
+
+impl Eq for StructRef {}
+
+impl std::hash::Hash for StructRef {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.name.hash(state);
+    }
+}
+
+/// A fieldless `#[device]` enum, represented on both sides by its `repr` integer.
+#[derive(Debug)]
+pub struct EnumDef {
+    pub name: String,
+    /// Variant names with their discriminants.
+    pub variants: Vec<(String, u64)>,
+    /// The `#[repr(..)]` integer type.
+    pub repr: Scalar,
+    /// `#[derive(PartialEq)]`.
+    pub partial_eq: bool,
+    /// The path the kernel names it by, as Rust source.
+    pub path: String,
+}
+
+impl EnumDef {
+    /// The discriminant of variant `name`.
+    pub fn variant(&self, name: &str) -> Option<u64> {
+        self.variants
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, value)| *value)
+    }
+}
+
+/// A handle to an enum definition, compared by name.
+#[derive(Clone, Copy, Debug)]
+pub struct EnumRef(pub &'static EnumDef);
+
+impl PartialEq for EnumRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name == other.0.name
+    }
+}
+
+impl Eq for EnumRef {}
+
+impl std::hash::Hash for EnumRef {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.name.hash(state);
+    }
 }
 
 impl Ty {
@@ -229,14 +315,6 @@ impl Ty {
                 .entry(self)
                 .or_insert_with(|| Box::leak(Box::new(self)))
         })
-    }
-
-    /// A slice of scalars.
-    pub fn slice_of(elem: Scalar, mutable: bool) -> Ty {
-        Ty::Slice {
-            elem: Ty::Scalar(elem).interned(),
-            mutable,
-        }
     }
 
     /// The scalar this type is, if it is one.
@@ -267,13 +345,62 @@ impl Ty {
         match self {
             Ty::Scalar(s) => s.rust_name().to_string(),
             Ty::Slice { elem, mutable } => {
-                format!("&{}[{}]", if mutable { "mut " } else { "" }, elem.describe())
+                format!(
+                    "&{}[{}]",
+                    if mutable { "mut " } else { "" },
+                    elem.describe()
+                )
             }
             Ty::Dim3 => "Dim3".to_string(),
             Ty::Index3 => "Index3".to_string(),
             Ty::Array { elem, len } => format!("[{}; {}]", elem.describe(), len.describe()),
             Ty::Shared { elem, .. } => format!("shared [{}]", elem.describe()),
+            Ty::Struct(def) => def.0.name.clone(),
+            Ty::Enum(def) => def.0.name.clone(),
             Ty::Unit => "()".to_string(),
         }
     }
+}
+
+impl Ty {
+    /// Size and alignment in bytes under C's layout rules (`#[repr(C)]`), for a concrete type.
+    pub fn c_layout(self) -> Option<(u64, u64)> {
+        match self {
+            Ty::Scalar(scalar) => scalar.size_bytes().map(|s| (u64::from(s), u64::from(s))),
+            Ty::Array {
+                elem,
+                len: Len::Known(n),
+            } => elem.c_layout().map(|(size, align)| (size * n, align)),
+            Ty::Struct(def) => struct_layout(def.0.fields.iter().map(|(_, ty)| *ty))
+                .map(|(size, align, _)| (size, align)),
+            Ty::Enum(def) => def.0.repr.c_layout_scalar(),
+            Ty::Array { .. }
+            | Ty::Slice { .. }
+            | Ty::Shared { .. }
+            | Ty::Dim3
+            | Ty::Index3
+            | Ty::Unit => None,
+        }
+    }
+}
+
+impl Scalar {
+    fn c_layout_scalar(self) -> Option<(u64, u64)> {
+        self.size_bytes().map(|s| (u64::from(s), u64::from(s)))
+    }
+}
+
+/// C's layout of a struct with fields of these types: its size, alignment and each field's
+/// offset.
+pub fn struct_layout(fields: impl IntoIterator<Item = Ty>) -> Option<(u64, u64, Vec<u64>)> {
+    let (mut offset, mut align) = (0u64, 1u64);
+    let mut offsets = Vec::new();
+    for ty in fields {
+        let (size, field_align) = ty.c_layout()?;
+        offset = offset.div_ceil(field_align) * field_align;
+        offsets.push(offset);
+        offset += size;
+        align = align.max(field_align);
+    }
+    Some((offset.div_ceil(align) * align, align, offsets))
 }

@@ -62,6 +62,9 @@ impl Checker<'_> {
         receiver_ty: Option<Scalar>,
     ) -> T {
         let receiver_t = self.expr(receiver);
+        if let T::Ty(user @ (Ty::Struct(_) | Ty::Enum(_))) = self.resolve(receiver_t) {
+            return self.user_method(receiver, user, name, name_loc, args);
+        }
         let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
         if let Some(ty) = receiver_ty {
             self.unify(T::Ty(Ty::Scalar(ty)), receiver_t, self.loc(receiver));
@@ -178,7 +181,23 @@ impl Checker<'_> {
         if !self.arity(name, callee.params.len(), args.len(), loc) {
             return T::Error;
         }
-        for ((param, arg), arg_t) in callee.params.iter().zip(args).zip(arg_ts) {
+        self.call_args(callee, &callee.params, args, arg_ts, loc)
+    }
+
+    /// Checks `args` (of types `arg_ts`) against `params` of `callee`, and gives its result.
+    pub(super) fn call_args(
+        &mut self,
+        callee: &Function,
+        params: &[Param],
+        args: &[ExprId],
+        arg_ts: Vec<T>,
+        loc: Loc,
+    ) -> T {
+        let name = callee.display_name();
+        for ((param, arg), arg_t) in params.iter().zip(args).zip(arg_ts) {
+            if self.reference_arg(param, *arg) {
+                continue;
+            }
             match param.ty {
                 Ty::Slice { elem, mutable } => {
                     let ok = match self.resolve(arg_t) {

@@ -30,6 +30,9 @@ impl Checker<'_> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let lhs_t = self.expr(*lhs);
                 let rhs_t = self.expr(*rhs);
+                if let T::Ty(user @ (Ty::Struct(_) | Ty::Enum(_))) = self.resolve(lhs_t) {
+                    return self.user_binary(*op, user, rhs_t, loc);
+                }
                 self.binary_type(*op, lhs_t, rhs_t, self.loc(*lhs), self.loc(*rhs))
             }
             ExprKind::Unary { op, operand } => {
@@ -39,6 +42,9 @@ impl Checker<'_> {
                     self.negated_literals.push(*operand);
                 }
                 let t = self.expr(*operand);
+                if let (UnOp::Neg, T::Ty(user @ Ty::Struct(_))) = (op, self.resolve(t)) {
+                    return self.user_neg(user, loc);
+                }
                 self.unary_type(*op, t, id, loc)
             }
             ExprKind::Cast { expr, to } => {
@@ -54,6 +60,7 @@ impl Checker<'_> {
                         self.fresh_of(*elem, self.loc(*base))
                     }
                     T::Array { elem, .. } => T::Var(elem),
+                    T::Ty(Ty::Array { elem, .. }) => self.fresh_of(*elem, self.loc(*base)),
                     T::Error => T::Error,
                     _ => {
                         let text = self.describe(base_t);
@@ -108,7 +115,13 @@ impl Checker<'_> {
                 T::Ty(Ty::Scalar(*to))
             }
             ExprKind::Call { name, args, .. } => self.call(name, args, loc),
-            kind if is_constructor(kind) && !self.let_inits.contains(&id) => {
+            kind if is_constructor(kind)
+                && !self.let_inits.contains(&id)
+                && !matches!(
+                    kind,
+                    ExprKind::ArrayRepeat { .. } | ExprKind::ArrayList { .. }
+                ) =>
+            {
                 self.cx.error(
                     loc,
                     "this creates storage, so it can only initialise a `let`: `let name = ...;`",
@@ -151,25 +164,33 @@ impl Checker<'_> {
                 }
                 first
             }
-            ExprKind::Axis { base, axis } => {
-                let base_t = self.expr(*base);
-                match self.resolve(base_t) {
-                    T::Ty(Ty::Dim3) => T::Ty(Ty::Scalar(Scalar::U32)),
-                    T::Ty(Ty::Index3) => T::Ty(Ty::Scalar(Scalar::Usize)),
-                    T::Error => T::Error,
-                    _ => {
-                        let text = self.describe(base_t);
-                        self.cx.error(
-                            loc,
-                            format!(
-                                "no field `{}` on {text}: components are read from index intrinsics such as `thread_idx().x`",
-                                axis.name()
-                            ),
-                        );
-                        T::Error
-                    }
+            ExprKind::Field {
+                base,
+                name,
+                name_span,
+            } => self.field(*base, name, *name_span),
+            ExprKind::StructLit { ty, fields } => self.struct_literal(Ty::Struct(*ty), fields),
+            ExprKind::AssocCall {
+                ty,
+                name,
+                name_span,
+                args,
+                constant,
+            } => self.assoc_call(*ty, name, *name_span, args, *constant, loc),
+            ExprKind::Variant { ty, .. } => T::Ty(Ty::Enum(*ty)),
+            ExprKind::Ref { expr, .. } => {
+                let t = self.expr(*expr);
+                if !self.call_args.contains(&id) {
+                    self.cx.error(
+                        loc,
+                        "`&x` and `&mut x` are passed to `&T`/`&mut T` parameters of device \
+                         functions; elsewhere use the value itself",
+                    );
+                    return T::Error;
                 }
+                t
             }
+            ExprKind::Deref(inner) => self.deref(*inner, loc),
             ExprKind::Const { ty, name } => match constant_type(*ty, name) {
                 Some(t) => T::Ty(Ty::Scalar(t)),
                 None => {

@@ -15,6 +15,9 @@ mod expressions;
 mod inference;
 mod intrinsics;
 mod statements;
+mod user_types;
+
+pub use user_types::operator_function;
 
 pub use constants::FLOAT_CONSTANTS;
 
@@ -85,9 +88,20 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
                 .map(|(i, _)| ExprId(i as u32))
                 .filter(|id| is_statement(&function.body, *id))
                 .collect(),
+            call_args: function
+                .exprs
+                .iter()
+                .flat_map(|e| match &e.kind {
+                    ExprKind::Call { args, .. }
+                    | ExprKind::AssocCall { args, .. }
+                    | ExprKind::Method { args, .. } => args.clone(),
+                    _ => Vec::new(),
+                })
+                .collect(),
         };
         for param in &function.params {
-            checker.locals[param.local.0 as usize] = Some(T::Ty(param.ty));
+            let t = checker.fresh_of(param.ty, param.span);
+            checker.locals[param.local.0 as usize] = Some(t);
         }
         checker.block(&function.body);
         if let Some(ret) = function.ret {
@@ -249,6 +263,8 @@ struct Checker<'a> {
     let_inits: HashSet<ExprId>,
     /// Statement-only intrinsics (`wgmma_m64n*k16_*`, `wgmma_wait`) that stand as statements.
     statements: HashSet<ExprId>,
+    /// The direct arguments of calls, where `&x` / `&mut x` may stand.
+    call_args: HashSet<ExprId>,
 }
 
 impl Checker<'_> {

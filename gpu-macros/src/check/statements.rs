@@ -29,11 +29,11 @@ impl Checker<'_> {
                     }
                     None => found,
                 };
-                let storage = matches!(t, T::Array { .. } | T::Ty(Ty::Shared { .. }));
-                if storage && !is_constructor(&self.kernel.expr(*init).kind) {
+                let shared = matches!(self.resolve(t), T::Ty(Ty::Shared { .. }));
+                if shared && !is_constructor(&self.kernel.expr(*init).kind) {
                     self.cx.error(
                         self.loc(*init),
-                        "arrays and shared memory cannot be copied: index the original",
+                        "shared memory cannot be copied: index the original",
                     );
                 }
                 if let T::Ty(ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)) = t {
@@ -165,7 +165,13 @@ impl Checker<'_> {
         arms: impl Iterator<Item = &'p [Pattern]>,
         loc: Loc,
     ) {
-        if !(self.is_int(scrutinee) || self.known_scalar(scrutinee) == Some(Scalar::Bool)) {
+        let enumeration = match self.resolve(scrutinee) {
+            T::Ty(Ty::Enum(def)) => Some(def),
+            _ => None,
+        };
+        if enumeration.is_none()
+            && !(self.is_int(scrutinee) || self.known_scalar(scrutinee) == Some(Scalar::Bool))
+        {
             let text = self.describe(scrutinee);
             self.cx.error(
                 loc,
@@ -174,14 +180,19 @@ impl Checker<'_> {
             return;
         }
         let (mut wild, mut seen_true, mut seen_false) = (false, false, false);
+        let mut variants = Vec::new();
         for patterns in arms {
             for pattern in patterns {
                 match pattern {
                     Pattern::Wild => wild = true,
                     Pattern::Value(value) => {
-                        if let ExprKind::Lit(Lit::Bool(b)) = self.kernel.expr(*value).kind {
-                            seen_true |= b;
-                            seen_false |= !b;
+                        match &self.kernel.expr(*value).kind {
+                            ExprKind::Lit(Lit::Bool(b)) => {
+                                seen_true |= b;
+                                seen_false |= !b;
+                            }
+                            ExprKind::Variant { name, .. } => variants.push(name.clone()),
+                            _ => {}
                         }
                         let t = self.expr(*value);
                         self.unify(scrutinee, t, self.loc(*value));
@@ -195,7 +206,13 @@ impl Checker<'_> {
                 }
             }
         }
-        let exhaustive = wild || (seen_true && seen_false);
+        let all_variants = enumeration.is_some_and(|def| {
+            def.0
+                .variants
+                .iter()
+                .all(|(name, _)| variants.contains(name))
+        });
+        let exhaustive = wild || (seen_true && seen_false) || all_variants;
         if !exhaustive {
             self.cx.error(
                 loc,
@@ -212,16 +229,25 @@ impl Checker<'_> {
     fn assign(&mut self, place: ExprId, op: Option<BinOp>, value: ExprId) {
         let place_t = self.expr(place);
         let value_t = self.expr(value);
-        match &self.kernel.expr(place).kind {
+        let kernel = self.kernel;
+        match &kernel.expr(place).kind {
             ExprKind::Local(local) => {
-                let decl = self.kernel.local(*local);
+                let decl = kernel.local(*local);
                 if matches!(place_t, T::Array { .. } | T::Ty(Ty::Shared { .. })) {
                     self.cx.error(
                         self.loc(place),
                         "arrays and shared memory cannot be assigned whole: assign their elements",
                     );
+                } else if kernel.param_pass(*local).is_some_and(|p| p != PassBy::Value) {
+                    self.cx.error(
+                        self.loc(place),
+                        format!(
+                            "`{0}` is a reference: assign through it with `*{0} = ...`",
+                            decl.name
+                        ),
+                    );
                 } else if !decl.mutable {
-                    let is_param = self.kernel.params.iter().any(|p| p.local == *local);
+                    let is_param = kernel.params.iter().any(|p| p.local == *local);
                     let message = if is_param {
                         format!(
                             "cannot assign to immutable parameter `{}`: declare it `mut {}`",
@@ -238,10 +264,10 @@ impl Checker<'_> {
             }
             ExprKind::Index { base, .. } => {
                 if let (Some(T::Array { .. }), ExprKind::Local(local)) =
-                    (self.exprs[base.0 as usize], &self.kernel.expr(*base).kind)
+                    (self.exprs[base.0 as usize], &kernel.expr(*base).kind)
                 {
-                    let decl = self.kernel.local(*local);
-                    if !decl.mutable {
+                    let decl = kernel.local(*local);
+                    if !decl.mutable && kernel.param_pass(*local) != Some(PassBy::RefMut) {
                         self.cx.error(
                             self.loc(place),
                             format!(
@@ -250,10 +276,11 @@ impl Checker<'_> {
                             ),
                         );
                     }
-                }
-                if let Some(T::Ty(Ty::Slice { mutable: false, .. })) = self.exprs[base.0 as usize] {
-                    let name = match &self.kernel.expr(*base).kind {
-                        ExprKind::Local(local) => self.kernel.local(*local).name.clone(),
+                } else if let Some(T::Ty(Ty::Slice { mutable: false, .. })) =
+                    self.exprs[base.0 as usize]
+                {
+                    let name = match &kernel.expr(*base).kind {
+                        ExprKind::Local(local) => kernel.local(*local).name.clone(),
                         _ => "the slice".to_string(),
                     };
                     self.cx.error(
@@ -263,12 +290,25 @@ impl Checker<'_> {
                              declare the parameter as `{name}: &mut [T]`"
                         ),
                     );
+                } else if let Some(problem) = self.place_problem(place, true) {
+                    self.cx
+                        .error(self.loc(place), format!("cannot assign here: {problem}"));
+                }
+            }
+            ExprKind::Field { .. } | ExprKind::Deref(_) => {
+                if let Some(problem) = self.place_problem(place, true) {
+                    self.cx
+                        .error(self.loc(place), format!("cannot assign here: {problem}"));
                 }
             }
             _ => self.cx.error(
                 self.loc(place),
                 "cannot assign to this expression: assign to a `let mut` variable or to an element of a `&mut [T]` slice",
             ),
+        }
+        if let (Some(op), T::Ty(user @ Ty::Struct(_))) = (op, self.resolve(place_t)) {
+            self.user_compound(op, user, value_t, self.loc(place));
+            return;
         }
         match op {
             None => {

@@ -11,6 +11,47 @@ pub struct Helper {
 /// Every helper, in the order they are written into a source.
 pub const HELPERS: &[Helper] = &[
     Helper {
+        name: "rs_arr",
+        needs: &[],
+        code: "\
+// Rust arrays as values (fields, arguments, results): C arrays cannot be copied, a struct
+// holding one can. `rs_arr_of` turns a C array (at any depth) into one, and is the identity on
+// everything else; `rs_assign` stores one into a C array.
+template <typename T, unsigned long long N> struct rs_arr {
+    T v[N];
+    __device__ __forceinline__ T& operator[](unsigned long long i) { return v[i]; }
+    __device__ __forceinline__ const T& operator[](unsigned long long i) const { return v[i]; }
+};
+template <typename T, unsigned long long N>
+__device__ __forceinline__ bool operator==(const rs_arr<T, N>& a, const rs_arr<T, N>& b) {
+    for (unsigned long long i = 0; i < N; ++i) if (!(a.v[i] == b.v[i])) return false;
+    return true;
+}
+template <typename T, unsigned long long N>
+__device__ __forceinline__ bool operator!=(const rs_arr<T, N>& a, const rs_arr<T, N>& b) { return !(a == b); }
+template <typename T> struct rs_value { typedef T type; };
+template <typename T, unsigned long long N> struct rs_value<T[N]> { typedef rs_arr<typename rs_value<T>::type, N> type; };
+template <typename T> __device__ __forceinline__ const T& rs_arr_of(const T& x) { return x; }
+template <typename T, unsigned long long N>
+__device__ __forceinline__ rs_arr<typename rs_value<T>::type, N> rs_arr_of(const T (&a)[N]) {
+    rs_arr<typename rs_value<T>::type, N> r;
+    for (unsigned long long i = 0; i < N; ++i) r.v[i] = rs_arr_of(a[i]);
+    return r;
+}
+template <typename T, unsigned long long N>
+__device__ __forceinline__ rs_arr<T, N> rs_arr_fill(const T& x) {
+    rs_arr<T, N> r;
+    for (unsigned long long i = 0; i < N; ++i) r.v[i] = x;
+    return r;
+}
+template <typename D, typename S> __device__ __forceinline__ void rs_assign(D& d, const S& s) { d = s; }
+template <typename D, typename S, unsigned long long N>
+__device__ __forceinline__ void rs_assign(D (&d)[N], const rs_arr<S, N>& s) {
+    for (unsigned long long i = 0; i < N; ++i) rs_assign(d[i], s.v[i]);
+}
+",
+    },
+    Helper {
         name: "rs_bits",
         needs: &[],
         code: "\

@@ -3,7 +3,7 @@
 //! kernel's parameters, so a wrong argument is a Rust type error at the call.
 
 use crate::ir::*;
-use crate::types::{Scalar, Ty};
+use crate::types::{struct_layout, Scalar, Ty};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -58,6 +58,37 @@ pub fn emit_host(
                 });
                 sig.push(quote!(#arg: #ty));
                 args.push(quote!(#rt::KernelArg::scalar(#arg)));
+            }
+            Ty::Struct(def) => {
+                let ty: TokenStream = def.0.path.parse().expect("a path");
+                let value_type = value_type(Ty::Struct(def), rt);
+                kinds.push(quote!(#rt::ParamKind::Value(#value_type)));
+                sig.push(quote!(#arg: #ty));
+                args.push(quote!(#rt::KernelArg::value(#arg)));
+            }
+            Ty::Enum(def) => {
+                // Passed as its `repr` integer, which is what kernels compare it with.
+                let ty: TokenStream = def.0.path.parse().expect("a path");
+                let repr = scalar_tokens(def.0.repr, rt);
+                let variant = format_ident!("{}", def.0.repr.runtime_variant());
+                kinds.push(quote!(#rt::ParamKind::Scalar(#rt::ScalarType::#variant)));
+                sig.push(quote!(#arg: #ty));
+                args.push(quote!(#rt::KernelArg::scalar(#arg as #repr)));
+            }
+            Ty::Slice { elem, mutable } if !matches!(elem, Ty::Scalar(_)) => {
+                let ty: TokenStream = elem_tokens(*elem, rt);
+                let value_type = value_type(*elem, rt);
+                kinds.push(quote!(#rt::ParamKind::Slice {
+                    elem: #rt::ElemType::Value(#value_type),
+                    mutable: #mutable,
+                }));
+                if mutable {
+                    sig.push(quote!(#arg: &mut #rt::DeviceBuffer<#ty>));
+                    args.push(quote!(#rt::KernelArg::slice_mut(#arg)));
+                } else {
+                    sig.push(quote!(#arg: &#rt::DeviceBuffer<#ty>));
+                    args.push(quote!(#rt::KernelArg::slice(#arg)));
+                }
             }
             Ty::Slice {
                 elem: &Ty::Scalar(elem),
@@ -179,6 +210,56 @@ pub fn emit_host(
                 #launch_call
             }
         }
+    }
+}
+
+/// The Rust type of a slice element or by-value argument.
+fn elem_tokens(ty: Ty, rt: &TokenStream) -> TokenStream {
+    match ty {
+        Ty::Scalar(scalar) => scalar_tokens(scalar, rt),
+        Ty::Struct(def) => def.0.path.parse().expect("a path"),
+        Ty::Array { elem, len } => {
+            let elem = elem_tokens(*elem, rt);
+            let len: TokenStream = len.describe().parse().expect("a length");
+            quote!([#elem; #len])
+        }
+        other => unreachable!("no launch argument of type {other:?}"),
+    }
+}
+
+/// The runtime's description of a non-scalar element type.
+fn value_type(ty: Ty, rt: &TokenStream) -> TokenStream {
+    let (size, align) = ty.c_layout().expect("checked: a concrete type");
+    let (size, align) = (size as usize, align as usize);
+    let name = ty.describe();
+    quote!(#rt::ValueType { name: #name, size: #size, align: #align })
+}
+
+/// What `#[device]` adds beside a struct: the runtime's `__device_struct!`, which makes it a
+/// `Value` (so buffers and kernels take it) and asserts that Rust lays it out as C does.
+pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenStream {
+    let syn::Fields::Named(named) = &item.fields else {
+        return quote!();
+    };
+    let env = crate::parse::TypeEnv::default();
+    let Some(def) = crate::parse::parse_struct(&env, item, String::new()) else {
+        return quote!();
+    };
+    let name = &item.ident;
+    let fields = named.named.iter().map(|f| {
+        let ident = &f.ident;
+        let ty = &f.ty;
+        quote!(#ident: #ty)
+    });
+    match struct_layout(def.fields.iter().map(|(_, ty)| *ty)) {
+        Some((size, align, offsets)) => {
+            let (size, align) = (size as usize, align as usize);
+            let offsets = offsets.iter().map(|o| *o as usize);
+            quote! {
+                #rt::__device_struct! { #name { #(#fields),* } size #size align #align offsets [#(#offsets),*] }
+            }
+        }
+        None => quote!(),
     }
 }
 

@@ -125,6 +125,10 @@ impl Parser<'_> {
                 });
             }
         }
+        // `Body::new(..)`: an associated function of a `#[device]` type.
+        if let Some(kind) = self.assoc_path(path, Some(&call.args))? {
+            return Some(kind);
+        }
         let name = segments.last().cloned().unwrap_or_default();
         if let Some(builtin) = Builtin::ALL.into_iter().find(|b| b.rust_name() == name) {
             if !call.args.is_empty() {

@@ -21,6 +21,9 @@ pub(super) fn is_value_expr(expr: &syn::Expr) -> bool {
             | syn::Expr::Field(_)
             | syn::Expr::Paren(_)
             | syn::Expr::Group(_)
+            | syn::Expr::Struct(_)
+            | syn::Expr::Array(_)
+            | syn::Expr::Repeat(_)
     )
 }
 
@@ -53,17 +56,15 @@ fn unsupported_expr(expr: &syn::Expr) -> String {
     let what = match expr {
         syn::Expr::Closure(_) => "closures are not supported in kernels: write the code inline",
         syn::Expr::Tuple(_) => "tuples are not supported in kernels: use separate variables",
-        syn::Expr::Struct(_) => "struct expressions are not supported in kernels",
-        syn::Expr::Reference(_) => {
-            "references (`&x`) are not supported in kernel expressions: slices come in as parameters"
-        }
         syn::Expr::Range(_) => {
             "ranges are only supported as the iterator of a `for` loop: `for i in a..b`"
         }
         syn::Expr::Try(_) => "the `?` operator is not supported in kernels",
         syn::Expr::Async(_) | syn::Expr::Await(_) => "async code is not supported in kernels",
         syn::Expr::Unsafe(_) => "`unsafe` blocks are not needed (nor supported) in kernels",
-        syn::Expr::Let(_) => "`let` expressions (`if let`, `while let`) are not supported in kernels",
+        syn::Expr::Let(_) => {
+            "`let` expressions (`if let`, `while let`) are not supported in kernels"
+        }
         syn::Expr::Macro(_) => {
             "macros are not supported in kernels: they expand to code the GPU cannot run"
         }
@@ -109,11 +110,13 @@ impl Parser<'_> {
                 let op = match unary.op {
                     syn::UnOp::Neg(_) => UnOp::Neg,
                     syn::UnOp::Not(_) => UnOp::Not,
+                    syn::UnOp::Deref(_) => {
+                        let inner = self.expr(&unary.expr)?;
+                        return Some(self.push_expr(ExprKind::Deref(inner), span));
+                    }
                     _ => {
-                        self.cx.error_spanned_by(
-                            unary,
-                            "dereferencing (`*x`) is not supported: kernel values are scalars and slices",
-                        );
+                        self.cx
+                            .error_spanned_by(unary, "this operator is not supported in kernels");
                         return None;
                     }
                 };
@@ -144,22 +147,33 @@ impl Parser<'_> {
             }
             syn::Expr::MethodCall(call) => self.method_call(call)?,
             syn::Expr::Call(call) => self.call(call)?,
-            syn::Expr::Field(field) => {
-                let axis = match &field.member {
-                    syn::Member::Named(name) if name == "x" => Axis::X,
-                    syn::Member::Named(name) if name == "y" => Axis::Y,
-                    syn::Member::Named(name) if name == "z" => Axis::Z,
-                    member => {
-                        self.cx.error_spanned_by(
-                            member,
-                            "field access is only supported on index intrinsics: `thread_idx().x`, `.y`, `.z`",
-                        );
-                        return None;
-                    }
-                };
-                ExprKind::Axis {
+            syn::Expr::Field(field) => match &field.member {
+                syn::Member::Named(name) => ExprKind::Field {
                     base: self.expr(&field.base)?,
-                    axis,
+                    name: name.to_string(),
+                    name_span: Loc::of(name),
+                },
+                member @ syn::Member::Unnamed(_) => {
+                    self.cx.error_spanned_by(
+                        member,
+                        "numbered fields (`.0`) are for tuples, which kernels do not have: use a \
+                         `#[device]` struct with named fields",
+                    );
+                    return None;
+                }
+            },
+            syn::Expr::Struct(literal) => self.struct_literal(literal)?,
+            syn::Expr::Reference(reference) => {
+                if let syn::Expr::Range(range) = strip_parens(&reference.expr) {
+                    self.cx.error_spanned_by(
+                        range,
+                        "sub-slicing (`&x[a..b]`) is not supported in kernels: index single elements",
+                    );
+                    return None;
+                }
+                ExprKind::Ref {
+                    expr: self.expr(&reference.expr)?,
+                    mutable: reference.mutability.is_some(),
                 }
             }
             syn::Expr::If(if_expr) => self.select(if_expr)?,
@@ -293,6 +307,10 @@ impl Parser<'_> {
                 }
             };
         }
+        // `Body::G`, `Op::Add`: an associated constant or a variant of a `#[device]` type.
+        if let Some(kind) = self.assoc_path(&path.path, None)? {
+            return Some(kind);
+        }
         // `f32::MAX`, `u32::MIN`, `f32::consts::PI`, `std::f64::consts::E`
         let segments: Vec<String> = path
             .path
@@ -323,6 +341,147 @@ impl Parser<'_> {
                 None
             }
         }
+    }
+
+    /// `Type::name` (`args` `None`) or `Type::name(args)` where `Type` is a `#[device]` type or
+    /// `Self`: `Some(None)` when `path` is not of that form. A type not gathered yet is noted
+    /// for fetching (`None`, without an error).
+    pub(super) fn assoc_path(
+        &mut self,
+        path: &syn::Path,
+        args: Option<&syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>>,
+    ) -> Option<Option<ExprKind>> {
+        let n = path.segments.len();
+        if n < 2 {
+            return Some(None);
+        }
+        let ty_segment = &path.segments[n - 2];
+        let ty_name = ty_segment.ident.to_string();
+        let item = &path.segments[n - 1];
+        let ty = if ty_name == "Self" && n == 2 {
+            match self.self_ty {
+                Some(ty) => ty,
+                None => return Some(None),
+            }
+        } else if let Some(ty) = self.env.lookup(&ty_name) {
+            ty
+        } else if super::items::looks_like_type(&ty_name)
+            && Scalar::from_rust_name(&ty_name).is_none()
+            && self.generic_type(&ty_name).is_none()
+        {
+            let mut type_path = path.clone();
+            type_path.segments.pop();
+            let type_path = syn::Path {
+                leading_colon: type_path.leading_colon,
+                segments: type_path
+                    .segments
+                    .into_pairs()
+                    .map(|pair| pair.into_value())
+                    .collect(),
+            };
+            self.env.note_missing(&type_path);
+            return None;
+        } else {
+            return Some(None);
+        };
+        let name = item.ident.to_string();
+        if let (crate::types::Ty::Enum(def), None) = (ty, args) {
+            if def.0.variant(&name).is_none() {
+                self.cx.error_spanned_by(
+                    item,
+                    format!("no variant `{name}` in enum `{}`", def.0.name),
+                );
+                return None;
+            }
+            return Some(Some(ExprKind::Variant { ty: def, name }));
+        }
+        let constant = args.is_none();
+        let args = match args {
+            Some(args) => {
+                let parsed: Vec<Option<ExprId>> = args.iter().map(|a| self.expr(a)).collect();
+                parsed.into_iter().collect::<Option<Vec<_>>>()?
+            }
+            None => Vec::new(),
+        };
+        Some(Some(ExprKind::AssocCall {
+            ty,
+            name,
+            name_span: Loc::of(&item.ident),
+            args,
+            constant,
+        }))
+    }
+
+    /// `Body { pos, mass: 1.0 }`.
+    fn struct_literal(&mut self, literal: &syn::ExprStruct) -> Option<ExprKind> {
+        if let Some(rest) = &literal.rest {
+            self.cx.error_spanned_by(
+                rest,
+                "`..base` is not supported in struct literals: name every field",
+            );
+            return None;
+        }
+        let name = literal.path.segments.last()?.ident.to_string();
+        let ty = if name == "Self" && literal.path.segments.len() == 1 {
+            self.self_ty
+        } else {
+            self.env.lookup(&name)
+        };
+        let def = match ty {
+            Some(crate::types::Ty::Struct(def)) => def,
+            Some(other) => {
+                self.cx.error_spanned_by(
+                    &literal.path,
+                    format!("`{}` is not a struct", other.describe()),
+                );
+                return None;
+            }
+            None => {
+                self.env.note_missing(&literal.path);
+                return None;
+            }
+        };
+        let mut fields = Vec::new();
+        for field in &literal.fields {
+            let syn::Member::Named(member) = &field.member else {
+                self.cx
+                    .error_spanned_by(&field.member, "`#[device]` structs have named fields");
+                return None;
+            };
+            let name = member.to_string();
+            if def.0.field(&name).is_none() {
+                self.cx.error_spanned_by(
+                    member,
+                    format!("struct `{}` has no field named `{name}`", def.0.name),
+                );
+                return None;
+            }
+            fields.push((name, self.expr(&field.expr)?));
+        }
+        let missing: Vec<&str> = def
+            .0
+            .fields
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .filter(|n| fields.iter().all(|(f, _)| f != n))
+            .collect();
+        if !missing.is_empty() {
+            self.cx.error_spanned_by(
+                &literal.path,
+                format!(
+                    "missing field{} {} in initializer of `{}`",
+                    if missing.len() == 1 { "" } else { "s" },
+                    missing
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    def.0.name
+                ),
+            );
+            return None;
+        }
+        Some(ExprKind::StructLit { ty: def, fields })
     }
 
     /// `if c { a } else { b }` in value position.

@@ -11,13 +11,18 @@
 mod calls;
 mod constants;
 mod expressions;
+mod items;
 mod signature;
 mod statements;
 
+pub use items::{
+    host_impl, parse_enum, parse_impl, parse_struct, struct_problems, TypeEnv, OPERATOR_TRAITS,
+};
 pub use signature::kernel_args;
 
 use crate::ctxt::Ctxt;
 use crate::ir::*;
+use crate::types::Ty;
 use quote::ToTokens;
 use signature::check_signature;
 use std::collections::HashMap;
@@ -25,17 +30,16 @@ use std::collections::HashMap;
 /// What kernel parameters and `let` annotations may be, for messages.
 pub const SUPPORTED_SCALARS: &str = "bool, i32, u32, i64, u64, usize, f32, f64";
 
-/// Parses a kernel or device fn into IR, recording every unsupported construct in `cx`.
-pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
-    let mut parser = Parser {
-        cx,
-        kind,
-        exprs: Vec::new(),
-        locals: Vec::new(),
-        scopes: vec![Vec::new()],
-        consts: HashMap::new(),
-        generics: Vec::new(),
-    };
+/// Parses a kernel or device fn into IR, recording every unsupported construct in `cx`; the
+/// `#[device]` types it may name are in `env`, and `owner` is the type whose `impl` it is in.
+pub fn parse_function(
+    cx: &Ctxt,
+    env: &TypeEnv,
+    item: &syn::ItemFn,
+    kind: FnKind,
+    owner: Option<Owner>,
+) -> Function {
+    let mut parser = Parser::new(cx, env, kind, owner.as_ref().map(|o| o.ty));
     check_signature(cx, &item.sig, kind);
     parser.generics = parser.generic_params(&item.sig.generics);
     let params = item
@@ -56,9 +60,13 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         .map(|attr| attr.to_token_stream())
         .collect();
     let name_span = Loc::of(&item.sig.ident);
+    let name = match &owner {
+        Some(owner) => method_name(&owner.ty.describe(), &owner.method),
+        None => item.sig.ident.to_string(),
+    };
     Function {
         kind,
-        name: item.sig.ident.to_string(),
+        name,
         name_span,
         vis: item.vis.to_token_stream(),
         docs,
@@ -70,6 +78,7 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         locals: parser.locals,
         file: name_span.start.file(),
         launch_bounds: None,
+        owner,
     }
 }
 
@@ -85,6 +94,26 @@ struct Parser<'a> {
     consts: HashMap<LocalId, u128>,
     /// The kernel's generic parameters.
     generics: Vec<GenericParam>,
+    /// The `#[device]` types the function may name.
+    env: &'a TypeEnv,
+    /// What `Self` means: the type of the `impl` being parsed.
+    self_ty: Option<Ty>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(cx: &'a Ctxt, env: &'a TypeEnv, kind: FnKind, self_ty: Option<Ty>) -> Parser<'a> {
+        Parser {
+            cx,
+            kind,
+            exprs: Vec::new(),
+            locals: Vec::new(),
+            scopes: vec![Vec::new()],
+            consts: HashMap::new(),
+            generics: Vec::new(),
+            env,
+            self_ty,
+        }
+    }
 }
 
 impl Parser<'_> {

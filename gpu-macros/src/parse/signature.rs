@@ -197,11 +197,29 @@ impl Parser<'_> {
     pub(super) fn param(&mut self, input: &syn::FnArg) -> Option<Param> {
         let typed = match input {
             syn::FnArg::Receiver(receiver) => {
-                self.cx.error_spanned_by(
-                    receiver,
-                    "kernels cannot take `self`: write a free function with `#[kernel]`",
-                );
-                return None;
+                let Some(ty) = self.self_ty else {
+                    self.cx.error_spanned_by(
+                        receiver,
+                        "kernels cannot take `self`: write a free function with `#[kernel]`",
+                    );
+                    return None;
+                };
+                let pass = match (&receiver.reference, &receiver.mutability) {
+                    (Some(_), Some(_)) => PassBy::RefMut,
+                    (Some(_), None) => PassBy::Ref,
+                    (None, _) => PassBy::Value,
+                };
+                let local = self.declare(Local {
+                    name: "self".to_string(),
+                    mutable: receiver.reference.is_none() && receiver.mutability.is_some(),
+                    annotation: Some(ty),
+                });
+                return Some(Param {
+                    local,
+                    ty,
+                    span: Loc::of(receiver),
+                    pass,
+                });
             }
             syn::FnArg::Typed(typed) => typed,
         };
@@ -221,7 +239,7 @@ impl Parser<'_> {
                 return None;
             }
         };
-        let ty = self.param_type(&typed.ty)?;
+        let (ty, pass) = self.param_type(&typed.ty)?;
         if mutable && matches!(ty, Ty::Slice { .. }) {
             self.cx.error_spanned_by(
                 &typed.pat,
@@ -234,10 +252,15 @@ impl Parser<'_> {
             mutable,
             annotation: Some(ty),
         });
-        Some(Param { local, ty, span })
+        Some(Param {
+            local,
+            ty,
+            span,
+            pass,
+        })
     }
 
-    fn param_type(&mut self, ty: &syn::Type) -> Option<Ty> {
+    fn param_type(&mut self, ty: &syn::Type) -> Option<(Ty, PassBy)> {
         match ty {
             // A `$t:ty` from a `macro_rules!` arrives wrapped in an invisible group.
             syn::Type::Group(group) => self.param_type(&group.elem),
@@ -245,8 +268,19 @@ impl Parser<'_> {
                 let mutable = reference.mutability.is_some();
                 match &*reference.elem {
                     syn::Type::Slice(slice) => {
-                        let elem = self.scalar_type(&slice.elem)?;
-                        Some(Ty::slice_of(elem, mutable))
+                        let elem = self.value_type(&slice.elem)?;
+                        Some((
+                            Ty::Slice {
+                                elem: elem.interned(),
+                                mutable,
+                            },
+                            PassBy::Value,
+                        ))
+                    }
+                    // A device function may take `&T` and `&mut T`: C++ references.
+                    inner if self.kind == FnKind::Device => {
+                        let pass = if mutable { PassBy::RefMut } else { PassBy::Ref };
+                        Some((self.value_type(inner)?, pass))
                     }
                     inner if mutable => {
                         self.cx.error_spanned_by(
@@ -280,7 +314,10 @@ impl Parser<'_> {
                 );
                 None
             }
-            syn::Type::Path(_) => self.scalar_type(ty).map(Ty::Scalar),
+            syn::Type::Path(_) => Some((self.value_type(ty)?, PassBy::Value)),
+            syn::Type::Array(_) if self.kind == FnKind::Device => {
+                Some((self.value_type(ty)?, PassBy::Value))
+            }
             syn::Type::Array(_) => {
                 self.cx.error_spanned_by(
                     ty,
@@ -315,6 +352,24 @@ impl Parser<'_> {
             }
             syn::Type::Paren(paren) => self.value_type(&paren.elem),
             syn::Type::Group(group) => self.value_type(&group.elem),
+            syn::Type::Path(path) if path.qself.is_none() => {
+                let last = path.path.segments.last()?.ident.to_string();
+                if last == "Self" && path.path.segments.len() == 1 {
+                    if let Some(ty) = self.self_ty {
+                        return Some(ty);
+                    }
+                }
+                if let Some(ty) = self.env.lookup(&last) {
+                    return Some(ty);
+                }
+                let known =
+                    Scalar::from_rust_name(&last).is_some() || self.generic_type(&last).is_some();
+                if !known && super::items::looks_like_type(&last) {
+                    self.env.note_missing(&path.path);
+                    return None;
+                }
+                self.scalar_type(ty).map(Ty::Scalar)
+            }
             _ => self.scalar_type(ty).map(Ty::Scalar),
         }
     }

@@ -340,6 +340,10 @@ impl Parser<'_> {
                 syn::Pat::Lit(lit) => {
                     patterns.push(Pattern::Value(self.expr(&lit.clone().into())?))
                 }
+                // `Op::Add`: a variant of a `#[device]` enum.
+                syn::Pat::Path(path) => {
+                    patterns.push(Pattern::Value(self.expr(&path.clone().into())?))
+                }
                 syn::Pat::Range(range) => {
                     let (Some(start), Some(end)) = (&range.start, &range.end) else {
                         self.cx
@@ -498,10 +502,11 @@ impl Parser<'_> {
         unroll
     }
 
-    /// The left side of an assignment: a variable or a slice element.
+    /// The left side of an assignment: a variable, an element, a field, or `*r`.
     pub(super) fn place(&mut self, expr: &syn::Expr) -> Option<ExprId> {
         match strip_parens(expr) {
-            syn::Expr::Path(_) | syn::Expr::Index(_) => self.expr(expr),
+            syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Field(_) => self.expr(expr),
+            syn::Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => self.expr(expr),
             other => {
                 self.cx.error_spanned_by(
                     other,

@@ -27,7 +27,17 @@ impl<'a> Emitter<'a> {
         match &kernel.expr(id).kind {
             ExprKind::Lit(lit) => self.literal(lit, self.types.scalar(id)),
             ExprKind::Local(local) => self.name(*local).to_string(),
-            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
+            ExprKind::Binary { op, lhs, rhs } => match self.types.expr(*lhs) {
+                user @ (Ty::Struct(_) | Ty::Enum(_)) => self.user_binary(*op, *lhs, *rhs, user),
+                _ => self.binary(*op, *lhs, *rhs),
+            },
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } if matches!(self.types.expr(*operand), Ty::Struct(_)) => {
+                let name = method_name(&self.types.expr(*operand).describe(), "neg");
+                self.user_call(&name, &[*operand])
+            }
             ExprKind::Unary { op, operand } => {
                 let scalar = self.types.scalar(id);
                 let inner = self.expr(*operand);
@@ -54,6 +64,18 @@ impl<'a> Emitter<'a> {
                 format!("{base}[{checked}]")
             }
             ExprKind::Len(base) => self.length_of(*base),
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } if matches!(self.types.expr(*receiver), Ty::Struct(_) | Ty::Enum(_)) => {
+                let name = method_name(&self.types.expr(*receiver).describe(), method);
+                let all: Vec<ExprId> = std::iter::once(*receiver)
+                    .chain(args.iter().copied())
+                    .collect();
+                self.user_call(&name, &all)
+            }
             ExprKind::Method {
                 receiver,
                 method,
@@ -104,16 +126,34 @@ impl<'a> Emitter<'a> {
                             code_args.push(self.name(*local).to_string());
                             code_args.push(self.len_name(*local).to_string());
                         }
-                        _ => code_args.push(strip_outer_parens(&self.expr(*arg)).to_string()),
+                        _ => code_args.push(self.argument(*arg)),
                     }
                 }
                 format!("{name}({})", code_args.join(", "))
             }
-            ExprKind::Axis { base, axis } => {
-                let ExprKind::Builtin(builtin) = kernel.expr(*base).kind else {
-                    unreachable!("checked: axes are read from builtins");
-                };
-                builtin.cuda(axis.name())
+            ExprKind::Field { base, name, .. } => self.field(*base, name),
+            ExprKind::StructLit { ty, fields } => self.struct_literal(Ty::Struct(*ty), fields),
+            ExprKind::AssocCall { ty, name, args, .. } => {
+                self.user_call(&method_name(&ty.describe(), name), args)
+            }
+            ExprKind::Variant { ty, name } => self.variant(*ty, name),
+            ExprKind::Ref { expr, .. } | ExprKind::Deref(expr) => self.expr(*expr),
+            ExprKind::ArrayRepeat { value, len } => {
+                let value = self.value(*value);
+                let elem = self.types.expr(id).element().expect("an array");
+                format!(
+                    "rs_arr_fill<{}, {}>({value})",
+                    super::cuda_ty(elem),
+                    len.cuda()
+                )
+            }
+            ExprKind::ArrayList { elems } => {
+                let values: Vec<String> = elems.iter().map(|e| self.value(*e)).collect();
+                format!(
+                    "{}{{{{{}}}}}",
+                    super::cuda_ty(self.types.expr(id)),
+                    values.join(", ")
+                )
             }
             ExprKind::Const { ty, name } => constant(*ty, name),
             ExprKind::GenericConst(name) => name.to_string(),
@@ -142,8 +182,6 @@ impl<'a> Emitter<'a> {
             ExprKind::Intrinsic { op, args } => self.intrinsic(*op, id, args, None),
             ExprKind::SharedArray { .. }
             | ExprKind::DynamicShared { .. }
-            | ExprKind::ArrayRepeat { .. }
-            | ExprKind::ArrayList { .. }
             | ExprKind::Match { .. } => {
                 unreachable!("checked: constructors only initialise a `let`")
             }

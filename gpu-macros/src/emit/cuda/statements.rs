@@ -41,22 +41,42 @@ impl<'a> Emitter<'a> {
                 self.match_value(*init, |value| format!("{name} = {value};"));
             }
             StmtKind::Let { local, init } => {
-                let Ty::Scalar(scalar) = self.types.local(*local) else {
-                    unreachable!("checked: locals are scalars");
+                let ty = self.types.local(*local);
+                let name = self.name(*local).to_string();
+                let value = self.value(*init);
+                let line = match ty {
+                    // A local array stays a C array, as the constructors declare them.
+                    Ty::Array { .. } => {
+                        format!("{}; rs_assign({name}, {value});", cuda_decl(ty, &name))
+                    }
+                    _ => format!("{} {name} = {value};", cuda_ty(ty)),
                 };
-                let value = self.expr(*init);
-                let line = format!(
-                    "{} {} = {};",
-                    cuda_type(scalar),
-                    self.name(*local),
-                    strip_outer_parens(&value)
-                );
                 self.out.line(&line);
+            }
+            StmtKind::Assign {
+                place,
+                op: Some(op),
+                value,
+            } if matches!(self.types.expr(*place), Ty::Struct(_)) => {
+                let code = self.user_compound(*op, *place, *value);
+                self.out.line(&format!("{code};"));
+            }
+            StmtKind::Assign {
+                place,
+                op: None,
+                value,
+            } if matches!(self.types.expr(*place), Ty::Array { .. }) => {
+                let place_code = self.expr(*place);
+                let value_code = self.value(*value);
+                self.out.line(&format!(
+                    "rs_assign({}, {value_code});",
+                    strip_outer_parens(&place_code)
+                ));
             }
             StmtKind::Assign { place, op, value } => {
                 let place_code = self.expr(*place);
                 let value_code = match op {
-                    None => self.expr(*value),
+                    None => self.value(*value),
                     Some(op) => self.binary(*op, *place, *value),
                 };
                 let line = format!("{place_code} = {};", strip_outer_parens(&value_code));
@@ -126,9 +146,8 @@ impl<'a> Emitter<'a> {
                 self.match_value(*value, |value| format!("return {value};"));
             }
             StmtKind::Return(Some(value)) => {
-                let code = self.expr(*value);
-                self.out
-                    .line(&format!("return {};", strip_outer_parens(&code)));
+                let code = self.value(*value);
+                self.out.line(&format!("return {code};"));
             }
             StmtKind::Block(block) => {
                 self.out.line("{");
@@ -172,6 +191,17 @@ impl<'a> Emitter<'a> {
             Ty::Array { elem, .. } | Ty::Shared { elem, .. } => *elem,
             _ => return false,
         };
+        // An array copied from a value is declared with the other plain values.
+        if !matches!(
+            kernel.expr(init).kind,
+            ExprKind::SharedArray { .. }
+                | ExprKind::DynamicShared { .. }
+                | ExprKind::ArrayRepeat { .. }
+                | ExprKind::ArrayList { .. }
+                | ExprKind::Intrinsic { .. }
+        ) {
+            return false;
+        }
         if let ExprKind::SharedArray { len, .. } = &kernel.expr(init).kind {
             let array = Ty::Array {
                 elem: elem.interned(),
@@ -304,14 +334,14 @@ impl<'a> Emitter<'a> {
         arms: &[(&[Pattern], B)],
         mut body: impl FnMut(&mut Self, &B),
     ) {
-        let scalar = self.types.scalar(scrutinee);
+        let ty = self.types.expr(scrutinee);
         let value = fresh(&mut self.taken, "matched");
         let code = self.expr(scrutinee);
         self.out.line("{");
         self.out.indent();
         self.out.line(&format!(
             "const {} {value} = {};",
-            cuda_type(scalar),
+            cuda_ty(ty),
             strip_outer_parens(&code)
         ));
         let mut first = true;

@@ -7,6 +7,8 @@
 //! flow maps one to one. Intrinsics are spelled by their entries in `crate::intrinsics`
 //! (through [`CpuWriter`]); one that synchronizes makes the kernel need coroutines.
 
+mod user_types;
+
 use crate::check::{Types, FLOAT_CONSTANTS};
 use crate::intrinsics::CpuWriter;
 use crate::ir::*;
@@ -45,6 +47,7 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
         for substitution in substitutions {
             let mut writer = Twin {
                 rt,
+                program,
                 function,
                 types,
                 index: f,
@@ -166,6 +169,7 @@ pub fn supported(program: &Program) -> bool {
 
 struct Twin<'a> {
     rt: &'a str,
+    program: &'a Program,
     function: &'a Function,
     types: &'a Types,
     /// This function's position in the program, for shared-memory slots.
@@ -232,22 +236,36 @@ impl Twin<'_> {
         }
     }
 
-    /// The twin's Rust spelling of a value type.
+    /// The twin's Rust spelling of a value type: `#[device]` structs are the user's own, enums
+    /// their `repr` integers.
     fn rust_ty(&self, ty: Ty) -> String {
         match ty {
             Ty::Scalar(s) => self.rust_type(s),
             Ty::Array { elem, len } => format!("[{}; {}]", self.rust_ty(*elem), len.describe()),
-            other => unreachable!("a value of type {other:?}"),
+            Ty::Struct(def) => def.0.path.clone(),
+            Ty::Enum(def) => self.rust_type(def.0.repr),
+            Ty::Slice { .. } | Ty::Shared { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit => {
+                unreachable!("a value of type {ty:?}")
+            }
         }
     }
 
-    fn param_type(&self, ty: Ty) -> String {
-        match ty {
-            Ty::Scalar(s) => self.rust_type(s),
-            Ty::Slice { elem, .. } => {
+    fn param_type(&self, param: &Param) -> String {
+        match (param.ty, param.pass) {
+            (Ty::Slice { elem, .. }, _) => {
                 format!("{}::cpu::CpuSlice<'_, {}>", self.rt, self.rust_ty(*elem))
             }
-            other => unreachable!("parameter of type {other:?}"),
+            (ty, PassBy::Value) => self.rust_ty(ty),
+            (ty, PassBy::Ref) => format!("&{}", self.rust_ty(ty)),
+            (ty, PassBy::RefMut) => format!("&mut {}", self.rust_ty(ty)),
+        }
+    }
+
+    /// A local's name in the twin (`self` is a keyword there).
+    fn local_name(&self, local: LocalId) -> String {
+        match self.function.local(local).name.as_str() {
+            "self" => "__self".to_string(),
+            name => name.to_string(),
         }
     }
 
@@ -276,18 +294,26 @@ impl Twin<'_> {
                     }
                 }
                 for (i, param) in f.params.iter().enumerate() {
-                    let name = &f.local(param.local).name;
+                    let name = self.local_name(param.local);
                     let line = match param.ty {
                         Ty::Scalar(s) => format!(
                             "let mut {name}: {} = __gpu_args.scalar::<{}>({i});",
                             self.rust_type(s),
                             self.rust_type(s)
                         ),
+                        // The launcher passes an enum as its `repr` integer.
+                        Ty::Enum(def) => format!(
+                            "let mut {name}: {0} = __gpu_args.scalar::<{0}>({i});",
+                            self.rust_type(def.0.repr)
+                        ),
                         Ty::Slice { elem, .. } => format!(
                             "let {name} = __gpu_args.slice::<{}>({i});",
                             self.rust_ty(*elem)
                         ),
-                        other => unreachable!("parameter of type {other:?}"),
+                        ty => format!(
+                            "let mut {name}: {0} = __gpu_args.value::<{0}>({i});",
+                            self.rust_ty(ty)
+                        ),
                     };
                     let _ = writeln!(self.out, "{line}");
                 }
@@ -299,7 +325,11 @@ impl Twin<'_> {
                     .map(|p| {
                         let local = f.local(p.local);
                         let binding = if local.mutable { "mut " } else { "" };
-                        format!("{binding}{}: {}", local.name, self.param_type(p.ty))
+                        format!(
+                            "{binding}{}: {}",
+                            self.local_name(p.local),
+                            self.param_type(p)
+                        )
                     })
                     .collect();
                 let ret = f
@@ -342,7 +372,7 @@ impl Twin<'_> {
         let line = stmt.span.line();
         let code = match &stmt.kind {
             StmtKind::Let { local, init } => {
-                let name = &self.function.local(*local).name;
+                let name = self.local_name(*local);
                 let value = self.expr(*init);
                 match self.types.local(*local) {
                     Ty::Scalar(s) => format!("let mut {name}: {} = {value};", self.rust_type(s)),
@@ -378,7 +408,7 @@ impl Twin<'_> {
                 label,
                 ..
             } => {
-                let name = &self.function.local(*var).name;
+                let name = self.local_name(*var);
                 let range = format!("({}..{})", self.expr(*start), self.expr(*end));
                 let iter = match step {
                     Some(step) => format!("{range}.step_by({})", self.expr(*step)),
@@ -399,10 +429,15 @@ impl Twin<'_> {
                 None => "continue;".to_string(),
             },
             StmtKind::Match { scrutinee, arms } => {
+                let catch_all = self.enum_catch_all(*scrutinee, arms.iter().map(|(p, _)| p));
                 let scrutinee = self.expr(*scrutinee);
                 let mut code = format!("match {scrutinee} {{\n");
-                for (patterns, body) in arms {
-                    let pattern = self.patterns(patterns);
+                for (i, (patterns, body)) in arms.iter().enumerate() {
+                    let pattern = if Some(i) == catch_all {
+                        "_".to_string()
+                    } else {
+                        self.patterns(patterns)
+                    };
                     let body = self.block(body);
                     let _ = writeln!(code, "{pattern} => {body}");
                 }
@@ -453,6 +488,9 @@ impl Twin<'_> {
     }
 
     fn assign(&mut self, place: ExprId, op: Option<BinOp>, value: ExprId) -> String {
+        if let Some(code) = self.user_assign(place, op, value) {
+            return code;
+        }
         let value_code = match op {
             None => self.expr(value),
             Some(op) => self.binary(op, place, value),
@@ -460,7 +498,7 @@ impl Twin<'_> {
         let loc = self.function.expr(place).span;
         match &self.function.expr(place).kind {
             ExprKind::Local(local) => {
-                format!("{} = {value_code};", self.function.local(*local).name)
+                format!("{} = {value_code};", self.local_name(*local))
             }
             ExprKind::Index { base, index } => match self.types.expr(*base) {
                 Ty::Array { len, .. } => {
@@ -508,8 +546,15 @@ impl Twin<'_> {
         let line = loc.line();
         match &function.expr(id).kind {
             ExprKind::Lit(lit) => self.literal(lit, self.scalar_of(id)),
-            ExprKind::Local(local) => function.local(*local).name.clone(),
+            ExprKind::Local(local) => self.local_name(*local),
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } if matches!(self.types.expr(*operand), Ty::Struct(_)) => {
+                let name = method_name(&self.types.expr(*operand).describe(), "neg");
+                self.user_call(&name, &[*operand])
+            }
             ExprKind::Unary { op, operand } => {
                 let scalar = self.scalar_of(id);
                 let inner = self.expr(*operand);
@@ -545,6 +590,10 @@ impl Twin<'_> {
                     inner
                 }
             }
+            ExprKind::Index { base, .. } if self.memory_place(*base).is_some() => {
+                let place = self.memory_place(id).expect("a part of memory");
+                format!("{place}.get()")
+            }
             ExprKind::Index { base, index } => match self.types.expr(*base) {
                 Ty::Array { len, .. } => {
                     let base_code = self.expr(*base);
@@ -568,20 +617,39 @@ impl Twin<'_> {
                 method,
                 args,
                 ..
+            } if matches!(self.types.expr(*receiver), Ty::Struct(_) | Ty::Enum(_)) => {
+                let name = method_name(&self.types.expr(*receiver).describe(), method);
+                let all: Vec<ExprId> = std::iter::once(*receiver)
+                    .chain(args.iter().copied())
+                    .collect();
+                self.user_call(&name, &all)
+            }
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
             } => self.method(*receiver, method, args),
             ExprKind::Builtin(_) => unreachable!("checked: builtins are read through an axis"),
-            ExprKind::Axis { base, axis } => {
-                let ExprKind::Builtin(builtin) = function.expr(*base).kind else {
-                    unreachable!("checked: axes are read from builtins");
-                };
-                builtin.cpu(axis.name())
+            ExprKind::Field { base, name, .. } => self.field(id, *base, name),
+            ExprKind::Call { name, args, .. } => self.user_call(name, args),
+            ExprKind::StructLit { ty, fields } => self.struct_literal(Ty::Struct(*ty), fields),
+            ExprKind::AssocCall { ty, name, args, .. } => {
+                self.user_call(&method_name(&ty.describe(), name), args)
             }
-            ExprKind::Call { name, args, .. } => {
-                let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
-                let mut all = vec!["__t".to_string()];
-                all.extend(args);
-                format!("__gpu_dev_{name}({})", all.join(", "))
+            ExprKind::Variant { ty, name } => {
+                let value = ty.0.variant(name).expect("checked: the variant exists");
+                format!("{value}{}", self.rust_type(ty.0.repr))
             }
+            ExprKind::Ref { expr, mutable } => {
+                let inner = self.expr(*expr);
+                if *mutable {
+                    format!("&mut {inner}")
+                } else {
+                    format!("&{inner}")
+                }
+            }
+            ExprKind::Deref(inner) => format!("(*{})", self.expr(*inner)),
             ExprKind::Const { ty, name } => self.constant(*ty, name),
             ExprKind::GenericConst(name) => name.to_string(),
             ExprKind::Select {
@@ -606,10 +674,7 @@ impl Twin<'_> {
             ExprKind::SharedArray { elem, len } => {
                 let slot = self.slots[&(self.index, id.0 as usize)];
                 let len = len.describe();
-                format!(
-                    "__t.shared_array::<{}>({slot}, {len})",
-                    self.rust_ty(*elem)
-                )
+                format!("__t.shared_array::<{}>({slot}, {len})", self.rust_ty(*elem))
             }
             ExprKind::DynamicShared { elem } => {
                 format!("__t.dynamic_shared::<{}>()", self.rust_ty(*elem))
@@ -624,10 +689,15 @@ impl Twin<'_> {
                 format!("[{}]", items.join(", "))
             }
             ExprKind::Match { scrutinee, arms } => {
+                let catch_all = self.enum_catch_all(*scrutinee, arms.iter().map(|(p, _)| p));
                 let scrutinee = self.expr(*scrutinee);
                 let mut code = format!("match {scrutinee} {{ ");
-                for (patterns, value) in arms {
-                    let pattern = self.patterns(patterns);
+                for (i, (patterns, value)) in arms.iter().enumerate() {
+                    let pattern = if Some(i) == catch_all {
+                        "_".to_string()
+                    } else {
+                        self.patterns(patterns)
+                    };
                     let _ = write!(code, "{pattern} => {}, ", self.expr(*value));
                 }
                 code.push('}');
@@ -637,6 +707,9 @@ impl Twin<'_> {
     }
 
     fn binary(&mut self, op: BinOp, lhs: ExprId, rhs: ExprId) -> String {
+        if let user @ (Ty::Struct(_) | Ty::Enum(_)) = self.types.expr(lhs) {
+            return self.user_binary(op, lhs, rhs, user);
+        }
         let scalar = self.scalar_of(lhs);
         let line = self.function.expr(rhs).span.line();
         let l = self.expr(lhs);

@@ -1,0 +1,165 @@
+//! `#[device]` types in C++: struct definitions with their layout asserted, field access,
+//! struct literals, calls of methods and operators, enum variants, and arrays as values
+//! (`rs_arr<T, N>`, so they can be fields, arguments and results as in Rust).
+
+use super::{cuda_ty, strip_outer_parens, Emitter};
+use crate::check::operator_function;
+use crate::ir::*;
+use crate::types::{struct_layout, Ty};
+use std::fmt::Write;
+
+/// A field's C++ name: its Rust name, moved aside where C++ reserves it.
+pub fn field_name(name: &str) -> String {
+    if super::RESERVED.contains(&name) || name.starts_with("rs_") {
+        format!("{name}_")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The C++ definitions of `program`'s structs, in order, each with `static_assert`s that its
+/// size, alignment and field offsets are C's (which `#[repr(C)]` gives the Rust struct too,
+/// asserted there by the runtime's `__device_struct!`).
+pub fn struct_definitions(program: &Program) -> String {
+    let mut out = String::new();
+    for def in &program.structs {
+        let def = def.0;
+        let _ = writeln!(out, "struct {} {{", def.name);
+        for (name, ty) in &def.fields {
+            let _ = writeln!(out, "    {} {};", cuda_ty(*ty), field_name(name));
+        }
+        let _ = writeln!(out, "}};");
+        if let Some((size, align, offsets)) = struct_layout(def.fields.iter().map(|(_, t)| *t)) {
+            let name = &def.name;
+            let _ = writeln!(
+                out,
+                "static_assert(sizeof({name}) == {size} && alignof({name}) == {align}, \
+                 \"{name}: the C++ layout differs from #[repr(C)]\");"
+            );
+            for ((field, _), offset) in def.fields.iter().zip(offsets) {
+                let _ = writeln!(
+                    out,
+                    "static_assert(__builtin_offsetof({name}, {}) == {offset}, \
+                     \"{name}::{field}: the C++ offset differs from #[repr(C)]\");",
+                    field_name(field)
+                );
+            }
+        }
+        if def.partial_eq {
+            let compare: Vec<String> = def
+                .fields
+                .iter()
+                .map(|(f, _)| {
+                    let f = field_name(f);
+                    format!("a.{f} == b.{f}")
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "__device__ __forceinline__ bool operator==(const {0}& a, const {0}& b) {{ return {1}; }}\n\
+                 __device__ __forceinline__ bool operator!=(const {0}& a, const {0}& b) {{ return !(a == b); }}",
+                def.name,
+                compare.join(" && ")
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+impl Emitter<'_> {
+    /// `id` as a C++ value: an array becomes an `rs_arr` (a C array cannot be copied).
+    pub(super) fn value(&mut self, id: ExprId) -> String {
+        let code = self.expr(id);
+        match self.types.expr(id) {
+            Ty::Array { .. } => format!("rs_arr_of({})", strip_outer_parens(&code)),
+            _ => strip_outer_parens(&code).to_string(),
+        }
+    }
+
+    /// `base.name`.
+    pub(super) fn field(&mut self, base: ExprId, name: &str) -> String {
+        if let ExprKind::Builtin(builtin) = self.kernel.expr(base).kind {
+            return builtin.cuda(name);
+        }
+        let base = self.expr(base);
+        format!("{base}.{}", field_name(name))
+    }
+
+    /// `Body { .. }`: C++ aggregate initialisation, fields in declaration order.
+    pub(super) fn struct_literal(&mut self, ty: Ty, fields: &[(String, ExprId)]) -> String {
+        let Ty::Struct(def) = ty else {
+            unreachable!("checked: a struct literal's type is a struct")
+        };
+        let mut values = Vec::new();
+        for (name, _) in &def.0.fields {
+            let (_, value) = fields
+                .iter()
+                .find(|(n, _)| n == name)
+                .expect("checked: every field is given");
+            values.push(self.value(*value));
+        }
+        format!("{}{{{}}}", def.0.name, values.join(", "))
+    }
+
+    /// A call of the device function `name` whose parameters are `params`, with `args`
+    /// (`receiver` first, for a method).
+    pub(super) fn user_call(&mut self, name: &str, args: &[ExprId]) -> String {
+        let mut code = Vec::new();
+        for arg in args {
+            code.push(self.argument(*arg));
+        }
+        format!("{name}({})", code.join(", "))
+    }
+
+    /// One argument of a device function call.
+    pub(super) fn argument(&mut self, arg: ExprId) -> String {
+        match &self.kernel.expr(arg).kind {
+            // A C++ reference parameter binds to the place itself.
+            ExprKind::Ref { expr, .. } => {
+                let code = self.expr(*expr);
+                strip_outer_parens(&code).to_string()
+            }
+            _ => self.value(arg),
+        }
+    }
+
+    /// `lhs op rhs` on a `#[device]` type.
+    pub(super) fn user_binary(
+        &mut self,
+        op: BinOp,
+        lhs: ExprId,
+        rhs: ExprId,
+        lhs_ty: Ty,
+    ) -> String {
+        if matches!(op, BinOp::Eq | BinOp::Ne) {
+            let l = self.expr(lhs);
+            let r = self.expr(rhs);
+            return format!("({l} {} {r})", op.symbol());
+        }
+        let method = op.operator_method().expect("checked: an operator trait");
+        let function = operator_function(self.program, lhs_ty, method, self.types.expr(rhs))
+            .expect("checked: the operator is implemented");
+        self.user_call(&function, &[lhs, rhs])
+    }
+
+    /// `place op= value` on a `#[device]` type.
+    pub(super) fn user_compound(&mut self, op: BinOp, place: ExprId, value: ExprId) -> String {
+        let ty = self.types.expr(place);
+        let method = format!(
+            "{}_assign",
+            op.operator_method().expect("checked: an operator trait")
+        );
+        let function = operator_function(self.program, ty, &method, self.types.expr(value))
+            .expect("checked: the operator is implemented");
+        let place = self.expr(place);
+        let value = self.value(value);
+        format!("{function}({}, {value})", strip_outer_parens(&place))
+    }
+
+    /// The integer a variant of a `#[device]` enum stands for.
+    pub(super) fn variant(&self, ty: crate::types::EnumRef, name: &str) -> String {
+        let value = ty.0.variant(name).expect("checked: the variant exists");
+        format!("(({}){value})", cuda_ty(Ty::Enum(ty)))
+    }
+}
