@@ -211,6 +211,11 @@ pub enum StmtKind {
         local: LocalId,
         init: ExprId,
     },
+    /// `let (a, b) = init;` (`None` for a `_`).
+    LetTuple {
+        locals: Vec<Option<LocalId>>,
+        init: ExprId,
+    },
     /// `place = value` or `place op= value`.
     Assign {
         place: ExprId,
@@ -335,6 +340,15 @@ pub enum ExprKind {
     },
     /// `*r`: the value behind a reference parameter.
     Deref(ExprId),
+    /// `(a, b)`.
+    Tuple {
+        elems: Vec<ExprId>,
+    },
+    /// `t.0`.
+    TupleField {
+        base: ExprId,
+        index: usize,
+    },
     /// An associated constant such as `f32::MAX` or `u32::MIN`.
     Const {
         ty: Scalar,

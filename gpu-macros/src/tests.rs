@@ -249,7 +249,7 @@ fn rejections_are_reported_together() {
         r#"
 fn k(x: &mut [f32]) {
     let f = |v: f32| v;
-    let t = (1, 2);
+    let r = 0..4;
     let s = "text";
 }
 "#,
@@ -487,6 +487,28 @@ impl core::ops::AddAssign for Complex {
 enum Op {
     Add,
     Mul,
+}
+"#
+    ));
+}
+
+#[test]
+fn tuples() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn spread(x: &[f32], out: &mut [f32]) {
+    let i = global_idx().x;
+    if i + 1 < x.len() {
+        let (lo, hi) = min_max(x[i], x[i + 1]);
+        let pair = (lo, hi * 2.0);
+        let (_, mut top) = pair;
+        top += pair.0;
+        out[i] = top;
+    }
+}
+
+fn min_max(a: f32, b: f32) -> (f32, f32) {
+    if a < b { (a, b) } else { (b, a) }
 }
 "#
     ));

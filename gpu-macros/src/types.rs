@@ -217,6 +217,8 @@ pub enum Ty {
     Struct(StructRef),
     /// A fieldless `#[device]` enum.
     Enum(EnumRef),
+    /// `(A, B, ...)`, two or more elements.
+    Tuple(&'static [Ty]),
     Unit,
 }
 
@@ -317,6 +319,26 @@ impl Ty {
         })
     }
 
+    /// A tuple of these element types, interned.
+    pub fn tuple(elems: Vec<Ty>) -> Ty {
+        thread_local! {
+            static TUPLES: std::cell::RefCell<std::collections::HashMap<Vec<Ty>, &'static [Ty]>> =
+                std::cell::RefCell::default();
+        }
+        TUPLES.with(|tuples| {
+            let mut tuples = tuples.borrow_mut();
+            let elems: &'static [Ty] = match tuples.get(&elems) {
+                Some(interned) => interned,
+                None => {
+                    let interned: &'static [Ty] = Box::leak(elems.clone().into_boxed_slice());
+                    tuples.insert(elems, interned);
+                    interned
+                }
+            };
+            Ty::Tuple(elems)
+        })
+    }
+
     /// The scalar this type is, if it is one.
     pub fn scalar(self) -> Option<Scalar> {
         match self {
@@ -357,6 +379,14 @@ impl Ty {
             Ty::Shared { elem, .. } => format!("shared [{}]", elem.describe()),
             Ty::Struct(def) => def.0.name.clone(),
             Ty::Enum(def) => def.0.name.clone(),
+            Ty::Tuple(elems) => format!(
+                "({})",
+                elems
+                    .iter()
+                    .map(|t| t.describe())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Ty::Unit => "()".to_string(),
         }
     }
@@ -374,7 +404,8 @@ impl Ty {
             Ty::Struct(def) => struct_layout(def.0.fields.iter().map(|(_, ty)| *ty))
                 .map(|(size, align, _)| (size, align)),
             Ty::Enum(def) => def.0.repr.c_layout_scalar(),
-            Ty::Array { .. }
+            Ty::Tuple(_)
+            | Ty::Array { .. }
             | Ty::Slice { .. }
             | Ty::Shared { .. }
             | Ty::Dim3

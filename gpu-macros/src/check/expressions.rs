@@ -191,6 +191,32 @@ impl Checker<'_> {
                 t
             }
             ExprKind::Deref(inner) => self.deref(*inner, loc),
+            ExprKind::Tuple { elems } => {
+                let vars: Vec<u32> = elems
+                    .iter()
+                    .map(|e| {
+                        let t = self.expr(*e);
+                        self.element_var(t, self.loc(*e))
+                    })
+                    .collect();
+                T::Tuple(Box::leak(vars.into_boxed_slice()))
+            }
+            ExprKind::TupleField { base, index } => {
+                let base_t = self.expr(*base);
+                let base_t = match self.resolve(base_t) {
+                    T::Ty(ty @ Ty::Tuple(_)) => self.fresh_of(ty, loc),
+                    other => other,
+                };
+                match base_t {
+                    T::Tuple(elems) if *index < elems.len() => T::Var(elems[*index]),
+                    T::Error => T::Error,
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(loc, format!("no field `{index}` on {text}"));
+                        T::Error
+                    }
+                }
+            }
             ExprKind::Const { ty, name } => match constant_type(*ty, name) {
                 Some(t) => T::Ty(Ty::Scalar(t)),
                 None => {
@@ -214,13 +240,14 @@ impl Checker<'_> {
                 let then_t = self.expr(*then_value);
                 let else_t = self.expr(*else_value);
                 self.unify(then_t, else_t, self.loc(*else_value));
-                if !matches!(
+                if matches!(
                     self.resolve(then_t),
-                    T::Var(_) | T::Error | T::Ty(Ty::Scalar(_))
+                    T::Ty(Ty::Slice { .. } | Ty::Shared { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)
                 ) {
                     self.cx.error(
                         loc,
-                        "an `if` used as a value must produce a number or `bool`",
+                        "an `if` used as a value must produce a value: a number, `bool`, array, \
+                         tuple or `#[device]` type",
                     );
                 }
                 then_t

@@ -28,7 +28,7 @@ impl Checker<'_> {
     /// `t` with every bound variable replaced by its type.
     pub(super) fn resolve(&mut self, t: T) -> T {
         match t {
-            T::Ty(_) | T::Error | T::Array { .. } => t,
+            T::Ty(_) | T::Error | T::Array { .. } | T::Tuple(_) => t,
             T::Var(id) => {
                 let root = self.root(id);
                 match self.vars[root as usize].bound {
@@ -51,6 +51,10 @@ impl Checker<'_> {
             T::Array { elem, len } => {
                 let elem = self.describe(T::Var(elem));
                 format!("an array of {} ({elem})", len.describe())
+            }
+            T::Tuple(elems) => {
+                let elems: Vec<String> = elems.iter().map(|e| self.describe(T::Var(*e))).collect();
+                format!("a tuple ({})", elems.join(", "))
             }
         }
     }
@@ -103,8 +107,18 @@ impl Checker<'_> {
             }
             (T::Var(a), T::Var(b)) => self.union(a, b),
             (T::Var(v), other) | (other, T::Var(v)) => self.bind(v, other),
+            (T::Tuple(a), T::Tuple(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|(x, y)| self.unify_quiet(T::Var(*x), T::Var(*y)))
+            }
+            (T::Tuple(a), T::Ty(ty @ Ty::Tuple(_))) | (T::Ty(ty @ Ty::Tuple(_)), T::Tuple(a)) => {
+                let b = self.fresh_of(ty, Loc::of(&quote::quote!()));
+                self.unify_quiet(T::Tuple(a), b)
+            }
             (T::Ty(a), T::Ty(b)) => a == b,
-            (T::Array { .. }, _) | (_, T::Array { .. }) => false,
+            (T::Array { .. } | T::Tuple(_), _) | (_, T::Array { .. } | T::Tuple(_)) => false,
         }
     }
 
@@ -115,7 +129,13 @@ impl Checker<'_> {
         };
         if !matches!(
             self.resolve(t),
-            T::Var(_) | T::Ty(Ty::Scalar(_) | Ty::Array { .. }) | T::Array { .. } | T::Error
+            T::Var(_)
+                | T::Ty(
+                    Ty::Scalar(_) | Ty::Array { .. } | Ty::Struct(_) | Ty::Enum(_) | Ty::Tuple(_)
+                )
+                | T::Array { .. }
+                | T::Tuple(_)
+                | T::Error
         ) {
             let text = self.describe(t);
             self.cx.error(
@@ -142,6 +162,16 @@ impl Checker<'_> {
                 let elem = self.fresh_of(*elem, loc);
                 let elem = self.element_var(elem, loc);
                 T::Array { elem, len }
+            }
+            Ty::Tuple(elems) => {
+                let vars: Vec<u32> = elems
+                    .iter()
+                    .map(|elem| {
+                        let t = self.fresh_of(*elem, loc);
+                        self.element_var(t, loc)
+                    })
+                    .collect();
+                T::Tuple(Box::leak(vars.into_boxed_slice()))
             }
             other => T::Ty(other),
         }
@@ -204,7 +234,7 @@ impl Checker<'_> {
                 VarKind::Any => None,
                 kind => Some(kind),
             },
-            T::Ty(_) | T::Error | T::Array { .. } => None,
+            T::Ty(_) | T::Error | T::Array { .. } | T::Tuple(_) => None,
         }
     }
 

@@ -217,6 +217,8 @@ enum T {
         elem: u32,
         len: Len,
     },
+    /// A tuple; each element's type is an inference variable.
+    Tuple(&'static [u32]),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -342,6 +344,7 @@ impl Checker<'_> {
                 elem: self.finalize(T::Var(elem)).interned(),
                 len,
             },
+            T::Tuple(elems) => Ty::tuple(elems.iter().map(|e| self.finalize(T::Var(*e))).collect()),
             T::Var(id) => Ty::Scalar(match self.vars[id as usize].kind {
                 VarKind::Int => Scalar::I32,
                 VarKind::Float | VarKind::Any => Scalar::F64,

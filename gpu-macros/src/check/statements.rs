@@ -52,6 +52,38 @@ impl Checker<'_> {
                 }
                 self.locals[local.0 as usize] = Some(t);
             }
+            StmtKind::LetTuple { locals, init } => {
+                let t = self.expr(*init);
+                let t = match self.resolve(t) {
+                    T::Ty(ty @ Ty::Tuple(_)) => self.fresh_of(ty, self.loc(*init)),
+                    other => other,
+                };
+                match t {
+                    T::Tuple(elems) if elems.len() == locals.len() => {
+                        for (local, elem) in locals.iter().zip(elems) {
+                            if let Some(local) = local {
+                                self.locals[local.0 as usize] = Some(T::Var(*elem));
+                            }
+                        }
+                    }
+                    T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(
+                            self.loc(*init),
+                            format!(
+                                "mismatched types: expected a tuple of {} elements, found {text}",
+                                locals.len()
+                            ),
+                        );
+                    }
+                }
+                for local in locals.iter().flatten() {
+                    if self.locals[local.0 as usize].is_none() {
+                        self.locals[local.0 as usize] = Some(T::Error);
+                    }
+                }
+            }
             StmtKind::Assign { place, op, value } => self.assign(*place, *op, *value),
             StmtKind::If {
                 cond,

@@ -11,6 +11,18 @@ pub struct Helper {
 /// Every helper, in the order they are written into a source.
 pub const HELPERS: &[Helper] = &[
     Helper {
+        name: "rs_tuple",
+        needs: &[],
+        code: "\
+// Rust tuples: fields _0, _1, ...
+template <typename A, typename B> struct rs_tuple2 { A _0; B _1; };
+template <typename A, typename B, typename C> struct rs_tuple3 { A _0; B _1; C _2; };
+template <typename A, typename B, typename C, typename D> struct rs_tuple4 { A _0; B _1; C _2; D _3; };
+template <typename A, typename B, typename C, typename D, typename E> struct rs_tuple5 { A _0; B _1; C _2; D _3; E _4; };
+template <typename A, typename B, typename C, typename D, typename E, typename F> struct rs_tuple6 { A _0; B _1; C _2; D _3; E _4; F _5; };
+",
+    },
+    Helper {
         name: "rs_arr",
         needs: &[],
         code: "\

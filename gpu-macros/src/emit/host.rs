@@ -247,9 +247,11 @@ pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenSt
     };
     let name = &item.ident;
     let fields = named.named.iter().map(|f| {
+        let vis = &f.vis;
         let ident = &f.ident;
         let ty = &f.ty;
-        quote!(#ident: #ty)
+        let place = format_ident!("__gpu_place_{}", ident.as_ref().expect("named"));
+        quote!(#vis #ident: #ty => #place)
     });
     match struct_layout(def.fields.iter().map(|(_, ty)| *ty)) {
         Some((size, align, offsets)) => {

@@ -22,6 +22,7 @@ pub(super) fn is_value_expr(expr: &syn::Expr) -> bool {
             | syn::Expr::Paren(_)
             | syn::Expr::Group(_)
             | syn::Expr::Struct(_)
+            | syn::Expr::Tuple(_)
             | syn::Expr::Array(_)
             | syn::Expr::Repeat(_)
     )
@@ -55,7 +56,7 @@ fn binary_op(op: &syn::BinOp) -> Option<BinOp> {
 fn unsupported_expr(expr: &syn::Expr) -> String {
     let what = match expr {
         syn::Expr::Closure(_) => "closures are not supported in kernels: write the code inline",
-        syn::Expr::Tuple(_) => "tuples are not supported in kernels: use separate variables",
+        syn::Expr::Tuple(_) => "tuples in kernels have two or more elements: `(a, b)`",
         syn::Expr::Range(_) => {
             "ranges are only supported as the iterator of a `for` loop: `for i in a..b`"
         }
@@ -153,15 +154,24 @@ impl Parser<'_> {
                     name: name.to_string(),
                     name_span: Loc::of(name),
                 },
-                member @ syn::Member::Unnamed(_) => {
-                    self.cx.error_spanned_by(
-                        member,
-                        "numbered fields (`.0`) are for tuples, which kernels do not have: use a \
-                         `#[device]` struct with named fields",
-                    );
-                    return None;
-                }
+                syn::Member::Unnamed(index) => ExprKind::TupleField {
+                    base: self.expr(&field.base)?,
+                    index: index.index as usize,
+                },
             },
+            syn::Expr::Tuple(tuple) if tuple.elems.len() > 6 => {
+                self.cx.error_spanned_by(
+                    tuple,
+                    "tuples in kernels have at most 6 elements: use a `#[device]` struct",
+                );
+                return None;
+            }
+            syn::Expr::Tuple(tuple) if tuple.elems.len() >= 2 => {
+                let elems: Vec<Option<ExprId>> = tuple.elems.iter().map(|e| self.expr(e)).collect();
+                ExprKind::Tuple {
+                    elems: elems.into_iter().collect::<Option<Vec<_>>>()?,
+                }
+            }
             syn::Expr::Struct(literal) => self.struct_literal(literal)?,
             syn::Expr::Reference(reference) => {
                 if let syn::Expr::Range(range) = strip_parens(&reference.expr) {

@@ -352,6 +352,18 @@ impl Parser<'_> {
             }
             syn::Type::Paren(paren) => self.value_type(&paren.elem),
             syn::Type::Group(group) => self.value_type(&group.elem),
+            syn::Type::Tuple(tuple) if tuple.elems.len() > 6 => {
+                self.cx.error_spanned_by(
+                    tuple,
+                    "tuples in kernels have at most 6 elements: use a `#[device]` struct",
+                );
+                None
+            }
+            syn::Type::Tuple(tuple) if tuple.elems.len() >= 2 => {
+                let elems: Vec<Option<Ty>> =
+                    tuple.elems.iter().map(|t| self.value_type(t)).collect();
+                Some(Ty::tuple(elems.into_iter().collect::<Option<Vec<_>>>()?))
+            }
             syn::Type::Path(path) if path.qself.is_none() => {
                 let last = path.path.segments.last()?.ident.to_string();
                 if last == "Self" && path.path.segments.len() == 1 {

@@ -133,6 +133,7 @@ impl Parser<'_> {
             syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
                 (ident.ident.to_string(), ident.mutability.is_some())
             }
+            syn::Pat::Tuple(tuple) if annotation.is_none() => return self.let_tuple(local, tuple),
             other => {
                 self.cx.error_spanned_by(
                     other,
@@ -180,6 +181,44 @@ impl Parser<'_> {
             annotation,
         });
         Some(StmtKind::Let { local, init: init? })
+    }
+
+    /// `let (a, mut b, _) = init;`.
+    fn let_tuple(&mut self, local: &syn::Local, tuple: &syn::PatTuple) -> Option<StmtKind> {
+        let init = match &local.init {
+            Some(init) if init.diverge.is_none() => self.expr(&init.expr),
+            _ => {
+                self.cx.error_spanned_by(
+                    local,
+                    "a tuple pattern needs an initial value: `let (a, b) = ...;`",
+                );
+                None
+            }
+        };
+        let mut locals = Vec::new();
+        for elem in &tuple.elems {
+            match elem {
+                syn::Pat::Wild(_) => locals.push(None),
+                syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                    locals.push(Some(self.declare(Local {
+                        name: ident.ident.to_string(),
+                        mutable: ident.mutability.is_some(),
+                        annotation: None,
+                    })));
+                }
+                other => {
+                    self.cx.error_spanned_by(
+                        other,
+                        "tuple patterns in kernels bind names or `_`: `let (a, mut b, _) = ...;`",
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(StmtKind::LetTuple {
+            locals,
+            init: init?,
+        })
     }
 
     /// `const N: usize = 16;`: a constant usable in array lengths.

@@ -244,6 +244,10 @@ impl Twin<'_> {
             Ty::Array { elem, len } => format!("[{}; {}]", self.rust_ty(*elem), len.describe()),
             Ty::Struct(def) => def.0.path.clone(),
             Ty::Enum(def) => self.rust_type(def.0.repr),
+            Ty::Tuple(elems) => {
+                let elems: Vec<String> = elems.iter().map(|e| self.rust_ty(*e)).collect();
+                format!("({})", elems.join(", "))
+            }
             Ty::Slice { .. } | Ty::Shared { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit => {
                 unreachable!("a value of type {ty:?}")
             }
@@ -378,6 +382,16 @@ impl Twin<'_> {
                     Ty::Scalar(s) => format!("let mut {name}: {} = {value};", self.rust_type(s)),
                     _ => format!("let mut {name} = {value};"),
                 }
+            }
+            StmtKind::LetTuple { locals, init } => {
+                let names: Vec<String> = locals
+                    .iter()
+                    .map(|local| match local {
+                        Some(local) => format!("mut {}", self.local_name(*local)),
+                        None => "_".to_string(),
+                    })
+                    .collect();
+                format!("let ({}) = {};", names.join(", "), self.expr(*init))
             }
             StmtKind::Assign { place, op, value } => self.assign(*place, *op, *value),
             StmtKind::If {
@@ -650,6 +664,11 @@ impl Twin<'_> {
                 }
             }
             ExprKind::Deref(inner) => format!("(*{})", self.expr(*inner)),
+            ExprKind::Tuple { elems } => {
+                let elems: Vec<String> = elems.iter().map(|e| self.expr(*e)).collect();
+                format!("({})", elems.join(", "))
+            }
+            ExprKind::TupleField { base, index } => format!("{}.{index}", self.expr(*base)),
             ExprKind::Const { ty, name } => self.constant(*ty, name),
             ExprKind::GenericConst(name) => name.to_string(),
             ExprKind::Select {

@@ -138,6 +138,15 @@ impl<'a> Emitter<'a> {
             }
             ExprKind::Variant { ty, name } => self.variant(*ty, name),
             ExprKind::Ref { expr, .. } | ExprKind::Deref(expr) => self.expr(*expr),
+            ExprKind::Tuple { elems } => {
+                let values: Vec<String> = elems.iter().map(|e| self.value(*e)).collect();
+                format!(
+                    "{}{{{}}}",
+                    super::cuda_ty(self.types.expr(id)),
+                    values.join(", ")
+                )
+            }
+            ExprKind::TupleField { base, index } => format!("{}._{index}", self.expr(*base)),
             ExprKind::ArrayRepeat { value, len } => {
                 let value = self.value(*value);
                 let elem = self.types.expr(id).element().expect("an array");
@@ -191,8 +200,8 @@ impl<'a> Emitter<'a> {
                 else_value,
             } => {
                 let cond = self.expr(*cond);
-                let then_value = self.expr(*then_value);
-                let else_value = self.expr(*else_value);
+                let then_value = self.value(*then_value);
+                let else_value = self.value(*else_value);
                 format!("({cond} ? {then_value} : {else_value})")
             }
         }

@@ -54,6 +54,10 @@ pub fn cuda_ty(ty: Ty) -> String {
         Ty::Array { elem, len } => format!("rs_arr<{}, {}>", cuda_ty(*elem), len.cuda()),
         Ty::Struct(def) => def.0.name.clone(),
         Ty::Enum(def) => cuda_type(def.0.repr).to_string(),
+        Ty::Tuple(elems) => {
+            let elems: Vec<String> = elems.iter().map(|e| cuda_ty(*e)).collect();
+            format!("rs_tuple{}<{}>", elems.len(), elems.join(", "))
+        }
         Ty::Unit => "void".to_string(),
         Ty::Slice { .. } | Ty::Shared { .. } | Ty::Dim3 | Ty::Index3 => {
             unreachable!("checked: no C++ value of type {ty:?}")
@@ -95,6 +99,12 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
         .any(|code| code.contains("rs_arr"))
     {
         helpers.insert("rs_arr");
+    }
+    if [&declarations, &definitions, &root]
+        .iter()
+        .any(|code| code.contains("rs_tuple"))
+    {
+        helpers.insert("rs_tuple");
     }
     let mut with_deps = helpers.clone();
     for name in &helpers {

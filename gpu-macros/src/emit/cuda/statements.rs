@@ -53,6 +53,27 @@ impl<'a> Emitter<'a> {
                 };
                 self.out.line(&line);
             }
+            StmtKind::LetTuple { locals, init } => {
+                let tuple = fresh(&mut self.taken, "tuple");
+                let value = self.value(*init);
+                let ty = self.types.expr(*init);
+                self.out
+                    .line(&format!("{} {tuple} = {value};", cuda_ty(ty)));
+                for (index, local) in locals.iter().enumerate() {
+                    if let Some(local) = local {
+                        let name = self.name(*local).to_string();
+                        let elem = self.types.local(*local);
+                        let line = match elem {
+                            Ty::Array { .. } => format!(
+                                "{}; rs_assign({name}, {tuple}._{index});",
+                                cuda_decl(elem, &name)
+                            ),
+                            _ => format!("{} {name} = {tuple}._{index};", cuda_ty(elem)),
+                        };
+                        self.out.line(&line);
+                    }
+                }
+            }
             StmtKind::Assign {
                 place,
                 op: Some(op),
