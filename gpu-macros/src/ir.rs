@@ -340,6 +340,15 @@ pub enum ExprKind {
     },
     /// `*r`: the value behind a reference parameter.
     Deref(ExprId),
+    /// `&x[a..b]`, `&mut x[a..]`, `&x[..b]`: a part of a slice or of shared memory.
+    SubSlice {
+        base: ExprId,
+        start: Option<ExprId>,
+        end: Option<ExprId>,
+        /// `a..=b`.
+        inclusive: bool,
+        mutable: bool,
+    },
     /// `(a, b)`.
     Tuple {
         elems: Vec<ExprId>,

@@ -513,3 +513,29 @@ fn min_max(a: f32, b: f32) -> (f32, f32) {
 "#
     ));
 }
+
+#[test]
+fn sub_slices() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn row_sums(m: &[f32], n: usize, out: &mut [f32]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        let row = &m[i * n..(i + 1) * n];
+        let head = &row[..2];
+        out[i] = row_sum(row) + row_sum(&m[i * n..=i * n]) + head[1] + row.len() as f32;
+        let tail = &mut out[i..];
+        tail[0] += 1.0;
+    }
+}
+
+fn row_sum(row: &[f32]) -> f32 {
+    let mut s = 0.0;
+    for j in 0..row.len() {
+        s += row[j];
+    }
+    s
+}
+"#
+    ));
+}

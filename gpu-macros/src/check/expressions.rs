@@ -2,7 +2,7 @@
 //! `if` and `match`.
 
 use super::constants::{constant_names, constant_type};
-use super::{is_constructor, Checker, VarKind, T};
+use super::{is_constructor, is_let_init, Checker, VarKind, T};
 use crate::ir::*;
 use crate::types::{Len, Scalar, Ty};
 
@@ -191,6 +191,71 @@ impl Checker<'_> {
                 t
             }
             ExprKind::Deref(inner) => self.deref(*inner, loc),
+            ExprKind::SubSlice {
+                base,
+                start,
+                end,
+                mutable,
+                ..
+            } => {
+                let base_t = self.expr(*base);
+                for bound in [start, end].into_iter().flatten() {
+                    let t = self.expr(*bound);
+                    self.unify(T::Ty(Ty::Scalar(Scalar::Usize)), t, self.loc(*bound));
+                    if !is_simple(self.kernel, *bound) {
+                        self.cx.error(
+                            self.loc(*bound),
+                            "a sub-slice's bounds are variables and arithmetic: compute this one \
+                             with `let` first",
+                        );
+                    }
+                }
+                let in_place = self.call_args.contains(&id) || is_let_init(&self.kernel.body, id);
+                if !in_place {
+                    self.cx.error(
+                        loc,
+                        "a sub-slice is passed to a device function or bound with `let`: \
+                         `let row = &x[a..b];`",
+                    );
+                }
+                match self.resolve(base_t) {
+                    T::Ty(Ty::Slice {
+                        elem,
+                        mutable: base_mut,
+                    }) if (base_mut || !*mutable) && !matches!(elem, Ty::Array { .. }) => {
+                        T::Ty(Ty::Slice {
+                            elem,
+                            mutable: *mutable,
+                        })
+                    }
+                    T::Ty(Ty::Shared { elem, .. }) if !matches!(elem, Ty::Array { .. }) => {
+                        T::Ty(Ty::Slice {
+                            elem,
+                            mutable: *mutable,
+                        })
+                    }
+                    T::Error => T::Error,
+                    T::Ty(Ty::Slice { mutable: false, .. }) => {
+                        self.cx.error(
+                            loc,
+                            "cannot borrow a part of a `&[T]` as mutable: take the parameter as \
+                             `&mut [T]`",
+                        );
+                        T::Error
+                    }
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(
+                            loc,
+                            format!(
+                                "sub-slices are taken of slices and shared memory of numbers or \
+                                 structs, not of {text}"
+                            ),
+                        );
+                        T::Error
+                    }
+                }
+            }
             ExprKind::Tuple { elems } => {
                 let vars: Vec<u32> = elems
                     .iter()
@@ -422,5 +487,25 @@ impl Checker<'_> {
                 );
             }
         }
+    }
+}
+
+/// Whether `id` reads values and computes without effects (no calls), so it may be evaluated
+/// more than once.
+fn is_simple(function: &Function, id: ExprId) -> bool {
+    match &function.expr(id).kind {
+        ExprKind::Lit(_)
+        | ExprKind::Local(_)
+        | ExprKind::GenericConst(_)
+        | ExprKind::Const { .. }
+        | ExprKind::Len(_) => true,
+        ExprKind::Binary { lhs, rhs, .. } => is_simple(function, *lhs) && is_simple(function, *rhs),
+        ExprKind::Unary { operand, .. } | ExprKind::Cast { expr: operand, .. } => {
+            is_simple(function, *operand)
+        }
+        ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => {
+            is_simple(function, *base)
+        }
+        _ => false,
     }
 }

@@ -36,14 +36,25 @@ impl Checker<'_> {
                         "shared memory cannot be copied: index the original",
                     );
                 }
+                let slice_view = matches!(
+                    self.kernel.expr(*init).kind,
+                    ExprKind::SubSlice { .. } | ExprKind::Local(_)
+                );
                 if let T::Ty(ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)) = t {
+                    if matches!(ty, Ty::Slice { .. }) && slice_view {
+                        self.locals[local.0 as usize] = Some(t);
+                        return;
+                    }
                     self.cx.error(
                         self.loc(*init),
                         format!(
                             "a value of type `{}` cannot be stored in a variable: {}",
                             ty.describe(),
                             match ty {
-                                Ty::Slice { .. } => "index the slice parameter directly",
+                                Ty::Slice { .. } => {
+                                    "a slice variable holds a parameter or a part of one: \
+                                     `let row = &x[a..b];`"
+                                }
                                 Ty::Unit => "this expression has no value",
                                 _ => "store one component, e.g. `let tx = thread_idx().x;`",
                             }

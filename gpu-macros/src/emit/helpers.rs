@@ -162,6 +162,22 @@ __device__ __forceinline__ unsigned long long rs_idx(unsigned long long i, unsig
 ",
     },
     Helper {
+        name: "rs_sub_len",
+        needs: &["rs_checked"],
+        code: "\
+// The length of x[start..end], checked in checked mode to lie within x's `len`.
+#ifdef GPU_CHECKED
+__device__ __forceinline__ unsigned long long rs_sub_len(unsigned long long start, unsigned long long end, unsigned long long len, unsigned int line) {
+    if (end > len) rs_fail(1u, line, end, len);
+    if (start > end) rs_fail(1u, line, start, end);
+    return end - start;
+}
+#else
+#define rs_sub_len(start, end, len, line) ((end) - (start))
+#endif
+",
+    },
+    Helper {
         name: "rs_vec4",
         needs: &[],
         code: "\

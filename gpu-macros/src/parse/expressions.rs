@@ -135,7 +135,7 @@ impl Parser<'_> {
                 if let syn::Expr::Range(range) = strip_parens(&index.index) {
                     self.cx.error_spanned_by(
                         range,
-                        "sub-slicing (`x[a..b]`) is not supported in kernels: index single elements",
+                        "a range of elements is borrowed: write `&x[a..b]` (or `&mut x[a..b]`)",
                     );
                     return None;
                 }
@@ -174,12 +174,23 @@ impl Parser<'_> {
             }
             syn::Expr::Struct(literal) => self.struct_literal(literal)?,
             syn::Expr::Reference(reference) => {
-                if let syn::Expr::Range(range) = strip_parens(&reference.expr) {
-                    self.cx.error_spanned_by(
-                        range,
-                        "sub-slicing (`&x[a..b]`) is not supported in kernels: index single elements",
-                    );
-                    return None;
+                if let syn::Expr::Index(index) = strip_parens(&reference.expr) {
+                    if let syn::Expr::Range(range) = strip_parens(&index.index) {
+                        let base = self.expr(&index.expr);
+                        let start = range.start.as_ref().map(|s| self.expr(s));
+                        let end = range.end.as_ref().map(|e| self.expr(e));
+                        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+                        return Some(self.push_expr(
+                            ExprKind::SubSlice {
+                                base: base?,
+                                start: start.map_or(Some(None), |s| s.map(Some))?,
+                                end: end.map_or(Some(None), |e| e.map(Some))?,
+                                inclusive,
+                                mutable: reference.mutability.is_some(),
+                            },
+                            span,
+                        ));
+                    }
                 }
                 ExprKind::Ref {
                     expr: self.expr(&reference.expr)?,

@@ -664,6 +664,22 @@ impl Twin<'_> {
                 }
             }
             ExprKind::Deref(inner) => format!("(*{})", self.expr(*inner)),
+            ExprKind::SubSlice {
+                base,
+                start,
+                end,
+                inclusive,
+                mutable,
+            } => {
+                let base = self.expr(*base);
+                let start = start.map_or("0usize".to_string(), |s| self.expr(s));
+                let end = match end {
+                    Some(end) if *inclusive => format!("({} + 1)", self.expr(*end)),
+                    Some(end) => self.expr(*end),
+                    None => format!("{base}.len()"),
+                };
+                format!("{base}.sub({start}, {end}, {mutable}, __t, {line})")
+            }
             ExprKind::Tuple { elems } => {
                 let elems: Vec<String> = elems.iter().map(|e| self.expr(*e)).collect();
                 format!("({})", elems.join(", "))

@@ -114,22 +114,9 @@ impl<'a> Emitter<'a> {
                 format!("{func}({})", call_args.join(", "))
             }
             ExprKind::Builtin(_) => unreachable!("checked: builtins are read through an axis"),
-            ExprKind::Call { name, args, .. } => {
-                let mut code_args = Vec::new();
-                for arg in args {
-                    match (self.types.expr(*arg), &kernel.expr(*arg).kind) {
-                        (Ty::Shared { len: Some(len), .. }, ExprKind::Local(local)) => {
-                            code_args.push(self.name(*local).to_string());
-                            code_args.push(len.cuda());
-                        }
-                        (Ty::Slice { .. } | Ty::Shared { .. }, ExprKind::Local(local)) => {
-                            code_args.push(self.name(*local).to_string());
-                            code_args.push(self.len_name(*local).to_string());
-                        }
-                        _ => code_args.push(self.argument(*arg)),
-                    }
-                }
-                format!("{name}({})", code_args.join(", "))
+            ExprKind::Call { name, args, .. } => self.user_call(name, args),
+            ExprKind::SubSlice { .. } => {
+                unreachable!("checked: sub-slices are call arguments or `let` values")
             }
             ExprKind::Field { base, name, .. } => self.field(*base, name),
             ExprKind::StructLit { ty, fields } => self.struct_literal(Ty::Struct(*ty), fields),

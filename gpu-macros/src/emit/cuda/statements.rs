@@ -40,6 +40,28 @@ impl<'a> Emitter<'a> {
                 self.out.line(&format!("{} {name};", cuda_type(scalar)));
                 self.match_value(*init, |value| format!("{name} = {value};"));
             }
+            StmtKind::Let { local, init }
+                if matches!(self.types.local(*local), Ty::Slice { .. }) =>
+            {
+                let Ty::Slice { elem, mutable } = self.types.local(*local) else {
+                    unreachable!("matched above")
+                };
+                let name = self.name(*local).to_string();
+                let len_name = fresh(&mut self.taken, &format!("{name}_len"));
+                let (pointer, len) = match &self.kernel.expr(*init).kind {
+                    ExprKind::Local(source) => (
+                        self.name(*source).to_string(),
+                        self.len_name(*source).to_string(),
+                    ),
+                    _ => self.sub_slice(*init),
+                };
+                let constness = if mutable { "" } else { "const " };
+                self.out.line(&format!(
+                    "{constness}{}* {name} = {pointer}; const unsigned long long {len_name} = {len}; (void){len_name};",
+                    cuda_ty(*elem)
+                ));
+                self.len_names.push((*local, len_name));
+            }
             StmtKind::Let { local, init } => {
                 let ty = self.types.local(*local);
                 let name = self.name(*local).to_string();

@@ -114,6 +114,19 @@ impl Emitter<'_> {
 
     /// One argument of a device function call.
     pub(super) fn argument(&mut self, arg: ExprId) -> String {
+        match (self.types.expr(arg), &self.kernel.expr(arg).kind) {
+            (_, ExprKind::SubSlice { .. }) => {
+                let (pointer, len) = self.sub_slice(arg);
+                return format!("{pointer}, {len}");
+            }
+            (Ty::Shared { len: Some(len), .. }, ExprKind::Local(local)) => {
+                return format!("{}, {}", self.name(*local), len.cuda());
+            }
+            (Ty::Slice { .. } | Ty::Shared { .. }, ExprKind::Local(local)) => {
+                return format!("{}, {}", self.name(*local), self.len_name(*local));
+            }
+            _ => {}
+        }
         match &self.kernel.expr(arg).kind {
             // A C++ reference parameter binds to the place itself.
             ExprKind::Ref { expr, .. } => {
@@ -122,6 +135,38 @@ impl Emitter<'_> {
             }
             _ => self.value(arg),
         }
+    }
+
+    /// `&x[a..b]` as a pointer and a length (checked to lie within `x` in checked mode). The
+    /// bounds are evaluated twice: the checker allows only side-effect-free ones here.
+    pub(super) fn sub_slice(&mut self, id: ExprId) -> (String, String) {
+        let ExprKind::SubSlice {
+            base,
+            start,
+            end,
+            inclusive,
+            ..
+        } = &self.kernel.expr(id).kind
+        else {
+            unreachable!("a sub-slice")
+        };
+        let base_len = self.length_of(*base);
+        let base_code = self.expr(*base);
+        let start = match start {
+            Some(start) => self.expr(*start),
+            None => "0ull".to_string(),
+        };
+        let end = match end {
+            Some(end) if *inclusive => format!("({} + 1ull)", self.expr(*end)),
+            Some(end) => self.expr(*end),
+            None => base_len.clone(),
+        };
+        self.use_helper("rs_sub_len");
+        let line = self.kernel.expr(id).span.line();
+        (
+            format!("({base_code} + {start})"),
+            format!("rs_sub_len({start}, {end}, {base_len}, {line})"),
+        )
     }
 
     /// `lhs op rhs` on a `#[device]` type.
