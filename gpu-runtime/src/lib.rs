@@ -7,7 +7,9 @@
 //! launcher. The same thing by hand:
 //!
 //! ```no_run
-//! use gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelArg, LaunchConfig, ParamKind, ScalarType};
+//! use gpu_runtime::{
+//!     DeviceBuffer, ElemType, Gpu, Kernel, KernelArg, LaunchConfig, ParamKind, ScalarType,
+//! };
 //!
 //! static ADD_ONE: Kernel = Kernel::__generated(
 //!     "add_one",
@@ -16,7 +18,7 @@
 //!         unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
 //!         if (i < x_len) x[i] += 1.0f;
 //!     }"#,
-//!     &[ParamKind::Slice { elem: ScalarType::F32, mutable: true }],
+//!     &[ParamKind::Slice { elem: ElemType::Scalar(ScalarType::F32), mutable: true }],
 //! );
 //!
 //! fn main() -> gpu_runtime::Result<()> {
@@ -74,6 +76,7 @@ mod core;
 pub mod cpu;
 mod cuda;
 mod device;
+mod device_struct;
 mod dispatch;
 mod event;
 mod graph;
@@ -97,6 +100,7 @@ pub use crate::core::launch::{
     Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK,
 };
 pub use crate::core::scalar::{Float, Integer, Number, Scalar, ScalarType};
+pub use crate::core::value::{ElemType, Value, ValueType};
 pub use crate::cuda::compile::nvrtc_version;
 pub use crate::cuda::modules::{compile_stats, CompileStats};
 pub use buffer::DeviceBuffer;
