@@ -32,8 +32,9 @@
 //! }
 //! ```
 //!
-//! Kernel ABI: every scalar parameter is passed by value with its natural C type, and every
-//! slice parameter becomes two CUDA parameters, a `T*` and an `unsigned long long` length.
+//! Kernel ABI: every scalar parameter is passed by value with its natural C type, an array or
+//! `#[device]` struct ([`Value`]) by value in its C layout, and every slice parameter becomes
+//! two CUDA parameters, a `T*` and an `unsigned long long` length.
 //!
 //! Checked mode: a kernel compiled with `-DGPU_CHECKED` reports out-of-bounds indexing and
 //! integer division errors through a per-device error slot; the next synchronizing call
