@@ -313,7 +313,8 @@ fn arrays_by_value_and_slices_of_arrays() {
 // Places
 
 fn nudge_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
-    let dy: f32 = args.scalar(0);
+    // Launched with `KernelArg::value(dy)`, read as a value: a scalar either way.
+    let dy: f32 = args.value(0);
     let particles = args.slice::<Particle>(1);
     let i = global_x(t);
     if i < particles.len() {
@@ -373,7 +374,7 @@ fn places_write_one_field_of_an_element() {
         .launch(
             &NUDGE,
             LaunchConfig::for_len(host.len(), 32),
-            &[KernelArg::scalar(1.5f32), KernelArg::slice_mut(&mut buf)],
+            &[KernelArg::value(1.5f32), KernelArg::slice_mut(&mut buf)],
         )
         .unwrap();
     let want: Vec<Particle> = host
