@@ -29,7 +29,7 @@ fn transpose_tiled(rows: usize, cols: usize, x: &[f32], y: &mut [f32]) {
 
 #[test]
 fn transpose_through_a_2d_shared_tile() {
-    assert_compiles_with_nvrtc(transpose_tiled::SOURCE);
+    assert_compiles_with_nvrtc(&[(&transpose_tiled::KERNEL, &[])]);
     let gpu = test_device();
     let stream = gpu.default_stream();
     let (rows, cols) = (70, 45);

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::core::backend::Backend;
 use crate::core::error::{Error, Result};
-use crate::core::scalar::{Scalar, ScalarType};
+use crate::core::value::{ElemType, Value};
 use crate::cuda::memory::{CudaMemory, LaunchMemory};
 use crate::device::Gpu;
 use crate::dispatch::{checked_bytes, MemoryImpl};
@@ -12,7 +12,7 @@ use crate::pinned::PinnedBuffer;
 use crate::stream::Stream;
 
 /// A typed array in device memory (host memory on the CPU backend), freed on drop.
-pub struct DeviceBuffer<T: Scalar> {
+pub struct DeviceBuffer<T: Value> {
     memory: MemoryImpl<T>,
     len: usize,
     bytes: usize,
@@ -32,7 +32,7 @@ pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Re
     }
 }
 
-impl<T: Scalar> DeviceBuffer<T> {
+impl<T: Value> DeviceBuffer<T> {
     /// Allocates `len` zeroed elements on the stream's device.
     pub fn zeroed(stream: &Stream, len: usize) -> Result<Self> {
         let alloc_len = len.max(1);
@@ -156,11 +156,11 @@ impl<T: Scalar> DeviceBuffer<T> {
     }
 
     pub(crate) fn check_stream(&self, stream: &Stream) -> Result<()> {
-        stream.check_device(|| format!("a DeviceBuffer<{}>", T::TYPE), &self.gpu)
+        stream.check_device(|| format!("a DeviceBuffer<{}>", T::ELEM), &self.gpu)
     }
 }
 
-impl<T: Scalar> Drop for DeviceBuffer<T> {
+impl<T: Value> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         // The device memory frees itself (stream-ordered, after pending uses), as does host
         // memory; only the counters are ours.
@@ -168,20 +168,20 @@ impl<T: Scalar> Drop for DeviceBuffer<T> {
     }
 }
 
-impl<T: Scalar> fmt::Debug for DeviceBuffer<T> {
+impl<T: Value> fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.gpu.backend() {
             Backend::Cuda => write!(
                 f,
                 "DeviceBuffer<{}>(len {} on GPU {})",
-                T::TYPE,
+                T::ELEM,
                 self.len,
                 self.gpu.ordinal()
             ),
             Backend::Cpu => write!(
                 f,
                 "DeviceBuffer<{}>(len {} on the CPU backend)",
-                T::TYPE,
+                T::ELEM,
                 self.len
             ),
         }
@@ -191,7 +191,7 @@ impl<T: Scalar> fmt::Debug for DeviceBuffer<T> {
 /// A device buffer with its element type erased, as a launch argument sees it.
 pub(crate) trait LaunchSlice {
     /// The element type.
-    fn elem(&self) -> ScalarType;
+    fn elem(&self) -> ElemType;
     /// Elements, as the kernel's length parameter.
     fn len(&self) -> usize;
     /// The device it lives on.
@@ -204,9 +204,9 @@ pub(crate) trait LaunchSlice {
     fn host_ptr(&self) -> Option<*mut u8>;
 }
 
-impl<T: Scalar> LaunchSlice for DeviceBuffer<T> {
-    fn elem(&self) -> ScalarType {
-        T::TYPE
+impl<T: Value> LaunchSlice for DeviceBuffer<T> {
+    fn elem(&self) -> ElemType {
+        T::ELEM
     }
 
     fn len(&self) -> usize {

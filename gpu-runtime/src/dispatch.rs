@@ -19,7 +19,7 @@ use crate::core::generic::TemplateArg;
 use crate::core::info::DeviceInfo;
 use crate::core::kernel::KernelSpec;
 use crate::core::launch::{DeviceLimits, LaunchConfig};
-use crate::core::scalar::Scalar;
+use crate::core::value::Value;
 use crate::cpu::{self, CpuArg, CpuDevice, CpuKernelFn, CpuLaunch, CpuStream, HostBuffer};
 use crate::cuda::device::CudaDevice;
 use crate::cuda::event::CudaMarker;
@@ -118,7 +118,7 @@ impl DeviceImpl {
     }
 
     /// `len` zeroed elements of page-locked memory (plain host memory on the CPU).
-    pub(crate) fn pinned_zeroed<T: Scalar>(&self, len: usize) -> Result<PinnedImpl<T>> {
+    pub(crate) fn pinned_zeroed<T: Value>(&self, len: usize) -> Result<PinnedImpl<T>> {
         match self {
             DeviceImpl::Cuda(cuda) => {
                 let alloc_len = len.max(1);
@@ -308,10 +308,10 @@ pub(crate) fn checked_bytes<T>(len: usize) -> Result<usize> {
 
 /// The error for memory that is not of its stream's backend; the device checks rule it out,
 /// so this only guards against a broken invariant without panicking.
-fn backend_mismatch<T: Scalar>(queue: &QueueImpl) -> Error {
+fn backend_mismatch<T: Value>(queue: &QueueImpl) -> Error {
     let backend = queue.backend();
     Error::WrongBackend {
-        what: format!("a DeviceBuffer<{}>", T::TYPE),
+        what: format!("a DeviceBuffer<{}>", T::ELEM),
         expected: backend,
         found: match backend {
             Backend::Cuda => Backend::Cpu,
@@ -321,13 +321,13 @@ fn backend_mismatch<T: Scalar>(queue: &QueueImpl) -> Error {
 }
 
 /// A device buffer's memory.
-pub(crate) enum MemoryImpl<T: Scalar> {
+pub(crate) enum MemoryImpl<T: Value> {
     Cuda(CudaMemory<T>),
     /// The CPU backend's memory: `len` elements, 64-byte aligned.
     Host(HostBuffer<T>),
 }
 
-impl<T: Scalar> MemoryImpl<T> {
+impl<T: Value> MemoryImpl<T> {
     /// `len` zeroed elements; `bytes` is the size of `alloc_len = max(len, 1)` of them.
     pub(crate) fn zeroed(
         queue: &QueueImpl,
@@ -427,7 +427,7 @@ impl<T: Scalar> MemoryImpl<T> {
                 Ok(())
             }
             _ => Err(Error::WrongBackend {
-                what: format!("the source DeviceBuffer<{}>", T::TYPE),
+                what: format!("the source DeviceBuffer<{}>", T::ELEM),
                 expected: queue.backend(),
                 found: src_backend,
             }),
@@ -475,12 +475,12 @@ impl<T: Scalar> MemoryImpl<T> {
 
 /// Page-locked memory (plain host memory on the CPU backend, which copies synchronously, so
 /// there is never a copy to wait for).
-pub(crate) enum PinnedImpl<T: Scalar> {
+pub(crate) enum PinnedImpl<T: Value> {
     Cuda(CudaPinned<T>),
     Host(HostBuffer<T>),
 }
 
-impl<T: Scalar> PinnedImpl<T> {
+impl<T: Value> PinnedImpl<T> {
     /// The first `len` elements, after waiting for copies into them.
     pub(crate) fn as_slice(&self, len: usize) -> Result<&[T]> {
         match self {

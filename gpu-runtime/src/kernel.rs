@@ -7,6 +7,7 @@ use crate::buffer::{DeviceBuffer, LaunchSlice};
 use crate::core::kernel::TemplateParam;
 use crate::core::kernel::{KernelSpec, ParamKind};
 use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
+use crate::core::value::{ElemType, StoredValue, Value, ValueBytes};
 use crate::cpu::CpuKernelFn;
 
 /// A kernel as the macro emits it: built in a `static`.
@@ -197,6 +198,8 @@ pub struct KernelArg<'a> {
 
 pub(crate) enum ArgInner<'a> {
     Scalar(ScalarType, ScalarValue),
+    /// A value copied for the launch (`KernelArg::value`); a scalar one is passed as a scalar.
+    Value(Box<dyn ValueBytes>),
     Slice(&'a dyn LaunchSlice),
     // The launch receives `&[KernelArg]` (a literal array in generated code) yet must hand cudarc
     // a `&mut` buffer so it records the write for cross-stream ordering; the RefCell gives that
@@ -212,15 +215,23 @@ impl<'a> KernelArg<'a> {
         }
     }
 
+    /// An array or a `#[device]` struct passed by value: its bytes are copied here, and the
+    /// kernel receives them as one parameter in the type's C layout.
+    pub fn value<T: Value>(value: T) -> Self {
+        KernelArg {
+            inner: ArgInner::Value(StoredValue::boxed(value)),
+        }
+    }
+
     /// A buffer the kernel reads (`&[T]`).
-    pub fn slice<T: Scalar>(buf: &'a DeviceBuffer<T>) -> Self {
+    pub fn slice<T: Value>(buf: &'a DeviceBuffer<T>) -> Self {
         KernelArg {
             inner: ArgInner::Slice(buf),
         }
     }
 
     /// A buffer the kernel writes (`&mut [T]`).
-    pub fn slice_mut<T: Scalar>(buf: &'a mut DeviceBuffer<T>) -> Self {
+    pub fn slice_mut<T: Value>(buf: &'a mut DeviceBuffer<T>) -> Self {
         KernelArg {
             inner: ArgInner::SliceMut(RefCell::new(buf)),
         }
@@ -230,6 +241,10 @@ impl<'a> KernelArg<'a> {
     pub fn kind(&self) -> ParamKind {
         match &self.inner {
             ArgInner::Scalar(ty, _) => ParamKind::Scalar(*ty),
+            ArgInner::Value(value) => match value.elem() {
+                ElemType::Scalar(ty) => ParamKind::Scalar(ty),
+                ElemType::Value(ty) => ParamKind::Value(ty),
+            },
             ArgInner::Slice(buf) => ParamKind::Slice {
                 elem: buf.elem(),
                 mutable: false,

@@ -11,6 +11,7 @@ use crate::core::generic::{
 };
 use crate::core::kernel::{check_args, ParamKind};
 use crate::core::launch::LaunchConfig;
+use crate::core::value::ElemType;
 use crate::cpu::CpuArg;
 use crate::cuda::stream::CudaArg;
 use crate::dispatch::Launch;
@@ -62,7 +63,7 @@ impl Stream {
         for (index, arg) in args.iter().enumerate() {
             let what = || format!("argument {index} of kernel `{}`", kernel.name());
             match &arg.inner {
-                ArgInner::Scalar(..) => {}
+                ArgInner::Scalar(..) | ArgInner::Value(_) => {}
                 ArgInner::Slice(buf) => self.check_device(what, buf.gpu())?,
                 ArgInner::SliceMut(buf) => self.check_device(what, buf.borrow().gpu())?,
             }
@@ -126,6 +127,7 @@ fn cuda_arg<'s>(kernel: &Kernel, arg: &'s KernelArg<'_>) -> Result<CudaArg<'s>> 
     };
     Ok(match &arg.inner {
         ArgInner::Scalar(_, value) => CudaArg::Scalar(*value),
+        ArgInner::Value(value) => CudaArg::Value(&**value),
         ArgInner::Slice(buf) => {
             CudaArg::Slice(buf.cuda_memory().ok_or_else(host_buffer)?, buf.len() as u64)
         }
@@ -158,6 +160,11 @@ pub(crate) fn cpu_args<'s, 'a>(
         };
         unpacked.push(match &arg.inner {
             ArgInner::Scalar(ty, value) => CpuArg::scalar(*ty, *value),
+            ArgInner::Value(value) => match value.elem() {
+                ElemType::Scalar(ty) => CpuArg::scalar_bits(ty, value.scalar_bits()),
+                // The box lives in `args`, which outlives the launch.
+                ElemType::Value(ty) => CpuArg::value(ty, value.as_ptr()),
+            },
             ArgInner::Slice(buf) => {
                 CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), false)
             }

@@ -7,7 +7,9 @@
 //! launcher. The same thing by hand:
 //!
 //! ```no_run
-//! use gpu_runtime::{DeviceBuffer, Gpu, Kernel, KernelArg, LaunchConfig, ParamKind, ScalarType};
+//! use gpu_runtime::{
+//!     DeviceBuffer, ElemType, Gpu, Kernel, KernelArg, LaunchConfig, ParamKind, ScalarType,
+//! };
 //!
 //! static ADD_ONE: Kernel = Kernel::__generated(
 //!     "add_one",
@@ -16,7 +18,7 @@
 //!         unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
 //!         if (i < x_len) x[i] += 1.0f;
 //!     }"#,
-//!     &[ParamKind::Slice { elem: ScalarType::F32, mutable: true }],
+//!     &[ParamKind::Slice { elem: ElemType::Scalar(ScalarType::F32), mutable: true }],
 //! );
 //!
 //! fn main() -> gpu_runtime::Result<()> {
@@ -30,8 +32,9 @@
 //! }
 //! ```
 //!
-//! Kernel ABI: every scalar parameter is passed by value with its natural C type, and every
-//! slice parameter becomes two CUDA parameters, a `T*` and an `unsigned long long` length.
+//! Kernel ABI: every scalar parameter is passed by value with its natural C type, an array or
+//! `#[device]` struct ([`Value`]) by value in its C layout, and every slice parameter becomes
+//! two CUDA parameters, a `T*` and an `unsigned long long` length.
 //!
 //! Checked mode: a kernel compiled with `-DGPU_CHECKED` reports out-of-bounds indexing and
 //! integer division errors through a per-device error slot; the next synchronizing call
@@ -74,6 +77,7 @@ mod core;
 pub mod cpu;
 mod cuda;
 mod device;
+mod device_struct;
 mod dispatch;
 mod event;
 mod graph;
@@ -97,6 +101,7 @@ pub use crate::core::launch::{
     Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK,
 };
 pub use crate::core::scalar::{Float, Integer, Number, Scalar, ScalarType};
+pub use crate::core::value::{ElemType, Value, ValueType};
 pub use crate::cuda::compile::nvrtc_version;
 pub use crate::cuda::modules::{compile_stats, CompileStats};
 pub use buffer::DeviceBuffer;

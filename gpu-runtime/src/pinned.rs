@@ -3,19 +3,19 @@
 use std::fmt;
 
 use crate::core::error::Result;
-use crate::core::scalar::Scalar;
+use crate::core::value::Value;
 use crate::device::Gpu;
 use crate::dispatch::PinnedImpl;
 
 /// Page-locked host memory (plain host memory on the CPU backend). Host views wait for queued
 /// copies, so they never see a copy in flight.
-pub struct PinnedBuffer<T: Scalar> {
+pub struct PinnedBuffer<T: Value> {
     memory: PinnedImpl<T>,
     len: usize,
     gpu: Gpu,
 }
 
-impl<T: Scalar> PinnedBuffer<T> {
+impl<T: Value> PinnedBuffer<T> {
     /// Allocates `len` zeroed elements of page-locked memory usable with `gpu`'s streams.
     pub fn new(gpu: &Gpu, len: usize) -> Result<Self> {
         Ok(PinnedBuffer {
@@ -75,7 +75,7 @@ impl<T: Scalar> PinnedBuffer<T> {
     }
 }
 
-impl<T: Scalar> Drop for PinnedBuffer<T> {
+impl<T: Value> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
         // The memory must not be freed under a DMA still writing or reading it; there is no
         // way to report an error from drop, and the driver records it for the next call anyway.
@@ -83,8 +83,8 @@ impl<T: Scalar> Drop for PinnedBuffer<T> {
     }
 }
 
-impl<T: Scalar> fmt::Debug for PinnedBuffer<T> {
+impl<T: Value> fmt::Debug for PinnedBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PinnedBuffer<{}>(len {})", T::TYPE, self.len)
+        write!(f, "PinnedBuffer<{}>(len {})", T::ELEM, self.len)
     }
 }

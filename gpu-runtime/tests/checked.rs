@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use gpu_runtime::{
     compile_to_ptx, compile_to_ptx_checked, compile_to_ptx_generic_checked, test_gpu, test_nvrtc,
-    CacheConfig, DeviceBuffer, Error, Gpu, Kernel, KernelArg, LaunchConfig, ModuleOrigin,
+    CacheConfig, DeviceBuffer, ElemType, Error, Gpu, Kernel, KernelArg, LaunchConfig, ModuleOrigin,
     ParamKind, ScalarType, TemplateArg, TemplateParam,
 };
 
@@ -56,7 +56,7 @@ macro_rules! poke_source {
 
 const POKE_PARAMS: &[ParamKind] = &[
     ParamKind::Slice {
-        elem: ScalarType::F32,
+        elem: ElemType::Scalar(ScalarType::F32),
         mutable: true,
     },
     ParamKind::Scalar(ScalarType::U64),
@@ -108,7 +108,7 @@ static FILL: Kernel = Kernel::__generated_v2(
          }\n"
     ),
     &[ParamKind::Slice {
-        elem: ScalarType::F32,
+        elem: ElemType::Scalar(ScalarType::F32),
         mutable: true,
     }],
     "tests/checked.rs",
@@ -134,7 +134,7 @@ static DIVIDE: Kernel = Kernel::__generated_v2(
     ),
     &[
         ParamKind::Slice {
-            elem: ScalarType::I32,
+            elem: ElemType::Scalar(ScalarType::I32),
             mutable: true,
         },
         ParamKind::Scalar(ScalarType::I32),

@@ -3,14 +3,17 @@
 
 use gpu_runtime::cpu::{CpuArgs, CpuKernelFn, Dim3, ThreadCtx};
 use gpu_runtime::{
-    Backend, Block, Device, DeviceBuffer, DeviceLimits, Error, Gpu, Grid, Kernel, KernelArg,
-    LaunchConfig, ModuleOrigin, ParamKind, PinnedBuffer, Scalar, ScalarType, Stream, TemplateArg,
-    TemplateParam,
+    Backend, Block, Device, DeviceBuffer, DeviceLimits, ElemType, Error, Gpu, Grid, Kernel,
+    KernelArg, LaunchConfig, ModuleOrigin, ParamKind, PinnedBuffer, Scalar, ScalarType, Stream,
+    TemplateArg, TemplateParam,
 };
 use half::{bf16, f16};
 
 const fn slice(elem: ScalarType, mutable: bool) -> ParamKind {
-    ParamKind::Slice { elem, mutable }
+    ParamKind::Slice {
+        elem: ElemType::Scalar(elem),
+        mutable,
+    }
 }
 
 const F32: ParamKind = ParamKind::Scalar(ScalarType::F32);

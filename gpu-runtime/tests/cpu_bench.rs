@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use corosensei::{Coroutine, CoroutineResult};
 use gpu_runtime::cpu::{CpuArgs, ThreadCtx};
 use gpu_runtime::{
-    Block, DeviceBuffer, Gpu, Grid, Kernel, KernelArg, LaunchConfig, ParamKind, ScalarType,
+    Block, DeviceBuffer, ElemType, Gpu, Grid, Kernel, KernelArg, LaunchConfig, ParamKind,
+    ScalarType,
 };
 
 fn say(line: &str) {
@@ -48,7 +49,10 @@ fn rate(elements: usize, time: Duration) -> String {
 }
 
 const fn slice(elem: ScalarType, mutable: bool) -> ParamKind {
-    ParamKind::Slice { elem, mutable }
+    ParamKind::Slice {
+        elem: ElemType::Scalar(elem),
+        mutable,
+    }
 }
 
 fn saxpy_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {

@@ -2,9 +2,9 @@
 //! is installed; GPU tests print a skip without a device.
 
 use gpu_runtime::{
-    compile_to_ptx, compile_to_ptx_generic, test_gpu, test_nvrtc, CacheConfig, DeviceBuffer, Error,
-    Float, Kernel, KernelArg, LaunchConfig, ModuleOrigin, ParamKind, Scalar, ScalarType,
-    TemplateArg, TemplateParam,
+    compile_to_ptx, compile_to_ptx_generic, test_gpu, test_nvrtc, CacheConfig, DeviceBuffer,
+    ElemType, Error, Float, Kernel, KernelArg, LaunchConfig, ModuleOrigin, ParamKind, Scalar,
+    ScalarType, TemplateArg, TemplateParam,
 };
 
 /// `x[i] = a * x[i] + N`, generic over the element type and a const.
@@ -52,7 +52,7 @@ static PLAIN: Kernel = Kernel::__generated(
     "extern \"C\" __global__ void plain(float* x, unsigned long long x_len) { \
      if (x_len > 0 && threadIdx.x == 0) x[0] = 1.0f; }",
     &[ParamKind::Slice {
-        elem: ScalarType::F32,
+        elem: ElemType::Scalar(ScalarType::F32),
         mutable: true,
     }],
 );

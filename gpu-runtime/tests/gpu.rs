@@ -4,13 +4,16 @@
 use std::fs;
 
 use gpu_runtime::{
-    test_gpu, Block, CacheConfig, DeviceBuffer, Error, Grid, Kernel, KernelArg, LaunchConfig,
-    ModuleOrigin, ParamKind, PinnedBuffer, Scalar, ScalarType,
+    test_gpu, Block, CacheConfig, DeviceBuffer, ElemType, Error, Grid, Kernel, KernelArg,
+    LaunchConfig, ModuleOrigin, ParamKind, PinnedBuffer, Scalar, ScalarType,
 };
 use half::{bf16, f16};
 
 const fn slice(elem: ScalarType, mutable: bool) -> ParamKind {
-    ParamKind::Slice { elem, mutable }
+    ParamKind::Slice {
+        elem: ElemType::Scalar(elem),
+        mutable,
+    }
 }
 
 static ADD_ONE: Kernel = Kernel::__generated(

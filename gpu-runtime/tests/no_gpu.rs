@@ -3,7 +3,7 @@
 //! Each test adapts to what is installed: without libcuda/libnvrtc it checks the error variant
 //! (never a panic); with NVRTC it compiles for real.
 
-use gpu_runtime::{compile_to_ptx, Error, Gpu, Kernel, ParamKind, ScalarType};
+use gpu_runtime::{compile_to_ptx, ElemType, Error, Gpu, Kernel, ParamKind, ScalarType};
 
 static ADD_ONE: Kernel = Kernel::__generated(
     "add_one",
@@ -12,7 +12,7 @@ static ADD_ONE: Kernel = Kernel::__generated(
      unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; \
      if (i < x_len) x[i] += 1.0f; }",
     &[ParamKind::Slice {
-        elem: ScalarType::F32,
+        elem: ElemType::Scalar(ScalarType::F32),
         mutable: true,
     }],
 );
@@ -22,7 +22,7 @@ static BROKEN: Kernel = Kernel::__generated(
     "broken",
     "extern \"C\" __global__ void broken(float* x, unsigned long long x_len) { x[0] = oops }",
     &[ParamKind::Slice {
-        elem: ScalarType::F32,
+        elem: ElemType::Scalar(ScalarType::F32),
         mutable: true,
     }],
 );
@@ -121,7 +121,7 @@ static WARNS: Kernel = Kernel::__generated(
     "warns",
     "extern \"C\" __global__ void warns(float* x, unsigned long long x_len) { int unused = 5; if (x_len) x[0] = 1.0f; }",
     &[ParamKind::Slice {
-        elem: ScalarType::F32,
+        elem: ElemType::Scalar(ScalarType::F32),
         mutable: true,
     }],
 );

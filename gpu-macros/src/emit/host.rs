@@ -103,7 +103,7 @@ pub fn emit_host(
                     _ => {
                         let variant = format_ident!("{}", elem.runtime_variant());
                         quote!(#rt::ParamKind::Slice {
-                            elem: #rt::ScalarType::#variant,
+                            elem: #rt::ElemType::Scalar(#rt::ScalarType::#variant),
                             mutable: #mutable,
                         })
                     }

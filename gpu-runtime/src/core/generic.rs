@@ -9,6 +9,7 @@ use std::fmt;
 use crate::core::error::{Error, Result};
 use crate::core::kernel::{KernelSpec, ParamKind, TemplateParam};
 use crate::core::scalar::{Scalar, ScalarType};
+use crate::core::value::ElemType;
 
 /// One template argument of a generic launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -157,7 +158,10 @@ pub(crate) fn instantiate_params(
                 type_arg(kernel, args, param).map(ParamKind::Scalar)
             }
             ParamKind::GenericSlice { param, mutable } => {
-                type_arg(kernel, args, param).map(|elem| ParamKind::Slice { elem, mutable })
+                type_arg(kernel, args, param).map(|elem| ParamKind::Slice {
+                    elem: ElemType::Scalar(elem),
+                    mutable,
+                })
             }
             concrete => Ok(concrete),
         })
@@ -276,7 +280,7 @@ mod tests {
             [
                 ParamKind::Scalar(ScalarType::F64),
                 ParamKind::Slice {
-                    elem: ScalarType::F64,
+                    elem: ElemType::Scalar(ScalarType::F64),
                     mutable: true
                 },
                 ParamKind::Scalar(ScalarType::U32),

@@ -6,6 +6,7 @@ use std::fmt;
 
 use crate::core::error::{Error, Result};
 use crate::core::scalar::ScalarType;
+use crate::core::value::{ElemType, ValueType};
 
 /// One kernel parameter as declared in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -15,10 +16,12 @@ pub enum ParamKind {
     /// `&[T]` or `&mut [T]`: a device pointer followed by an `unsigned long long` length.
     Slice {
         /// The element type.
-        elem: ScalarType,
+        elem: ElemType,
         /// Whether the kernel writes through it.
         mutable: bool,
     },
+    /// An array or a `#[device]` struct passed by value (its bytes, in its C layout).
+    Value(ValueType),
     /// A scalar whose type is a template type parameter of a generic kernel.
     GenericScalar {
         /// Index into the kernel's template parameters.
@@ -37,6 +40,7 @@ impl fmt::Display for ParamKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParamKind::Scalar(ty) => write!(f, "{ty}"),
+            ParamKind::Value(ty) => write!(f, "{ty}"),
             ParamKind::Slice {
                 elem,
                 mutable: false,
@@ -314,11 +318,11 @@ mod tests {
     const SAXPY: &[ParamKind] = &[
         ParamKind::Scalar(ScalarType::F32),
         ParamKind::Slice {
-            elem: ScalarType::F32,
+            elem: ElemType::Scalar(ScalarType::F32),
             mutable: false,
         },
         ParamKind::Slice {
-            elem: ScalarType::F32,
+            elem: ElemType::Scalar(ScalarType::F32),
             mutable: true,
         },
     ];
@@ -385,7 +389,7 @@ mod tests {
     #[test]
     fn wrong_element_type_and_mutability() {
         let f64_slice = ParamKind::Slice {
-            elem: ScalarType::F64,
+            elem: ElemType::Scalar(ScalarType::F64),
             mutable: false,
         };
         let (index, expected, found) = mismatch(&[SAXPY[0], f64_slice, SAXPY[2]]);

@@ -5,15 +5,28 @@ use std::marker::PhantomData;
 use crate::core::element::Element;
 use crate::core::generic::TemplateArg;
 use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
+use crate::core::value::{zero, ElemType, Value, ValueType};
 use crate::cpu::launch_state::LaunchState;
 use crate::cpu::slice::CpuSlice;
 
 /// Tag bit of a slice argument (the low byte is the element or scalar type).
 const SLICE_TAG: u16 = 0x100;
 
+/// Tag of an array or struct (by value, or with `SLICE_TAG` as a slice's element), whose type
+/// is the argument's `value_ty`.
+const VALUE_TAG: u16 = 0x200;
+
 /// The tag a twin's read of a `T` scalar (or, with `SLICE_TAG`, slice) must find.
 const fn type_tag(ty: ScalarType) -> u16 {
     ty as u16
+}
+
+/// The tag of an element or by-value type.
+const fn elem_tag(elem: ElemType) -> u16 {
+    match elem {
+        ElemType::Scalar(ty) => type_tag(ty),
+        ElemType::Value(_) => VALUE_TAG,
+    }
 }
 
 /// One argument, flattened so a twin's per-thread read is one bounds check and one compare.
@@ -29,6 +42,8 @@ pub(crate) struct CpuArg {
     len: usize,
     /// `len` for `&mut [T]`, 0 for `&[T]`.
     write_len: usize,
+    /// The array or struct type, with `VALUE_TAG`.
+    value_ty: Option<ValueType>,
 }
 
 impl CpuArg {
@@ -45,31 +60,69 @@ impl CpuArg {
             ScalarValue::F16(v) => Element::to_bits(v),
             ScalarValue::Bf16(v) => Element::to_bits(v),
         };
+        CpuArg::scalar_bits(ty, bits)
+    }
+
+    /// A scalar argument given by its bits (as `Element::to_bits`).
+    pub(crate) fn scalar_bits(ty: ScalarType, bits: u64) -> CpuArg {
         CpuArg {
             tag: type_tag(ty),
             bits,
             ptr: std::ptr::NonNull::dangling().as_ptr(),
             len: 0,
             write_len: 0,
+            value_ty: None,
+        }
+    }
+
+    /// An array or struct passed by value: a valid, aligned value of type `ty` at `ptr`, which
+    /// the launch keeps alive and unchanged while the grid runs.
+    pub(crate) fn value(ty: ValueType, ptr: *const u8) -> CpuArg {
+        CpuArg {
+            tag: VALUE_TAG,
+            bits: 0,
+            ptr: ptr.cast_mut(),
+            len: 0,
+            write_len: 0,
+            value_ty: Some(ty),
         }
     }
 
     /// A slice argument: `len` elements of `elem` at `ptr`.
-    pub(crate) fn slice(elem: ScalarType, ptr: *mut u8, len: usize, writable: bool) -> CpuArg {
+    pub(crate) fn slice(elem: ElemType, ptr: *mut u8, len: usize, writable: bool) -> CpuArg {
         CpuArg {
-            tag: type_tag(elem) | SLICE_TAG,
+            tag: elem_tag(elem) | SLICE_TAG,
             bits: 0,
             ptr,
             len,
             write_len: if writable { len } else { 0 },
+            value_ty: match elem {
+                ElemType::Scalar(_) => None,
+                ElemType::Value(ty) => Some(ty),
+            },
         }
     }
 
+    /// Whether the argument is a `T` (a slice of `T`s when `slice`); folds to one compare for
+    /// scalars, as `T::ELEM` is a constant.
+    #[inline(always)]
+    fn is<T: Value>(&self, slice: bool) -> bool {
+        let slice_tag = if slice { SLICE_TAG } else { 0 };
+        self.tag == elem_tag(T::ELEM) | slice_tag
+            && match T::ELEM {
+                ElemType::Scalar(_) => true,
+                ElemType::Value(ty) => self.value_ty == Some(ty),
+            }
+    }
+
     fn describe(&self) -> String {
-        let ty = ScalarType::ALL
-            .into_iter()
-            .find(|&ty| type_tag(ty) == self.tag & !SLICE_TAG)
-            .map_or_else(|| "?".to_string(), |ty| ty.to_string());
+        let ty = match self.value_ty {
+            Some(ty) => ty.to_string(),
+            None => ScalarType::ALL
+                .into_iter()
+                .find(|&ty| type_tag(ty) == self.tag & !SLICE_TAG)
+                .map_or_else(|| "?".to_string(), |ty| ty.to_string()),
+        };
         match (
             self.tag & SLICE_TAG != 0,
             self.write_len == self.len && self.len > 0,
@@ -130,9 +183,9 @@ impl<'a> CpuArgs<'a> {
     /// Slice parameter `index` (`&[T]` or `&mut [T]`; only the latter may be written); a twin
     /// that disagrees with the parameter's type gets an empty slice and the launch fails.
     #[inline]
-    pub fn slice<T: Scalar>(&self, index: usize) -> CpuSlice<'_, T> {
+    pub fn slice<T: Value>(&self, index: usize) -> CpuSlice<'_, T> {
         match self.args.get(index) {
-            Some(arg) if arg.tag == type_tag(T::TYPE) | SLICE_TAG => {
+            Some(arg) if arg.is::<T>(true) => {
                 // SAFETY: the buffer holds `len` valid `T`s (its element type is T), is 64-byte
                 // aligned, and is borrowed for 'a (exclusively when writable, which is when
                 // write_len, set by `CpuArg::slice` to 0 or len, is nonzero); kernels touch it
@@ -140,8 +193,27 @@ impl<'a> CpuArgs<'a> {
                 unsafe { CpuSlice::from_raw_parts(arg.ptr.cast::<T>(), arg.len, arg.write_len) }
             }
             _ => {
-                self.mismatch(index, &format!("a slice of {}", T::TYPE));
+                self.mismatch(index, &format!("a slice of {}", T::ELEM));
                 CpuSlice::empty()
+            }
+        }
+    }
+
+    /// Parameter `index` passed by value (an array or a `#[device]` struct; a scalar reads as
+    /// [`CpuArgs::scalar`] does); a twin that disagrees with the parameter's type gets zeros
+    /// and the launch fails.
+    #[inline]
+    pub fn value<T: Value>(&self, index: usize) -> T {
+        match self.args.get(index) {
+            Some(arg) if arg.is::<T>(false) => match T::ELEM {
+                ElemType::Scalar(_) => scalar_from_bits(arg.bits),
+                // SAFETY: `CpuArg::value` holds a valid, aligned value of this type (its
+                // ValueType matched), kept alive by the launch's arguments for 'a.
+                ElemType::Value(_) => unsafe { arg.ptr.cast::<T>().read() },
+            },
+            _ => {
+                self.mismatch(index, &T::ELEM.to_string());
+                zero()
             }
         }
     }
@@ -208,4 +280,21 @@ fn describe_template(arg: Option<&TemplateArg>) -> String {
         Some(TemplateArg::Const(value)) => format!("the const {value}"),
         None => "absent".to_string(),
     }
+}
+
+/// A scalar `T` (its `ELEM` is a scalar type) from its bits, zero-extended.
+fn scalar_from_bits<T: Value>(bits: u64) -> T {
+    let size = std::mem::size_of::<T>();
+    if size == 0 || size > 8 {
+        return zero();
+    }
+    let bytes = if cfg!(target_endian = "little") {
+        bits.to_le_bytes()
+    } else {
+        (bits << (64 - 8 * size as u32)).to_be_bytes()
+    };
+    // SAFETY: T is the scalar whose bits these are (a `Value` with a scalar ELEM is that
+    // scalar), at most 8 bytes, and its bytes come first in memory order; every bit pattern
+    // a scalar argument carries is valid for its type.
+    unsafe { bytes.as_ptr().cast::<T>().read_unaligned() }
 }

@@ -9,7 +9,7 @@
 use std::cell::{Cell, RefCell};
 
 use crate::core::launch::DeviceLimits;
-use crate::core::scalar::Scalar;
+use crate::core::value::Value;
 use crate::cpu::memory::{RawMemory, HOST_ALIGN};
 use crate::cpu::warp::WARP_SIZE;
 
@@ -169,7 +169,7 @@ impl BlockShared {
 
     /// Static shared memory for declaration `slot`, `len` elements of `T`: its address, or why
     /// it cannot be had.
-    pub(crate) fn shared_array<T: Scalar>(&self, slot: u32, len: usize) -> Result<*mut u8, String> {
+    pub(crate) fn shared_array<T: Value>(&self, slot: u32, len: usize) -> Result<*mut u8, String> {
         let mut memory = self
             .memory
             .try_borrow_mut()
@@ -177,7 +177,7 @@ impl BlockShared {
         let generation = memory.generation;
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| format!("shared array {slot} of {len} {} overflows", T::TYPE))?;
+            .ok_or_else(|| format!("shared array {slot} of {len} {} overflows", T::ELEM))?;
         if slot >= MAX_SLOTS {
             return Err(format!(
                 "shared array number {slot} is past the {MAX_SLOTS} declarations a kernel may have"

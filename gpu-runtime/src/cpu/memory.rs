@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::core::error::{Error, Result};
-use crate::core::scalar::Scalar;
+use crate::core::value::Value;
 
 /// Alignment of every allocation: a cache line, more than the 16 bytes vector loads need and
 /// more than any element's own alignment, so every element can be accessed atomically.
@@ -63,7 +63,7 @@ impl Drop for RawMemory {
 /// `len` elements of `T` in host memory, zero-initialised: a [`crate::DeviceBuffer`] or a
 /// [`crate::PinnedBuffer`] of the CPU backend.
 ///
-/// Invariant: the memory holds `len` valid `T`s. It starts zeroed (valid for every [`Scalar`]),
+/// Invariant: the memory holds `len` valid `T`s. It starts zeroed (valid for every [`Value`]),
 /// and is only written through `as_mut_slice` or by kernels through a `CpuSlice<T>` of the same
 /// `T` (launches check the element type), which write whole valid values.
 pub(crate) struct HostBuffer<T> {
@@ -72,7 +72,7 @@ pub(crate) struct HostBuffer<T> {
     marker: PhantomData<T>,
 }
 
-impl<T: Scalar> HostBuffer<T> {
+impl<T: Value> HostBuffer<T> {
     /// `len` zeroed elements.
     pub(crate) fn zeroed(len: usize) -> Result<Self> {
         let elem_bytes = std::mem::size_of::<T>();

@@ -5,6 +5,8 @@ use std::marker::PhantomData;
 
 use crate::core::element::RmwOp;
 use crate::core::scalar::Scalar;
+use crate::core::value::{zero, Value};
+use crate::cpu::place::CpuPlace;
 use crate::cpu::thread::ThreadCtx;
 
 /// Checked-mode violation kind: index out of bounds.
@@ -47,12 +49,12 @@ impl<T> fmt::Debug for CpuSlice<'_, T> {
     }
 }
 
-impl<'a, T: Scalar> CpuSlice<'a, T> {
+impl<'a, T: Value> CpuSlice<'a, T> {
     /// A view of `len` elements at `ptr`.
     ///
     /// # Safety
     /// `ptr` must be valid for reads (and writes, when `writable`) of `len` elements of `T`,
-    /// aligned to `size_of::<T>()`, for `'a`, holding valid `T`s, and every other access to the
+    /// aligned to `align_of::<T>()` (and every scalar leaf to its size), for `'a`, holding valid `T`s, and every other access to the
     /// memory during `'a` must be atomic or through another `CpuSlice`.
     pub(crate) unsafe fn from_raw(ptr: *mut T, len: usize, writable: bool) -> Self {
         CpuSlice {
@@ -107,10 +109,10 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     pub fn get(&self, index: usize, t: &ThreadCtx, line: u32) -> T {
         if index < self.len {
             // SAFETY: in bounds of memory valid for 'a (from_raw's contract); accessed atomically.
-            unsafe { T::load(self.ptr.add(index)) }
+            unsafe { T::__load(self.ptr.add(index)) }
         } else {
             out_of_bounds(index, self.len, t, line);
-            T::from_bits(0)
+            zero()
         }
     }
 
@@ -119,12 +121,30 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     pub fn set(&self, index: usize, value: T, t: &ThreadCtx, line: u32) {
         if index < self.write_len {
             // SAFETY: in bounds of memory valid for writes (write_len is 0 unless writable).
-            unsafe { T::store(self.ptr.add(index), value) }
+            unsafe { T::__store(self.ptr.add(index), value) }
         } else {
             refused_write::<T>(index, self.len, t, line);
         }
     }
 
+    /// Element `index` as a place, to read or write a part of it (a field, an element of an
+    /// array) without touching the rest, which other threads may write meanwhile. Out of
+    /// bounds, reports the violation for source `line` and returns a place that reads zeros
+    /// and ignores writes.
+    #[inline(always)]
+    pub fn place(&self, index: usize, t: &ThreadCtx, line: u32) -> CpuPlace<'a, T> {
+        if index < self.len {
+            // SAFETY: in bounds of memory valid for 'a, writable when index < write_len
+            // (from_raw's contract); a place accesses it atomically, as the slice does.
+            unsafe { CpuPlace::new(self.ptr.add(index), index, index < self.write_len) }
+        } else {
+            out_of_bounds(index, self.len, t, line);
+            CpuPlace::absent(index)
+        }
+    }
+}
+
+impl<'a, T: Scalar> CpuSlice<'a, T> {
     /// Elements `index..index + 4` (one 16-byte load on a GPU, where `index` must be a
     /// multiple of 4); out of bounds, reports index `index + 3` and returns zeros.
     #[inline(always)]
@@ -293,12 +313,12 @@ fn out_of_bounds(index: usize, len: usize, t: &ThreadCtx, line: u32) {
 /// A write that failed its check: out of bounds, or to a read-only slice.
 #[cold]
 #[inline(never)]
-fn refused_write<T: Scalar>(index: usize, len: usize, t: &ThreadCtx, line: u32) {
+pub(crate) fn refused_write<T: Value>(index: usize, len: usize, t: &ThreadCtx, line: u32) {
     if index < len {
         t.contract_error(format!(
             "line {line} writes element {index} of a read-only slice (`&[{}]`); the twin must \
              only write `&mut` slices and shared memory",
-            T::TYPE
+            T::ELEM
         ));
     } else {
         t.fail(FAIL_INDEX, line, index as u64, len as u64);

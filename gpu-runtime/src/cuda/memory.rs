@@ -1,7 +1,7 @@
 //! Device memory and page-locked host memory on a CUDA device, and the copies between them.
 //!
 //! cudarc wants its own marker traits (`DeviceRepr`, `ValidAsZeroBits`) on element types; the
-//! runtime's [`Scalar`] must not depend on cudarc, so memory here is typed by [`Elem<T>`], a
+//! runtime's [`Value`] must not depend on cudarc, so memory here is typed by [`Elem<T>`], a
 //! transparent wrapper this layer marks, and host slices are viewed as `Elem<T>` in place.
 
 use std::sync::Arc;
@@ -12,33 +12,35 @@ use cudarc::driver::{
 };
 
 use crate::core::error::{Error, Result};
-use crate::core::scalar::Scalar;
+use crate::core::value::Value;
 
-/// A [`Scalar`] as cudarc sees it: same layout, cudarc's marker traits.
+/// A [`Value`] as cudarc sees it: same layout, cudarc's marker traits.
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Elem<T>(T);
 
-// SAFETY: every Scalar is a plain primitive (bool, integers, floats, half's f16/bf16): no
-// padding, no pointers, the same layout on the host and the device; Elem is transparent.
-unsafe impl<T: Scalar> DeviceRepr for Elem<T> {}
-// SAFETY: all-zero bytes are a valid value of every Scalar (false, 0, +0.0).
-unsafe impl<T: Scalar> ValidAsZeroBits for Elem<T> {}
+// SAFETY: every Value is plain data without pointers, with one layout on the host and the device
+// (scalars are primitives; arrays and `#[device]` structs are `repr(C)` aggregates of them whose
+// layout `#[device]` asserts on both sides); Elem is transparent. Padding bytes of a struct are
+// copied by the driver, never read as values.
+unsafe impl<T: Value> DeviceRepr for Elem<T> {}
+// SAFETY: all-zero bytes are a valid value of every Value (its safety contract).
+unsafe impl<T: Value> ValidAsZeroBits for Elem<T> {}
 
 /// `data` viewed as cudarc elements.
-fn elems<T: Scalar>(data: &[T]) -> &[Elem<T>] {
+fn elems<T: Value>(data: &[T]) -> &[Elem<T>] {
     // SAFETY: Elem<T> is repr(transparent) over T, so the slices have one layout.
     unsafe { std::slice::from_raw_parts(data.as_ptr().cast(), data.len()) }
 }
 
 /// `data` viewed as cudarc elements, for writing.
-fn elems_mut<T: Scalar>(data: &mut [T]) -> &mut [Elem<T>] {
+fn elems_mut<T: Value>(data: &mut [T]) -> &mut [Elem<T>] {
     // SAFETY: as in `elems`; the exclusive borrow carries over.
     unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr().cast(), data.len()) }
 }
 
 /// Elements read back from the device, unwrapped without copying.
-fn unwrap_vec<T: Scalar>(data: Vec<Elem<T>>) -> Vec<T> {
+fn unwrap_vec<T: Value>(data: Vec<Elem<T>>) -> Vec<T> {
     let mut data = std::mem::ManuallyDrop::new(data);
     // SAFETY: Elem<T> is repr(transparent) over T (same size and alignment), so the allocation
     // and its initialised elements are a valid Vec<T>; the original is not dropped.
@@ -46,13 +48,13 @@ fn unwrap_vec<T: Scalar>(data: Vec<Elem<T>>) -> Vec<T> {
 }
 
 /// A typed device allocation, freed (stream-ordered) on drop.
-pub(crate) struct CudaMemory<T: Scalar> {
+pub(crate) struct CudaMemory<T: Value> {
     // Holds max(len, 1) elements: the driver rejects zero-byte allocations, and an empty buffer
     // still needs a valid pointer to pass to kernels.
     slice: CudaSlice<Elem<T>>,
 }
 
-impl<T: Scalar> CudaMemory<T> {
+impl<T: Value> CudaMemory<T> {
     /// `len` zeroed elements (`bytes` is their size, for the error).
     pub(crate) fn zeroed(stream: &Arc<CudaStream>, len: usize, bytes: usize) -> Result<Self> {
         let slice = stream
@@ -157,7 +159,7 @@ pub(crate) trait LaunchMemory {
     fn push_mut<'s>(&'s mut self, builder: &mut LaunchArgs<'s>);
 }
 
-impl<T: Scalar> LaunchMemory for CudaMemory<T> {
+impl<T: Value> LaunchMemory for CudaMemory<T> {
     fn push<'s>(&'s self, builder: &mut LaunchArgs<'s>) {
         builder.arg(&self.slice);
     }
@@ -168,7 +170,7 @@ impl<T: Scalar> LaunchMemory for CudaMemory<T> {
 }
 
 /// Page-locked host memory registered with a CUDA context.
-pub(crate) struct CudaPinned<T: Scalar> {
+pub(crate) struct CudaPinned<T: Value> {
     // Holds max(len, 1) elements: the driver may refuse zero-byte host allocations.
     memory: PinnedHostSlice<Elem<T>>,
     // Recorded after every copy queued on this memory. cudarc's own event in PinnedHostSlice
@@ -177,7 +179,7 @@ pub(crate) struct CudaPinned<T: Scalar> {
     done: CudaEvent,
 }
 
-impl<T: Scalar> CudaPinned<T> {
+impl<T: Value> CudaPinned<T> {
     /// `alloc_len` zeroed elements; the caller checked that their size does not overflow.
     pub(crate) fn zeroed(ctx: &Arc<CudaContext>, alloc_len: usize) -> Result<Self> {
         // Plain page-locked memory (flags 0), not write-combined: results copied back are read

@@ -5,7 +5,7 @@ use std::cell::RefMut;
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaStream, LaunchArgs, PushKernelArg};
+use cudarc::driver::{CudaStream, DeviceRepr, LaunchArgs, PushKernelArg};
 
 use crate::core::cache::CacheConfig;
 use crate::core::checks::{resolve_checked, PendingChecks};
@@ -14,6 +14,7 @@ use crate::core::generic::TemplateArg;
 use crate::core::kernel::KernelSpec;
 use crate::core::launch::{plan_for_function, DeviceLimits, LaunchConfig, SharedMemPlan};
 use crate::core::scalar::ScalarValue;
+use crate::core::value::ValueBytes;
 use crate::cuda::device::CudaDevice;
 use crate::cuda::event::CudaMarker;
 use crate::cuda::memory::LaunchMemory;
@@ -29,6 +30,8 @@ pub(crate) struct CudaQueue {
 /// A launch argument unpacked into storage that outlives cudarc's launch builder.
 pub(crate) enum CudaArg<'s> {
     Scalar(ScalarValue),
+    /// A by-value array or struct: the kernel parameter is a copy of these bytes.
+    Value(&'s dyn ValueBytes),
     Slice(&'s dyn LaunchMemory, u64),
     SliceMut(RefMut<'s, dyn LaunchMemory>, u64),
 }
@@ -133,6 +136,7 @@ impl CudaQueue {
         for arg in args.iter_mut() {
             match arg {
                 CudaArg::Scalar(value) => push_scalar(&mut builder, value),
+                CudaArg::Value(value) => push_value(&mut builder, *value),
                 CudaArg::Slice(memory, len) => {
                     memory.push(&mut builder);
                     builder.arg(&*len);
@@ -146,11 +150,12 @@ impl CudaQueue {
         // SAFETY: the arguments match the kernel's parameters (instantiated for a generic one)
         // in number, kind, element type and mutability (checked by the caller), and the macro
         // emits the entry (or the template NVRTC instantiated and lowered) with exactly that
-        // ABI: scalars by value, each slice as a device pointer plus its u64 length, which
-        // generated kernels bound-check against. Every pointer is a live allocation on this
-        // stream's device, kept alive by the borrows in `args`; cudarc orders the launch after
-        // pending writes to the buffers (and records its own) through their events. The
-        // lengths and scalar values live in `args`, which outlives `builder`.
+        // ABI: scalars by value, arrays and structs by value as their bytes in the C layout the
+        // CUDA struct is asserted to have, each slice as a device pointer plus its u64 length,
+        // which generated kernels bound-check against. Every pointer is a live allocation on
+        // this stream's device, kept alive by the borrows in `args`; cudarc orders the launch
+        // after pending writes to the buffers (and records its own) through their events. The
+        // lengths, scalar values and value bytes live in `args`, which outlives `builder`.
         unsafe { builder.launch(cuda_config) }.map_err(|source| Error::Launch {
             kernel: kernel.name(),
             source: source.into(),
@@ -162,6 +167,22 @@ impl CudaQueue {
         }
         Ok(())
     }
+}
+
+/// One byte of a by-value argument, as cudarc pushes a parameter: by the address of its first
+/// byte (the driver copies the parameter's size from there).
+#[repr(transparent)]
+struct ParamByte(std::mem::MaybeUninit<u8>);
+
+// SAFETY: only ever pushed as the first byte of a Value's bytes, which the kernel's parameter
+// of that Value type (checked at launch) reads in the same C layout.
+unsafe impl DeviceRepr for ParamByte {}
+
+fn push_value<'b>(builder: &mut LaunchArgs<'b>, value: &'b dyn ValueBytes) {
+    // SAFETY: `as_ptr` points at one or more readable bytes (ValueBytes' contract) living as
+    // long as `value`; a MaybeUninit<u8> may hold any byte, padding included.
+    let first = unsafe { &*value.as_ptr().cast::<ParamByte>() };
+    builder.arg(first);
 }
 
 fn push_scalar<'b>(builder: &mut LaunchArgs<'b>, value: &'b ScalarValue) {
