@@ -46,3 +46,284 @@ fn transpose_through_a_2d_shared_tile() {
         }
     }
 }
+
+/// A body of an n-body system: a `#[device]` struct with an array field.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Body {
+    pub pos: [f32; 3],
+    pub mass: f32,
+}
+
+#[device]
+impl Body {
+    /// Gravity's strength in these tests' units.
+    pub const G: f32 = 0.5;
+
+    pub fn new(pos: [f32; 3], mass: f32) -> Body {
+        Body { pos, mass }
+    }
+
+    pub fn dist2(&self, other: &Body) -> f32 {
+        let d = [
+            other.pos[0] - self.pos[0],
+            other.pos[1] - self.pos[1],
+            other.pos[2] - self.pos[2],
+        ];
+        d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+    }
+
+    pub fn shift(&mut self, dx: f32) {
+        self.pos[0] += dx;
+    }
+}
+
+/// A complex number with the arithmetic operators.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Complex {
+    pub re: f32,
+    pub im: f32,
+}
+
+#[device]
+impl core::ops::Add for Complex {
+    type Output = Complex;
+    fn add(self, o: Complex) -> Complex {
+        Complex {
+            re: self.re + o.re,
+            im: self.im + o.im,
+        }
+    }
+}
+
+#[device]
+impl core::ops::Sub for Complex {
+    type Output = Complex;
+    fn sub(self, o: Complex) -> Complex {
+        Complex {
+            re: self.re - o.re,
+            im: self.im - o.im,
+        }
+    }
+}
+
+#[device]
+impl core::ops::Mul for Complex {
+    type Output = Complex;
+    fn mul(self, o: Complex) -> Complex {
+        Complex {
+            re: self.re * o.re - self.im * o.im,
+            im: self.re * o.im + self.im * o.re,
+        }
+    }
+}
+
+#[device]
+impl core::ops::Mul<f32> for Complex {
+    type Output = Complex;
+    fn mul(self, s: f32) -> Complex {
+        Complex {
+            re: self.re * s,
+            im: self.im * s,
+        }
+    }
+}
+
+#[device]
+impl core::ops::Neg for Complex {
+    type Output = Complex;
+    fn neg(self) -> Complex {
+        Complex {
+            re: -self.re,
+            im: -self.im,
+        }
+    }
+}
+
+#[device]
+impl core::ops::AddAssign for Complex {
+    fn add_assign(&mut self, o: Complex) {
+        self.re += o.re;
+        self.im += o.im;
+    }
+}
+
+/// Which combination `combine` computes: a kernel takes `op: Op`, not a `u32` code.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(u32)]
+pub enum Op {
+    Sum,
+    Product,
+    Distance = 7,
+}
+
+#[device]
+fn min_max(a: f32, b: f32) -> (f32, f32) {
+    if a < b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+#[device]
+fn row_sum(row: &[f32]) -> f32 {
+    let mut s = 0.0;
+    for j in 0..row.len() {
+        s += row[j];
+    }
+    s
+}
+
+#[device]
+fn swap(a: &mut f32, b: &mut f32) {
+    let t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/// The language floor of user types: struct elements, methods, constants, tuples, sub-slices,
+/// references and enums, in one kernel.
+#[kernel]
+fn bodies_demo(bodies: &mut [Body], m: &[f32], n: usize, op: Op, out: &mut [f32]) {
+    let i = global_idx().x;
+    if i < bodies.len() {
+        let mut b = bodies[i];
+        b.shift(1.0);
+        bodies[i] = b;
+        bodies[i].mass = bodies[i].mass * Body::G * 2.0;
+        let origin = Body::new([0.0; 3], 1.0);
+        let (lo, hi) = min_max(b.dist2(&origin), b.mass);
+        let row = &m[i * n..(i + 1) * n];
+        let mut first = row[0];
+        let mut last = row[n - 1];
+        swap(&mut first, &mut last);
+        let v = match op {
+            Op::Sum => row_sum(row) * hi + lo,
+            Op::Product => first * last,
+            Op::Distance => b.dist2(&origin),
+        };
+        out[i] = if b == origin { -1.0 } else { v + first };
+    }
+}
+
+fn body_at(i: usize) -> Body {
+    Body {
+        pos: [i as f32 * 0.5, 1.0 - i as f32, 0.25],
+        mass: 1.0 + i as f32,
+    }
+}
+
+#[test]
+fn structs_methods_tuples_sub_slices_and_enums() {
+    assert_compiles_with_nvrtc(&[(&bodies_demo::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let (count, n) = (70, 5);
+    let host_bodies: Vec<Body> = (0..count).map(body_at).collect();
+    let m_host = random_f32(count * n, 3);
+    for op in [Op::Sum, Op::Product, Op::Distance] {
+        let mut bodies = DeviceBuffer::from_host(&stream, &host_bodies).unwrap();
+        let m = DeviceBuffer::from_host(&stream, &m_host).unwrap();
+        let mut out = DeviceBuffer::zeroed(&stream, count).unwrap();
+        bodies_demo::launch(
+            &stream,
+            LaunchConfig::for_len(count, 64),
+            &mut bodies,
+            &m,
+            n,
+            op,
+            &mut out,
+        )
+        .unwrap();
+        let got_bodies = bodies.to_host(&stream).unwrap();
+        let got = out.to_host(&stream).unwrap();
+        for i in 0..count {
+            let mut b = host_bodies[i];
+            b.pos[0] += 1.0;
+            let stored = Body {
+                mass: b.mass * 0.5 * 2.0,
+                ..b
+            };
+            assert_eq!(got_bodies[i], stored, "body {i}");
+            let d2 = b.pos.iter().map(|p| p * p).sum::<f32>();
+            let (lo, hi) = if d2 < b.mass {
+                (d2, b.mass)
+            } else {
+                (b.mass, d2)
+            };
+            let row = &m_host[i * n..(i + 1) * n];
+            let (first, last) = (row[n - 1], row[0]);
+            let v = match op {
+                Op::Sum => row.iter().sum::<f32>() * hi + lo,
+                Op::Product => first * last,
+                Op::Distance => d2,
+            };
+            let expected = v + first;
+            assert!(
+                (got[i] - expected).abs() <= 1e-4 * expected.abs().max(1.0),
+                "{op:?} element {i}: {} vs {expected}",
+                got[i]
+            );
+        }
+    }
+}
+
+/// Mandelbrot iterations with the `Complex` operators.
+#[kernel]
+fn mandelbrot_rows(width: usize, max_iter: u32, counts: &mut [u32]) {
+    let i = global_idx().x;
+    if i < counts.len() {
+        let x = (i % width) as f32 / width as f32 * 3.0 - 2.0;
+        let y = (i / width) as f32 / width as f32 * 3.0 - 1.5;
+        let c = Complex { re: x, im: y };
+        let mut z = Complex { re: 0.0, im: 0.0 };
+        let mut k = 0u32;
+        while k < max_iter && z.re * z.re + z.im * z.im <= 4.0 {
+            z = z * z + c;
+            k += 1;
+        }
+        // (-a) + a is exactly zero, so this keeps `k`; it exercises Neg, Mul<f32>, AddAssign and ==.
+        let mut w = -z * 0.5 - c;
+        w += z * 0.5 + c;
+        counts[i] = if w == (Complex { re: 0.0, im: 0.0 }) {
+            k
+        } else {
+            u32::MAX
+        };
+    }
+}
+
+#[test]
+fn complex_operators() {
+    assert_compiles_with_nvrtc(&[(&mandelbrot_rows::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let (width, max_iter) = (48usize, 64u32);
+    let mut counts = DeviceBuffer::zeroed(&stream, width * width).unwrap();
+    mandelbrot_rows::launch(
+        &stream,
+        LaunchConfig::for_len(width * width, 128),
+        width,
+        max_iter,
+        &mut counts,
+    )
+    .unwrap();
+    let got = counts.to_host(&stream).unwrap();
+    for (i, &count) in got.iter().enumerate() {
+        let x = (i % width) as f32 / width as f32 * 3.0 - 2.0;
+        let y = (i / width) as f32 / width as f32 * 3.0 - 1.5;
+        let (mut zr, mut zi, mut k) = (0.0f32, 0.0f32, 0u32);
+        while k < max_iter && zr * zr + zi * zi <= 4.0 {
+            let re = zr * zr - zi * zi + x;
+            zi = zr * zi + zi * zr + y;
+            zr = re;
+            k += 1;
+        }
+        assert_eq!(count, k, "pixel {i}");
+    }
+}

@@ -236,8 +236,8 @@ impl Checker<'_> {
         let rhs_ty = match self.resolve(rhs) {
             T::Ty(ty) => ty,
             T::Error => return T::Error,
-            // An unsuffixed literal takes the type of an `impl Op<scalar>` that exists.
-            _ => Ty::Unit,
+            // An unsuffixed literal takes the type of the one `impl Op<number>` it fits.
+            _ => self.literal_operand(lhs, method, rhs).unwrap_or(Ty::Unit),
         };
         let Some(function) = operator_function(self.program, lhs, method, rhs_ty) else {
             self.cx.error(
@@ -263,6 +263,35 @@ impl Checker<'_> {
         match callee.ret {
             Some(ret) => self.fresh_of(ret, loc),
             None => T::Ty(Ty::Unit),
+        }
+    }
+
+    /// The number type of the one operator impl (`impl Mul<f32> for Complex`) whose right-hand
+    /// side an unsuffixed literal `rhs` can be.
+    fn literal_operand(&mut self, lhs: Ty, method: &str, rhs: T) -> Option<Ty> {
+        let plain = method_name(&lhs.describe(), method);
+        let candidates: Vec<Ty> = self
+            .program
+            .functions
+            .iter()
+            .filter(|f| f.name == plain || f.name.starts_with(&format!("{plain}__")))
+            .filter_map(|f| f.params.get(1).map(|p| p.ty))
+            .filter(|ty| matches!(ty, Ty::Scalar(_)))
+            .collect();
+        let fitting: Vec<Ty> = candidates
+            .into_iter()
+            .filter(|ty| match (self.var_kind(rhs), ty) {
+                (Some(super::VarKind::Float), Ty::Scalar(s)) => s.is_float(),
+                (Some(super::VarKind::Int), Ty::Scalar(s)) => s.is_int(),
+                _ => false,
+            })
+            .collect();
+        match fitting.as_slice() {
+            [only] => {
+                self.unify(T::Ty(*only), rhs, Loc::of(&quote::quote!()));
+                Some(*only)
+            }
+            _ => None,
         }
     }
 

@@ -127,6 +127,46 @@ impl<'a, T: Value> CpuSlice<'a, T> {
         }
     }
 
+    /// Elements `start..end` (`&x[start..end]`, `writable` for `&mut`); a range outside the
+    /// slice, or a writable part of a read-only slice, reports the violation for `line` and
+    /// gives an empty slice.
+    #[inline(always)]
+    pub fn sub(
+        &self,
+        start: usize,
+        end: usize,
+        writable: bool,
+        t: &ThreadCtx,
+        line: u32,
+    ) -> CpuSlice<'a, T> {
+        if end > self.len {
+            out_of_bounds(end, self.len, t, line);
+            return Self::empty();
+        }
+        if start > end {
+            out_of_bounds(start, end, t, line);
+            return Self::empty();
+        }
+        if writable && self.write_len == 0 && end > start {
+            refused_write::<T>(start, self.len, t, line);
+            return Self::empty();
+        }
+        let len = end - start;
+        // SAFETY: start..end lies within this slice's memory (checked above), so the part is
+        // valid for 'a under the same contract; writes stay allowed only where they were.
+        unsafe {
+            CpuSlice::from_raw_parts(
+                self.ptr.add(start),
+                len,
+                if writable && self.write_len != 0 {
+                    len
+                } else {
+                    0
+                },
+            )
+        }
+    }
+
     /// Element `index` as a place, to read or write a part of it (a field, an element of an
     /// array) without touching the rest, which other threads may write meanwhile. Out of
     /// bounds, reports the violation for source `line` and returns a place that reads zeros

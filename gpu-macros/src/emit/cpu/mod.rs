@@ -515,10 +515,6 @@ impl Twin<'_> {
                 format!("{} = {value_code};", self.local_name(*local))
             }
             ExprKind::Index { base, index } => match self.types.expr(*base) {
-                Ty::Array { .. } if self.in_memory(*base) => {
-                    let place = self.memory_place(place);
-                    format!("{place}.set({value_code}, __t, {});", loc.line())
-                }
                 Ty::Array { len, .. } => {
                     let base_code = self.expr(*base);
                     let index = self.array_index(*index, len, loc);
@@ -534,43 +530,6 @@ impl Twin<'_> {
                 }
             },
             _ => unreachable!("checked: assignable places"),
-        }
-    }
-
-    /// Whether `id` is an element of a slice or of shared memory, or a part of one (an array
-    /// element of it), rather than a value in registers.
-    fn in_memory(&self, id: ExprId) -> bool {
-        let ExprKind::Index { base, .. } = &self.function.expr(id).kind else {
-            return false;
-        };
-        match self.types.expr(*base) {
-            Ty::Array { .. } => self.in_memory(*base),
-            Ty::Slice { .. } | Ty::Shared { .. } => true,
-            Ty::Scalar(_) | Ty::Dim3 | Ty::Index3 | Ty::Unit => false,
-        }
-    }
-
-    /// The `CpuPlace` of `id`, a place `in_memory`: a part of an element is read and written
-    /// alone, as on a GPU, not by copying the whole element (which another thread may be
-    /// writing at the same time).
-    fn memory_place(&mut self, id: ExprId) -> String {
-        let line = self.function.expr(id).span.line();
-        let ExprKind::Index { base, index } = &self.function.expr(id).kind else {
-            unreachable!("in_memory: places in memory are indexes");
-        };
-        let index = self.expr(*index);
-        match self.types.expr(*base) {
-            Ty::Array { .. } => {
-                let base = self.memory_place(*base);
-                format!("{base}.index({index}, __t, {line})")
-            }
-            Ty::Slice { .. } | Ty::Shared { .. } => {
-                let base = self.expr(*base);
-                format!("{base}.place({index}, __t, {line})")
-            }
-            Ty::Scalar(_) | Ty::Dim3 | Ty::Index3 | Ty::Unit => {
-                unreachable!("in_memory: only slices, shared memory and arrays are indexed")
-            }
         }
     }
 
@@ -650,9 +609,6 @@ impl Twin<'_> {
                 format!("{place}.get()")
             }
             ExprKind::Index { base, index } => match self.types.expr(*base) {
-                Ty::Array { .. } if self.in_memory(*base) => {
-                    format!("{}.get()", self.memory_place(id))
-                }
                 Ty::Array { len, .. } => {
                     let base_code = self.expr(*base);
                     let index = self.array_index(*index, len, loc);
