@@ -327,3 +327,52 @@ fn complex_operators() {
         assert_eq!(count, k, "pixel {i}");
     }
 }
+
+/// A struct holding another `#[device]` struct: C++ and Rust agree on its layout too.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Particle {
+    pub body: Body,
+    pub alive: bool,
+    pub vel: [f64; 2],
+}
+
+#[kernel]
+fn advance(particles: &mut [Particle], dt: f64) {
+    let i = global_idx().x;
+    if i < particles.len() && particles[i].alive {
+        particles[i].vel[1] += dt;
+        particles[i].body.pos[1] += particles[i].vel[1] as f32;
+        let mut p = particles[i];
+        p.body.shift(0.5);
+        particles[i].body = p.body;
+    }
+}
+
+#[test]
+fn nested_structs_in_memory() {
+    assert_compiles_with_nvrtc(&[(&advance::KERNEL, &[])]);
+    assert_eq!(std::mem::size_of::<Particle>(), 40);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let host: Vec<Particle> = (0..50)
+        .map(|i| Particle {
+            body: body_at(i),
+            alive: i % 3 != 0,
+            vel: [0.0, i as f64],
+        })
+        .collect();
+    let mut particles = DeviceBuffer::from_host(&stream, &host).unwrap();
+    advance::launch(&stream, LaunchConfig::for_len(50, 32), &mut particles, 0.25).unwrap();
+    let got = particles.to_host(&stream).unwrap();
+    for (i, (got, before)) in got.iter().zip(&host).enumerate() {
+        let mut expected = *before;
+        if before.alive {
+            expected.vel[1] += 0.25;
+            expected.body.pos[1] += expected.vel[1] as f32;
+            expected.body.pos[0] += 0.5;
+        }
+        assert_eq!(*got, expected, "particle {i}");
+    }
+}

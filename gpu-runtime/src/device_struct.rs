@@ -15,7 +15,7 @@
 ///
 /// gpu_runtime::__device_struct! {
 ///     Body { pub pos: [f32; 3] => __gpu_place_pos, mass: f32 => __gpu_place_mass }
-///     size 16 align 4 offsets [0, 12]
+///     size 16, align 4, offsets [0, 12]
 /// }
 /// ```
 ///
@@ -31,7 +31,7 @@ macro_rules! __device_struct {
         $name:ident {
             $($vis:vis $field:ident : $ty:ty => $place:ident),* $(,)?
         }
-        size $size:literal align $align:literal offsets [$($offset:literal),* $(,)?]
+        size $size:expr, align $align:expr, offsets [$($offset:expr),* $(,)?]
     ) => {
         // SAFETY: the struct is `repr(C)` with exactly the layout of its CUDA twin (asserted
         // below, and by `static_assert`s on the CUDA side), every field is a `Value` (so zero
@@ -76,6 +76,7 @@ macro_rules! __device_struct {
         const _: () = {
             ::core::assert!(
                 ::core::mem::size_of::<$name>() == $size,
+                "{}",
                 ::core::concat!(
                     "the size of `", ::core::stringify!($name), "` differs from its CUDA struct's (",
                     ::core::stringify!($size), " bytes); is it `#[repr(C)]`?"
@@ -83,6 +84,7 @@ macro_rules! __device_struct {
             );
             ::core::assert!(
                 ::core::mem::align_of::<$name>() == $align,
+                "{}",
                 ::core::concat!(
                     "the alignment of `", ::core::stringify!($name),
                     "` differs from its CUDA struct's (", ::core::stringify!($align),
@@ -92,6 +94,7 @@ macro_rules! __device_struct {
             $(
                 ::core::assert!(
                     ::core::mem::offset_of!($name, $field) == $offset,
+                    "{}",
                     ::core::concat!(
                         "field `", ::core::stringify!($field), "` of `", ::core::stringify!($name),
                         "` is not at byte ", ::core::stringify!($offset),
@@ -116,4 +119,25 @@ macro_rules! __device_struct {
             )*
         }
     };
+}
+
+/// C's layout of a struct whose fields have these `(size, align)`s, in order: each field's
+/// offset, the size and the alignment. `#[device]` asserts a struct with fields of other
+/// `#[device]` structs against it, since their sizes are known only to rustc.
+#[doc(hidden)]
+pub const fn __c_layout<const N: usize>(fields: [(usize, usize); N]) -> ([usize; N], usize, usize) {
+    let mut offsets = [0; N];
+    let (mut offset, mut align): (usize, usize) = (0, 1);
+    let mut i = 0;
+    while i < N {
+        let (size, field_align) = fields[i];
+        offset = offset.div_ceil(field_align) * field_align;
+        offsets[i] = offset;
+        offset += size;
+        if field_align > align {
+            align = field_align;
+        }
+        i += 1;
+    }
+    (offsets, offset.div_ceil(align) * align, align)
 }

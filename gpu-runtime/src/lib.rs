@@ -104,6 +104,8 @@ pub use crate::core::scalar::{Float, Integer, Number, Scalar, ScalarType};
 pub use crate::core::value::{ElemType, Value, ValueType};
 pub use crate::cuda::compile::nvrtc_version;
 pub use crate::cuda::modules::{compile_stats, CompileStats};
+#[doc(hidden)]
+pub use crate::device_struct::__c_layout;
 pub use buffer::DeviceBuffer;
 pub use compile::{
     check_with_nvrtc, compile_to_ptx, compile_to_ptx_checked, compile_to_ptx_generic,

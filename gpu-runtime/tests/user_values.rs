@@ -17,7 +17,7 @@ pub struct Body {
 
 gpu_runtime::__device_struct! {
     Body { pub pos: [f32; 3] => __gpu_place_pos, pub mass: f32 => __gpu_place_mass }
-    size 16 align 4 offsets [0, 12]
+    size 16, align 4, offsets [0, 12]
 }
 
 /// A struct with padding (after `alive`) and a nested struct, as C lays it out.
@@ -31,7 +31,7 @@ struct Particle {
 
 gpu_runtime::__device_struct! {
     Particle { alive: bool => __gpu_place_alive, id: u64 => __gpu_place_id, body: Body => __gpu_place_body }
-    size 32 align 8 offsets [0, 8, 16]
+    size 32, align 8, offsets [0, 8, 16]
 }
 
 const BODY: ValueType = ValueType {

@@ -242,9 +242,8 @@ pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenSt
         return quote!();
     };
     let env = crate::parse::TypeEnv::default();
-    let Some(def) = crate::parse::parse_struct(&env, item, String::new()) else {
-        return quote!();
-    };
+    let layout = crate::parse::parse_struct(&env, item, String::new())
+        .and_then(|def| struct_layout(def.fields.iter().map(|(_, ty)| *ty)));
     let name = &item.ident;
     let fields = named.named.iter().map(|f| {
         let vis = &f.vis;
@@ -253,15 +252,30 @@ pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenSt
         let place = format_ident!("__gpu_place_{}", ident.as_ref().expect("named"));
         quote!(#vis #ident: #ty => #place)
     });
-    match struct_layout(def.fields.iter().map(|(_, ty)| *ty)) {
+    match layout {
         Some((size, align, offsets)) => {
             let (size, align) = (size as usize, align as usize);
             let offsets = offsets.iter().map(|o| *o as usize);
             quote! {
-                #rt::__device_struct! { #name { #(#fields),* } size #size align #align offsets [#(#offsets),*] }
+                #rt::__device_struct! {
+                    #name { #(#fields),* } size #size, align #align, offsets [#(#offsets),*]
+                }
             }
         }
-        None => quote!(),
+        // A field of another `#[device]` struct: its size is rustc's to know, so the layout is
+        // C's rules over the fields' Rust sizes (the CUDA side asserts the same numbers).
+        None => {
+            let types: Vec<&syn::Type> = named.named.iter().map(|f| &f.ty).collect();
+            let layout = quote! {
+                #rt::__c_layout([#((::core::mem::size_of::<#types>(), ::core::mem::align_of::<#types>())),*])
+            };
+            let offsets = (0..types.len()).map(|i| quote!({ #layout.0[#i] }));
+            quote! {
+                #rt::__device_struct! {
+                    #name { #(#fields),* } size { #layout.1 }, align { #layout.2 }, offsets [#(#offsets),*]
+                }
+            }
+        }
     }
 }
 

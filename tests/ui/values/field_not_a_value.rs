@@ -8,7 +8,7 @@ struct Named {
 
 gpu::runtime::__device_struct! {
     Named { name: &'static str => __gpu_place_name, mass: f32 => __gpu_place_mass }
-    size 24 align 8 offsets [0, 16]
+    size 24, align 8, offsets [0, 16]
 }
 
 fn main() {}

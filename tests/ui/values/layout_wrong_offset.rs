@@ -8,7 +8,7 @@ struct Body {
 
 gpu::runtime::__device_struct! {
     Body { pos: [f32; 3] => __gpu_place_pos, mass: f32 => __gpu_place_mass }
-    size 16 align 4 offsets [0, 8]
+    size 16, align 4, offsets [0, 8]
 }
 
 fn main() {}
