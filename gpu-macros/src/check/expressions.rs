@@ -314,6 +314,7 @@ impl Checker<'_> {
                         "an `if` used as a value must produce a value: a number, `bool`, array, \
                          tuple or `#[device]` type",
                     );
+                    return T::Error;
                 }
                 then_t
             }

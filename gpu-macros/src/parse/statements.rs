@@ -196,7 +196,7 @@ impl Parser<'_> {
             }
         };
         let mut locals = Vec::new();
-        for elem in &tuple.elems {
+        for (i, elem) in tuple.elems.iter().enumerate() {
             match elem {
                 syn::Pat::Wild(_) => locals.push(None),
                 syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
@@ -211,6 +211,15 @@ impl Parser<'_> {
                         other,
                         "tuple patterns in kernels bind names or `_`: `let (a, mut b, _) = ...;`",
                     );
+                    // The names left are declared anyway, so their uses don't each report a
+                    // missing name.
+                    for name in tuple.elems.iter().skip(i).flat_map(pattern_names) {
+                        self.declare(Local {
+                            name,
+                            mutable: false,
+                            annotation: None,
+                        });
+                    }
                     return None;
                 }
             }

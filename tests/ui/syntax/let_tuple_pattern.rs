@@ -2,8 +2,8 @@ use gpu::prelude::*;
 
 #[kernel]
 fn k(x: &mut [f32]) {
-    let (a, b) = (x[0], x[1]);
-    x[2] = a + b;
+    let ((a, b), c) = ((x[0], x[1]), x[2]);
+    x[2] = a + b + c;
 }
 
 fn main() {}

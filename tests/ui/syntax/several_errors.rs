@@ -2,9 +2,9 @@ use gpu::prelude::*;
 
 #[kernel]
 fn k(x: &mut [f32]) {
-    let f = |v: f32| v;
-    println!("{}", 1);
-    let t = (1, 2);
+    let s = "text";
+    let r = 0..4;
+    let u = unsafe { x[0] };
 }
 
 fn main() {}

@@ -1,8 +1,8 @@
 use gpu::prelude::*;
 
 #[kernel]
-fn k(x: &mut [f32]) {
-    let alias = x;
+fn k(x: &mut [f32], y: &mut [f32], first: bool) {
+    let alias = if first { x } else { y };
 }
 
 fn main() {}

@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[device]
+#[derive(Clone, Copy)]
+pub enum Op {
+    Add,
+    Mul,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[device]
+#[repr(C)]
+pub struct Body {
+    pub pos: [f32; 3],
+    pub mass: f32,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[device]
+#[derive(Clone, Copy)]
+pub struct Body {
+    pub pos: [f32; 3],
+    pub mass: f32,
+}
+
+fn main() {}
