@@ -46,8 +46,8 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
         }
     }
     for device in &gathered {
-        for item in impls_of(&device.item) {
-            functions.extend(parse::parse_impl(&cx, &env, &item));
+        if let syn::Item::Impl(block) = &device.item {
+            functions.extend(parse::parse_impl(&cx, &env, block));
         }
     }
     // A type the code names but that has not arrived is fetched before anything is reported:
@@ -83,6 +83,14 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
     };
     if let Some((name, path)) = first_missing(&program) {
         return request(&attr, &function, &gathered, &name, &path);
+    }
+    // The `#[device] impl` blocks of the types, each handed over by its own macro.
+    for device in &gathered {
+        for (name, path) in impl_macros(&device.item, &function) {
+            if gathered.iter().all(|g| g.alias != name) {
+                return request(&attr, &function, &gathered, &name, &path);
+            }
+        }
     }
 
     let cx = Ctxt::default();
@@ -167,12 +175,22 @@ fn twin_path(path: &str) -> String {
     }
 }
 
-/// The `#[device] impl` blocks of a gathered type: those in the file that defines it.
-fn impls_of(item: &syn::Item) -> Vec<syn::ItemImpl> {
-    let ident = match item {
-        syn::Item::Struct(s) => &s.ident,
-        syn::Item::Enum(e) => &e.ident,
+/// The macros that hand over the `#[device] impl` blocks of a gathered type, with their paths.
+/// A type's impls live in the file that defines it: the file is read to find them (its module
+/// path follows from Cargo's layout), and each is fetched with its own tokens, so messages
+/// point into it.
+fn impl_macros(item: &syn::Item, kernel: &syn::ItemFn) -> Vec<(String, TokenStream)> {
+    let (ident, attrs) = match item {
+        syn::Item::Struct(s) => (&s.ident, &s.attrs),
+        syn::Item::Enum(e) => (&e.ident, &e.attrs),
         _ => return Vec::new(),
+    };
+    let Some(krate) = attrs
+        .iter()
+        .find(|a| a.path().is_ident("gpu_crate"))
+        .and_then(|a| a.parse_args::<TokenStream>().ok())
+    else {
+        return Vec::new();
     };
     let Some(file) = ident.span().local_file() else {
         return Vec::new();
@@ -183,12 +201,100 @@ fn impls_of(item: &syn::Item) -> Vec<syn::ItemImpl> {
     let Ok(parsed) = syn::parse_file(&text) else {
         return Vec::new();
     };
-    let mut impls = Vec::new();
-    collect_impls(&parsed.items, &ident.to_string(), &mut impls);
-    impls
+    // In the kernel's own file, a path relative to the kernel's module (the file's place in
+    // its crate does not matter); elsewhere, the file's module from its crate's root.
+    let kernel_file = kernel.sig.ident.span().local_file();
+    let mut base = match kernel_file.filter(|k| *k == file) {
+        Some(_) => {
+            let depth = fn_depth(&parsed.items, &kernel.sig.ident.to_string()).unwrap_or(0);
+            let mut base = quote!(self);
+            for _ in 0..depth {
+                base = quote!(#base::super);
+            }
+            base
+        }
+        None => krate,
+    };
+    if kernel_file_differs(&file, kernel) {
+        for segment in file_module(&file) {
+            let segment = format_ident!("{}", segment);
+            base = quote!(#base::#segment);
+        }
+    }
+    let mut found = Vec::new();
+    collect_impls(&parsed.items, &ident.to_string(), &base, &mut found);
+    found
 }
 
-fn collect_impls(items: &[syn::Item], name: &str, out: &mut Vec<syn::ItemImpl>) {
+fn kernel_file_differs(file: &std::path::Path, kernel: &syn::ItemFn) -> bool {
+    kernel.sig.ident.span().local_file().as_deref() != Some(file)
+}
+
+/// How many inline modules of a file enclose the function `name`.
+fn fn_depth(items: &[syn::Item], name: &str) -> Option<usize> {
+    items.iter().find_map(|item| match item {
+        syn::Item::Fn(f) if f.sig.ident == name => Some(0),
+        syn::Item::Mod(module) => module
+            .content
+            .as_ref()
+            .and_then(|(_, inner)| fn_depth(inner, name))
+            .map(|d| d + 1),
+        _ => None,
+    })
+}
+
+/// The module a source file is, from its crate's root, by Cargo's conventions: `src/a/b.rs`
+/// and `src/a/b/mod.rs` are `a::b`; `src/lib.rs`, `src/main.rs`, `src/bin/x.rs` and the files
+/// directly in `tests/`, `examples/` and `benches/` (or their folder's `main.rs`) are roots;
+/// `tests/common/mod.rs` is `common`.
+fn file_module(file: &std::path::Path) -> Vec<String> {
+    let parts: Vec<String> = file
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let Some(root) = parts
+        .iter()
+        .rposition(|p| matches!(p.as_str(), "src" | "tests" | "examples" | "benches"))
+    else {
+        return Vec::new();
+    };
+    let dir = parts[root].as_str();
+    let mut rest: Vec<String> = parts[root + 1..].to_vec();
+    let Some(last) = rest.pop() else {
+        return Vec::new();
+    };
+    let stem = last.trim_end_matches(".rs").to_string();
+    if dir == "src" && rest.first().is_some_and(|d| d == "bin") {
+        rest.remove(0);
+        if rest.is_empty() {
+            return Vec::new();
+        }
+        rest.remove(0);
+    } else if dir != "src" && !rest.is_empty() {
+        // `examples/demo/main.rs` is an example's root, its folder no module.
+        let folder: std::path::PathBuf = parts[..=root + 1].iter().collect();
+        if folder.join("main.rs").exists() {
+            rest.remove(0);
+        }
+    }
+    let crate_root = rest.is_empty()
+        && (dir != "src" || matches!(stem.as_str(), "lib" | "main"))
+        && stem != "mod";
+    if crate_root || (rest.is_empty() && stem == "main") {
+        return Vec::new();
+    }
+    if stem != "mod" {
+        rest.push(stem);
+    }
+    rest
+}
+
+fn collect_impls(
+    items: &[syn::Item],
+    name: &str,
+    module: &TokenStream,
+    out: &mut Vec<(String, TokenStream)>,
+) {
     for item in items {
         match item {
             syn::Item::Impl(block)
@@ -204,12 +310,16 @@ fn collect_impls(items: &[syn::Item], name: &str, out: &mut Vec<syn::ItemImpl>) 
                     _ => None,
                 };
                 if self_name.as_deref() == Some(name) {
-                    out.push(block.clone());
+                    if let Some(macro_name) = parse::impl_macro_name(block) {
+                        let ident = format_ident!("{}", macro_name);
+                        out.push((macro_name, quote!(#module::#ident)));
+                    }
                 }
             }
-            syn::Item::Mod(module) => {
-                if let Some((_, inner)) = &module.content {
-                    collect_impls(inner, name, out);
+            syn::Item::Mod(inner) => {
+                if let Some((_, items)) = &inner.content {
+                    let ident = &inner.ident;
+                    collect_impls(items, name, &quote!(#module::#ident), out);
                 }
             }
             _ => {}
@@ -280,7 +390,7 @@ pub fn resume(input: TokenStream) -> TokenStream {
 
 /// `#[device]`: checks a function where it stands; for a function, struct or enum, defines the
 /// macro that hands its definition to the kernels that use it. An `impl` block is handed over
-/// with its type (see [`impls_of`]).
+/// with its type (see [`impl_macros`]).
 pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Ctxt::default();
     if !attr.is_empty() {
@@ -319,10 +429,36 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
             (&enumeration.ident, &enumeration.vis, quote!())
         }
         syn::Item::Impl(block) => {
-            // The GPU's copy comes from the file with its type; the host keeps what it can run.
-            let errors = cx.into_compile_errors().unwrap_or_default();
+            // Kernels fetch the block through its macro (found from its type's file); the host
+            // keeps the methods it can run.
+            let Some(name) = parse::impl_macro_name(block) else {
+                return syn::Error::new_spanned(
+                    &block.self_ty,
+                    "`#[device] impl` blocks are for `#[device]` types and hold at least one item",
+                )
+                .to_compile_error();
+            };
+            let name = format_ident!("{}", name);
+            parse::impl_problems(&cx, block);
             let host = parse::host_impl(block);
-            return quote!(#errors #host);
+            let errors = cx.into_compile_errors().unwrap_or_default();
+            let tokens = block.to_token_stream();
+            return quote! {
+                #errors
+                #host
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_macros)]
+                mod #name {
+                    macro_rules! #name {
+                        ({ $($callback:tt)* } { $($state:tt)* }) => {
+                            $($callback)*! { $($state)* { #tokens } }
+                        };
+                    }
+                    pub(crate) use #name;
+                }
+                #[allow(unused_imports)]
+                pub(crate) use #name::#name;
+            };
         }
         other => {
             return syn::Error::new_spanned(
@@ -344,6 +480,12 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     let host = match &item {
         syn::Item::Fn(_) => quote!(),
         _ => tokens.clone(),
+    };
+    // A type names its crate (`$crate`, resolved where it is defined), where kernels find
+    // the macros of its `impl` blocks.
+    let tokens = match &item {
+        syn::Item::Fn(_) => tokens,
+        _ => quote!(#[gpu_crate($crate)] #tokens),
     };
     quote! {
         #errors

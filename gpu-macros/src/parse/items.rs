@@ -217,6 +217,28 @@ pub fn parse_enum(item: &syn::ItemEnum, path: String) -> Option<EnumDef> {
     })
 }
 
+/// What is wrong with a `#[device] impl` block whatever its type is, reported where it stands.
+pub fn impl_problems(cx: &Ctxt, item: &syn::ItemImpl) {
+    let Some((_, trait_path, _)) = &item.trait_ else {
+        return;
+    };
+    let Some(last) = trait_path.segments.last() else {
+        return;
+    };
+    let name = last.ident.to_string();
+    if !OPERATOR_TRAITS.iter().any(|(t, _)| *t == name) {
+        cx.error_spanned_by(
+            trait_path,
+            format!(
+                "`{name}` cannot be implemented for the GPU: `#[device] impl` blocks are inherent \
+                 (`impl {}`) or implement an operator (Add, Sub, Mul, Div, Rem, Neg and their \
+                 `*Assign` forms); traits of your own are not supported in kernels",
+                item.self_ty.to_token_stream()
+            ),
+        );
+    }
+}
+
 /// The operator traits a `#[device] impl` may implement, with their method names.
 pub const OPERATOR_TRAITS: [(&str, &str); 11] = [
     ("Add", "add"),
@@ -262,15 +284,7 @@ pub fn parse_impl(cx: &Ctxt, env: &TypeEnv, item: &syn::ItemImpl) -> Vec<Functio
         };
         let name = last.ident.to_string();
         if !OPERATOR_TRAITS.iter().any(|(t, _)| *t == name) {
-            cx.error_spanned_by(
-                trait_path,
-                format!(
-                    "`{name}` cannot be implemented for the GPU: `#[device] impl` blocks are inherent \
-                     (`impl {}`) or implement an operator (Add, Sub, Mul, Div, Rem, Neg and their \
-                     `*Assign` forms)",
-                    ty.describe()
-                ),
-            );
+            // Reported by the block's own attribute (`impl_problems`).
             return Vec::new();
         }
         if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
@@ -409,4 +423,44 @@ fn host_compatible(tokens: TokenStream) -> bool {
         }
     }
     true
+}
+
+/// The name of the macro that hands a `#[device] impl` block to kernels: unique among its
+/// type's blocks (an inherent block is named by its first item, a trait's by the trait and its
+/// right-hand type), and the same whether the block's attribute or a kernel computes it.
+pub fn impl_macro_name(item: &syn::ItemImpl) -> Option<String> {
+    let syn::Type::Path(self_path) = &*item.self_ty else {
+        return None;
+    };
+    let ty = self_path.path.segments.last()?.ident.to_string();
+    let what = match &item.trait_ {
+        Some((_, path, _)) => {
+            let last = path.segments.last()?;
+            let rhs = match &last.arguments {
+                syn::PathArguments::AngleBracketed(args) => args
+                    .args
+                    .iter()
+                    .map(|a| a.to_token_stream().to_string())
+                    .collect::<Vec<_>>()
+                    .join("_"),
+                _ => String::new(),
+            };
+            let rhs: String = rhs
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if rhs.is_empty() {
+                last.ident.to_string()
+            } else {
+                format!("{}_{rhs}", last.ident)
+            }
+        }
+        None => match item.items.first()? {
+            syn::ImplItem::Fn(f) => f.sig.ident.to_string(),
+            syn::ImplItem::Const(c) => c.ident.to_string(),
+            syn::ImplItem::Type(t) => t.ident.to_string(),
+            _ => return None,
+        },
+    };
+    Some(format!("__gpu_impl_{ty}_{what}"))
 }

@@ -16,7 +16,8 @@ mod signature;
 mod statements;
 
 pub use items::{
-    host_impl, parse_enum, parse_impl, parse_struct, struct_problems, TypeEnv, OPERATOR_TRAITS,
+    host_impl, impl_macro_name, impl_problems, parse_enum, parse_impl, parse_struct,
+    struct_problems, TypeEnv, OPERATOR_TRAITS,
 };
 pub use signature::kernel_args;
 
