@@ -31,9 +31,28 @@ fn axpy_f32(a: f32, x: &[f32], y: &mut [f32]) {
     }
 }
 
-/// `out = f(a, x, y)` for the binary built-ins, chosen by `op`: 0 add, 1 multiply.
+/// The binary built-ins.
+#[gpu_macros::device]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+enum BinaryOp {
+    Add,
+    Mul,
+}
+
+/// The unary built-ins; `a` is the scale factor of `Scale`.
+#[gpu_macros::device]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+enum UnaryOp {
+    Scale,
+    Relu,
+    Sigmoid,
+}
+
+/// `out = op(x, y)` for the binary built-ins.
 #[kernel]
-fn binary_f32(op: u32, x: &[f32], y: &[f32], out: &mut [f32]) {
+fn binary_f32(op: BinaryOp, x: &[f32], y: &[f32], out: &mut [f32]) {
     let n = out.len();
     let vectors = n / 4;
     for v in (global_idx().x..vectors).step_by(grid_size().x) {
@@ -41,7 +60,7 @@ fn binary_f32(op: u32, x: &[f32], y: &[f32], out: &mut [f32]) {
         let ys = y.load4(v * 4);
         let mut os = [0.0f32; 4];
         for k in 0..4 {
-            os[k] = if op == 0 {
+            os[k] = if op == BinaryOp::Add {
                 xs[k] + ys[k]
             } else {
                 xs[k] * ys[k]
@@ -50,13 +69,17 @@ fn binary_f32(op: u32, x: &[f32], y: &[f32], out: &mut [f32]) {
         out.store4(v * 4, os);
     }
     for i in (vectors * 4 + global_idx().x..n).step_by(grid_size().x) {
-        out[i] = if op == 0 { x[i] + y[i] } else { x[i] * y[i] };
+        out[i] = if op == BinaryOp::Add {
+            x[i] + y[i]
+        } else {
+            x[i] * y[i]
+        };
     }
 }
 
-/// `x = f(x)` for the unary built-ins, chosen by `op`: 0 scale by `a`, 1 ReLU, 2 sigmoid.
+/// `x = op(x)` for the unary built-ins.
 #[kernel]
-fn unary_f32(op: u32, a: f32, x: &mut [f32]) {
+fn unary_f32(op: UnaryOp, a: f32, x: &mut [f32]) {
     let n = x.len();
     let vectors = n / 4;
     for v in (global_idx().x..vectors).step_by(grid_size().x) {
@@ -72,11 +95,11 @@ fn unary_f32(op: u32, a: f32, x: &mut [f32]) {
 }
 
 #[gpu_macros::device]
-fn apply_unary(op: u32, a: f32, v: f32) -> f32 {
+fn apply_unary(op: UnaryOp, a: f32, v: f32) -> f32 {
     match op {
-        0 => a * v,
-        1 => v.max(0.0),
-        _ => 1.0 / (1.0 + (-v).exp()),
+        UnaryOp::Scale => a * v,
+        UnaryOp::Relu => v.max(0.0),
+        UnaryOp::Sigmoid => 1.0 / (1.0 + (-v).exp()),
     }
 }
 
@@ -129,7 +152,7 @@ pub fn saxpy(
 
 fn binary(
     stream: &Stream,
-    op: u32,
+    op: BinaryOp,
     x: &DeviceBuffer<f32>,
     y: &DeviceBuffer<f32>,
     out: &mut DeviceBuffer<f32>,
@@ -153,7 +176,7 @@ pub fn add(
     y: &DeviceBuffer<f32>,
     out: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
-    binary(stream, 0, x, y, out)
+    binary(stream, BinaryOp::Add, x, y, out)
 }
 
 /// `out = x * y`, element-wise.
@@ -163,10 +186,10 @@ pub fn mul(
     y: &DeviceBuffer<f32>,
     out: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
-    binary(stream, 1, x, y, out)
+    binary(stream, BinaryOp::Mul, x, y, out)
 }
 
-fn unary(stream: &Stream, op: u32, a: f32, x: &mut DeviceBuffer<f32>) -> Result<()> {
+fn unary(stream: &Stream, op: UnaryOp, a: f32, x: &mut DeviceBuffer<f32>) -> Result<()> {
     unary_f32::launch(
         stream,
         grid_stride_config(stream, x.len() / 4 + 1),
@@ -178,17 +201,17 @@ fn unary(stream: &Stream, op: u32, a: f32, x: &mut DeviceBuffer<f32>) -> Result<
 
 /// `x = a * x`, in place.
 pub fn scale(stream: &Stream, a: f32, x: &mut DeviceBuffer<f32>) -> Result<()> {
-    unary(stream, 0, a, x)
+    unary(stream, UnaryOp::Scale, a, x)
 }
 
 /// `x = max(x, 0)`, in place.
 pub fn relu(stream: &Stream, x: &mut DeviceBuffer<f32>) -> Result<()> {
-    unary(stream, 1, 0.0, x)
+    unary(stream, UnaryOp::Relu, 0.0, x)
 }
 
 /// `x = 1 / (1 + e^-x)`, in place.
 pub fn sigmoid(stream: &Stream, x: &mut DeviceBuffer<f32>) -> Result<()> {
-    unary(stream, 2, 0.0, x)
+    unary(stream, UnaryOp::Sigmoid, 0.0, x)
 }
 
 /// Defines an element-wise operation without index code: a kernel with a grid-stride loop and a

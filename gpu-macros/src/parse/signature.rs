@@ -239,7 +239,15 @@ impl Parser<'_> {
                 return None;
             }
         };
-        let (ty, pass) = self.param_type(&typed.ty)?;
+        let Some((ty, pass)) = self.param_type(&typed.ty) else {
+            // Declared anyway, so its uses report nothing more than its type did.
+            self.declare(Local {
+                name,
+                mutable,
+                annotation: None,
+            });
+            return None;
+        };
         if mutable && matches!(ty, Ty::Slice { .. }) {
             self.cx.error_spanned_by(
                 &typed.pat,
