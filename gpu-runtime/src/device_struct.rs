@@ -109,6 +109,8 @@ macro_rules! __device_struct {
                 /// The field's place inside a place of the struct (for CPU twins).
                 #[doc(hidden)]
                 #[inline(always)]
+                // Twins project only the fields they write in memory.
+                #[allow(dead_code)]
                 $vis fn $place<'a>(
                     place: $crate::cpu::CpuPlace<'a, $name>,
                 ) -> $crate::cpu::CpuPlace<'a, $ty> {

@@ -550,3 +550,50 @@ fn shared_memory_of_structs_and_of_arrays() {
         .collect();
     assert_eq!(buf.to_host(&stream).unwrap(), want);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The twin contract
+
+fn misread_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
+    let wrong: [f32; 4] = args.value(0);
+    let bodies = args.slice::<[f32; 4]>(1);
+    if bodies.is_empty() && global_x(t) == 0 {
+        // Both reads failed their type check: zeros and an empty slice.
+        assert_eq!(wrong, [0.0; 4]);
+    }
+}
+
+static MISREAD: Kernel = Kernel::__generated_v2(
+    "misread",
+    "misread",
+    "/* CUDA source: not used by the CPU backend */",
+    &[
+        ParamKind::Value(BODY),
+        ParamKind::Slice {
+            elem: ElemType::Value(BODY),
+            mutable: false,
+        },
+    ],
+    "gpu-runtime/tests/user_values.rs",
+    false,
+)
+.with_cpu(misread_twin, false);
+
+#[test]
+fn a_twin_that_misreads_a_value_type_fails_the_launch() {
+    let (_gpu, stream) = cpu();
+    let buf = DeviceBuffer::from_host(&stream, &bodies(3)).unwrap();
+    let body = bodies(1)[0];
+    let err = stream
+        .launch(
+            &MISREAD,
+            LaunchConfig::for_len(1, 1),
+            &[KernelArg::value(body), KernelArg::slice(&buf)],
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::CpuBackend { reason, .. }
+            if reason.contains("reads parameter 0 as [f32; 4], but it is Body")),
+        "{err}"
+    );
+}

@@ -61,7 +61,9 @@ impl fmt::Display for ValueType {
 /// - it has no pointers, references or `Drop`, and one layout on the host and the device
 ///   (`#[repr(C)]`, checked by the layout assertions `#[device]` emits);
 /// - `__load` and `__store` touch exactly the bytes of the value's leaves, each through
-///   [`Element`]'s relaxed atomics, so racing kernels stay defined behaviour.
+///   relaxed atomics, so racing kernels stay defined behaviour;
+/// - `ELEM` describes the type: [`ElemType::Scalar`] only for the scalars themselves (the
+///   blanket implementation), and a [`ValueType`] with the type's own size and alignment.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be kept in kernel memory",
     label = "not a scalar, an array of values or a `#[device]` struct",
@@ -77,7 +79,7 @@ pub unsafe trait Value: Copy + Send + Sync + 'static {
     /// # Safety
     /// `ptr` must be valid for reads and writes of one `Self` and aligned to its alignment,
     /// and every other access to it while the call runs must be atomic too (another `__load`
-    /// or `__store`, or an [`Element`] operation on one leaf).
+    /// or `__store`, or an atomic operation on one leaf).
     #[doc(hidden)]
     unsafe fn __load(ptr: *mut Self) -> Self;
 

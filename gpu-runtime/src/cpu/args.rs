@@ -145,8 +145,9 @@ pub struct CpuArgs<'a> {
 }
 
 // SAFETY: the raw pointers are host buffers borrowed for 'a (mutably for writable ones) by the
-// launch; every access through them goes through CpuSlice, which is atomic, so sharing the
-// arguments between the worker threads of one launch is sound.
+// launch, or by-value arguments the launch keeps alive and unchanged for 'a; every access to a
+// buffer goes through CpuSlice or CpuPlace, which are atomic, and by-value arguments are only
+// read, so sharing the arguments between the worker threads of one launch is sound.
 unsafe impl Sync for CpuArgs<'_> {}
 // SAFETY: as for Sync.
 unsafe impl Send for CpuArgs<'_> {}
