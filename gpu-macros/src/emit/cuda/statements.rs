@@ -388,11 +388,21 @@ impl<'a> Emitter<'a> {
             strip_outer_parens(&code)
         ));
         let mut first = true;
-        for (patterns, arm) in arms {
-            let conditions: Option<Vec<String>> = patterns
+        // A match on an enum covers its variants without `_`: its last arm is the `else`, so C++
+        // sees every path end.
+        let enum_catch_all = matches!(ty, Ty::Enum(_))
+            && !arms
                 .iter()
-                .map(|pattern| self.pattern_condition(&value, pattern))
-                .collect();
+                .any(|(patterns, _)| patterns.iter().any(|p| matches!(p, Pattern::Wild)));
+        for (index, (patterns, arm)) in arms.iter().enumerate() {
+            let conditions: Option<Vec<String>> = if enum_catch_all && index + 1 == arms.len() {
+                None
+            } else {
+                patterns
+                    .iter()
+                    .map(|pattern| self.pattern_condition(&value, pattern))
+                    .collect()
+            };
             match (conditions, first) {
                 // A catch-all: the last arm that can match.
                 (None, true) => {
