@@ -175,6 +175,18 @@ impl Checker<'_> {
                 return None;
             }
         };
+        if elem.is_small_int() {
+            self.cx.error(
+                loc,
+                format!(
+                    "`{name}` is not available on `{}`: CUDA's atomics work on 32- and 64-bit \
+                     values (`i32`, `u32`, `i64`, `u64`, `usize`, `f32`, `f64`); count in a \
+                     wider integer, e.g. a `u32` per byte value",
+                    elem.rust_name()
+                ),
+            );
+            return None;
+        }
         if elem == Scalar::Bool || elem.is_half() || (bitwise && elem.is_float()) {
             self.cx.error(
                 loc,
@@ -209,12 +221,17 @@ impl Checker<'_> {
         // A generic `T` is allowed so generic kernels get 16-byte accesses where `T` is 4 bytes
         // wide; other widths move `4 * size_of::<T>()` bytes at no more than 16-byte alignment,
         // which an index that is a multiple of 4 always gives (see the `rs_vec4` helper). The
-        // 16-bit floats move 8 bytes, a quarter of the load instructions of scalar accesses.
+        // 16-bit types move 8 bytes, a quarter of the load instructions of scalar accesses,
+        // and bytes move 4 (`uchar4`): packed pixels in one access.
         if !matches!(
             elem,
             Scalar::F32
                 | Scalar::I32
                 | Scalar::U32
+                | Scalar::I8
+                | Scalar::U8
+                | Scalar::I16
+                | Scalar::U16
                 | Scalar::F16
                 | Scalar::Bf16
                 | Scalar::Generic(_)
@@ -222,8 +239,8 @@ impl Checker<'_> {
             self.cx.error(
                 self.loc(base),
                 format!(
-                    "`load4`/`store4` move four `f32`, `i32`, `u32`, `f16`, `bf16` or generic `T` \
-                     values, not `{}`",
+                    "`load4`/`store4` move four `f32`, `i32`, `u32`, `i16`, `u16`, `i8`, `u8`, \
+                     `f16`, `bf16` or generic `T` values, not `{}`",
                     elem.rust_name()
                 ),
             );

@@ -23,6 +23,10 @@ __device__ __forceinline__ unsigned long long rs_bits(double x) { return (unsign
         needs: &[],
         code: "\
 // A type parameter's bits, zero-extended, and back; halves (structs) keep theirs in `.bits`.
+__device__ __forceinline__ unsigned long long rs_bits64(signed char x) { return (unsigned char)x; }
+__device__ __forceinline__ unsigned long long rs_bits64(unsigned char x) { return x; }
+__device__ __forceinline__ unsigned long long rs_bits64(short x) { return (unsigned short)x; }
+__device__ __forceinline__ unsigned long long rs_bits64(unsigned short x) { return x; }
 __device__ __forceinline__ unsigned long long rs_bits64(int x) { return (unsigned int)x; }
 __device__ __forceinline__ unsigned long long rs_bits64(unsigned int x) { return x; }
 __device__ __forceinline__ unsigned long long rs_bits64(long long x) { return (unsigned long long)x; }
@@ -31,6 +35,10 @@ __device__ __forceinline__ unsigned long long rs_bits64(float x) { return __floa
 __device__ __forceinline__ unsigned long long rs_bits64(double x) { return (unsigned long long)__double_as_longlong(x); }
 template <typename T> __device__ __forceinline__ unsigned long long rs_bits64(T x) { return x.bits; }
 template <typename T> __device__ __forceinline__ T rs_from_bits64(unsigned long long b) { T x; x.bits = (unsigned short)b; return x; }
+template <> __device__ __forceinline__ signed char rs_from_bits64<signed char>(unsigned long long b) { return (signed char)(unsigned char)b; }
+template <> __device__ __forceinline__ unsigned char rs_from_bits64<unsigned char>(unsigned long long b) { return (unsigned char)b; }
+template <> __device__ __forceinline__ short rs_from_bits64<short>(unsigned long long b) { return (short)(unsigned short)b; }
+template <> __device__ __forceinline__ unsigned short rs_from_bits64<unsigned short>(unsigned long long b) { return (unsigned short)b; }
 template <> __device__ __forceinline__ int rs_from_bits64<int>(unsigned long long b) { return (int)(unsigned int)b; }
 template <> __device__ __forceinline__ unsigned int rs_from_bits64<unsigned int>(unsigned long long b) { return (unsigned int)b; }
 template <> __device__ __forceinline__ long long rs_from_bits64<long long>(unsigned long long b) { return (long long)b; }
@@ -458,6 +466,28 @@ __device__ __forceinline__ long long rs_as_i64(double x) { return x != x ? 0 : _
         code: "\
 __device__ __forceinline__ unsigned long long rs_as_u64(float x) { return x != x ? 0 : __float2ull_rz(x); }
 __device__ __forceinline__ unsigned long long rs_as_u64(double x) { return x != x ? 0 : __double2ull_rz(x); }
+",
+    },
+    Helper {
+        name: "rs_as_small",
+        needs: &[],
+        code: "\
+// Rust's float-to-int `as` for integers narrower than `int`: NaN to 0, saturated to `T`'s
+// range (exact in float), rounded toward zero; the caller converts the `int` to `T`.
+template <typename T> __device__ __forceinline__ int rs_as_small(double x) {
+    const bool is_signed = (T)-1 < (T)0;
+    const int bits = (int)sizeof(T) * 8;
+    const double lo = is_signed ? -(double)(1 << (bits - 1)) : 0.0;
+    const double hi = is_signed ? (double)((1 << (bits - 1)) - 1) : (double)((1 << bits) - 1);
+    return x != x ? 0 : __double2int_rz(fmin(fmax(x, lo), hi));
+}
+template <typename T> __device__ __forceinline__ int rs_as_small(float x) {
+    const bool is_signed = (T)-1 < (T)0;
+    const int bits = (int)sizeof(T) * 8;
+    const float lo = is_signed ? -(float)(1 << (bits - 1)) : 0.0f;
+    const float hi = is_signed ? (float)((1 << (bits - 1)) - 1) : (float)((1 << bits) - 1);
+    return x != x ? 0 : __float2int_rz(fminf(fmaxf(x, lo), hi));
+}
 ",
     },
     Helper {

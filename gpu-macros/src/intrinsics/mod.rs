@@ -277,6 +277,8 @@ pub trait CudaWriter {
     fn element(&self, i: usize) -> Scalar;
     /// The length of the array argument `i`.
     fn array_len(&self, i: usize) -> u64;
+    /// The scalar type of argument `i` (its element type for memory).
+    fn scalar(&self, i: usize) -> Scalar;
     /// The C++ spelling of `scalar`.
     fn cuda_type(&self, scalar: Scalar) -> String;
     /// The C++ type moving four `elem` at once.

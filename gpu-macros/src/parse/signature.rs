@@ -328,7 +328,7 @@ impl Parser<'_> {
             None => {
                 let written = ty.to_token_stream().to_string();
                 let hint = match written.as_str() {
-                    "i8" | "i16" | "u8" | "u16" | "i128" | "u128" | "isize" | "char" => {
+                    "i128" | "u128" | "isize" | "char" => {
                         format!("`{written}` is not supported in kernels")
                     }
                     _ => format!("unsupported type `{written}`"),

@@ -36,6 +36,10 @@ impl CpuArg {
     pub(crate) fn scalar(ty: ScalarType, value: ScalarValue) -> CpuArg {
         let bits = match value {
             ScalarValue::Bool(v) => v.to_bits(),
+            ScalarValue::I8(v) => v.to_bits(),
+            ScalarValue::U8(v) => v.to_bits(),
+            ScalarValue::I16(v) => v.to_bits(),
+            ScalarValue::U16(v) => v.to_bits(),
             ScalarValue::I32(v) => v.to_bits(),
             ScalarValue::U32(v) => v.to_bits(),
             ScalarValue::I64(v) => v.to_bits(),

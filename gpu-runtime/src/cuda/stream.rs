@@ -167,6 +167,10 @@ impl CudaQueue {
 fn push_scalar<'b>(builder: &mut LaunchArgs<'b>, value: &'b ScalarValue) {
     match value {
         ScalarValue::Bool(v) => builder.arg(v),
+        ScalarValue::I8(v) => builder.arg(v),
+        ScalarValue::U8(v) => builder.arg(v),
+        ScalarValue::I16(v) => builder.arg(v),
+        ScalarValue::U16(v) => builder.arg(v),
         ScalarValue::I32(v) => builder.arg(v),
         ScalarValue::U32(v) => builder.arg(v),
         ScalarValue::I64(v) => builder.arg(v),

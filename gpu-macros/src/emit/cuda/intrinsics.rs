@@ -84,6 +84,10 @@ impl CudaWriter for CudaCall<'_, '_> {
             .unwrap_or_else(|| unreachable!("checked: memory, found {ty:?}"))
     }
 
+    fn scalar(&self, i: usize) -> Scalar {
+        self.emitter.types.scalar(self.args[i])
+    }
+
     fn array_len(&self, i: usize) -> u64 {
         match self.emitter.types.expr(self.args[i]) {
             Ty::Array {

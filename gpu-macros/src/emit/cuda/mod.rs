@@ -26,6 +26,10 @@ use std::collections::{BTreeSet, HashSet};
 pub fn cuda_type(scalar: Scalar) -> &'static str {
     match scalar {
         Scalar::Bool => "bool",
+        Scalar::I8 => "signed char",
+        Scalar::U8 => "unsigned char",
+        Scalar::I16 => "short",
+        Scalar::U16 => "unsigned short",
         Scalar::I32 => "int",
         Scalar::U32 => "unsigned int",
         Scalar::I64 => "long long",
@@ -389,6 +393,10 @@ fn vector_type(elem: Scalar) -> String {
     match elem {
         Scalar::F32 => "float4".into(),
         Scalar::I32 => "int4".into(),
+        Scalar::I8 => "char4".into(),
+        Scalar::U8 => "uchar4".into(),
+        Scalar::I16 => "short4".into(),
+        Scalar::U16 => "ushort4".into(),
         Scalar::Generic(generic) => format!("rs_vec4<{}>", generic.name),
         Scalar::F16 => "rs_vec4<rs_f16>".into(),
         Scalar::Bf16 => "rs_vec4<rs_bf16>".into(),
