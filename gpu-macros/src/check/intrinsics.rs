@@ -69,10 +69,10 @@ impl Checker<'_> {
                         self.unify(T::Ty(Ty::Scalar(elem)), t, arg_loc);
                     }
                 }
-                Arg::Elements4 => {
+                Arg::Elements(n) => {
                     if let Some(elem) = element {
-                        let four = self.array_of(elem, Len::Known(4), loc);
-                        self.unify(four, t, arg_loc);
+                        let array = self.array_of(elem, Len::Known(u64::from(*n)), loc);
+                        self.unify(array, t, arg_loc);
                     }
                 }
             }
@@ -83,9 +83,9 @@ impl Checker<'_> {
             Ret::Value => value,
             Ret::Element => element.map_or(T::Error, |elem| T::Ty(Ty::Scalar(elem))),
             Ret::Array { elem, len } => self.array_of(elem, Len::Known(u64::from(len)), loc),
-            Ret::Elements4 => {
-                element.map_or(T::Error, |elem| self.array_of(elem, Len::Known(4), loc))
-            }
+            Ret::Elements(n) => element.map_or(T::Error, |elem| {
+                self.array_of(elem, Len::Known(u64::from(n)), loc)
+            }),
         }
     }
 
@@ -144,7 +144,7 @@ impl Checker<'_> {
         loc: Loc,
     ) -> Option<Scalar> {
         let (writes, bitwise) = match access {
-            Access::Vector { store } => return self.vector_base(base, t, store),
+            Access::Vector { store, lanes } => return self.vector_base(base, t, store, lanes),
             Access::Atomic { writes, bitwise } => (writes, bitwise),
         };
         let elem = match self.resolve(t) {
@@ -199,7 +199,7 @@ impl Checker<'_> {
 
     /// The element type of the base of `load4`/`store4`: 4-byte numbers or a type parameter, in
     /// global or shared memory (writable for a store).
-    fn vector_base(&mut self, base: ExprId, t: T, store: bool) -> Option<Scalar> {
+    fn vector_base(&mut self, base: ExprId, t: T, store: bool, lanes: u32) -> Option<Scalar> {
         let elem = match self.resolve(t) {
             T::Ty(Ty::Slice { elem, mutable }) if mutable || !store => elem,
             T::Ty(Ty::Shared { elem, .. }) => elem,
@@ -218,6 +218,18 @@ impl Checker<'_> {
                 return None;
             }
         };
+        if lanes == 2 {
+            // CUDA has a 2-vector of every number type (`float2`, `uchar2`, `double2`, ...);
+            // the 16-bit floats and a `T` pair in `rs_vec2`, aligned to the pair's size.
+            if elem == Scalar::Bool {
+                self.cx.error(
+                    self.loc(base),
+                    "`load2`/`store2` move two numbers, not `bool`s: move them as `u8`",
+                );
+                return None;
+            }
+            return Some(elem);
+        }
         // A generic `T` is allowed so generic kernels get 16-byte accesses where `T` is 4 bytes
         // wide; other widths move `4 * size_of::<T>()` bytes at no more than 16-byte alignment,
         // which an index that is a multiple of 4 always gives (see the `rs_vec4` helper). The

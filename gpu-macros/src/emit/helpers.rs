@@ -126,6 +126,15 @@ template <typename T> struct alignas(4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16) rs
 ",
     },
     Helper {
+        name: "rs_vec2",
+        needs: &[],
+        code: "\
+// Two elements of a 16-bit float or a generic `T` moved as one, aligned to the pair's size (at
+// most 16 bytes), which an even index gives.
+template <typename T> struct alignas(2 * sizeof(T) < 16 ? 2 * sizeof(T) : 16) rs_vec2 { T x, y; };
+",
+    },
+    Helper {
         name: "rs_div",
         needs: &["rs_checked"],
         code: "\

@@ -308,8 +308,15 @@ impl<'a> Emitter<'a> {
             .expect("every slice parameter has a length name")
     }
 
-    /// The C++ vector type that `load4`/`store4` move, noting the helper a generic one needs.
-    fn vector_type(&mut self, elem: Scalar) -> String {
+    /// The C++ vector type that `load4`/`store4` (`lanes` 4) or `load2`/`store2` (2) move,
+    /// noting the helper a generic or 16-bit float one needs.
+    fn vector_type(&mut self, elem: Scalar, lanes: u32) -> String {
+        if lanes == 2 {
+            if matches!(elem, Scalar::Generic(_) | Scalar::F16 | Scalar::Bf16) {
+                self.use_helper("rs_vec2");
+            }
+            return vector2_type(elem);
+        }
         if matches!(elem, Scalar::Generic(_) | Scalar::F16 | Scalar::Bf16) {
             self.use_helper("rs_vec4");
         }
@@ -401,6 +408,27 @@ fn vector_type(elem: Scalar) -> String {
         Scalar::F16 => "rs_vec4<rs_f16>".into(),
         Scalar::Bf16 => "rs_vec4<rs_bf16>".into(),
         _ => "uint4".into(),
+    }
+}
+
+/// The CUDA vector type of two `elem`s: CUDA's own `<type>2` for every number type but the
+/// 16-bit floats and type parameters, which get `rs_vec2` (as aligned as the pair's size).
+fn vector2_type(elem: Scalar) -> String {
+    match elem {
+        Scalar::I8 => "char2".into(),
+        Scalar::U8 => "uchar2".into(),
+        Scalar::I16 => "short2".into(),
+        Scalar::U16 => "ushort2".into(),
+        Scalar::I32 => "int2".into(),
+        Scalar::U32 => "uint2".into(),
+        Scalar::I64 => "longlong2".into(),
+        Scalar::U64 | Scalar::Usize => "ulonglong2".into(),
+        Scalar::F32 => "float2".into(),
+        Scalar::F64 => "double2".into(),
+        Scalar::F16 => "rs_vec2<rs_f16>".into(),
+        Scalar::Bf16 => "rs_vec2<rs_bf16>".into(),
+        Scalar::Generic(generic) => format!("rs_vec2<{}>", generic.name),
+        Scalar::Bool => unreachable!("checked: `load2` moves numbers"),
     }
 }
 
