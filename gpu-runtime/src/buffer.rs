@@ -82,6 +82,17 @@ impl<T: Scalar> DeviceBuffer<T> {
         self.memory.write(&stream.queue, data)
     }
 
+    /// Sets every element to `value`, ordered on `stream` after the work queued before it (a
+    /// driver memset of the element's width on a GPU: `cuMemsetD8`/`D16`/`D32`, and for 8-byte
+    /// types two strided 4-byte ones unless the value's halves agree).
+    pub fn fill(&mut self, stream: &Stream, value: T) -> Result<()> {
+        self.check_stream(stream)?;
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.memory.fill(&stream.queue, self.len, value)
+    }
+
     /// Copies the buffer into `out`, which must have the same length; waits for the copy.
     pub fn copy_to_host(&self, stream: &Stream, out: &mut [T]) -> Result<()> {
         self.check_stream(stream)?;

@@ -398,6 +398,20 @@ impl<T: Scalar> MemoryImpl<T> {
         }
     }
 
+    /// Sets the first `len` elements to `value` (queued on a GPU).
+    pub(crate) fn fill(&mut self, queue: &QueueImpl, len: usize, value: T) -> Result<()> {
+        match (self, queue) {
+            (MemoryImpl::Cuda(memory), QueueImpl::Cuda(queue)) => {
+                memory.fill(&queue.stream, len, value)
+            }
+            (MemoryImpl::Host(memory), QueueImpl::Cpu(_)) => {
+                memory.as_mut_slice().fill(value);
+                Ok(())
+            }
+            _ => Err(backend_mismatch::<T>(queue)),
+        }
+    }
+
     /// Copies a non-empty buffer into `out`, of its length (queued; the caller synchronizes).
     pub(crate) fn read(&self, queue: &QueueImpl, out: &mut [T]) -> Result<()> {
         match (self, queue) {
