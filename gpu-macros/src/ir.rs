@@ -134,6 +134,8 @@ pub struct Param {
     pub local: LocalId,
     pub ty: Ty,
     pub span: Loc,
+    /// A `#[constant]` table (`ty` is then an array), passed by value in the constant bank.
+    pub constant: bool,
 }
 
 /// A variable: a parameter or a `let` binding.

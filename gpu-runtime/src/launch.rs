@@ -62,7 +62,7 @@ impl Stream {
         for (index, arg) in args.iter().enumerate() {
             let what = || format!("argument {index} of kernel `{}`", kernel.name());
             match &arg.inner {
-                ArgInner::Scalar(..) => {}
+                ArgInner::Scalar(..) | ArgInner::Constant(..) => {}
                 ArgInner::Slice(buf) => self.check_device(what, buf.gpu())?,
                 ArgInner::SliceMut(buf) => self.check_device(what, buf.borrow().gpu())?,
             }
@@ -126,6 +126,7 @@ fn cuda_arg<'s>(kernel: &Kernel, arg: &'s KernelArg<'_>) -> Result<CudaArg<'s>> 
     };
     Ok(match &arg.inner {
         ArgInner::Scalar(_, value) => CudaArg::Scalar(*value),
+        ArgInner::Constant(_, _, bytes) => CudaArg::Constant(bytes),
         ArgInner::Slice(buf) => {
             CudaArg::Slice(buf.cuda_memory().ok_or_else(host_buffer)?, buf.len() as u64)
         }
@@ -158,6 +159,10 @@ pub(crate) fn cpu_args<'s, 'a>(
         };
         unpacked.push(match &arg.inner {
             ArgInner::Scalar(ty, value) => CpuArg::scalar(*ty, *value),
+            // Read only: the twin copies the table into each thread's array.
+            ArgInner::Constant(elem, len, bytes) => {
+                CpuArg::slice(*elem, bytes.as_ptr().cast_mut(), *len, false)
+            }
             ArgInner::Slice(buf) => {
                 CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), false)
             }

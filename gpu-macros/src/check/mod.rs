@@ -87,7 +87,12 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
                 .collect(),
         };
         for param in &function.params {
-            checker.locals[param.local.0 as usize] = Some(T::Ty(param.ty));
+            let t = match param.ty {
+                // A `#[constant]` table reads as a local array.
+                Ty::Array { elem, len } => checker.array_of(elem, len, param.span),
+                other => T::Ty(other),
+            };
+            checker.locals[param.local.0 as usize] = Some(t);
         }
         checker.block(&function.body);
         if let Some(ret) = function.ret {

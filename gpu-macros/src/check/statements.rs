@@ -240,7 +240,21 @@ impl Checker<'_> {
                     (self.exprs[base.0 as usize], &self.kernel.expr(*base).kind)
                 {
                     let decl = self.kernel.local(*local);
-                    if !decl.mutable {
+                    let table = self
+                        .kernel
+                        .params
+                        .iter()
+                        .any(|p| p.local == *local && p.constant);
+                    if table {
+                        self.cx.error(
+                            self.loc(place),
+                            format!(
+                                "cannot assign to `{}[_]`: a `#[constant]` table is read-only; \
+                                 copy what changes into a `let mut` array",
+                                decl.name
+                            ),
+                        );
+                    } else if !decl.mutable {
                         self.cx.error(
                             self.loc(place),
                             format!(

@@ -286,6 +286,13 @@ impl Twin<'_> {
                             "let {name} = __gpu_args.slice::<{}>({i});",
                             self.rust_type(elem)
                         ),
+                        Ty::Array {
+                            elem,
+                            len: Len::Known(len),
+                        } if param.constant => format!(
+                            "let {name}: [{ty}; {len}] = __gpu_args.constant::<{ty}, {len}>({i});",
+                            ty = self.rust_type(elem)
+                        ),
                         other => unreachable!("parameter of type {other:?}"),
                     };
                     let _ = writeln!(self.out, "{line}");

@@ -126,6 +126,14 @@ template <typename T> struct alignas(4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16) rs
 ",
     },
     Helper {
+        name: "rs_table",
+        needs: &[],
+        code: "\
+// A `#[constant]` table: passed by value, so each launch carries its own copy in the constant bank.
+template <typename T, unsigned long long N> struct rs_table { T v[N]; };
+",
+    },
+    Helper {
         name: "rs_vec2",
         needs: &[],
         code: "\

@@ -9,6 +9,7 @@
 //! [`calls`] (methods, intrinsics, device functions) and [`constants`] (array lengths).
 
 mod calls;
+mod constant_tables;
 mod constants;
 mod expressions;
 mod signature;
@@ -43,7 +44,8 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         .inputs
         .iter()
         .filter_map(|input| parser.param(input))
-        .collect();
+        .collect::<Vec<_>>();
+    parser.check_constant_total(&params);
     let ret = match (&item.sig.output, kind) {
         (syn::ReturnType::Type(_, ty), FnKind::Device) => parser.scalar_type(ty),
         _ => None,

@@ -205,9 +205,17 @@ impl Parser<'_> {
             }
             syn::FnArg::Typed(typed) => typed,
         };
+        let mut constant = None;
         for attr in &typed.attrs {
-            self.cx
-                .error_spanned_by(attr, "attributes on kernel parameters are not supported");
+            if Self::is_constant_attr(attr) && constant.is_none() {
+                constant = Some(attr);
+            } else {
+                self.cx.error_spanned_by(
+                    attr,
+                    "the only attribute on kernel parameters is `#[constant]`, on a read-only \
+                     table `&[T; N]`",
+                );
+            }
         }
         let (name, mutable) = match &*typed.pat {
             syn::Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
@@ -221,7 +229,10 @@ impl Parser<'_> {
                 return None;
             }
         };
-        let ty = self.param_type(&typed.ty)?;
+        let ty = match constant {
+            Some(attr) => self.constant_table(attr, &typed.ty, mutable)?,
+            None => self.param_type(&typed.ty)?,
+        };
         if mutable && matches!(ty, Ty::Slice { .. }) {
             self.cx.error_spanned_by(
                 &typed.pat,
@@ -234,7 +245,12 @@ impl Parser<'_> {
             mutable,
             annotation: Some(ty),
         });
-        Some(Param { local, ty, span })
+        Some(Param {
+            local,
+            ty,
+            span,
+            constant: constant.is_some(),
+        })
     }
 
     fn param_type(&mut self, ty: &syn::Type) -> Option<Ty> {

@@ -150,6 +150,24 @@ impl<'a> CpuArgs<'a> {
         }
     }
 
+    /// `#[constant]` table parameter `index` (`&[T; N]`), copied into the thread's array; a
+    /// twin that disagrees with the parameter gets zeros and the launch fails.
+    #[inline]
+    pub fn constant<T: Scalar, const N: usize>(&self, index: usize) -> [T; N] {
+        match self.args.get(index) {
+            Some(arg) if arg.tag == type_tag(T::TYPE) | SLICE_TAG && arg.len == N => {
+                let first = arg.ptr.cast::<T>();
+                // SAFETY: the table holds N valid, aligned `T`s (`KernelArg::constant` took a
+                // `&[T; N]`), borrowed for the launch and never written (write_len is 0).
+                std::array::from_fn(|i| unsafe { T::load(first.add(i)) })
+            }
+            _ => {
+                self.mismatch(index, &format!("a #[constant] table [{}; {N}]", T::TYPE));
+                [T::from_bits(0); N]
+            }
+        }
+    }
+
     /// The const template argument at position `index` of a generic kernel's template
     /// parameters (types and consts counted together, in declaration order, as in
     /// [`crate::TemplateArg`] lists); 0 and a failed launch when it is not a const.

@@ -31,6 +31,9 @@ pub(crate) enum CudaArg<'s> {
     Scalar(ScalarValue),
     Slice(&'s dyn LaunchMemory, u64),
     SliceMut(RefMut<'s, dyn LaunchMemory>, u64),
+    /// A `#[constant]` table's bytes, passed by value: the driver reads the parameter's size
+    /// from its first byte on.
+    Constant(&'s [u8]),
 }
 
 impl CudaDevice {
@@ -133,6 +136,12 @@ impl CudaQueue {
         for arg in args.iter_mut() {
             match arg {
                 CudaArg::Scalar(value) => push_scalar(&mut builder, value),
+                CudaArg::Constant(bytes) => {
+                    // Tables have at least one element (the macro rejects `[T; 0]`).
+                    if let Some(first) = bytes.first() {
+                        builder.arg(first);
+                    }
+                }
                 CudaArg::Slice(memory, len) => {
                     memory.push(&mut builder);
                     builder.arg(&*len);
@@ -147,7 +156,9 @@ impl CudaQueue {
         // in number, kind, element type and mutability (checked by the caller), and the macro
         // emits the entry (or the template NVRTC instantiated and lowered) with exactly that
         // ABI: scalars by value, each slice as a device pointer plus its u64 length, which
-        // generated kernels bound-check against. Every pointer is a live allocation on this
+        // generated kernels bound-check against, each `#[constant]` table by value as a struct
+        // of exactly its `[T; N]` (so the driver's read of the parameter's size from the
+        // table's first byte stays within it). Every pointer is a live allocation on this
         // stream's device, kept alive by the borrows in `args`; cudarc orders the launch after
         // pending writes to the buffers (and records its own) through their events. The
         // lengths and scalar values live in `args`, which outlives `builder`.

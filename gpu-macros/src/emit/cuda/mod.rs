@@ -249,7 +249,7 @@ impl<'a> Emitter<'a> {
                 GenericParam::Const(name) => name.to_string(),
             });
         }
-        let names = kernel
+        let mut names = kernel
             .locals
             .iter()
             .map(|local| {
@@ -261,6 +261,10 @@ impl<'a> Emitter<'a> {
                 fresh(&mut taken, base)
             })
             .collect::<Vec<_>>();
+        // A `#[constant]` table is a struct parameter (`rs_table`): the body reads its array.
+        for param in kernel.params.iter().filter(|param| param.constant) {
+            names[param.local.0 as usize].push_str(".v");
+        }
         let len_names = kernel
             .params
             .iter()
@@ -336,7 +340,10 @@ impl<'a> Emitter<'a> {
     }
 
     /// The C++ signature: `extern "C" __global__ void k(...)` or `__device__ float f(...)`.
-    fn signature(&self) -> String {
+    fn signature(&mut self) -> String {
+        if self.kernel.params.iter().any(|param| param.constant) {
+            self.use_helper("rs_table");
+        }
         let mut params = Vec::new();
         for param in &self.kernel.params {
             let name = self.name(param.local).to_string();
@@ -351,6 +358,16 @@ impl<'a> Emitter<'a> {
                         cuda_type(elem)
                     ));
                     params.push(format!("unsigned long long {}", self.len_name(param.local)));
+                }
+                // By value and `__grid_constant__`: the table stays in the constant bank, read
+                // in place (also at a run-time index) through the constant cache.
+                Ty::Array { elem, len } if param.constant => {
+                    let name = name.strip_suffix(".v").unwrap_or(&name);
+                    params.push(format!(
+                        "const __grid_constant__ rs_table<{}, {}> {name}",
+                        cuda_type(elem),
+                        len.cuda()
+                    ));
                 }
                 other => unreachable!("parameter of type {other:?}"),
             }
