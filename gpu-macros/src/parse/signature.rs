@@ -146,7 +146,7 @@ impl Parser<'_> {
                             self.cx.error_spanned_by(
                                 ty,
                                 format!(
-                                    "give `{}` one bound: `Float` (f32, f64), `Integer` (i32, u32, i64, u64, usize) \
+                                    "give `{}` one bound: `Float` (f32, f64), `Integer` (i8, u8, i16, u16, i32, u32, i64, u64, usize) \
                                      or `Number` (any of them)",
                                     ty.ident
                                 ),
