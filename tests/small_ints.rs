@@ -182,9 +182,10 @@ fn generic_wrap<T: Integer>(x: &[T], y: &mut [T]) {
     let i = global_idx().x;
     if i < x.len() {
         let v = x[i];
-        y[i * 3] = (v + v + v) / (T::from_bits(2) + T::from_bits(1));
-        y[i * 3 + 1] = (v << 5) >> 5;
-        y[i * 3 + 2] = !v & (v * v);
+        y[i * 4] = (v + v + v) / (T::from_bits(2) + T::from_bits(1));
+        y[i * 4 + 1] = (v << 5) >> 5;
+        y[i * 4 + 2] = !v & (v * v);
+        y[i * 4 + 3] = T::from_bits(v.trailing_zeros() as u64);
     }
 }
 
@@ -330,7 +331,7 @@ fn generic_kernels_instantiate_with_small_integers() {
     let stream = gpu.default_stream();
     let x_host: Vec<u8> = (0..=255).collect();
     let x = DeviceBuffer::from_host(&stream, &x_host).unwrap();
-    let mut y = DeviceBuffer::<u8>::zeroed(&stream, 256 * 3).unwrap();
+    let mut y = DeviceBuffer::<u8>::zeroed(&stream, 256 * 4).unwrap();
     generic_wrap::launch::<u8>(&stream, LaunchConfig::for_len(256, 64), &x, &mut y).unwrap();
     let got = y.to_host(&stream).unwrap();
     for (i, &v) in x_host.iter().enumerate() {
@@ -338,13 +339,15 @@ fn generic_kernels_instantiate_with_small_integers() {
             v.wrapping_mul(3) / 3,
             v.wrapping_shl(5) >> 5,
             !v & v.wrapping_mul(v),
+            v.trailing_zeros() as u8,
         ];
-        assert_eq!(&got[i * 3..i * 3 + 3], &expected, "u8 {v}");
+        assert_eq!(&got[i * 4..i * 4 + 4], &expected, "u8 {v}");
     }
 
-    let x_host: Vec<i16> = (0..1000).map(|i| (i * 97 - 48_000) as i16).collect();
+    let mut x_host: Vec<i16> = (0..1000).map(|i| (i * 97 - 48_000) as i16).collect();
+    x_host[0] = 0;
     let x = DeviceBuffer::from_host(&stream, &x_host).unwrap();
-    let mut y = DeviceBuffer::<i16>::zeroed(&stream, x_host.len() * 3).unwrap();
+    let mut y = DeviceBuffer::<i16>::zeroed(&stream, x_host.len() * 4).unwrap();
     let config = LaunchConfig::for_len(x_host.len(), 64);
     generic_wrap::launch::<i16>(&stream, config, &x, &mut y).unwrap();
     let got = y.to_host(&stream).unwrap();
@@ -353,8 +356,9 @@ fn generic_kernels_instantiate_with_small_integers() {
             v.wrapping_mul(3) / 3,
             v.wrapping_shl(5) >> 5,
             !v & v.wrapping_mul(v),
+            v.trailing_zeros() as i16,
         ];
-        assert_eq!(&got[i * 3..i * 3 + 3], &expected, "i16 {v}");
+        assert_eq!(&got[i * 4..i * 4 + 4], &expected, "i16 {v}");
     }
 }
 
@@ -438,12 +442,46 @@ fn shuffles_of_small_integers() {
     }
 }
 
+/// Small scalars by value, beside wider ones: the kernel ABI passes each at its own size.
+#[kernel]
+fn small_scalars(a: i8, b: u8, c: i16, d: u16, e: u32, out: &mut [i64]) {
+    out[0] = a as i64;
+    out[1] = b as i64;
+    out[2] = c as i64;
+    out[3] = d as i64;
+    out[4] = e as i64;
+}
+
+#[test]
+fn small_scalars_reach_the_kernel() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let mut out = DeviceBuffer::<i64>::zeroed(&stream, 5).unwrap();
+    let config = LaunchConfig::new(Grid::x(1), Block::x(1));
+    small_scalars::launch(
+        &stream,
+        config,
+        -100,
+        250,
+        -30_000,
+        65_000,
+        4_000_000_000,
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(
+        out.to_host(&stream).unwrap(),
+        vec![-100, 250, -30_000, 65_000, 4_000_000_000]
+    );
+}
+
 #[test]
 fn small_integer_kernels_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
         (&bytes::KERNEL, &[]),
         (&signed_bytes::KERNEL, &[]),
         (&shorts::KERNEL, &[]),
+        (&small_scalars::KERNEL, &[]),
         (&invert_rgba::KERNEL, &[]),
         (&shuffle_small::KERNEL, &[]),
         (&generic_wrap::KERNEL, &[TemplateArg::of::<u8>()]),

@@ -681,6 +681,8 @@ __device__ __forceinline__ unsigned int rs_trailing_zeros(int x) { return x == 0
 __device__ __forceinline__ unsigned int rs_trailing_zeros(unsigned int x) { return x == 0 ? 32u : (unsigned int)(__ffs((int)x) - 1); }
 __device__ __forceinline__ unsigned int rs_trailing_zeros(long long x) { return x == 0 ? 64u : (unsigned int)(__ffsll(x) - 1); }
 __device__ __forceinline__ unsigned int rs_trailing_zeros(unsigned long long x) { return x == 0 ? 64u : (unsigned int)(__ffsll((long long)x) - 1); }
+// A type parameter narrower than `int` (a sign-extended nonzero value keeps its lowest set bit).
+template <typename T> __device__ __forceinline__ unsigned int rs_trailing_zeros(T x) { return x == 0 ? (unsigned int)sizeof(T) * 8u : (unsigned int)(__ffs((int)x) - 1); }
 ",
     },
 ];
