@@ -185,6 +185,8 @@ pub struct Param {
     /// `&T` / `&mut T` parameters of device functions (slices are `Value`: a slice is a
     /// reference already).
     pub pass: PassBy,
+    /// A `#[constant]` table (`ty` is then an array), passed by value in the constant bank.
+    pub constant: bool,
 }
 
 /// A variable: a parameter or a `let` binding.

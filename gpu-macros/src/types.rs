@@ -9,6 +9,10 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scalar {
     Bool,
+    I8,
+    U8,
+    I16,
+    U16,
     I32,
     U32,
     I64,
@@ -81,8 +85,8 @@ impl Scalar {
     /// The size in bytes; `None` for a generic parameter.
     pub fn size_bytes(self) -> Option<u32> {
         match self {
-            Scalar::Bool => Some(1),
-            Scalar::F16 | Scalar::Bf16 => Some(2),
+            Scalar::Bool | Scalar::I8 | Scalar::U8 => Some(1),
+            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => Some(2),
             Scalar::I32 | Scalar::U32 | Scalar::F32 => Some(4),
             Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => Some(8),
             Scalar::Generic(_) => None,
@@ -90,8 +94,12 @@ impl Scalar {
     }
 
     /// Every scalar, in the order messages list them.
-    pub const ALL: [Scalar; 10] = [
+    pub const ALL: [Scalar; 14] = [
         Scalar::Bool,
+        Scalar::I8,
+        Scalar::U8,
+        Scalar::I16,
+        Scalar::U16,
         Scalar::I32,
         Scalar::U32,
         Scalar::I64,
@@ -107,6 +115,10 @@ impl Scalar {
     pub fn rust_name(self) -> &'static str {
         match self {
             Scalar::Bool => "bool",
+            Scalar::I8 => "i8",
+            Scalar::U8 => "u8",
+            Scalar::I16 => "i16",
+            Scalar::U16 => "u16",
             Scalar::I32 => "i32",
             Scalar::U32 => "u32",
             Scalar::I64 => "i64",
@@ -129,6 +141,10 @@ impl Scalar {
     pub fn runtime_variant(self) -> &'static str {
         match self {
             Scalar::Bool => "Bool",
+            Scalar::I8 => "I8",
+            Scalar::U8 => "U8",
+            Scalar::I16 => "I16",
+            Scalar::U16 => "U16",
             Scalar::I32 => "I32",
             Scalar::U32 => "U32",
             Scalar::I64 => "I64",
@@ -145,13 +161,27 @@ impl Scalar {
     pub fn is_int(self) -> bool {
         matches!(
             self,
-            Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 | Scalar::Usize
+            Scalar::I8
+                | Scalar::U8
+                | Scalar::I16
+                | Scalar::U16
+                | Scalar::I32
+                | Scalar::U32
+                | Scalar::I64
+                | Scalar::U64
+                | Scalar::Usize
         ) || self.bound() == Some(Bound::Integer)
     }
 
     /// A signed integer type known here; a generic one's signedness is known only in C++.
     pub fn is_signed_int(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::I64)
+        matches!(self, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64)
+    }
+
+    /// An integer narrower than C++'s `int` (`i8`, `u8`, `i16`, `u16`): C++ promotes it to
+    /// `int` in arithmetic, so the CUDA code converts each result back to wrap as Rust does.
+    pub fn is_small_int(self) -> bool {
+        matches!(self, Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16)
     }
 
     pub fn is_float(self) -> bool {
@@ -179,8 +209,8 @@ impl Scalar {
     /// Width in bits of a concrete type.
     pub fn bits(self) -> u32 {
         match self {
-            Scalar::Bool => 8,
-            Scalar::F16 | Scalar::Bf16 => 16,
+            Scalar::Bool | Scalar::I8 | Scalar::U8 => 8,
+            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 16,
             Scalar::I32 | Scalar::U32 | Scalar::F32 => 32,
             Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => 64,
             Scalar::Generic(_) => unreachable!("a generic type's width is known only in C++"),

@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::core::backend::Backend;
 use crate::core::error::{Error, Result};
+use crate::core::scalar::Scalar;
 use crate::core::value::{ElemType, Value};
 use crate::cuda::memory::{CudaMemory, LaunchMemory};
 use crate::device::Gpu;
@@ -80,6 +81,20 @@ impl<T: Value> DeviceBuffer<T> {
             return Ok(());
         }
         self.memory.write(&stream.queue, data)
+    }
+
+    /// Sets every element to `value`, ordered on `stream` after the work queued before it (a
+    /// driver memset of the element's width on a GPU: `cuMemsetD8`/`D16`/`D32`, and for 8-byte
+    /// types two strided 4-byte ones unless the value's halves agree).
+    pub fn fill(&mut self, stream: &Stream, value: T) -> Result<()>
+    where
+        T: Scalar,
+    {
+        self.check_stream(stream)?;
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.memory.fill(&stream.queue, self.len, value)
     }
 
     /// Copies the buffer into `out`, which must have the same length; waits for the copy.

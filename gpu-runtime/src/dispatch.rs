@@ -19,6 +19,7 @@ use crate::core::generic::TemplateArg;
 use crate::core::info::DeviceInfo;
 use crate::core::kernel::KernelSpec;
 use crate::core::launch::{DeviceLimits, LaunchConfig};
+use crate::core::scalar::Scalar;
 use crate::core::value::Value;
 use crate::cpu::{self, CpuArg, CpuDevice, CpuKernelFn, CpuLaunch, CpuStream, HostBuffer};
 use crate::cuda::device::CudaDevice;
@@ -392,6 +393,23 @@ impl<T: Value> MemoryImpl<T> {
             (MemoryImpl::Cuda(memory), QueueImpl::Cuda(queue)) => memory.write(&queue.stream, data),
             (MemoryImpl::Host(memory), QueueImpl::Cpu(_)) => {
                 memory.as_mut_slice().copy_from_slice(data);
+                Ok(())
+            }
+            _ => Err(backend_mismatch::<T>(queue)),
+        }
+    }
+
+    /// Sets the first `len` elements to `value` (queued on a GPU).
+    pub(crate) fn fill(&mut self, queue: &QueueImpl, len: usize, value: T) -> Result<()>
+    where
+        T: Scalar,
+    {
+        match (self, queue) {
+            (MemoryImpl::Cuda(memory), QueueImpl::Cuda(queue)) => {
+                memory.fill(&queue.stream, len, value)
+            }
+            (MemoryImpl::Host(memory), QueueImpl::Cpu(_)) => {
+                memory.as_mut_slice().fill(value);
                 Ok(())
             }
             _ => Err(backend_mismatch::<T>(queue)),

@@ -205,6 +205,8 @@ pub(crate) enum ArgInner<'a> {
     // a `&mut` buffer so it records the write for cross-stream ordering; the RefCell gives that
     // access back without unsafe code. The exclusive borrow is still held for 'a.
     SliceMut(RefCell<&'a mut dyn LaunchSlice>),
+    /// A `#[constant]` table: its element type, length and bytes.
+    Constant(ScalarType, usize, &'a [u8]),
 }
 
 impl<'a> KernelArg<'a> {
@@ -237,9 +239,24 @@ impl<'a> KernelArg<'a> {
         }
     }
 
+    /// A read-only table for a `#[constant]` parameter (`&[T; N]`), passed by value.
+    pub fn constant<T: Scalar, const N: usize>(table: &'a [T; N]) -> Self {
+        let bytes = std::mem::size_of_val(table);
+        // SAFETY: every Scalar is a plain primitive without padding (bool, integers, floats,
+        // half's f16/bf16), so its N elements are `bytes` initialised bytes, borrowed for 'a.
+        let bytes = unsafe { std::slice::from_raw_parts(table.as_ptr().cast::<u8>(), bytes) };
+        KernelArg {
+            inner: ArgInner::Constant(T::TYPE, N, bytes),
+        }
+    }
+
     /// The parameter kind this argument fits.
     pub fn kind(&self) -> ParamKind {
         match &self.inner {
+            ArgInner::Constant(elem, len, _) => ParamKind::Constant {
+                elem: *elem,
+                len: *len,
+            },
             ArgInner::Scalar(ty, _) => ParamKind::Scalar(*ty),
             ArgInner::Value(value) => match value.elem() {
                 ElemType::Scalar(ty) => ParamKind::Scalar(ty),

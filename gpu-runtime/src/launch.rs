@@ -63,7 +63,7 @@ impl Stream {
         for (index, arg) in args.iter().enumerate() {
             let what = || format!("argument {index} of kernel `{}`", kernel.name());
             match &arg.inner {
-                ArgInner::Scalar(..) | ArgInner::Value(_) => {}
+                ArgInner::Scalar(..) | ArgInner::Value(_) | ArgInner::Constant(..) => {}
                 ArgInner::Slice(buf) => self.check_device(what, buf.gpu())?,
                 ArgInner::SliceMut(buf) => self.check_device(what, buf.borrow().gpu())?,
             }
@@ -128,6 +128,7 @@ fn cuda_arg<'s>(kernel: &Kernel, arg: &'s KernelArg<'_>) -> Result<CudaArg<'s>> 
     Ok(match &arg.inner {
         ArgInner::Scalar(_, value) => CudaArg::Scalar(*value),
         ArgInner::Value(value) => CudaArg::Value(&**value),
+        ArgInner::Constant(_, _, bytes) => CudaArg::Constant(bytes),
         ArgInner::Slice(buf) => {
             CudaArg::Slice(buf.cuda_memory().ok_or_else(host_buffer)?, buf.len() as u64)
         }
@@ -165,6 +166,13 @@ pub(crate) fn cpu_args<'s, 'a>(
                 // The box lives in `args`, which outlives the launch.
                 ElemType::Value(ty) => CpuArg::value(ty, value.as_ptr()),
             },
+            // Read only: the twin copies the table into each thread's array.
+            ArgInner::Constant(elem, len, bytes) => CpuArg::slice(
+                ElemType::Scalar(*elem),
+                bytes.as_ptr().cast_mut(),
+                *len,
+                false,
+            ),
             ArgInner::Slice(buf) => {
                 CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), false)
             }

@@ -6,6 +6,10 @@ use crate::types::Scalar;
 /// The largest literal value `scalar` holds; one more for a negated signed literal (`-128`).
 pub(super) fn int_max(scalar: Scalar, negated: bool) -> u128 {
     let max = match scalar {
+        Scalar::I8 => i8::MAX as u128,
+        Scalar::U8 => u8::MAX as u128,
+        Scalar::I16 => i16::MAX as u128,
+        Scalar::U16 => u16::MAX as u128,
         Scalar::I32 => i32::MAX as u128,
         Scalar::U32 => u32::MAX as u128,
         Scalar::I64 => i64::MAX as u128,

@@ -75,10 +75,10 @@ impl Checker<'_> {
                         self.unify(T::Ty(Ty::Scalar(elem)), t, arg_loc);
                     }
                 }
-                Arg::Elements4 => {
+                Arg::Elements(n) => {
                     if let Some(elem) = element {
-                        let four = self.array_of(elem, Len::Known(4), loc);
-                        self.unify(four, t, arg_loc);
+                        let array = self.array_of(elem, Len::Known(u64::from(*n)), loc);
+                        self.unify(array, t, arg_loc);
                     }
                 }
             }
@@ -89,9 +89,9 @@ impl Checker<'_> {
             Ret::Value => value,
             Ret::Element => element.map_or(T::Error, |elem| T::Ty(Ty::Scalar(elem))),
             Ret::Array { elem, len } => self.array_of(elem, Len::Known(u64::from(len)), loc),
-            Ret::Elements4 => {
-                element.map_or(T::Error, |elem| self.array_of(elem, Len::Known(4), loc))
-            }
+            Ret::Elements(n) => element.map_or(T::Error, |elem| {
+                self.array_of(elem, Len::Known(u64::from(n)), loc)
+            }),
         }
     }
 
@@ -150,7 +150,7 @@ impl Checker<'_> {
         loc: Loc,
     ) -> Option<Scalar> {
         let (writes, bitwise) = match access {
-            Access::Vector { store } => return self.vector_base(base, t, store),
+            Access::Vector { store, lanes } => return self.vector_base(base, t, store, lanes),
             Access::Atomic { writes, bitwise } => (writes, bitwise),
         };
         let elem = match self.resolve(t) {
@@ -187,6 +187,18 @@ impl Checker<'_> {
                 return None;
             }
         };
+        if elem.is_small_int() {
+            self.cx.error(
+                loc,
+                format!(
+                    "`{name}` is not available on `{}`: CUDA's atomics work on 32- and 64-bit \
+                     values (`i32`, `u32`, `i64`, `u64`, `usize`, `f32`, `f64`); count in a \
+                     wider integer, e.g. a `u32` per byte value",
+                    elem.rust_name()
+                ),
+            );
+            return None;
+        }
         if elem == Scalar::Bool || elem.is_half() || (bitwise && elem.is_float()) {
             self.cx.error(
                 loc,
@@ -199,7 +211,7 @@ impl Checker<'_> {
 
     /// The element type of the base of `load4`/`store4`: 4-byte numbers or a type parameter, in
     /// global or shared memory (writable for a store).
-    fn vector_base(&mut self, base: ExprId, t: T, store: bool) -> Option<Scalar> {
+    fn vector_base(&mut self, base: ExprId, t: T, store: bool, lanes: u32) -> Option<Scalar> {
         let elem = match self.resolve(t) {
             T::Ty(Ty::Slice {
                 elem: &Ty::Scalar(elem),
@@ -224,15 +236,32 @@ impl Checker<'_> {
                 return None;
             }
         };
+        if lanes == 2 {
+            // CUDA has a 2-vector of every number type (`float2`, `uchar2`, `double2`, ...);
+            // the 16-bit floats and a `T` pair in `rs_vec2`, aligned to the pair's size.
+            if elem == Scalar::Bool {
+                self.cx.error(
+                    self.loc(base),
+                    "`load2`/`store2` move two numbers, not `bool`s: move them as `u8`",
+                );
+                return None;
+            }
+            return Some(elem);
+        }
         // A generic `T` is allowed so generic kernels get 16-byte accesses where `T` is 4 bytes
         // wide; other widths move `4 * size_of::<T>()` bytes at no more than 16-byte alignment,
         // which an index that is a multiple of 4 always gives (see the `rs_vec4` helper). The
-        // 16-bit floats move 8 bytes, a quarter of the load instructions of scalar accesses.
+        // 16-bit types move 8 bytes, a quarter of the load instructions of scalar accesses,
+        // and bytes move 4 (`uchar4`): packed pixels in one access.
         if !matches!(
             elem,
             Scalar::F32
                 | Scalar::I32
                 | Scalar::U32
+                | Scalar::I8
+                | Scalar::U8
+                | Scalar::I16
+                | Scalar::U16
                 | Scalar::F16
                 | Scalar::Bf16
                 | Scalar::Generic(_)
@@ -240,8 +269,8 @@ impl Checker<'_> {
             self.cx.error(
                 self.loc(base),
                 format!(
-                    "`load4`/`store4` move four `f32`, `i32`, `u32`, `f16`, `bf16` or generic `T` \
-                     values, not `{}`",
+                    "`load4`/`store4` move four `f32`, `i32`, `u32`, `i16`, `u16`, `i8`, `u8`, \
+                     `f16`, `bf16` or generic `T` values, not `{}`",
                     elem.rust_name()
                 ),
             );

@@ -310,7 +310,20 @@ impl Checker<'_> {
                     (self.exprs[base.0 as usize], &kernel.expr(*base).kind)
                 {
                     let decl = kernel.local(*local);
-                    if !decl.mutable && kernel.param_pass(*local) != Some(PassBy::RefMut) {
+                    let table = kernel
+                        .params
+                        .iter()
+                        .any(|p| p.local == *local && p.constant);
+                    if table {
+                        self.cx.error(
+                            self.loc(place),
+                            format!(
+                                "cannot assign to `{}[_]`: a `#[constant]` table is read-only; \
+                                 copy what changes into a `let mut` array",
+                                decl.name
+                            ),
+                        );
+                    } else if !decl.mutable && kernel.param_pass(*local) != Some(PassBy::RefMut) {
                         self.cx.error(
                             self.loc(place),
                             format!(

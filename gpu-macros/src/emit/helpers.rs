@@ -76,6 +76,10 @@ __device__ __forceinline__ unsigned long long rs_bits(double x) { return (unsign
         needs: &[],
         code: "\
 // A type parameter's bits, zero-extended, and back; halves (structs) keep theirs in `.bits`.
+__device__ __forceinline__ unsigned long long rs_bits64(signed char x) { return (unsigned char)x; }
+__device__ __forceinline__ unsigned long long rs_bits64(unsigned char x) { return x; }
+__device__ __forceinline__ unsigned long long rs_bits64(short x) { return (unsigned short)x; }
+__device__ __forceinline__ unsigned long long rs_bits64(unsigned short x) { return x; }
 __device__ __forceinline__ unsigned long long rs_bits64(int x) { return (unsigned int)x; }
 __device__ __forceinline__ unsigned long long rs_bits64(unsigned int x) { return x; }
 __device__ __forceinline__ unsigned long long rs_bits64(long long x) { return (unsigned long long)x; }
@@ -84,6 +88,10 @@ __device__ __forceinline__ unsigned long long rs_bits64(float x) { return __floa
 __device__ __forceinline__ unsigned long long rs_bits64(double x) { return (unsigned long long)__double_as_longlong(x); }
 template <typename T> __device__ __forceinline__ unsigned long long rs_bits64(T x) { return x.bits; }
 template <typename T> __device__ __forceinline__ T rs_from_bits64(unsigned long long b) { T x; x.bits = (unsigned short)b; return x; }
+template <> __device__ __forceinline__ signed char rs_from_bits64<signed char>(unsigned long long b) { return (signed char)(unsigned char)b; }
+template <> __device__ __forceinline__ unsigned char rs_from_bits64<unsigned char>(unsigned long long b) { return (unsigned char)b; }
+template <> __device__ __forceinline__ short rs_from_bits64<short>(unsigned long long b) { return (short)(unsigned short)b; }
+template <> __device__ __forceinline__ unsigned short rs_from_bits64<unsigned short>(unsigned long long b) { return (unsigned short)b; }
 template <> __device__ __forceinline__ int rs_from_bits64<int>(unsigned long long b) { return (int)(unsigned int)b; }
 template <> __device__ __forceinline__ unsigned int rs_from_bits64<unsigned int>(unsigned long long b) { return (unsigned int)b; }
 template <> __device__ __forceinline__ long long rs_from_bits64<long long>(unsigned long long b) { return (long long)b; }
@@ -184,6 +192,23 @@ __device__ __forceinline__ unsigned long long rs_sub_len(unsigned long long star
 // Four elements of a generic `T` moved as one: a 16-byte access for 4-byte types. Alignment is
 // capped at 16 bytes, what an index that is a multiple of 4 guarantees for any element size.
 template <typename T> struct alignas(4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16) rs_vec4 { T x, y, z, w; };
+",
+    },
+    Helper {
+        name: "rs_table",
+        needs: &[],
+        code: "\
+// A `#[constant]` table: passed by value, so each launch carries its own copy in the constant bank.
+template <typename T, unsigned long long N> struct rs_table { T v[N]; };
+",
+    },
+    Helper {
+        name: "rs_vec2",
+        needs: &[],
+        code: "\
+// Two elements of a 16-bit float or a generic `T` moved as one, aligned to the pair's size (at
+// most 16 bytes), which an even index gives.
+template <typename T> struct alignas(2 * sizeof(T) < 16 ? 2 * sizeof(T) : 16) rs_vec2 { T x, y; };
 ",
     },
     Helper {
@@ -530,6 +555,28 @@ __device__ __forceinline__ unsigned long long rs_as_u64(double x) { return x != 
 ",
     },
     Helper {
+        name: "rs_as_small",
+        needs: &[],
+        code: "\
+// Rust's float-to-int `as` for integers narrower than `int`: NaN to 0, saturated to `T`'s
+// range (exact in float), rounded toward zero; the caller converts the `int` to `T`.
+template <typename T> __device__ __forceinline__ int rs_as_small(double x) {
+    const bool is_signed = (T)-1 < (T)0;
+    const int bits = (int)sizeof(T) * 8;
+    const double lo = is_signed ? -(double)(1 << (bits - 1)) : 0.0;
+    const double hi = is_signed ? (double)((1 << (bits - 1)) - 1) : (double)((1 << bits) - 1);
+    return x != x ? 0 : __double2int_rz(fmin(fmax(x, lo), hi));
+}
+template <typename T> __device__ __forceinline__ int rs_as_small(float x) {
+    const bool is_signed = (T)-1 < (T)0;
+    const int bits = (int)sizeof(T) * 8;
+    const float lo = is_signed ? -(float)(1 << (bits - 1)) : 0.0f;
+    const float hi = is_signed ? (float)((1 << (bits - 1)) - 1) : (float)((1 << bits) - 1);
+    return x != x ? 0 : __float2int_rz(fminf(fmaxf(x, lo), hi));
+}
+",
+    },
+    Helper {
         name: "rs_wrapping_add",
         needs: &[],
         code: "\
@@ -703,6 +750,8 @@ __device__ __forceinline__ unsigned int rs_trailing_zeros(int x) { return x == 0
 __device__ __forceinline__ unsigned int rs_trailing_zeros(unsigned int x) { return x == 0 ? 32u : (unsigned int)(__ffs((int)x) - 1); }
 __device__ __forceinline__ unsigned int rs_trailing_zeros(long long x) { return x == 0 ? 64u : (unsigned int)(__ffsll(x) - 1); }
 __device__ __forceinline__ unsigned int rs_trailing_zeros(unsigned long long x) { return x == 0 ? 64u : (unsigned int)(__ffsll((long long)x) - 1); }
+// A type parameter narrower than `int` (a sign-extended nonzero value keeps its lowest set bit).
+template <typename T> __device__ __forceinline__ unsigned int rs_trailing_zeros(T x) { return x == 0 ? (unsigned int)sizeof(T) * 8u : (unsigned int)(__ffs((int)x) - 1); }
 ",
     },
 ];

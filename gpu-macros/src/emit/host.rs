@@ -3,7 +3,7 @@
 //! kernel's parameters, so a wrong argument is a Rust type error at the call.
 
 use crate::ir::*;
-use crate::types::{struct_layout, Scalar, Ty};
+use crate::types::{struct_layout, Len, Scalar, Ty};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -115,6 +115,20 @@ pub fn emit_host(
                     sig.push(quote!(#arg: &#rt::DeviceBuffer<#ty>));
                     args.push(quote!(#rt::KernelArg::slice(#arg)));
                 }
+            }
+            Ty::Array {
+                elem: &Ty::Scalar(elem),
+                len: Len::Known(len),
+            } if param.constant => {
+                let ty = scalar_tokens(elem, rt);
+                let variant = format_ident!("{}", elem.runtime_variant());
+                let len = len as usize;
+                kinds.push(quote!(#rt::ParamKind::Constant {
+                    elem: #rt::ScalarType::#variant,
+                    len: #len,
+                }));
+                sig.push(quote!(#arg: &[#ty; #len]));
+                args.push(quote!(#rt::KernelArg::constant(#arg)));
             }
             other => unreachable!("parameter of type {other:?}"),
         }

@@ -1,4 +1,4 @@
-//! Memory movement: 16-byte vector accesses, asynchronous copies into shared memory, and the
+//! Memory movement: vector accesses of two and four elements, asynchronous copies into shared memory, and the
 //! mbarriers and proxy fence that order them.
 
 use super::{Access, Arg, CpuWriter, CudaWriter, Elem, Placement, Ret, Signature};
@@ -6,6 +6,11 @@ use crate::types::Scalar;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemoryOp {
+    /// `x.load2(i)`: elements `i..i + 2` in one access (`float2`), only as a `let`
+    /// initializer.
+    Load2,
+    /// `x.store2(i, v)`: a 2-element array stored in one access.
+    Store2,
     /// `x.load4(i)`: elements `i..i + 4` in one 16-byte load, only as a `let` initializer.
     Load4,
     /// `x.store4(i, v)`: a 4-element array stored in one 16-byte store.
@@ -59,6 +64,8 @@ impl MemoryOp {
     /// ordinary, unknown methods).
     pub fn from_method(name: &str, count: usize) -> Option<MemoryOp> {
         match (name, count) {
+            ("load2", 1) => Some(MemoryOp::Load2),
+            ("store2", 2) => Some(MemoryOp::Store2),
             ("load4", 1) => Some(MemoryOp::Load4),
             ("store4", 2) => Some(MemoryOp::Store4),
             _ => None,
@@ -68,6 +75,8 @@ impl MemoryOp {
     /// The name a user writes.
     pub fn name(self) -> &'static str {
         match self {
+            MemoryOp::Load2 => "load2",
+            MemoryOp::Store2 => "store2",
             MemoryOp::Load4 => "load4",
             MemoryOp::Store4 => "store4",
             MemoryOp::CpAsync16 => "cp_async_16",
@@ -81,22 +90,48 @@ impl MemoryOp {
         }
     }
 
+    /// The elements a vector access moves.
+    fn lanes(self) -> u32 {
+        match self {
+            MemoryOp::Load2 | MemoryOp::Store2 => 2,
+            MemoryOp::Load4
+            | MemoryOp::Store4
+            | MemoryOp::CpAsync16
+            | MemoryOp::CpAsyncCommit
+            | MemoryOp::CpAsyncWait
+            | MemoryOp::Mbarrier(_)
+            | MemoryOp::FenceProxyAsync => 4,
+        }
+    }
+
     /// What a call takes and gives.
     pub fn signature(self) -> Signature {
         match self {
-            MemoryOp::Load4 => Signature::new(
-                vec![Arg::Memory(Access::Vector { store: false }), Arg::Index],
-                Ret::Elements4,
-            )
-            .placement(Placement::LetInit),
-            MemoryOp::Store4 => Signature::new(
-                vec![
-                    Arg::Memory(Access::Vector { store: true }),
-                    Arg::Index,
-                    Arg::Elements4,
-                ],
-                Ret::Unit,
-            ),
+            MemoryOp::Load2 | MemoryOp::Load4 => {
+                let lanes = self.lanes();
+                Signature::new(
+                    vec![
+                        Arg::Memory(Access::Vector {
+                            store: false,
+                            lanes,
+                        }),
+                        Arg::Index,
+                    ],
+                    Ret::Elements(lanes),
+                )
+                .placement(Placement::LetInit)
+            }
+            MemoryOp::Store2 | MemoryOp::Store4 => {
+                let lanes = self.lanes();
+                Signature::new(
+                    vec![
+                        Arg::Memory(Access::Vector { store: true, lanes }),
+                        Arg::Index,
+                        Arg::Elements(lanes),
+                    ],
+                    Ret::Unit,
+                )
+            }
             MemoryOp::CpAsync16 => Signature::new(
                 vec![
                     Arg::Shared {
@@ -145,27 +180,36 @@ impl MemoryOp {
     /// The CUDA C++ of a call.
     pub fn cuda(self, w: &mut dyn CudaWriter) -> String {
         match self {
-            MemoryOp::Load4 => {
+            MemoryOp::Load2 | MemoryOp::Load4 => {
+                let lanes = self.lanes();
                 let name = w.target();
                 let elem = w.element(0);
-                let index = w.vector_index(0, 1);
+                let index = w.vector_index(0, 1, lanes);
                 let base = w.arg(0);
-                let vector = w.vector_type(elem);
+                let vector = w.vector_type(elem, lanes);
                 let v = w.fresh(&format!("{name}_v"));
-                w.statement(&format!("{} {name}[4];", w.cuda_type(elem)));
+                let fields: Vec<String> = ["x", "y", "z", "w"][..lanes as usize]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, field)| format!("{name}[{k}] = {v}.{field};"))
+                    .collect();
+                w.statement(&format!("{} {name}[{lanes}];", w.cuda_type(elem)));
                 w.statement(&format!(
-                    "{{ const {vector} {v} = *reinterpret_cast<const {vector}*>(&{base}[{index}]); \
-                     {name}[0] = {v}.x; {name}[1] = {v}.y; {name}[2] = {v}.z; {name}[3] = {v}.w; }}"
+                    "{{ const {vector} {v} = *reinterpret_cast<const {vector}*>(&{base}[{index}]); {} }}",
+                    fields.join(" ")
                 ));
                 String::new()
             }
-            MemoryOp::Store4 => {
-                let vector = w.vector_type(w.element(0));
-                let index = w.vector_index(0, 1);
+            MemoryOp::Store2 | MemoryOp::Store4 => {
+                let lanes = self.lanes();
+                let vector = w.vector_type(w.element(0), lanes);
+                let index = w.vector_index(0, 1, lanes);
                 let base = w.arg(0);
                 let value = w.arg(2);
+                let values: Vec<String> = (0..lanes).map(|k| format!("{value}[{k}]")).collect();
                 format!(
-                    "(*reinterpret_cast<{vector}*>(&{base}[{index}]) = {vector}{{{value}[0], {value}[1], {value}[2], {value}[3]}})"
+                    "(*reinterpret_cast<{vector}*>(&{base}[{index}]) = {vector}{{{}}})",
+                    values.join(", ")
                 )
             }
             MemoryOp::CpAsync16 => {
@@ -205,6 +249,8 @@ impl MemoryOp {
     /// The CPU twin's Rust of a call.
     pub fn cpu(self, w: &mut dyn CpuWriter) -> String {
         match self {
+            MemoryOp::Load2 => w.template("{0}.load2({1}, __t, {line})"),
+            MemoryOp::Store2 => w.template("{0}.store2({1}, {2}, __t, {line})"),
             MemoryOp::Load4 => w.template("{0}.load4({1}, __t, {line})"),
             MemoryOp::Store4 => w.template("{0}.store4({1}, {2}, __t, {line})"),
             MemoryOp::CpAsync16 => {
@@ -230,7 +276,9 @@ impl MemoryOp {
     pub fn synchronizes(self) -> bool {
         match self {
             MemoryOp::Mbarrier(MbarrierOp::Wait) => true,
-            MemoryOp::Load4
+            MemoryOp::Load2
+            | MemoryOp::Store2
+            | MemoryOp::Load4
             | MemoryOp::Store4
             | MemoryOp::CpAsync16
             | MemoryOp::CpAsyncCommit

@@ -185,8 +185,8 @@ pub enum Arg {
     Memory(Access),
     /// A value of the [`Arg::Memory`] argument's element type.
     Element,
-    /// An array of four values of the [`Arg::Memory`] argument's element type.
-    Elements4,
+    /// An array of `n` values of the [`Arg::Memory`] argument's element type.
+    Elements(u32),
 }
 
 /// The element types an [`Arg::Shared`] or [`Arg::Slice`] accepts.
@@ -215,8 +215,8 @@ pub enum Access {
     /// An atomic on one element: a `&mut [T]` slice or shared memory (`&[T]` too for a
     /// plain load), of integers (and floats unless `bitwise`).
     Atomic { writes: bool, bitwise: bool },
-    /// Four elements moved at once (`load4`/`store4`).
-    Vector { store: bool },
+    /// `lanes` elements moved at once (`load2`/`store2`, `load4`/`store4`).
+    Vector { store: bool, lanes: u32 },
 }
 
 /// The result type.
@@ -232,8 +232,8 @@ pub enum Ret {
         elem: Scalar,
         len: u32,
     },
-    /// Four of the [`Arg::Memory`] argument's elements.
-    Elements4,
+    /// `n` of the [`Arg::Memory`] argument's elements.
+    Elements(u32),
 }
 
 /// Where a call may stand.
@@ -267,8 +267,8 @@ pub trait CudaWriter {
     fn helper(&mut self, name: &'static str) -> &'static str;
     /// The element index argument `index` into argument `base`, bounds-checked in checked mode.
     fn checked_index(&mut self, base: usize, index: usize) -> String;
-    /// The first index of a 4-element access, checked to have all four in bounds.
-    fn vector_index(&mut self, base: usize, index: usize) -> String;
+    /// The first index of a `lanes`-element access, checked to have all of them in bounds.
+    fn vector_index(&mut self, base: usize, index: usize, lanes: u32) -> String;
     /// The first index of a 16-byte copy, its last element checked.
     fn copy_index(&mut self, base: usize, index: usize) -> String;
     /// The length of argument `i` (a slice, an array, shared memory) as C++.
@@ -277,10 +277,12 @@ pub trait CudaWriter {
     fn element(&self, i: usize) -> Scalar;
     /// The length of the array argument `i`.
     fn array_len(&self, i: usize) -> u64;
+    /// The scalar type of argument `i` (its element type for memory).
+    fn scalar(&self, i: usize) -> Scalar;
     /// The C++ spelling of `scalar`.
     fn cuda_type(&self, scalar: Scalar) -> String;
-    /// The C++ type moving four `elem` at once.
-    fn vector_type(&mut self, elem: Scalar) -> String;
+    /// The C++ type moving `lanes` (2 or 4) `elem` at once.
+    fn vector_type(&mut self, elem: Scalar, lanes: u32) -> String;
     /// The source line of the call.
     fn line(&self) -> usize;
     /// The variable a `let` initializer declares.
@@ -414,6 +416,8 @@ mod tests {
         ("atomic_add", 2),
         ("atomic_compare_exchange", 3),
         ("atomic_xor", 2),
+        ("load2", 1),
+        ("store2", 2),
         ("load4", 1),
         ("store4", 2),
     ];
@@ -462,7 +466,7 @@ mod tests {
             let signature = op.signature();
             match signature.placement {
                 Placement::LetInit => assert!(
-                    matches!(signature.ret, Ret::Array { .. } | Ret::Elements4),
+                    matches!(signature.ret, Ret::Array { .. } | Ret::Elements(_)),
                     "{}",
                     op.name()
                 ),

@@ -243,7 +243,7 @@ impl TensorOp {
             TensorOp::Ldmatrix { count, trans } => {
                 let name = w.target();
                 // Every lane's row is 16 bytes: four words from its index.
-                let index = w.vector_index(0, 1);
+                let index = w.vector_index(0, 1, 4);
                 let base = w.arg(0);
                 let helper = w.helper("rs_ldmatrix");
                 let trans = if trans { "_trans" } else { "" };

@@ -136,13 +136,21 @@ impl WarpOp {
     pub fn cuda(self, w: &mut dyn CudaWriter) -> String {
         match self {
             WarpOp::SyncWarp => w.template("__syncwarp()", None),
-            WarpOp::Shuffle(ShuffleOp::Index) => {
-                w.template("__shfl_sync({0}, {1}, (int)({2}))", None)
-            }
-            WarpOp::Shuffle(ShuffleOp::Up) => w.template("__shfl_up_sync({0}, {1}, {2})", None),
-            WarpOp::Shuffle(ShuffleOp::Down) => w.template("__shfl_down_sync({0}, {1}, {2})", None),
-            WarpOp::Shuffle(ShuffleOp::Xor) => {
-                w.template("__shfl_xor_sync({0}, {1}, (int)({2}))", None)
+            WarpOp::Shuffle(op) => {
+                let call = match op {
+                    ShuffleOp::Index => w.template("__shfl_sync({0}, {1}, (int)({2}))", None),
+                    ShuffleOp::Up => w.template("__shfl_up_sync({0}, {1}, {2})", None),
+                    ShuffleOp::Down => w.template("__shfl_down_sync({0}, {1}, {2})", None),
+                    ShuffleOp::Xor => w.template("__shfl_xor_sync({0}, {1}, (int)({2}))", None),
+                };
+                // CUDA shuffles `int` at the narrowest: a small integer comes back promoted,
+                // and is converted to its own type so it is one wherever it is used.
+                let value = w.scalar(1);
+                if value.is_small_int() || (value.bound().is_some() && !value.is_float()) {
+                    format!("(({}){call})", w.cuda_type(value))
+                } else {
+                    call
+                }
             }
             WarpOp::Vote(VoteOp::All) => w.template("(__all_sync({0}, {1}) != 0)", None),
             WarpOp::Vote(VoteOp::Any) => w.template("(__any_sync({0}, {1}) != 0)", None),

@@ -295,7 +295,7 @@ impl Parser<'_> {
                 self.cx.error_spanned_by(
                     lit,
                     format!(
-                        "literal suffix `{suffix}` is not supported; the number types are i32, u32, i64, u64, usize, f32, f64"
+                        "literal suffix `{suffix}` is not supported; the number types are i8, u8, i16, u16, i32, u32, i64, u64, usize, f32, f64"
                     ),
                 );
                 None

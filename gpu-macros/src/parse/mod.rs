@@ -9,6 +9,7 @@
 //! [`calls`] (methods, intrinsics, device functions) and [`constants`] (array lengths).
 
 mod calls;
+mod constant_tables;
 mod constants;
 mod expressions;
 mod items;
@@ -29,7 +30,7 @@ use signature::check_signature;
 use std::collections::HashMap;
 
 /// What kernel parameters and `let` annotations may be, for messages.
-pub const SUPPORTED_SCALARS: &str = "bool, i32, u32, i64, u64, usize, f32, f64";
+pub const SUPPORTED_SCALARS: &str = "bool, i8, u8, i16, u16, i32, u32, i64, u64, usize, f32, f64";
 
 /// Parses a kernel or device fn into IR, recording every unsupported construct in `cx`; the
 /// `#[device]` types it may name are in `env`, and `owner` is the type whose `impl` it is in.
@@ -48,7 +49,8 @@ pub fn parse_function(
         .inputs
         .iter()
         .filter_map(|input| parser.param(input))
-        .collect();
+        .collect::<Vec<_>>();
+    parser.check_constant_total(&params);
     let ret = match (&item.sig.output, kind) {
         (syn::ReturnType::Type(_, ty), FnKind::Device) => parser.value_type(ty),
         _ => None,

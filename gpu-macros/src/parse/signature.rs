@@ -146,7 +146,7 @@ impl Parser<'_> {
                             self.cx.error_spanned_by(
                                 ty,
                                 format!(
-                                    "give `{}` one bound: `Float` (f32, f64), `Integer` (i32, u32, i64, u64, usize) \
+                                    "give `{}` one bound: `Float` (f32, f64), `Integer` (i8, u8, i16, u16, i32, u32, i64, u64, usize) \
                                      or `Number` (any of them)",
                                     ty.ident
                                 ),
@@ -219,13 +219,22 @@ impl Parser<'_> {
                     ty,
                     span: Loc::of(receiver),
                     pass,
+                    constant: false,
                 });
             }
             syn::FnArg::Typed(typed) => typed,
         };
+        let mut constant = None;
         for attr in &typed.attrs {
-            self.cx
-                .error_spanned_by(attr, "attributes on kernel parameters are not supported");
+            if Self::is_constant_attr(attr) && constant.is_none() {
+                constant = Some(attr);
+            } else {
+                self.cx.error_spanned_by(
+                    attr,
+                    "the only attribute on kernel parameters is `#[constant]`, on a read-only \
+                     table `&[T; N]`",
+                );
+            }
         }
         let (name, mutable) = match &*typed.pat {
             syn::Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
@@ -239,7 +248,13 @@ impl Parser<'_> {
                 return None;
             }
         };
-        let Some((ty, pass)) = self.param_type(&typed.ty) else {
+        let typed_param = match constant {
+            Some(attr) => self
+                .constant_table(attr, &typed.ty, mutable)
+                .map(|ty| (ty, PassBy::Value)),
+            None => self.param_type(&typed.ty),
+        };
+        let Some((ty, pass)) = typed_param else {
             // Declared anyway, so its uses report nothing more than its type did.
             self.declare(Local {
                 name,
@@ -265,6 +280,7 @@ impl Parser<'_> {
             ty,
             span,
             pass,
+            constant: constant.is_some(),
         })
     }
 
@@ -420,7 +436,7 @@ impl Parser<'_> {
             None => {
                 let written = ty.to_token_stream().to_string();
                 let hint = match written.as_str() {
-                    "i8" | "i16" | "u8" | "u16" | "i128" | "u128" | "isize" | "char" => {
+                    "i128" | "u128" | "isize" | "char" => {
                         format!("`{written}` is not supported in kernels")
                     }
                     _ => format!("unsupported type `{written}`"),

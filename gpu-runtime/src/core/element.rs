@@ -3,7 +3,8 @@
 //! defined behaviour here too; on x86 and ARM a relaxed load or store is a plain move.
 
 use std::sync::atomic::{
-    AtomicBool, AtomicI32, AtomicI64, AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering,
+    AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicU16, AtomicU32, AtomicU64,
+    AtomicU8, AtomicUsize, Ordering,
 };
 
 use half::{bf16, f16};
@@ -159,6 +160,10 @@ macro_rules! integer_element {
 }
 
 integer_element! {
+    i8 => AtomicI8, u8;
+    u8 => AtomicU8, u8;
+    i16 => AtomicI16, u16;
+    u16 => AtomicU16, u16;
     i32 => AtomicI32, u32;
     u32 => AtomicU32, u32;
     i64 => AtomicI64, u64;
@@ -324,6 +329,9 @@ mod tests {
         assert!(bool::from_bits(2));
         assert_eq!((-1i32).to_bits(), 0xffff_ffff);
         assert_eq!(i32::from_bits(0xffff_ffff), -1);
+        assert_eq!((-1i8).to_bits(), 0xff);
+        assert_eq!(i16::from_bits(0xfffe), -2);
+        assert_eq!(rmw(250u8, RmwOp::Add, 10), (Some(250), 4));
         assert_eq!(<f32 as Element>::from_bits(Element::to_bits(2.5f32)), 2.5);
     }
 }

@@ -221,6 +221,7 @@ mod tests {
         assert_eq!(rust_instantiation(&PLAIN, &[]), "plain");
         let cases = [
             (ScalarType::Bool, "bool"),
+            (ScalarType::U8, "unsigned char"),
             (ScalarType::I32, "int"),
             (ScalarType::U32, "unsigned int"),
             (ScalarType::I64, "long long"),

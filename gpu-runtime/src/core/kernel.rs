@@ -34,6 +34,14 @@ pub enum ParamKind {
         /// Whether the kernel writes through it.
         mutable: bool,
     },
+    /// `#[constant] &[T; N]`: a read-only table passed by value as a `__grid_constant__`
+    /// parameter, which CUDA keeps in the constant bank.
+    Constant {
+        /// The element type.
+        elem: ScalarType,
+        /// The number of elements.
+        len: usize,
+    },
 }
 
 impl fmt::Display for ParamKind {
@@ -58,6 +66,7 @@ impl fmt::Display for ParamKind {
                 param,
                 mutable: true,
             } => write!(f, "&mut [<template type {param}>]"),
+            ParamKind::Constant { elem, len } => write!(f, "#[constant] &[{elem}; {len}]"),
         }
     }
 }

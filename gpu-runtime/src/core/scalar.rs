@@ -18,6 +18,14 @@ const _: () = assert!(
 pub enum ScalarType {
     /// `bool` (C++ `bool`, one byte).
     Bool,
+    /// `i8` (`signed char`).
+    I8,
+    /// `u8` (`unsigned char`).
+    U8,
+    /// `i16` (`short`).
+    I16,
+    /// `u16` (`unsigned short`).
+    U16,
     /// `i32` (`int`).
     I32,
     /// `u32` (`unsigned int`).
@@ -40,8 +48,12 @@ pub enum ScalarType {
 
 impl ScalarType {
     /// Every scalar type, in declaration order.
-    pub const ALL: [ScalarType; 10] = [
+    pub const ALL: [ScalarType; 14] = [
         ScalarType::Bool,
+        ScalarType::I8,
+        ScalarType::U8,
+        ScalarType::I16,
+        ScalarType::U16,
         ScalarType::I32,
         ScalarType::U32,
         ScalarType::I64,
@@ -56,8 +68,8 @@ impl ScalarType {
     /// Size in bytes, on the host and the device alike.
     pub const fn size(self) -> usize {
         match self {
-            ScalarType::Bool => 1,
-            ScalarType::F16 | ScalarType::Bf16 => 2,
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
+            ScalarType::I16 | ScalarType::U16 | ScalarType::F16 | ScalarType::Bf16 => 2,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
             ScalarType::I64 | ScalarType::U64 | ScalarType::Usize | ScalarType::F64 => 8,
         }
@@ -67,6 +79,10 @@ impl ScalarType {
     pub const fn rust_name(self) -> &'static str {
         match self {
             ScalarType::Bool => "bool",
+            ScalarType::I8 => "i8",
+            ScalarType::U8 => "u8",
+            ScalarType::I16 => "i16",
+            ScalarType::U16 => "u16",
             ScalarType::I32 => "i32",
             ScalarType::U32 => "u32",
             ScalarType::I64 => "i64",
@@ -83,6 +99,10 @@ impl ScalarType {
     pub const fn cuda_name(self) -> &'static str {
         match self {
             ScalarType::Bool => "bool",
+            ScalarType::I8 => "signed char",
+            ScalarType::U8 => "unsigned char",
+            ScalarType::I16 => "short",
+            ScalarType::U16 => "unsigned short",
             ScalarType::I32 => "int",
             ScalarType::U32 => "unsigned int",
             ScalarType::I64 => "long long",
@@ -123,6 +143,10 @@ pub trait Scalar: Copy + Send + Sync + 'static + sealed::Sealed + Element {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ScalarValue {
     Bool(bool),
+    I8(i8),
+    U8(u8),
+    I16(i16),
+    U16(u16),
     I32(i32),
     U32(u32),
     I64(i64),
@@ -147,6 +171,10 @@ macro_rules! impl_scalar {
 
 impl_scalar! {
     bool => Bool, Bool;
+    i8 => I8, I8;
+    u8 => U8, U8;
+    i16 => I16, I16;
+    u16 => U16, U16;
     i32 => I32, I32;
     u32 => U32, U32;
     i64 => I64, I64;
@@ -165,16 +193,17 @@ pub trait Number: Scalar {}
 /// Floating-point scalar types: `f32`, `f64`, `f16`, `bf16`. Sealed through [`Scalar`].
 pub trait Float: Number {}
 
-/// Integer scalar types: `i32`, `u32`, `i64`, `u64`, `usize`. Sealed through [`Scalar`].
+/// Integer scalar types: `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `i64`, `u64`, `usize`. Sealed
+/// through [`Scalar`].
 pub trait Integer: Number {}
 
 macro_rules! impl_markers {
     ($trait:ident: $($ty:ty),*) => {$(impl $trait for $ty {})*};
 }
 
-impl_markers!(Number: f32, f64, f16, bf16, i32, u32, i64, u64, usize);
+impl_markers!(Number: f32, f64, f16, bf16, i8, u8, i16, u16, i32, u32, i64, u64, usize);
 impl_markers!(Float: f32, f64, f16, bf16);
-impl_markers!(Integer: i32, u32, i64, u64, usize);
+impl_markers!(Integer: i8, u8, i16, u16, i32, u32, i64, u64, usize);
 
 #[cfg(test)]
 mod tests {
@@ -187,6 +216,10 @@ mod tests {
     #[test]
     fn sizes_match_rust_layout() {
         check::<bool>();
+        check::<i8>();
+        check::<u8>();
+        check::<i16>();
+        check::<u16>();
         check::<i32>();
         check::<u32>();
         check::<i64>();
@@ -213,6 +246,10 @@ mod tests {
             float::<bf16>(),
         ];
         let ints = [
+            integer::<i8>(),
+            integer::<u8>(),
+            integer::<i16>(),
+            integer::<u16>(),
             integer::<i32>(),
             integer::<u32>(),
             integer::<i64>(),
@@ -226,7 +263,8 @@ mod tests {
     fn names() {
         assert_eq!(ScalarType::F32.to_string(), "f32");
         assert_eq!(ScalarType::Usize.cuda_name(), "unsigned long long");
-        assert_eq!(ScalarType::ALL.len(), 10);
+        assert_eq!(ScalarType::ALL.len(), 14);
+        assert_eq!(ScalarType::I8.cuda_name(), "signed char");
         assert_eq!(7usize.__into_value(), ScalarValue::U64(7));
     }
 }

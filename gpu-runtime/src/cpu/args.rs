@@ -51,6 +51,10 @@ impl CpuArg {
     pub(crate) fn scalar(ty: ScalarType, value: ScalarValue) -> CpuArg {
         let bits = match value {
             ScalarValue::Bool(v) => v.to_bits(),
+            ScalarValue::I8(v) => v.to_bits(),
+            ScalarValue::U8(v) => v.to_bits(),
+            ScalarValue::I16(v) => v.to_bits(),
+            ScalarValue::U16(v) => v.to_bits(),
             ScalarValue::I32(v) => v.to_bits(),
             ScalarValue::U32(v) => v.to_bits(),
             ScalarValue::I64(v) => v.to_bits(),
@@ -215,6 +219,24 @@ impl<'a> CpuArgs<'a> {
             _ => {
                 self.mismatch(index, &T::ELEM.to_string());
                 zero()
+            }
+        }
+    }
+
+    /// `#[constant]` table parameter `index` (`&[T; N]`), copied into the thread's array; a
+    /// twin that disagrees with the parameter gets zeros and the launch fails.
+    #[inline]
+    pub fn constant<T: Scalar, const N: usize>(&self, index: usize) -> [T; N] {
+        match self.args.get(index) {
+            Some(arg) if arg.is::<T>(true) && arg.len == N => {
+                let first = arg.ptr.cast::<T>();
+                // SAFETY: the table holds N valid, aligned `T`s (`KernelArg::constant` took a
+                // `&[T; N]`), borrowed for the launch and never written (write_len is 0).
+                std::array::from_fn(|i| unsafe { T::load(first.add(i)) })
+            }
+            _ => {
+                self.mismatch(index, &format!("a #[constant] table [{}; {N}]", T::TYPE));
+                [T::from_bits(0); N]
             }
         }
     }

@@ -185,11 +185,34 @@ impl<'a, T: Value> CpuSlice<'a, T> {
 }
 
 impl<'a, T: Scalar> CpuSlice<'a, T> {
+    /// Elements `index..index + 2` (one access on a GPU, where `index` must be even); out of
+    /// bounds, reports index `index + 1` and returns zeros.
+    #[inline(always)]
+    pub fn load2(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; 2] {
+        match self.vector_start(index, 2, self.len, t, line) {
+            // SAFETY: `vector_start` checked that both elements are in bounds.
+            Some(p) => unsafe { [T::load(p), T::load(p.add(1))] },
+            None => [T::from_bits(0); 2],
+        }
+    }
+
+    /// Stores `value` to elements `index..index + 2`; out of bounds, reports index
+    /// `index + 1` and stores nothing.
+    #[inline(always)]
+    pub fn store2(&self, index: usize, value: [T; 2], t: &ThreadCtx, line: u32) {
+        if let Some(p) = self.vector_start(index, 2, self.write_len, t, line) {
+            for (k, v) in value.into_iter().enumerate() {
+                // SAFETY: `vector_start` checked both elements against the writable length.
+                unsafe { T::store(p.add(k), v) }
+            }
+        }
+    }
+
     /// Elements `index..index + 4` (one 16-byte load on a GPU, where `index` must be a
     /// multiple of 4); out of bounds, reports index `index + 3` and returns zeros.
     #[inline(always)]
     pub fn load4(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; 4] {
-        match self.vector_start(index, self.len, t, line) {
+        match self.vector_start(index, 4, self.len, t, line) {
             // SAFETY: `vector_start` checked that all four elements are in bounds.
             Some(p) => unsafe {
                 [
@@ -207,7 +230,7 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     /// `index + 3` and stores nothing.
     #[inline(always)]
     pub fn store4(&self, index: usize, value: [T; 4], t: &ThreadCtx, line: u32) {
-        if let Some(p) = self.vector_start(index, self.write_len, t, line) {
+        if let Some(p) = self.vector_start(index, 4, self.write_len, t, line) {
             for (k, v) in value.into_iter().enumerate() {
                 // SAFETY: `vector_start` checked all four elements against the writable length.
                 unsafe { T::store(p.add(k), v) }
@@ -313,19 +336,27 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
         }
     }
 
-    /// The first of four elements, if `index..index + 4` is within `limit` and aligned as the
-    /// GPU's vector access needs; reports the failure otherwise.
+    /// The first of `lanes` (2 or 4) elements, if `index..index + lanes` is within `limit` and
+    /// aligned as the GPU's vector access needs; reports the failure otherwise.
     #[inline(always)]
-    fn vector_start(&self, index: usize, limit: usize, t: &ThreadCtx, line: u32) -> Option<*mut T> {
-        let last = index.wrapping_add(3);
+    fn vector_start(
+        &self,
+        index: usize,
+        lanes: usize,
+        limit: usize,
+        t: &ThreadCtx,
+        line: u32,
+    ) -> Option<*mut T> {
+        let last = index.wrapping_add(lanes - 1);
         if index < limit && last < limit && last > index {
-            // SAFETY: all four elements are in bounds.
+            // SAFETY: all the elements are in bounds.
             let p = unsafe { self.ptr.add(index) };
-            let bytes = 4 * std::mem::size_of::<T>();
+            let bytes = lanes * std::mem::size_of::<T>();
             if bytes <= 16 && !(p as usize).is_multiple_of(bytes) {
                 t.contract_error(format!(
-                    "load4/store4 at element {index} (line {line}) is not {bytes}-byte aligned; \
-                     on a GPU this vector access faults: use an index that is a multiple of 4"
+                    "load{lanes}/store{lanes} at element {index} (line {line}) is not \
+                     {bytes}-byte aligned; on a GPU this vector access faults: use an index \
+                     that is a multiple of {lanes}"
                 ));
                 return None;
             }

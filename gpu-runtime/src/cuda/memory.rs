@@ -7,11 +7,12 @@
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchArgs,
-    PinnedHostSlice, PushKernelArg, SyncOnDrop, ValidAsZeroBits,
+    sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    LaunchArgs, PinnedHostSlice, PushKernelArg, SyncOnDrop, ValidAsZeroBits,
 };
 
 use crate::core::error::{Error, Result};
+use crate::core::scalar::Scalar;
 use crate::core::value::Value;
 
 /// A [`Value`] as cudarc sees it: same layout, cudarc's marker traits.
@@ -98,6 +99,52 @@ impl<T: Value> CudaMemory<T> {
         stream
             .memcpy_dtoh(&self.slice, elems_mut(out))
             .map_err(Error::driver("copying device to host"))
+    }
+
+    /// Sets the first `len` elements to `value` (queued): one driver memset of the element's
+    /// width, or for 8-byte elements one 4-byte memset when both halves of the pattern agree
+    /// and otherwise two strided ones (every element's low words, then its high words).
+    pub(crate) fn fill(&mut self, stream: &Arc<CudaStream>, len: usize, value: T) -> Result<()>
+    where
+        T: Scalar,
+    {
+        let len = len.min(self.slice.len());
+        let bits = value.to_bits();
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(Error::driver("filling device memory"))?;
+        let cu_stream = stream.cu_stream();
+        let (ptr, _record) = self.slice.device_ptr_mut(stream);
+        // SAFETY: `ptr` is this allocation's address, valid for `len <= slice.len()` elements of
+        // `size_of::<T>()` bytes, aligned to them (driver allocations are 256-byte aligned);
+        // each memset writes exactly those bytes, stream-ordered, and `_record` makes later
+        // users of the buffer wait for them. Every bit pattern written is `value`'s, a valid T.
+        let status = unsafe {
+            match std::mem::size_of::<T>() {
+                1 => sys::cuMemsetD8Async(ptr, bits as u8, len, cu_stream),
+                2 => sys::cuMemsetD16Async(ptr, bits as u16, len, cu_stream),
+                4 => sys::cuMemsetD32Async(ptr, bits as u32, len, cu_stream),
+                _ => {
+                    let (low, high) = (bits as u32, (bits >> 32) as u32);
+                    if low == high {
+                        sys::cuMemsetD32Async(ptr, low, 2 * len, cu_stream)
+                    } else {
+                        // A `len` x 1 array of 4-byte words with an 8-byte pitch: one word per
+                        // element.
+                        match sys::cuMemsetD2D32Async(ptr, 8, low, 1, len, cu_stream) {
+                            sys::CUresult::CUDA_SUCCESS => {
+                                sys::cuMemsetD2D32Async(ptr + 4, 8, high, 1, len, cu_stream)
+                            }
+                            failed => failed,
+                        }
+                    }
+                }
+            }
+        };
+        status
+            .result()
+            .map_err(Error::driver("filling device memory"))
     }
 
     /// Copies `src`, of this buffer's length, here (device to device, or peer to peer).

@@ -34,6 +34,9 @@ pub(crate) enum CudaArg<'s> {
     Value(&'s dyn ValueBytes),
     Slice(&'s dyn LaunchMemory, u64),
     SliceMut(RefMut<'s, dyn LaunchMemory>, u64),
+    /// A `#[constant]` table's bytes, passed by value: the driver reads the parameter's size
+    /// from its first byte on.
+    Constant(&'s [u8]),
 }
 
 impl CudaDevice {
@@ -137,6 +140,12 @@ impl CudaQueue {
             match arg {
                 CudaArg::Scalar(value) => push_scalar(&mut builder, value),
                 CudaArg::Value(value) => push_value(&mut builder, *value),
+                CudaArg::Constant(bytes) => {
+                    // Tables have at least one element (the macro rejects `[T; 0]`).
+                    if let Some(first) = bytes.first() {
+                        builder.arg(first);
+                    }
+                }
                 CudaArg::Slice(memory, len) => {
                     memory.push(&mut builder);
                     builder.arg(&*len);
@@ -152,10 +161,12 @@ impl CudaQueue {
         // emits the entry (or the template NVRTC instantiated and lowered) with exactly that
         // ABI: scalars by value, arrays and structs by value as their bytes in the C layout the
         // CUDA struct is asserted to have, each slice as a device pointer plus its u64 length,
-        // which generated kernels bound-check against. Every pointer is a live allocation on
-        // this stream's device, kept alive by the borrows in `args`; cudarc orders the launch
-        // after pending writes to the buffers (and records its own) through their events. The
-        // lengths, scalar values and value bytes live in `args`, which outlives `builder`.
+        // which generated kernels bound-check against, each `#[constant]` table by value as a
+        // struct of exactly its `[T; N]` (so the driver's read of the parameter's size from the
+        // table's first byte stays within it). Every pointer is a live allocation on this
+        // stream's device, kept alive by the borrows in `args`; cudarc orders the launch after
+        // pending writes to the buffers (and records its own) through their events. The lengths,
+        // scalar values, value bytes and tables live in `args`, which outlives `builder`.
         unsafe { builder.launch(cuda_config) }.map_err(|source| Error::Launch {
             kernel: kernel.name(),
             source: source.into(),
@@ -188,6 +199,10 @@ fn push_value<'b>(builder: &mut LaunchArgs<'b>, value: &'b dyn ValueBytes) {
 fn push_scalar<'b>(builder: &mut LaunchArgs<'b>, value: &'b ScalarValue) {
     match value {
         ScalarValue::Bool(v) => builder.arg(v),
+        ScalarValue::I8(v) => builder.arg(v),
+        ScalarValue::U8(v) => builder.arg(v),
+        ScalarValue::I16(v) => builder.arg(v),
+        ScalarValue::U16(v) => builder.arg(v),
         ScalarValue::I32(v) => builder.arg(v),
         ScalarValue::U32(v) => builder.arg(v),
         ScalarValue::I64(v) => builder.arg(v),

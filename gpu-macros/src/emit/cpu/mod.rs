@@ -88,6 +88,10 @@ fn instantiations(kernel: &Function) -> Vec<Vec<(u8, Scalar)>> {
         let choices: &[Scalar] = match g.bound {
             Bound::Float => &[Scalar::F32, Scalar::F64],
             Bound::Integer => &[
+                Scalar::I8,
+                Scalar::U8,
+                Scalar::I16,
+                Scalar::U16,
                 Scalar::I32,
                 Scalar::U32,
                 Scalar::I64,
@@ -95,6 +99,10 @@ fn instantiations(kernel: &Function) -> Vec<Vec<(u8, Scalar)>> {
                 Scalar::Usize,
             ],
             Bound::Number => &[
+                Scalar::I8,
+                Scalar::U8,
+                Scalar::I16,
+                Scalar::U16,
                 Scalar::I32,
                 Scalar::U32,
                 Scalar::I64,
@@ -313,6 +321,13 @@ impl Twin<'_> {
                         Ty::Slice { elem, .. } => format!(
                             "let {name} = __gpu_args.slice::<{}>({i});",
                             self.rust_ty(*elem)
+                        ),
+                        Ty::Array {
+                            elem,
+                            len: Len::Known(len),
+                        } if param.constant => format!(
+                            "let {name}: [{ty}; {len}] = __gpu_args.constant::<{ty}, {len}>({i});",
+                            ty = self.rust_ty(*elem)
                         ),
                         ty => format!(
                             "let mut {name}: {0} = __gpu_args.value::<{0}>({i});",
@@ -540,9 +555,15 @@ impl Twin<'_> {
     }
 
     fn literal(&self, lit: &Lit, scalar: Scalar) -> String {
+        let generic = matches!(scalar, Scalar::Generic(_));
         let scalar = self.concrete(scalar);
         match lit {
             Lit::Bool(b) => b.to_string(),
+            // A type parameter's literal may not fit a small integer it is instantiated with;
+            // the CUDA code truncates it (`(T)300`), and so does `as`.
+            Lit::Int { value, .. } if generic && scalar.is_small_int() => {
+                format!("({value}u64 as {})", scalar.rust_name())
+            }
             Lit::Int { value, .. } => format!("{value}{}", scalar.rust_name()),
             Lit::Float { digits, .. } => {
                 let mut text = digits.clone();

@@ -8,6 +8,14 @@ use crate::types::Scalar;
 pub(super) fn constant(ty: Scalar, name: &str) -> String {
     match (ty, name) {
         (_, "BITS") => format!("{}u", ty.bits()),
+        (Scalar::I8, "MAX") => format!("((signed char){})", i8::MAX),
+        (Scalar::I8, "MIN") => format!("((signed char){})", i8::MIN),
+        (Scalar::U8, "MAX") => format!("((unsigned char){})", u8::MAX),
+        (Scalar::U8, "MIN") => "((unsigned char)0)".to_string(),
+        (Scalar::I16, "MAX") => format!("((short){})", i16::MAX),
+        (Scalar::I16, "MIN") => format!("((short){})", i16::MIN),
+        (Scalar::U16, "MAX") => format!("((unsigned short){})", u16::MAX),
+        (Scalar::U16, "MIN") => "((unsigned short)0)".to_string(),
         (Scalar::I32, "MAX") => i32::MAX.to_string(),
         (Scalar::I32, "MIN") => "(-2147483647 - 1)".to_string(),
         (Scalar::U32, "MAX") => format!("{}u", u32::MAX),

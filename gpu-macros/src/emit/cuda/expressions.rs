@@ -4,7 +4,7 @@
 use super::constants::constant;
 use super::{cuda_type, strip_outer_parens, Emitter};
 use crate::ir::*;
-use crate::methods::{self, Cuda};
+use crate::methods::{self, Cuda, Method, RetTy};
 use crate::types::{Scalar, Ty};
 
 /// A float literal in C++: always with a point or exponent, `f` for `f32`.
@@ -17,6 +17,12 @@ fn float_literal(digits: &str, scalar: Scalar) -> String {
         text.push('f');
     }
     text
+}
+
+/// Whether C++ promotes `scalar` to `int` in arithmetic: a small integer, or a type parameter
+/// that may be one.
+fn promotes(scalar: Scalar) -> bool {
+    scalar.is_small_int() || (scalar.bound().is_some() && !scalar.is_float())
 }
 
 impl<'a> Emitter<'a> {
@@ -50,6 +56,9 @@ impl<'a> Emitter<'a> {
                     }
                     UnOp::Neg => format!("(-{inner})"),
                     UnOp::Not if scalar == Scalar::Bool => format!("(!{inner})"),
+                    UnOp::Not if promotes(scalar) => {
+                        format!("(({})(~{inner}))", cuda_type(scalar))
+                    }
                     UnOp::Not => format!("(~{inner})"),
                 }
             }
@@ -84,6 +93,9 @@ impl<'a> Emitter<'a> {
             } => {
                 let scalar = self.types.scalar(*receiver);
                 let method = methods::lookup(method, scalar).expect("checked method");
+                if scalar.is_small_int() {
+                    return self.small_int_method(method, *receiver, args);
+                }
                 let mut call_args = vec![strip_outer_parens(&self.expr(*receiver)).to_string()];
                 for arg in args {
                     call_args.push(strip_outer_parens(&self.expr(*arg)).to_string());
@@ -210,8 +222,12 @@ impl<'a> Emitter<'a> {
                     strip_outer_parens(&r)
                 )
             }
+            // The helpers return their operands' type, so a small integer's sum wraps at its
+            // own width.
             BinOp::Add | BinOp::Sub | BinOp::Mul
-                if scalar.is_signed_int() || (scalar.bound().is_some() && !scalar.is_float()) =>
+                if scalar.is_signed_int()
+                    || scalar.is_small_int()
+                    || (scalar.bound().is_some() && !scalar.is_float()) =>
             {
                 let helper = match op {
                     BinOp::Add => "rs_wrapping_add",
@@ -242,11 +258,11 @@ impl<'a> Emitter<'a> {
                 )
             }
             BinOp::Shl | BinOp::Shr if scalar.bound().is_some() => {
-                let amount = format!(
-                    "((unsigned int)({r}) & (unsigned int)(sizeof({}) * 8 - 1))",
-                    cuda_type(scalar)
-                );
-                format!("({l} {} {amount})", op.symbol())
+                let ty = cuda_type(scalar);
+                let amount =
+                    format!("((unsigned int)({r}) & (unsigned int)(sizeof({ty}) * 8 - 1))");
+                // `T` may be narrower than `int`, which the shift would promote to.
+                format!("(({ty})({l} {} {amount}))", op.symbol())
             }
             BinOp::Shl | BinOp::Shr => {
                 // Rust masks the shift amount to the width (release semantics); C++ leaves an
@@ -260,11 +276,67 @@ impl<'a> Emitter<'a> {
                         "unsigned int"
                     };
                     format!("(({})(({unsigned}){l} << {amount}))", cuda_type(scalar))
+                } else if scalar.is_small_int() {
+                    format!("(({})({l} {} {amount}))", cuda_type(scalar), op.symbol())
                 } else {
                     format!("({l} {} {amount})", op.symbol())
                 }
             }
+            // `&`, `|` and `^` of values narrower than `int` are promoted; the result is
+            // converted back so it has the operands' type wherever it is used.
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor if promotes(scalar) => {
+                format!("(({})({l} {} {r}))", cuda_type(scalar), op.symbol())
+            }
             _ => format!("({l} {} {r})", op.symbol()),
+        }
+    }
+
+    /// A method on an integer narrower than `int`: the bit counts see the value's own width
+    /// (zero-extended, so a negative `i8` has 8 bits, not 32), and results of the receiver's
+    /// type are converted back from the `int` the helpers' overloads promote to.
+    fn small_int_method(&mut self, method: &Method, receiver: ExprId, args: &[ExprId]) -> String {
+        let scalar = self.types.scalar(receiver);
+        let ty = cuda_type(scalar);
+        let bits = scalar.bits();
+        let value = self.expr(receiver);
+        let unsigned = if bits == 8 {
+            "unsigned char"
+        } else {
+            "unsigned short"
+        };
+        let widened = format!("((unsigned int)({unsigned}){value})");
+        match method.name {
+            "count_ones" => format!("((unsigned int)__popc({widened}))"),
+            "leading_zeros" => format!("((unsigned int)__clz({widened}) - {}u)", 32 - bits),
+            // The bit above the value's width stops the count at `bits` for zero.
+            "trailing_zeros" => {
+                let helper = self.use_helper("rs_trailing_zeros");
+                format!("{helper}({widened} | {}u)", 1u32 << bits)
+            }
+            _ => {
+                let mut call_args = vec![strip_outer_parens(&value).to_string()];
+                for arg in args {
+                    call_args.push(strip_outer_parens(&self.expr(*arg)).to_string());
+                }
+                let func = match method.cuda {
+                    Cuda::Helper(name) => self.use_helper(name),
+                    Cuda::HelperIn(function, block) => {
+                        self.use_helper(block);
+                        function
+                    }
+                    Cuda::Func(name, _) | Cuda::IntFunc(name, _) => name,
+                };
+                let call = format!("{func}({})", call_args.join(", "));
+                match method.ret {
+                    RetTy::Same => format!("(({ty}){call})"),
+                    RetTy::Bool
+                    | RetTy::U32
+                    | RetTy::F32
+                    | RetTy::F64
+                    | RetTy::Bits
+                    | RetTy::U64 => call,
+                }
+            }
         }
     }
 
@@ -279,11 +351,19 @@ impl<'a> Emitter<'a> {
             // Rust's `as` saturates and maps NaN to 0; the conversion intrinsics saturate, and
             // the helper handles NaN (PTX turns it into 2^63 for 64-bit targets).
             let helper = match to {
+                Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16 => "rs_as_small",
                 Scalar::I32 => "rs_as_i32",
                 Scalar::U32 => "rs_as_u32",
                 Scalar::I64 => "rs_as_i64",
                 _ => "rs_as_u64",
             };
+            if to.is_small_int() {
+                // Clamped in `float`/`double` to the target's range (exact there), then
+                // converted by `int`: the same saturation and NaN rule as the wide casts.
+                let helper = self.use_helper(helper);
+                let ty = cuda_type(to);
+                return format!("(({ty}){helper}<{ty}>({}))", strip_outer_parens(&inner));
+            }
             let helper = self.use_helper(helper);
             return format!("{helper}({})", strip_outer_parens(&inner));
         }
@@ -303,6 +383,9 @@ impl<'a> Emitter<'a> {
         match lit {
             Lit::Bool(b) => b.to_string(),
             Lit::Int { value, .. } => match scalar {
+                Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16 => {
+                    format!("(({}){value})", cuda_type(scalar))
+                }
                 Scalar::I32 => value.to_string(),
                 Scalar::U32 => format!("{value}u"),
                 Scalar::I64 => format!("{value}ll"),

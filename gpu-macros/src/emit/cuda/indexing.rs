@@ -26,9 +26,16 @@ impl<'a> Emitter<'a> {
         format!("rs_idx({code}, {len}, {})", loc.line())
     }
 
-    /// The first index of a 4-element vector access, checked to have all four in bounds.
-    pub(super) fn vector_index(&mut self, base: ExprId, index: ExprId, loc: Loc) -> String {
-        self.run_index(base, index, 3, loc)
+    /// The first index of a `lanes`-element vector access, checked to have all of them in
+    /// bounds.
+    pub(super) fn vector_index(
+        &mut self,
+        base: ExprId,
+        index: ExprId,
+        lanes: u32,
+        loc: Loc,
+    ) -> String {
+        self.run_index(base, index, lanes - 1, loc)
     }
 
     /// The index of the first element of a 16-byte copy at `index` into `base`, whose last

@@ -62,10 +62,10 @@ impl CudaWriter for CudaCall<'_, '_> {
             .checked_index(self.args[base], self.args[index], loc)
     }
 
-    fn vector_index(&mut self, base: usize, index: usize) -> String {
+    fn vector_index(&mut self, base: usize, index: usize, lanes: u32) -> String {
         let loc = self.loc();
         self.emitter
-            .vector_index(self.args[base], self.args[index], loc)
+            .vector_index(self.args[base], self.args[index], lanes, loc)
     }
 
     fn copy_index(&mut self, base: usize, index: usize) -> String {
@@ -84,6 +84,10 @@ impl CudaWriter for CudaCall<'_, '_> {
             .unwrap_or_else(|| unreachable!("checked: memory of scalars, found {ty:?}"))
     }
 
+    fn scalar(&self, i: usize) -> Scalar {
+        self.emitter.types.scalar(self.args[i])
+    }
+
     fn array_len(&self, i: usize) -> u64 {
         match self.emitter.types.expr(self.args[i]) {
             Ty::Array {
@@ -98,8 +102,8 @@ impl CudaWriter for CudaCall<'_, '_> {
         cuda_type(scalar).to_string()
     }
 
-    fn vector_type(&mut self, elem: Scalar) -> String {
-        self.emitter.vector_type(elem)
+    fn vector_type(&mut self, elem: Scalar, lanes: u32) -> String {
+        self.emitter.vector_type(elem, lanes)
     }
 
     fn line(&self) -> usize {

@@ -27,6 +27,10 @@ use std::collections::{BTreeSet, HashSet};
 pub fn cuda_type(scalar: Scalar) -> &'static str {
     match scalar {
         Scalar::Bool => "bool",
+        Scalar::I8 => "signed char",
+        Scalar::U8 => "unsigned char",
+        Scalar::I16 => "short",
+        Scalar::U16 => "unsigned short",
         Scalar::I32 => "int",
         Scalar::U32 => "unsigned int",
         Scalar::I64 => "long long",
@@ -293,7 +297,7 @@ impl<'a> Emitter<'a> {
                 GenericParam::Const(name) => name.to_string(),
             });
         }
-        let names = kernel
+        let mut names = kernel
             .locals
             .iter()
             .map(|local| {
@@ -305,6 +309,10 @@ impl<'a> Emitter<'a> {
                 fresh(&mut taken, base)
             })
             .collect::<Vec<_>>();
+        // A `#[constant]` table is a struct parameter (`rs_table`): the body reads its array.
+        for param in kernel.params.iter().filter(|param| param.constant) {
+            names[param.local.0 as usize].push_str(".v");
+        }
         let len_names = kernel
             .params
             .iter()
@@ -353,8 +361,15 @@ impl<'a> Emitter<'a> {
             .expect("every slice parameter has a length name")
     }
 
-    /// The C++ vector type that `load4`/`store4` move, noting the helper a generic one needs.
-    fn vector_type(&mut self, elem: Scalar) -> String {
+    /// The C++ vector type that `load4`/`store4` (`lanes` 4) or `load2`/`store2` (2) move,
+    /// noting the helper a generic or 16-bit float one needs.
+    fn vector_type(&mut self, elem: Scalar, lanes: u32) -> String {
+        if lanes == 2 {
+            if matches!(elem, Scalar::Generic(_) | Scalar::F16 | Scalar::Bf16) {
+                self.use_helper("rs_vec2");
+            }
+            return vector2_type(elem);
+        }
         if matches!(elem, Scalar::Generic(_) | Scalar::F16 | Scalar::Bf16) {
             self.use_helper("rs_vec4");
         }
@@ -374,7 +389,10 @@ impl<'a> Emitter<'a> {
     }
 
     /// The C++ signature: `extern "C" __global__ void k(...)` or `__device__ float f(...)`.
-    fn signature(&self) -> String {
+    fn signature(&mut self) -> String {
+        if self.kernel.params.iter().any(|param| param.constant) {
+            self.use_helper("rs_table");
+        }
         let mut params = Vec::new();
         for param in &self.kernel.params {
             let name = self.name(param.local).to_string();
@@ -388,6 +406,16 @@ impl<'a> Emitter<'a> {
                         cuda_ty(*elem)
                     ));
                     params.push(format!("unsigned long long {}", self.len_name(param.local)));
+                }
+                // By value and `__grid_constant__`: the table stays in the constant bank, read
+                // in place (also at a run-time index) through the constant cache.
+                Ty::Array { elem, len } if param.constant => {
+                    let name = name.strip_suffix(".v").unwrap_or(&name);
+                    params.push(format!(
+                        "const __grid_constant__ rs_table<{}, {}> {name}",
+                        cuda_ty(*elem),
+                        len.cuda()
+                    ));
                 }
                 ty => {
                     let qualified = match param.pass {
@@ -447,10 +475,35 @@ fn vector_type(elem: Scalar) -> String {
     match elem {
         Scalar::F32 => "float4".into(),
         Scalar::I32 => "int4".into(),
+        Scalar::I8 => "char4".into(),
+        Scalar::U8 => "uchar4".into(),
+        Scalar::I16 => "short4".into(),
+        Scalar::U16 => "ushort4".into(),
         Scalar::Generic(generic) => format!("rs_vec4<{}>", generic.name),
         Scalar::F16 => "rs_vec4<rs_f16>".into(),
         Scalar::Bf16 => "rs_vec4<rs_bf16>".into(),
         _ => "uint4".into(),
+    }
+}
+
+/// The CUDA vector type of two `elem`s: CUDA's own `<type>2` for every number type but the
+/// 16-bit floats and type parameters, which get `rs_vec2` (as aligned as the pair's size).
+fn vector2_type(elem: Scalar) -> String {
+    match elem {
+        Scalar::I8 => "char2".into(),
+        Scalar::U8 => "uchar2".into(),
+        Scalar::I16 => "short2".into(),
+        Scalar::U16 => "ushort2".into(),
+        Scalar::I32 => "int2".into(),
+        Scalar::U32 => "uint2".into(),
+        Scalar::I64 => "longlong2".into(),
+        Scalar::U64 | Scalar::Usize => "ulonglong2".into(),
+        Scalar::F32 => "float2".into(),
+        Scalar::F64 => "double2".into(),
+        Scalar::F16 => "rs_vec2<rs_f16>".into(),
+        Scalar::Bf16 => "rs_vec2<rs_bf16>".into(),
+        Scalar::Generic(generic) => format!("rs_vec2<{}>", generic.name),
+        Scalar::Bool => unreachable!("checked: `load2` moves numbers"),
     }
 }
 

@@ -1,6 +1,6 @@
 use gpu::prelude::*;
 
 #[kernel]
-fn k(a: u8, x: &mut [f32]) {}
+fn k(a: i128, x: &mut [f32]) {}
 
 fn main() {}

@@ -1,0 +1,138 @@
+//! `#[constant]` kernel parameters: read-only tables `&[T; N]` that travel with the launch in
+//! the constant bank (a `__grid_constant__` parameter), indexed in the kernel like an array.
+
+use super::Parser;
+use crate::ir::{FnKind, Param};
+use crate::types::{Len, Scalar, Ty};
+use quote::ToTokens;
+
+/// The most bytes of `#[constant]` tables one kernel takes: CUDA's portable limit on a kernel's
+/// parameters is 4 KiB, and the other parameters need some of it.
+pub const MAX_CONSTANT_BYTES: u64 = 4000;
+
+impl Parser<'_> {
+    /// Reports a kernel whose tables together pass [`MAX_CONSTANT_BYTES`] (each one alone was
+    /// checked as it was parsed).
+    pub(super) fn check_constant_total(&mut self, params: &[Param]) {
+        let mut total = 0u64;
+        for param in params.iter().filter(|param| param.constant) {
+            if let Ty::Array {
+                elem,
+                len: Len::Known(len),
+            } = param.ty
+            {
+                let size = elem.scalar().and_then(Scalar::size_bytes).unwrap_or(1);
+                total += len * u64::from(size);
+                if total > MAX_CONSTANT_BYTES {
+                    self.cx.error(
+                        param.span,
+                        format!(
+                            "the `#[constant]` tables of this kernel come to {total} bytes with \
+                             this one, over the {MAX_CONSTANT_BYTES} bytes they may have \
+                             together (they travel as kernel parameters, which CUDA limits to \
+                             4 KiB): pass the larger ones as slices `&[T]`"
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Whether `attr` is `#[constant]`.
+    pub(super) fn is_constant_attr(attr: &syn::Attribute) -> bool {
+        attr.path().is_ident("constant")
+    }
+
+    /// The type of a `#[constant]` parameter, `&[T; N]` with `T` a concrete number type and `N`
+    /// a constant; `None` once reported.
+    pub(super) fn constant_table(
+        &mut self,
+        attr: &syn::Attribute,
+        ty: &syn::Type,
+        mutable: bool,
+    ) -> Option<Ty> {
+        if self.kind == FnKind::Device {
+            self.cx.error_spanned_by(
+                attr,
+                "`#[constant]` marks kernel parameters: a device function takes the table as \
+                 the kernel passes it, or reads it from the kernel's parameter",
+            );
+            return None;
+        }
+        if !matches!(attr.meta, syn::Meta::Path(_)) {
+            self.cx
+                .error_spanned_by(attr, "`#[constant]` takes no arguments");
+            return None;
+        }
+        if mutable {
+            self.cx
+                .error_spanned_by(ty, "a `#[constant]` table is read-only: remove `mut`");
+            return None;
+        }
+        let expected = |this: &mut Self, found: &dyn ToTokens| {
+            this.cx.error_spanned_by(
+                found,
+                format!(
+                    "a `#[constant]` parameter is a read-only table `&[T; N]` (e.g. `#[constant] \
+                     taps: &[f32; 9]`), not `{}`; pass larger or run-time-sized data as a slice \
+                     `&[T]`",
+                    ty.to_token_stream()
+                ),
+            );
+            None
+        };
+        let array = match ty {
+            syn::Type::Reference(reference) if reference.mutability.is_none() => {
+                match &*reference.elem {
+                    syn::Type::Array(array) => array,
+                    _ => return expected(self, ty),
+                }
+            }
+            syn::Type::Group(group) => return self.constant_table(attr, &group.elem, mutable),
+            _ => return expected(self, ty),
+        };
+        let elem = self.scalar_type(&array.elem)?;
+        if elem == Scalar::Bool || elem.size_bytes().is_none() {
+            self.cx.error_spanned_by(
+                &array.elem,
+                format!(
+                    "a `#[constant]` table holds a concrete number type, not `{}`",
+                    elem.rust_name()
+                ),
+            );
+            return None;
+        }
+        let len = match self.length(&array.len)? {
+            Len::Known(len) => len,
+            Len::Param(name) => {
+                self.cx.error_spanned_by(
+                    &array.len,
+                    format!(
+                        "a `#[constant]` table has a fixed length, not the const parameter \
+                         `{name}`: size it for the largest case"
+                    ),
+                );
+                return None;
+            }
+        };
+        let bytes = len.saturating_mul(u64::from(elem.size_bytes().unwrap_or(1)));
+        if bytes > MAX_CONSTANT_BYTES {
+            self.cx.error_spanned_by(
+                ty,
+                format!(
+                    "this `#[constant]` table is {bytes} bytes, over the {MAX_CONSTANT_BYTES} \
+                     bytes a kernel's constant tables may have (they travel as kernel \
+                     parameters, which CUDA limits to 4 KiB): pass it as a slice `&[{}]` \
+                     instead",
+                    elem.rust_name()
+                ),
+            );
+            return None;
+        }
+        Some(Ty::Array {
+            elem: Ty::Scalar(elem).interned(),
+            len: Len::Known(len),
+        })
+    }
+}

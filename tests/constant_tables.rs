@@ -1,0 +1,158 @@
+//! `#[constant]` tables: small read-only arrays (filter taps) that travel with each launch in
+//! the constant bank, indexed in the kernel like an array.
+
+mod common;
+
+use common::{assert_compiles_with_nvrtc, random_f32};
+use gpu::prelude::*;
+use gpu::runtime::test_device;
+
+/// A 9-tap 1D convolution (zero outside the signal) with the taps in constant memory.
+#[kernel]
+fn convolve(#[constant] taps: &[f32; 9], x: &[f32], y: &mut [f32]) {
+    let i = global_idx().x;
+    if i < y.len() {
+        let mut acc = 0.0f32;
+        for k in 0..taps.len() {
+            let j = i + k;
+            if j >= 4 && j - 4 < x.len() {
+                acc += taps[k] * x[j - 4];
+            }
+        }
+        y[i] = acc;
+    }
+}
+
+fn convolve_cpu(taps: &[f32; 9], x: &[f32]) -> Vec<f32> {
+    (0..x.len())
+        .map(|i| {
+            let mut acc = 0.0f32;
+            for (k, tap) in taps.iter().enumerate() {
+                let j = i + k;
+                if j >= 4 && j - 4 < x.len() {
+                    acc += tap * x[j - 4];
+                }
+            }
+            acc
+        })
+        .collect()
+}
+
+#[test]
+fn filter_taps_in_constant_memory() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 5000;
+    let host = random_f32(n, 11);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut y = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+    let config = LaunchConfig::for_len(n, 128);
+    let blur = [1.0, 2.0, 3.0, 4.0, 5.0, 4.0, 3.0, 2.0, 1.0].map(|t: f32| t / 25.0);
+    let edge = [0.0, 0.0, 0.0, -1.0, 2.0, -1.0, 0.0, 0.0, 0.0];
+    for taps in [blur, edge] {
+        convolve::launch(&stream, config, &taps, &x, &mut y).unwrap();
+        let got = y.to_host(&stream).unwrap();
+        let expected = convolve_cpu(&taps, &host);
+        for i in 0..n {
+            assert!(
+                (got[i] - expected[i]).abs() <= 1e-5,
+                "{i}: {} vs {}",
+                got[i],
+                expected[i]
+            );
+        }
+    }
+}
+
+/// Several tables of different types, read at run-time and constant indices.
+#[kernel]
+fn lookup(
+    #[constant] bytes: &[u8; 256],
+    #[constant] weights: &[f64; 3],
+    #[constant] offsets: &[i32; 4],
+    codes: &[u8],
+    out: &mut [f64],
+) {
+    let i = global_idx().x;
+    if i < codes.len() {
+        let code = codes[i];
+        let mapped = bytes[code as usize];
+        out[i] = mapped as f64 * weights[0] + weights[2] + offsets[(i % 4) as usize] as f64;
+    }
+}
+
+#[test]
+fn tables_of_several_types() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let mut bytes = [0u8; 256];
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b = (i as u8).reverse_bits();
+    }
+    let weights = [0.5, -1.0, 0.25];
+    let offsets = [-3, 7, 100, 0];
+    let codes_host: Vec<u8> = (0..1000).map(|i| (i * 37 % 256) as u8).collect();
+    let codes = DeviceBuffer::from_host(&stream, &codes_host).unwrap();
+    let mut out = DeviceBuffer::<f64>::zeroed(&stream, codes_host.len()).unwrap();
+    let config = LaunchConfig::for_len(codes_host.len(), 64);
+    lookup::launch(
+        &stream, config, &bytes, &weights, &offsets, &codes, &mut out,
+    )
+    .unwrap();
+    let got = out.to_host(&stream).unwrap();
+    for (i, &code) in codes_host.iter().enumerate() {
+        let expected =
+            bytes[code as usize] as f64 * weights[0] + weights[2] + offsets[i % 4] as f64;
+        assert_eq!(got[i], expected, "{i}");
+    }
+}
+
+/// Each launch carries its own table: launches queued back to back on two streams with
+/// different tables each see theirs.
+#[test]
+fn concurrent_launches_keep_their_own_tables() {
+    let gpu = test_device();
+    let streams = [gpu.new_stream().unwrap(), gpu.new_stream().unwrap()];
+    let n = 1 << 14;
+    let host = random_f32(n, 5);
+    let tables: Vec<[f32; 9]> = (0..8)
+        .map(|t| std::array::from_fn(|k| (t * 9 + k) as f32 * 0.01))
+        .collect();
+    let inputs: Vec<DeviceBuffer<f32>> = streams
+        .iter()
+        .map(|s| DeviceBuffer::from_host(s, &host).unwrap())
+        .collect();
+    let mut outputs: Vec<Vec<DeviceBuffer<f32>>> = streams
+        .iter()
+        .map(|s| {
+            (0..tables.len() / 2)
+                .map(|_| DeviceBuffer::zeroed(s, n).unwrap())
+                .collect()
+        })
+        .collect();
+    let config = LaunchConfig::for_len(n, 256);
+    for (t, taps) in tables.iter().enumerate() {
+        let s = t % 2;
+        convolve::launch(
+            &streams[s],
+            config,
+            taps,
+            &inputs[s],
+            &mut outputs[s][t / 2],
+        )
+        .unwrap();
+    }
+    for (t, taps) in tables.iter().enumerate() {
+        let s = t % 2;
+        let got = outputs[s][t / 2].to_host(&streams[s]).unwrap();
+        let expected = convolve_cpu(taps, &host);
+        for i in (0..n).step_by(97) {
+            assert!((got[i] - expected[i]).abs() <= 1e-5, "table {t} at {i}");
+        }
+    }
+}
+
+#[test]
+fn table_kernels_compile_with_nvrtc() {
+    assert_compiles_with_nvrtc(&[(&convolve::KERNEL, &[]), (&lookup::KERNEL, &[])]);
+}
