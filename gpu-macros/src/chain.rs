@@ -31,16 +31,23 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
     kernel.launch_bounds = launch_bounds;
     let mut functions = vec![kernel];
     let mut aliases = HashMap::new();
+    // A device function's own errors were reported where `#[device]` expanded it; repeating
+    // them at every kernel that calls it would give one cause many messages.
+    let device_cx = Ctxt::default();
     for device in &gathered {
-        let parsed = parse::parse_function(&cx, &device.item, FnKind::Device);
+        let parsed = parse::parse_function(&device_cx, &device.item, FnKind::Device);
         aliases.insert(device.alias.clone(), parsed.name.clone());
         if functions.iter().all(|f| f.name != parsed.name) {
             functions.push(parsed);
         }
     }
     // Later stages assume a well-formed IR; after a syntax error they would only echo it.
+    let device_failed = device_cx.into_compile_errors().is_some();
     if let Some(errors) = cx.into_compile_errors() {
         return errors;
+    }
+    if device_failed {
+        return TokenStream::new();
     }
     // Calls made through a renamed import (`use m::f as g;`) reach `f`.
     for function in &mut functions {
@@ -77,6 +84,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
     } else {
         None
     };
+    let source = emit::outer::host_source(&program, &types, source, &rt);
     emit::host::emit_host(program.root(), &source, twin, &rt)
 }
 
@@ -159,6 +167,7 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let parsed = parse::parse_function(&cx, &function, FnKind::Device);
+    let parsed_has_outer = !parsed.outer.is_empty();
     // Its callees are known only where a kernel gathers them; alone it is checked fully.
     if !cx.has_errors() && parsed.callees().is_empty() {
         let program = Program {
@@ -176,8 +185,27 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
         _ => quote!(pub(crate) use),
     };
     let item = function.to_token_stream();
+    // A kernel names this function's outer constants through a module of the function's name
+    // (a name in the type namespace, beside the function and its macro), which sees all that
+    // the function's module sees.
+    let outer = if parsed_has_outer {
+        let vis = match &function.vis {
+            syn::Visibility::Inherited => quote!(),
+            _ => quote!(pub(crate)),
+        };
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, unused_imports)]
+            #vis mod #name {
+                pub(crate) use super::*;
+            }
+        }
+    } else {
+        quote!()
+    };
     quote! {
         #errors
+        #outer
         #[doc(hidden)]
         #[allow(non_snake_case, unused_macros)]
         mod #module {

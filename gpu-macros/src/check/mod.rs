@@ -14,6 +14,7 @@ mod constants;
 mod expressions;
 mod inference;
 mod intrinsics;
+mod outer;
 mod statements;
 
 pub use constants::FLOAT_CONSTANTS;
@@ -30,6 +31,8 @@ use std::collections::HashSet;
 pub struct Types {
     pub exprs: Vec<Ty>,
     pub locals: Vec<Ty>,
+    /// The type of each constant from outside the function, by `OuterConst::index`.
+    pub outer: Vec<Scalar>,
 }
 
 impl Types {
@@ -62,6 +65,7 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             exprs: vec![None; function.exprs.len()],
             locals: vec![None; function.locals.len()],
             vars: Vec::new(),
+            outer: Vec::new(),
             loops: Vec::new(),
             negated_literals: Vec::new(),
             negations: Vec::new(),
@@ -89,6 +93,7 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
         for param in &function.params {
             checker.locals[param.local.0 as usize] = Some(T::Ty(param.ty));
         }
+        checker.outer = checker.outer_types();
         checker.block(&function.body);
         if let Some(ret) = function.ret {
             if !block_returns(&function.body) {
@@ -145,7 +150,7 @@ fn is_let_init(block: &Block, id: ExprId) -> bool {
 /// sees a compile-time constant.
 fn is_const_expr(function: &Function, id: ExprId) -> bool {
     match &function.expr(id).kind {
-        ExprKind::GenericConst(_) | ExprKind::Lit(Lit::Int { .. }) => true,
+        ExprKind::GenericConst(_) | ExprKind::Lit(Lit::Int { .. }) | ExprKind::Outer(_) => true,
         ExprKind::Binary { lhs, rhs, .. } => {
             is_const_expr(function, *lhs) && is_const_expr(function, *rhs)
         }
@@ -237,6 +242,8 @@ struct Checker<'a> {
     exprs: Vec<Option<T>>,
     locals: Vec<Option<T>>,
     vars: Vec<Var>,
+    /// The type of each constant from outside the function.
+    outer: Vec<T>,
     /// The enclosing loops' labels, innermost last.
     loops: Vec<Option<String>>,
     /// Integer literals directly under a unary minus: they may reach `MIN`.
@@ -257,6 +264,7 @@ impl Checker<'_> {
     }
 
     fn finish(mut self) -> Option<Types> {
+        let outer = self.finish_outer();
         let mut exprs = Vec::with_capacity(self.exprs.len());
         for t in std::mem::take(&mut self.exprs) {
             let ty = t.map_or(Ty::Unit, |t| self.finalize(t));
@@ -315,7 +323,11 @@ impl Checker<'_> {
         if self.cx.has_errors() {
             return None;
         }
-        Some(Types { exprs, locals })
+        Some(Types {
+            exprs,
+            locals,
+            outer,
+        })
     }
 
     fn finalize(&mut self, t: T) -> Ty {

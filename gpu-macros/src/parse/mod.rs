@@ -6,11 +6,13 @@
 //!
 //! One `Parser` walks a function; its methods are spread over files by what they parse:
 //! [`signature`] (qualifiers, generics, parameters, types), [`statements`], [`expressions`],
-//! [`calls`] (methods, intrinsics, device functions) and [`constants`] (array lengths).
+//! [`calls`] (methods, intrinsics, device functions), [`constants`] (array lengths) and
+//! [`outer`] (constants defined outside the function).
 
 mod calls;
 mod constants;
 mod expressions;
+mod outer;
 mod signature;
 mod statements;
 
@@ -18,6 +20,7 @@ pub use signature::kernel_args;
 
 use crate::ctxt::Ctxt;
 use crate::ir::*;
+use crate::types::LenExpr;
 use quote::ToTokens;
 use signature::check_signature;
 use std::collections::HashMap;
@@ -30,6 +33,9 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
     let mut parser = Parser {
         cx,
         kind,
+        // Lives as long as the compilation, as the IR's other interned names.
+        function: Box::leak(item.sig.ident.to_string().into_boxed_str()),
+        outer: Vec::new(),
         exprs: Vec::new(),
         locals: Vec::new(),
         scopes: vec![Vec::new()],
@@ -70,6 +76,7 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         locals: parser.locals,
         file: name_span.start.file(),
         launch_bounds: None,
+        outer: parser.outer,
     }
 }
 
@@ -77,12 +84,16 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
 struct Parser<'a> {
     cx: &'a Ctxt,
     kind: FnKind,
+    /// The function's name, which keys its outer constants.
+    function: &'static str,
+    /// The constants from outside the function that its code names.
+    outer: Vec<OuterUse>,
     exprs: Vec<Expr>,
     locals: Vec<Local>,
     /// Visible bindings, innermost scope last; later bindings shadow earlier ones.
     scopes: Vec<Vec<(String, LocalId)>>,
-    /// The values of `const` items, for array lengths.
-    consts: HashMap<LocalId, u128>,
+    /// The values of integer `const` items, for array lengths.
+    consts: HashMap<LocalId, LenExpr>,
     /// The kernel's generic parameters.
     generics: Vec<GenericParam>,
 }
@@ -102,6 +113,42 @@ impl Parser<'_> {
             .expect("a scope is always open")
             .push((name, id));
         id
+    }
+
+    /// Declares the names of a rejected parameter or `let`, so that their uses are not
+    /// reported as unknown names as well.
+    fn declare_rejected(&mut self, names: Vec<String>) {
+        for name in names {
+            self.declare(Local {
+                name,
+                mutable: false,
+                annotation: None,
+            });
+        }
+    }
+
+    /// "kernel" or "device function", for messages.
+    fn what(&self) -> &'static str {
+        match self.kind {
+            FnKind::Kernel => "kernel",
+            FnKind::Device => "device function",
+        }
+    }
+
+    /// "kernels" or "device functions", for messages.
+    fn what_plural(&self) -> &'static str {
+        match self.kind {
+            FnKind::Kernel => "kernels",
+            FnKind::Device => "device functions",
+        }
+    }
+
+    /// The attribute that marks the function: `kernel` or `device`.
+    fn attribute(&self) -> &'static str {
+        match self.kind {
+            FnKind::Kernel => "kernel",
+            FnKind::Device => "device",
+        }
     }
 
     fn lookup(&self, name: &str) -> Option<LocalId> {

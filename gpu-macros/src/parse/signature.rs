@@ -1,6 +1,7 @@
 //! A function's signature: its qualifiers, generic parameters and parameters, the scalar
 //! types they name, and the arguments of `#[kernel(...)]`.
 
+use super::statements::pattern_names;
 use super::{Parser, SUPPORTED_SCALARS};
 use crate::ctxt::Ctxt;
 use crate::ir::*;
@@ -164,7 +165,10 @@ impl Parser<'_> {
                     if constant.ty.to_token_stream().to_string() != "usize" {
                         self.cx.error_spanned_by(
                             &constant.ty,
-                            "const parameters of kernels are `usize`: `const N: usize`",
+                            format!(
+                                "const parameters of {} are `usize`: `const N: usize`",
+                                self.what_plural()
+                            ),
                         );
                     }
                     params.push(GenericParam::Const(leak(constant.ident.to_string())));
@@ -172,7 +176,15 @@ impl Parser<'_> {
                 syn::GenericParam::Lifetime(lifetime) => {
                     self.cx.error_spanned_by(
                         lifetime,
-                        "kernels take no lifetime parameters: slices are borrowed for the launch",
+                        format!(
+                            "{} take no lifetime parameters: remove `{}`; slices are borrowed for the {}",
+                            self.what_plural(),
+                            lifetime.lifetime,
+                            match self.kind {
+                                FnKind::Kernel => "launch",
+                                FnKind::Device => "call",
+                            }
+                        ),
                     );
                 }
             }
@@ -199,15 +211,21 @@ impl Parser<'_> {
             syn::FnArg::Receiver(receiver) => {
                 self.cx.error_spanned_by(
                     receiver,
-                    "kernels cannot take `self`: write a free function with `#[kernel]`",
+                    format!(
+                        "{} cannot take `self`: write a free function with `#[{}]`",
+                        self.what_plural(),
+                        self.attribute()
+                    ),
                 );
                 return None;
             }
             syn::FnArg::Typed(typed) => typed,
         };
         for attr in &typed.attrs {
-            self.cx
-                .error_spanned_by(attr, "attributes on kernel parameters are not supported");
+            self.cx.error_spanned_by(
+                attr,
+                format!("attributes on {} parameters are not supported", self.what()),
+            );
         }
         let (name, mutable) = match &*typed.pat {
             syn::Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
@@ -216,12 +234,20 @@ impl Parser<'_> {
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "kernel parameters must be plain names such as `x: &[f32]`; patterns are not supported",
+                    format!(
+                        "{} parameters must be plain names such as `x: &[f32]`; patterns are not supported",
+                        self.what()
+                    ),
                 );
+                self.declare_rejected(pattern_names(other));
                 return None;
             }
         };
-        let ty = self.param_type(&typed.ty)?;
+        let Some(ty) = self.param_type(&typed.ty) else {
+            // Its uses refer to it without a message of their own: one error per cause.
+            self.declare_rejected(vec![name]);
+            return None;
+        };
         if mutable && matches!(ty, Ty::Slice { .. }) {
             self.cx.error_spanned_by(
                 &typed.pat,
@@ -249,15 +275,19 @@ impl Parser<'_> {
                         Some(Ty::Slice { elem, mutable })
                     }
                     inner if mutable => {
-                        self.cx.error_spanned_by(
-                            ty,
-                            format!(
-                                "`&mut {}` parameters are not supported: a kernel cannot write through a \
-                                 reference to a scalar; write results into a slice such as `&mut [{}]`",
-                                inner.to_token_stream(),
-                                inner.to_token_stream()
+                        let inner = inner.to_token_stream();
+                        let message = match self.kind {
+                            FnKind::Kernel => format!(
+                                "`&mut {inner}` parameters are not supported: a kernel cannot write through a \
+                                 reference to a scalar; write results into a slice such as `&mut [{inner}]`"
                             ),
-                        );
+                            FnKind::Device => format!(
+                                "`&mut {inner}` parameters of device functions are not supported: return \
+                                 the new value (`-> {inner}`) and assign it at the call, or take a slice \
+                                 `&mut [{inner}]` and write its element"
+                            ),
+                        };
+                        self.cx.error_spanned_by(ty, message);
                         None
                     }
                     inner => {
@@ -274,10 +304,17 @@ impl Parser<'_> {
                 }
             }
             syn::Type::Path(path) if path.qself.is_none() && is_named(path, "Vec") => {
-                self.cx.error_spanned_by(
-                    ty,
-                    "`Vec` cannot be passed to a kernel: take a slice (`&[T]` or `&mut [T]`) and pass a `DeviceBuffer<T>` at launch",
-                );
+                let message = match self.kind {
+                    FnKind::Kernel => {
+                        "`Vec` cannot be passed to a kernel: take a slice (`&[T]` or \
+                                       `&mut [T]`) and pass a `DeviceBuffer<T>` at launch"
+                    }
+                    FnKind::Device => {
+                        "`Vec` cannot be used on the GPU: take a slice (`&[T]` or \
+                                       `&mut [T]`), which a kernel passes on from its parameters"
+                    }
+                };
+                self.cx.error_spanned_by(ty, message);
                 None
             }
             syn::Type::Path(_) => self.scalar_type(ty).map(Ty::Scalar),
@@ -292,9 +329,10 @@ impl Parser<'_> {
                 self.cx.error_spanned_by(
                     ty,
                     format!(
-                        "unsupported parameter type `{}`: kernel parameters are scalars ({SUPPORTED_SCALARS}) \
+                        "unsupported parameter type `{}`: {} parameters are scalars ({SUPPORTED_SCALARS}) \
                          or slices of them (`&[T]`, `&mut [T]`)",
-                        ty.to_token_stream()
+                        ty.to_token_stream(),
+                        self.what()
                     ),
                 );
                 None

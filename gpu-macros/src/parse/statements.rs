@@ -4,10 +4,10 @@
 use super::expressions::is_value_expr;
 use super::{strip_parens, Parser};
 use crate::ir::*;
-use crate::types::Ty;
+use crate::types::{LenExpr, Scalar, Ty};
 
 /// The names a pattern binds.
-fn pattern_names(pat: &syn::Pat) -> Vec<String> {
+pub(super) fn pattern_names(pat: &syn::Pat) -> Vec<String> {
     match pat {
         syn::Pat::Ident(ident) => vec![ident.ident.to_string()],
         syn::Pat::Tuple(tuple) => tuple.elems.iter().flat_map(pattern_names).collect(),
@@ -96,7 +96,11 @@ impl Parser<'_> {
             syn::Stmt::Item(item) => {
                 self.cx.error_spanned_by(
                     item,
-                    "items (fn, const, struct, use, ...) inside a kernel are not supported: move it out of the kernel",
+                    format!(
+                        "items (fn, struct, use, ...) inside a {0} are not supported: move it out of \
+                         the {0} (a `const` may stay)",
+                        self.what()
+                    ),
                 );
                 return None;
             }
@@ -133,30 +137,33 @@ impl Parser<'_> {
             syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
                 (ident.ident.to_string(), ident.mutability.is_some())
             }
+            // `let _ = value;`: evaluated, bound to nothing.
+            syn::Pat::Wild(_) => ("_".to_string(), false),
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "only simple bindings are supported: `let x = ...;` or `let mut x: T = ...;` (no patterns)",
+                    "only simple bindings are supported: `let x = ...;`, `let mut x: T = ...;` or \
+                     `let _ = ...;` (no patterns)",
                 );
                 // Its names are declared anyway, so their uses don't each report a missing name.
-                for name in pattern_names(other) {
-                    self.declare(Local {
-                        name,
-                        mutable: false,
-                        annotation: None,
-                    });
-                }
+                self.declare_rejected(pattern_names(other));
                 return None;
             }
         };
         let annotation = match annotation {
             Some(syn::Type::Array(array)) => {
-                let elem = self.scalar_type(&array.elem)?;
-                let len = self.length(&array.len)?;
-                Some(Ty::Array { elem, len })
+                let elem = self.scalar_type(&array.elem);
+                let len = self.length(&array.len);
+                elem.zip(len)
+                    .map(|(elem, len)| Some(Ty::Array { elem, len }))
             }
-            Some(ty) => Some(Ty::Scalar(self.scalar_type(ty)?)),
-            None => None,
+            Some(ty) => self.scalar_type(ty).map(|ty| Some(Ty::Scalar(ty))),
+            None => Some(None),
+        };
+        let Some(annotation) = annotation else {
+            // A rejected type: the binding exists, so its uses report nothing more.
+            self.declare_rejected(vec![name]);
+            return None;
         };
         let init = match &local.init {
             Some(init) => {
@@ -191,8 +198,14 @@ impl Parser<'_> {
     fn const_item(&mut self, item: &syn::ItemConst) -> Option<StmtKind> {
         let ty = self.scalar_type(&item.ty)?;
         let init = self.expr(&item.expr)?;
+        // Only a `usize` is a length; other integers' values are kept when the macro can fold
+        // them, as a length written with them is one rustc rejects anyway.
         let value = if ty.is_int() {
-            Some(self.const_value(&item.expr)?)
+            match self.const_value(&item.expr, ty == Scalar::Usize)? {
+                value @ LenExpr::Known(_) => Some(value),
+                value if ty == Scalar::Usize => Some(value),
+                _ => None,
+            }
         } else {
             None
         };
@@ -313,11 +326,14 @@ impl Parser<'_> {
             other if tail && is_value_expr(other) => {
                 // A value at the end of a block would be the block's result, but kernels and the
                 // blocks of `if`/loops in statement position produce nothing.
-                self.cx.error_spanned_by(
-                    other,
-                    "this value is unused: kernels return nothing; end the statement with `;` \
-                     or store the value with `let` or into a `&mut [T]` element",
-                );
+                let message = match self.kind {
+                    FnKind::Kernel => "this value is unused: kernels return nothing; end the statement \
+                                       with `;` or store the value with `let` or into a `&mut [T]` element",
+                    FnKind::Device => "this value is unused: end the statement with `;`, store the \
+                                       value with `let`, or give the function a return type \
+                                       (`-> f32`) if it is the result",
+                };
+                self.cx.error_spanned_by(other, message);
                 None
             }
             other => self.expr(other).map(StmtKind::Expr),
@@ -427,21 +443,17 @@ impl Parser<'_> {
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "`for` loops in kernels iterate over a range: `for i in a..b` or `for i in (a..b).step_by(s)`",
+                    "`for` loops in kernels iterate over a range: `for i in a..b`, `a..=b` or `(a..b).step_by(s)`",
                 );
                 return None;
             }
         };
-        if let syn::RangeLimits::Closed(dots) = range.limits {
-            self.cx.error_spanned_by(
-                dots,
-                "inclusive ranges `a..=b` are not supported yet: write `a..b + 1`",
-            );
-            return None;
-        }
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
         let (Some(start), Some(end)) = (&range.start, &range.end) else {
-            self.cx
-                .error_spanned_by(range, "a `for` range needs both bounds: `for i in a..b`");
+            self.cx.error_spanned_by(
+                range,
+                "a `for` range needs both bounds: `for i in a..b` or `a..=b`",
+            );
             return None;
         };
         let start = self.expr(start);
@@ -484,20 +496,50 @@ impl Parser<'_> {
             body,
             label: label_name(for_loop.label.as_ref()),
             unroll,
+            inclusive,
         })
     }
 
-    /// The attributes a `for` loop accepts: `#[unroll]` alone, which it reports.
-    fn loop_attrs(&mut self, attrs: &[syn::Attribute]) -> bool {
-        let mut unroll = false;
+    /// The attributes a `for` loop accepts: `#[unroll]` or `#[unroll(N)]`, once.
+    fn loop_attrs(&mut self, attrs: &[syn::Attribute]) -> Unroll {
+        const USAGE: &str = "the only attribute a `for` loop takes in kernels is `#[unroll]` \
+                             (unroll fully) or `#[unroll(N)]` (unroll by a factor of N, a positive integer)";
+        let mut unroll = Unroll::Default;
         for attr in attrs {
-            if attr.path().is_ident("unroll") && matches!(attr.meta, syn::Meta::Path(_)) {
-                unroll = true;
-            } else {
-                self.cx.error_spanned_by(
-                    attr,
-                    "the only attribute a `for` loop takes in kernels is `#[unroll]`",
-                );
+            let this = match &attr.meta {
+                syn::Meta::Path(path) if path.is_ident("unroll") => Some(Unroll::Full),
+                syn::Meta::List(list) if list.path.is_ident("unroll") => {
+                    match list.parse_args::<syn::LitInt>() {
+                        Ok(count) if count.suffix().is_empty() => {
+                            match count.base10_parse::<u32>() {
+                                Ok(n) if n > 0 => Some(Unroll::Times(n)),
+                                _ => {
+                                    self.cx.error_spanned_by(
+                                        &count,
+                                        "`#[unroll(N)]` takes a positive count that fits a `u32`; \
+                                         write `#[unroll]` to unroll fully",
+                                    );
+                                    None
+                                }
+                            }
+                        }
+                        _ => {
+                            self.cx.error_spanned_by(&list.tokens, USAGE);
+                            None
+                        }
+                    }
+                }
+                _ => {
+                    self.cx.error_spanned_by(attr, USAGE);
+                    None
+                }
+            };
+            if let Some(this) = this {
+                if unroll != Unroll::Default {
+                    self.cx
+                        .error_spanned_by(attr, "a `for` loop takes one `#[unroll]` attribute");
+                }
+                unroll = this;
             }
         }
         unroll

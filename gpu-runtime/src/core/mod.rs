@@ -14,3 +14,4 @@ pub(crate) mod info;
 pub(crate) mod kernel;
 pub(crate) mod launch;
 pub(crate) mod scalar;
+pub(crate) mod source;

@@ -1,0 +1,191 @@
+//! Constants from outside the kernel, const-generic arithmetic as a length, `#[unroll(N)]`,
+//! inclusive ranges and `_` bindings, each compared with a plain Rust computation.
+
+mod common;
+
+use common::{assert_compiles_with_nvrtc, random_f32};
+use gpu::prelude::*;
+use gpu::runtime::{test_device, TemplateArg};
+
+const TILE: usize = 32;
+const SCALE: f32 = 1.5;
+const OFFSET: i32 = -7;
+const HALF_ONE: f16 = f16::ONE;
+const FLAG: bool = true;
+
+pub mod consts {
+    /// Read through a path from the kernels below, and by the device function here.
+    pub const STRIDE: u32 = 3;
+    pub(crate) const PRIVATE_BIAS: f32 = 0.25;
+
+    use gpu::prelude::*;
+
+    /// Reads this module's constants: the kernel names them through this function's module.
+    #[device]
+    pub fn biased(x: f32) -> f32 {
+        x * STRIDE as f32 + PRIVATE_BIAS + crate::SCALE_AGAIN
+    }
+}
+
+const SCALE_AGAIN: f32 = 2.0;
+
+#[kernel]
+fn tiled_scale(x: &[f32], ints: &mut [i32], out: &mut [f32]) {
+    let tile = shared_array::<f32, TILE>();
+    let local = [0.0f32; { TILE / 8 }];
+    let t = thread_idx().x as usize;
+    let i = block_idx().x as usize * TILE + t;
+    tile[t] = if i < x.len() { x[i] } else { 0.0 };
+    sync_threads();
+    let neighbour = tile[(t + 1) % TILE];
+    if i < out.len() {
+        let one: f16 = HALF_ONE;
+        let half_one = one.to_f32();
+        let flag = if FLAG { 1.0 } else { 0.0 };
+        out[i] = consts::biased(neighbour * SCALE) + local[t % (TILE / 8)] + half_one * flag;
+        ints[i] = i as i32 * consts::STRIDE as i32 + OFFSET;
+    }
+}
+
+#[test]
+fn outer_constants_reach_both_backends() {
+    assert_compiles_with_nvrtc(&[(&tiled_scale::KERNEL, &[])]);
+    assert!(
+        tiled_scale::SOURCE.contains("32ull"),
+        "{}",
+        tiled_scale::SOURCE
+    );
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 100;
+    let host = random_f32(n, 3);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut ints = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let blocks = n.div_ceil(TILE) as u32;
+    let config = LaunchConfig::new(Grid::x(blocks), Block::x(TILE as u32));
+    tiled_scale::launch(&stream, config, &x, &mut ints, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    let got_ints = ints.to_host(&stream).unwrap();
+    for i in 0..n {
+        let block = i / TILE;
+        let j = block * TILE + (i % TILE + 1) % TILE;
+        let neighbour = if j < n { host[j] } else { 0.0 };
+        let expected = (neighbour * SCALE) * 3.0 + 0.25 + SCALE_AGAIN + 1.0;
+        assert!(
+            (got[i] - expected).abs() < 1e-5,
+            "[{i}] {} vs {expected}",
+            got[i]
+        );
+        assert_eq!(got_ints[i], i as i32 * 3 + OFFSET, "[{i}]");
+    }
+}
+
+/// Block-wide sums through a `BLOCK * BLOCK` tile and an `N + 1` local array, with lengths
+/// from const parameters' arithmetic and an outer constant.
+#[kernel]
+fn tile_sums<const BLOCK: usize, const N: usize>(x: &[f32], out: &mut [f32]) {
+    let tile = shared_array::<f32, { BLOCK * BLOCK }>();
+    let mut window = [0.0f32; { N + 1 }];
+    let spare = [1.0f32; { TILE / 16 + N }];
+    let t = thread_idx().x as usize;
+    let base = block_idx().x as usize * (BLOCK * BLOCK);
+    tile[t] = if base + t < x.len() { x[base + t] } else { 0.0 };
+    sync_threads();
+    #[unroll(2)]
+    for k in 0..=N {
+        window[k] = tile[(t + k) % (BLOCK * BLOCK)];
+    }
+    let mut sum = 0.0f32;
+    for k in 0..window.len() {
+        sum += window[k];
+    }
+    if base + t < out.len() {
+        out[base + t] = sum + spare[t % spare.len()] - 1.0;
+    }
+}
+
+#[test]
+fn const_generic_arithmetic_sizes_shared_memory_and_arrays() {
+    const BLOCK: usize = 8;
+    const N: usize = 3;
+    assert_compiles_with_nvrtc(&[(
+        &tile_sums::KERNEL,
+        &[
+            TemplateArg::Const(BLOCK as u64),
+            TemplateArg::Const(N as u64),
+        ],
+    )]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 150;
+    let host = random_f32(n, 9);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let threads = BLOCK * BLOCK;
+    let config = LaunchConfig::new(
+        Grid::x(n.div_ceil(threads) as u32),
+        Block::x(threads as u32),
+    );
+    tile_sums::launch::<BLOCK, N>(&stream, config, &x, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    for (i, got) in got.iter().enumerate() {
+        let base = i / threads * threads;
+        let t = i - base;
+        let expected: f32 = (0..=N)
+            .map(|k| {
+                let j = base + (t + k) % threads;
+                if j < n {
+                    host[j]
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        assert!((got - expected).abs() < 1e-5, "[{i}] {got} vs {expected}");
+    }
+}
+
+/// `a..=b` up to the type's maximum, with and without `step_by`; `let _ = ...;` and
+/// `_name` bindings.
+#[kernel]
+fn inclusive_ranges(_unused: u32, from: u32, out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        let mut count = 0u32;
+        for _k in from..=u32::MAX {
+            count += 1;
+        }
+        let mut stepped = 0u32;
+        for k in (from..=u32::MAX).step_by(i + 1) {
+            stepped = stepped.wrapping_add(k);
+        }
+        let mut empty = 0u32;
+        for _ in 5..=4 {
+            empty += 1;
+        }
+        let _ = out[i];
+        let _spare = count;
+        out[i] = count + stepped + empty;
+    }
+}
+
+#[test]
+fn inclusive_ranges_reach_the_maximum() {
+    assert_compiles_with_nvrtc(&[(&inclusive_ranges::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 40;
+    let from = u32::MAX - 20;
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let config = LaunchConfig::for_len(n, 32);
+    inclusive_ranges::launch(&stream, config, 0, from, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    for (i, got) in got.iter().enumerate() {
+        let count = (from..=u32::MAX).count() as u32;
+        let stepped = (from..=u32::MAX)
+            .step_by(i + 1)
+            .fold(0u32, |a, k| a.wrapping_add(k));
+        assert_eq!(*got, count.wrapping_add(stepped), "[{i}]");
+    }
+}
