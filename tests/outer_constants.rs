@@ -189,3 +189,53 @@ fn inclusive_ranges_reach_the_maximum() {
         assert_eq!(*got, count.wrapping_add(stepped), "[{i}]");
     }
 }
+
+const TAPS: usize = 3;
+const WEIGHT: f64 = 0.25;
+
+/// Reads this module's constants, called from a kernel in the same module.
+#[device]
+fn weighted(v: f32) -> f32 {
+    (v as f64 * WEIGHT) as f32 * TAPS as f32
+}
+
+/// A kernel `const` computed from an outer constant, sizing an annotated array.
+#[kernel]
+fn windowed(x: &[f32], out: &mut [f32]) {
+    const WIDTH: usize = TAPS * 2 - 1;
+    let mut window: [f32; WIDTH] = [0.0; WIDTH];
+    let i = global_idx().x;
+    if i < out.len() {
+        for k in 0..WIDTH {
+            window[k] = if i + k < x.len() { x[i + k] } else { 0.0 };
+        }
+        let mut sum = 0.0f32;
+        for k in 0..window.len() {
+            sum += weighted(window[k]);
+        }
+        out[i] = sum;
+    }
+}
+
+#[test]
+fn outer_constants_in_local_consts_and_same_module_device_functions() {
+    assert_compiles_with_nvrtc(&[(&windowed::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 70;
+    let host = random_f32(n, 5);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    windowed::launch(&stream, LaunchConfig::for_len(n, 32), &x, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    let width = TAPS * 2 - 1;
+    for (i, got) in got.iter().enumerate() {
+        let expected: f32 = (0..width)
+            .map(|k| {
+                let v = if i + k < n { host[i + k] } else { 0.0 };
+                (v as f64 * WEIGHT) as f32 * TAPS as f32
+            })
+            .sum();
+        assert!((got - expected).abs() < 1e-5, "[{i}] {got} vs {expected}");
+    }
+}

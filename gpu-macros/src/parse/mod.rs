@@ -54,7 +54,10 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         (syn::ReturnType::Type(_, ty), FnKind::Device) => parser.scalar_type(ty),
         _ => None,
     };
-    let body = parser.function_body(&item.block, ret.is_some());
+    // Written with a return type (even one rejected above), its tail is its value: no second
+    // message about an unused value.
+    let returns_value = matches!(item.sig.output, syn::ReturnType::Type(..));
+    let body = parser.function_body(&item.block, returns_value);
     let docs = item
         .attrs
         .iter()

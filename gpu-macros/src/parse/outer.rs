@@ -42,6 +42,21 @@ impl Parser<'_> {
             );
             return None;
         }
+        if let Some(generic) = path
+            .segments
+            .first()
+            .and_then(|first| self.generic_type(&first.ident.to_string()))
+        {
+            self.cx.error_spanned_by(
+                path,
+                format!(
+                    "constants of a type parameter (`{}::MAX`) are not supported: pass the value \
+                     as a parameter",
+                    generic.name
+                ),
+            );
+            return None;
+        }
         if path.segments.iter().any(|s| !s.arguments.is_none()) {
             self.cx.error_spanned_by(
                 path,
