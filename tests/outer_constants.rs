@@ -33,6 +33,7 @@ const SCALE_AGAIN: f32 = 2.0;
 fn tiled_scale(x: &[f32], ints: &mut [i32], out: &mut [f32]) {
     let tile = shared_array::<f32, TILE>();
     let local = [0.0f32; { TILE / 8 }];
+    let counts = [0u32; consts::STRIDE as usize];
     let t = thread_idx().x as usize;
     let i = block_idx().x as usize * TILE + t;
     tile[t] = if i < x.len() { x[i] } else { 0.0 };
@@ -43,18 +44,26 @@ fn tiled_scale(x: &[f32], ints: &mut [i32], out: &mut [f32]) {
         let half_one = one.to_f32();
         let flag = if FLAG { 1.0 } else { 0.0 };
         out[i] = consts::biased(neighbour * SCALE) + local[t % (TILE / 8)] + half_one * flag;
-        ints[i] = i as i32 * consts::STRIDE as i32 + OFFSET;
+        ints[i] = i as i32 * consts::STRIDE as i32 + OFFSET + counts[i % 3] as i32;
     }
 }
 
 #[test]
 fn outer_constants_reach_both_backends() {
     assert_compiles_with_nvrtc(&[(&tiled_scale::KERNEL, &[])]);
-    assert!(
-        tiled_scale::SOURCE.contains("32ull"),
-        "{}",
-        tiled_scale::SOURCE
-    );
+    // The values reach the CUDA source exactly: integers in full, floats by their bits.
+    for spelled in [
+        format!("[{TILE}ull]"),
+        format!("__int_as_float((int)0x{:08x}u)", SCALE.to_bits()),
+        format!("(-{} - 1)", -OFFSET - 1),
+        format!("rs_f16::from_bits(0x{:04x})", HALF_ONE.to_bits()),
+    ] {
+        assert!(
+            tiled_scale::SOURCE.contains(&spelled),
+            "{spelled} in {}",
+            tiled_scale::SOURCE
+        );
+    }
     let gpu = test_device();
     let stream = gpu.default_stream();
     let n = 100;

@@ -44,6 +44,12 @@ impl Parser<'_> {
                 self.outer_const(&path.path, in_length, None)
                     .map(LenExpr::Outer)
             }
+            // `TILE as usize`: converted by Rust's `as`, so `TILE` may have any integer type.
+            syn::Expr::Cast(cast) if self.is_outer(&cast.expr) => {
+                let path = super::outer::outer_path(&cast.expr)?;
+                let to = self.scalar_type(&cast.ty)?;
+                self.outer_const(path, false, Some(to)).map(LenExpr::Outer)
+            }
             syn::Expr::Cast(cast) => self.try_const_value(&cast.expr, in_length),
             syn::Expr::Block(block) => match block.block.stmts.as_slice() {
                 [syn::Stmt::Expr(inner, None)] => self.try_const_value(inner, in_length),

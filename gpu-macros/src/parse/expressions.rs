@@ -360,7 +360,7 @@ impl Parser<'_> {
 
     /// Whether `expr` names a constant from outside the function (no binding, const
     /// parameter or number type's constant of that name).
-    fn is_outer(&self, expr: &syn::Expr) -> bool {
+    pub(super) fn is_outer(&self, expr: &syn::Expr) -> bool {
         let Some(path) = super::outer::outer_path(expr) else {
             return false;
         };
