@@ -248,3 +248,41 @@ fn outer_constants_in_local_consts_and_same_module_device_functions() {
         assert!((got - expected).abs() < 1e-5, "[{i}] {got} vs {expected}");
     }
 }
+
+const SMALL: u32 = 2;
+const LIMIT: u32 = 5;
+
+/// Outer constants as `match` patterns: a name compares with the value, as in Rust.
+#[kernel]
+fn classify(x: &[u32], out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < x.len() {
+        let class = match x[i] {
+            SMALL => 100,
+            0..=LIMIT => 200,
+            _ => 300,
+        };
+        out[i] = class;
+    }
+}
+
+#[test]
+fn outer_constants_as_patterns() {
+    assert_compiles_with_nvrtc(&[(&classify::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let host: Vec<u32> = (0..12).collect();
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, host.len()).unwrap();
+    classify::launch(&stream, LaunchConfig::for_len(host.len(), 32), &x, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    let expected: Vec<u32> = host
+        .iter()
+        .map(|v| match *v {
+            SMALL => 100,
+            0..=LIMIT => 200,
+            _ => 300,
+        })
+        .collect();
+    assert_eq!(got, expected);
+}

@@ -1,7 +1,7 @@
 //! Statements: blocks, `let` and `const`, assignments, `if`, loops, `match` in statement
 //! position, and the jumps.
 
-use super::expressions::is_value_expr;
+use super::expressions::{is_constant_name, is_value_expr};
 use super::{strip_parens, Parser};
 use crate::ir::*;
 use crate::types::{LenExpr, Scalar, Ty};
@@ -196,8 +196,14 @@ impl Parser<'_> {
 
     /// `const N: usize = 16;`: a constant usable in array lengths.
     fn const_item(&mut self, item: &syn::ItemConst) -> Option<StmtKind> {
-        let ty = self.scalar_type(&item.ty)?;
-        let init = self.expr(&item.expr)?;
+        let ty = self.scalar_type(&item.ty);
+        let init = self.expr(&item.expr);
+        let (Some(ty), Some(init)) = (ty, init) else {
+            // Declared, so its uses neither report a missing name nor reach a constant of the
+            // same name outside the function.
+            self.declare_rejected(vec![item.ident.to_string()]);
+            return None;
+        };
         // Only a `usize` is a length; other integers' values are kept when the macro can fold
         // them, as a length written with them is one rustc rejects anyway.
         let value = if ty.is_int() {
@@ -355,6 +361,15 @@ impl Parser<'_> {
             match pat {
                 syn::Pat::Or(or) => pending.extend(or.cases.iter().rev()),
                 syn::Pat::Wild(_) => patterns.push(Pattern::Wild),
+                // `TILE`: as in Rust, a constant's name compares with its value.
+                syn::Pat::Ident(ident)
+                    if ident.subpat.is_none()
+                        && ident.by_ref.is_none()
+                        && ident.mutability.is_none()
+                        && is_constant_name(&ident.ident.to_string()) =>
+                {
+                    patterns.push(self.constant_pattern(ident)?)
+                }
                 syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
                     patterns.push(Pattern::Wild)
                 }
@@ -384,6 +399,28 @@ impl Parser<'_> {
         }
         patterns.reverse();
         Some(patterns)
+    }
+
+    /// A constant's name as a pattern: a constant from outside the function (the CPU twin
+    /// matches on its typed copy, a constant item, as Rust allows).
+    fn constant_pattern(&mut self, ident: &syn::PatIdent) -> Option<Pattern> {
+        let name = ident.ident.to_string();
+        if self.lookup(&name).is_some() || self.generic_const(&name).is_some() {
+            self.cx.error_spanned_by(
+                ident,
+                format!(
+                    "`{name}` is declared in the {}: as a pattern write its value, or define \
+                     the constant outside it (`const {name}: u32 = ...;` at module level)",
+                    self.what()
+                ),
+            );
+            return None;
+        }
+        let path = syn::Path::from(ident.ident.clone());
+        let constant = self.outer_const(&path, false, None)?;
+        Some(Pattern::Value(
+            self.push_expr(ExprKind::Outer(constant), Loc::of(ident)),
+        ))
     }
 
     fn if_stmt(&mut self, if_expr: &syn::ExprIf) -> Option<StmtKind> {

@@ -383,10 +383,21 @@ impl<'a> Emitter<'a> {
                 inclusive,
             } => {
                 let op = if *inclusive { "<=" } else { "<" };
+                let scalar = self.types.scalar(*start);
+                // `0..` of an unsigned value: NVRTC warns about the comparison with zero.
+                let from_zero = matches!(
+                    self.kernel.expr(*start).kind,
+                    ExprKind::Lit(Lit::Int { value: 0, .. })
+                ) && scalar.is_int()
+                    && !scalar.is_signed_int()
+                    && scalar.bound().is_none();
+                let end = self.expr(*end);
+                if from_zero {
+                    return Some(format!("({value} {op} {end})"));
+                }
                 Some(format!(
-                    "({value} >= {} && {value} {op} {})",
-                    self.expr(*start),
-                    self.expr(*end)
+                    "({value} >= {} && {value} {op} {end})",
+                    self.expr(*start)
                 ))
             }
         }
