@@ -286,3 +286,34 @@ fn outer_constants_as_patterns() {
         .collect();
     assert_eq!(got, expected);
 }
+
+const BLOCK_THREADS: usize = 128;
+const MIN_BLOCKS: u32 = 2;
+
+/// Launch bounds from the constants the host launches with.
+#[kernel(launch_bounds(BLOCK_THREADS, MIN_BLOCKS))]
+fn bounded(out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        out[i] = BLOCK_THREADS as u32 * 2 + MIN_BLOCKS;
+    }
+}
+
+#[test]
+fn outer_constants_as_launch_bounds() {
+    assert_compiles_with_nvrtc(&[(&bounded::KERNEL, &[])]);
+    let spelled = format!("__launch_bounds__({BLOCK_THREADS}u, {MIN_BLOCKS}u)");
+    assert!(bounded::SOURCE.contains(&spelled), "{}", bounded::SOURCE);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 300;
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    bounded::launch(
+        &stream,
+        LaunchConfig::for_len(n, BLOCK_THREADS as u32),
+        &mut out,
+    )
+    .unwrap();
+    let got = out.to_host(&stream).unwrap();
+    assert_eq!(got, vec![(BLOCK_THREADS * 2) as u32 + MIN_BLOCKS; n]);
+}

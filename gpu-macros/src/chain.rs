@@ -28,7 +28,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
             .to_compile_error(),
         };
     let mut kernel = parse::parse_function(&cx, &function, FnKind::Kernel);
-    kernel.launch_bounds = launch_bounds;
+    parse::set_launch_bounds(&mut kernel, launch_bounds);
     let mut functions = vec![kernel];
     let mut aliases = HashMap::new();
     // A device function's own errors were reported where `#[device]` expanded it; repeating

@@ -117,9 +117,33 @@ pub struct OuterUse {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchBounds {
     /// The most threads per block any launch uses.
-    pub max_threads: u32,
+    pub max_threads: LaunchValue,
     /// Blocks that should fit on one multiprocessor at once (caps registers per thread).
-    pub min_blocks: Option<u32>,
+    pub min_blocks: Option<LaunchValue>,
+}
+
+/// A launch bound: a number, or a constant from outside the kernel (`launch_bounds(BLOCK)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchValue {
+    Known(u32),
+    /// As written in the attribute, before the kernel is parsed.
+    Named(&'static syn::Path),
+    /// Once the kernel has recorded it among its outer constants.
+    Outer(OuterConst),
+}
+
+impl LaunchValue {
+    /// The bound as C++: the number, or the placeholder of the constant's value.
+    pub fn cuda(self) -> String {
+        match self {
+            LaunchValue::Known(n) => n.to_string(),
+            LaunchValue::Named(path) => unreachable!(
+                "launch bound `{}` is resolved when the kernel is parsed",
+                quote::ToTokens::to_token_stream(path)
+            ),
+            LaunchValue::Outer(constant) => constant.cuda(),
+        }
+    }
 }
 
 impl Function {

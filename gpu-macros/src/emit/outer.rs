@@ -47,8 +47,9 @@ pub fn host_source(
                 Some(_) => quote_spanned!(span=> #path as #ty),
                 None => path,
             };
+            // `X as T` is the user's conversion; it may name `X`'s own type.
             items.extend(quote_spanned! {span=>
-                #[allow(non_upper_case_globals)]
+                #[allow(non_upper_case_globals, clippy::unnecessary_cast)]
                 const #name: #ty = #value;
             });
         }

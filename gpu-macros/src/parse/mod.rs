@@ -16,6 +16,7 @@ mod outer;
 mod signature;
 mod statements;
 
+pub use outer::set_launch_bounds;
 pub use signature::kernel_args;
 
 use crate::ctxt::Ctxt;

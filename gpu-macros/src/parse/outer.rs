@@ -3,7 +3,7 @@
 //! type (see `emit/outer.rs`).
 
 use super::Parser;
-use crate::ir::{FnKind, Loc, OuterUse};
+use crate::ir::{FnKind, Function, LaunchBounds, LaunchValue, Loc, OuterUse};
 use crate::types::{OuterConst, Scalar};
 use quote::ToTokens;
 
@@ -91,4 +91,29 @@ impl Parser<'_> {
             name,
         })
     }
+}
+
+/// Gives the kernel its launch bounds, recording constants named there among its outer
+/// constants (converted to `u32` by Rust's `as`, as CUDA takes them).
+pub fn set_launch_bounds(kernel: &mut Function, bounds: Option<LaunchBounds>) {
+    let mut resolve = |value: LaunchValue| match value {
+        LaunchValue::Named(path) => {
+            kernel.outer.push(OuterUse {
+                path: path.to_token_stream(),
+                span: Loc::of(path),
+                fixed: None,
+                cast: Some(Scalar::U32),
+            });
+            LaunchValue::Outer(OuterConst {
+                function: Box::leak(kernel.name.clone().into_boxed_str()),
+                index: kernel.outer.len() as u32 - 1,
+                name: Box::leak(path.to_token_stream().to_string().into_boxed_str()),
+            })
+        }
+        other => other,
+    };
+    kernel.launch_bounds = bounds.map(|bounds| LaunchBounds {
+        max_threads: resolve(bounds.max_threads),
+        min_blocks: bounds.min_blocks.map(&mut resolve),
+    });
 }

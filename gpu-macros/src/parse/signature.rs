@@ -1,6 +1,7 @@
 //! A function's signature: its qualifiers, generic parameters and parameters, the scalar
 //! types they name, and the arguments of `#[kernel(...)]`.
 
+use super::expressions::is_constant_name;
 use super::statements::pattern_names;
 use super::{Parser, SUPPORTED_SCALARS};
 use crate::ctxt::Ctxt;
@@ -63,13 +64,15 @@ pub(super) fn check_signature(cx: &Ctxt, sig: &syn::Signature, kind: FnKind) {
 }
 
 /// The arguments of `#[kernel(...)]`: nothing, or `launch_bounds(MAX_THREADS)` /
-/// `launch_bounds(MAX_THREADS, MIN_BLOCKS)` with integer literals.
+/// `launch_bounds(MAX_THREADS, MIN_BLOCKS)` with integer literals or constants from outside
+/// the kernel (resolved by [`super::set_launch_bounds`]).
 pub fn kernel_args(cx: &Ctxt, attr: &TokenStream) -> Option<LaunchBounds> {
     if attr.is_empty() {
         return None;
     }
     const USAGE: &str = "`#[kernel]` takes no arguments or `launch_bounds(MAX_THREADS)` / \
-                         `launch_bounds(MAX_THREADS, MIN_BLOCKS)`, e.g. `#[kernel(launch_bounds(256, 2))]`";
+                         `launch_bounds(MAX_THREADS, MIN_BLOCKS)`, e.g. `#[kernel(launch_bounds(256, 2))]` \
+                         or `#[kernel(launch_bounds(BLOCK))]` with a constant";
     let list = match syn::parse2::<syn::Meta>(attr.clone()) {
         Ok(syn::Meta::List(list)) if list.path.is_ident("launch_bounds") => list,
         _ => {
@@ -77,17 +80,41 @@ pub fn kernel_args(cx: &Ctxt, attr: &TokenStream) -> Option<LaunchBounds> {
             return None;
         }
     };
-    let numbers = list.parse_args_with(
-        syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated,
+    let args = list.parse_args_with(
+        syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
     );
-    let values: Vec<u32> = match numbers {
-        Ok(numbers) if (1..=2).contains(&numbers.len()) => {
+    let values: Vec<LaunchValue> = match args {
+        Ok(args) if (1..=2).contains(&args.len()) => {
             let mut values = Vec::new();
-            for number in &numbers {
-                match number.base10_parse::<u32>() {
-                    Ok(value) if value > 0 => values.push(value),
-                    _ => {
-                        cx.error_spanned_by(number, "launch bounds are positive integers");
+            for arg in &args {
+                // A `$n:literal` from a `macro_rules!` arrives wrapped in an invisible group.
+                match super::strip_parens(arg) {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(number),
+                        ..
+                    }) => match number.base10_parse::<u32>() {
+                        Ok(value) if value > 0 => values.push(LaunchValue::Known(value)),
+                        _ => {
+                            cx.error_spanned_by(number, "launch bounds are positive integers");
+                            return None;
+                        }
+                    },
+                    syn::Expr::Path(path)
+                        if path.qself.is_none()
+                            && path
+                                .path
+                                .segments
+                                .last()
+                                .is_some_and(|s| is_constant_name(&s.ident.to_string())) =>
+                    {
+                        // Lives as long as the compilation, as the IR's interned names.
+                        values.push(LaunchValue::Named(Box::leak(Box::new(path.path.clone()))));
+                    }
+                    other => {
+                        cx.error_spanned_by(
+                            other,
+                            "launch bounds are positive integers or constants (`BLOCK`)",
+                        );
                         return None;
                     }
                 }
@@ -99,7 +126,7 @@ pub fn kernel_args(cx: &Ctxt, attr: &TokenStream) -> Option<LaunchBounds> {
             return None;
         }
     };
-    if values[0] > 1024 {
+    if matches!(values[0], LaunchValue::Known(n) if n > 1024) {
         cx.error_spanned_by(&list, "a block has at most 1024 threads");
         return None;
     }
