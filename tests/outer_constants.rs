@@ -317,3 +317,41 @@ fn outer_constants_as_launch_bounds() {
     let got = out.to_host(&stream).unwrap();
     assert_eq!(got, vec![(BLOCK_THREADS * 2) as u32 + MIN_BLOCKS; n]);
 }
+
+/// A host type whose associated constants kernels read.
+pub struct Gravity;
+
+impl Gravity {
+    pub const G: f32 = 9.81;
+    pub const STEPS: u32 = 4;
+}
+
+/// Associated constants of a type, named by path like any outer constant.
+#[kernel]
+fn fall(v: &mut [f32]) {
+    let i = global_idx().x;
+    if i < v.len() {
+        // The loop alone does not give the constant a type: `as` does.
+        for _ in 0..Gravity::STEPS as u32 {
+            v[i] += Gravity::G * 0.5;
+        }
+    }
+}
+
+#[test]
+fn associated_constants_are_outer_constants() {
+    assert_compiles_with_nvrtc(&[(&fall::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let host = random_f32(50, 11);
+    let mut v = DeviceBuffer::from_host(&stream, &host).unwrap();
+    fall::launch(&stream, LaunchConfig::for_len(host.len(), 32), &mut v).unwrap();
+    let got = v.to_host(&stream).unwrap();
+    for (i, (got, start)) in got.iter().zip(&host).enumerate() {
+        let mut expected = *start;
+        for _ in 0..Gravity::STEPS {
+            expected += Gravity::G * 0.5;
+        }
+        assert!((got - expected).abs() < 1e-5, "[{i}] {got} vs {expected}");
+    }
+}

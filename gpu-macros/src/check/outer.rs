@@ -49,7 +49,8 @@ impl Checker<'_> {
                         outer.span,
                         format!(
                             "cannot infer the type of `{name}` ({kind}): the macro sees only its \
-                             name, so use it where its type is known, e.g. `let n: usize = {name};`"
+                             name; convert it where it is used (`{name} as u32`, any number type) \
+                             or use it where the type is known (`let n: usize = {name};`)"
                         ),
                     );
                     Scalar::Usize
