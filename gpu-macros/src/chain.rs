@@ -30,16 +30,18 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
             .to_compile_error(),
         };
     let env = type_env(&gathered);
-    let mut functions = Vec::new();
     let mut kernel = parse::parse_function(&cx, &env, &function, FnKind::Kernel, None);
-    kernel.launch_bounds = launch_bounds;
-    functions.push(kernel);
+    parse::set_launch_bounds(&mut kernel, launch_bounds);
+    let mut functions = vec![kernel];
     let mut aliases = HashMap::new();
+    // A device function's own errors were reported where `#[device]` expanded it; repeating
+    // them at every kernel that calls it would give one cause many messages.
+    let device_cx = Ctxt::default();
     for device in &gathered {
         let syn::Item::Fn(item) = &device.item else {
             continue;
         };
-        let parsed = parse::parse_function(&cx, &env, item, FnKind::Device, None);
+        let parsed = parse::parse_function(&device_cx, &env, item, FnKind::Device, None);
         aliases.insert(device.alias.clone(), parsed.name.clone());
         if functions.iter().all(|f| f.name != parsed.name) {
             functions.push(parsed);
@@ -64,8 +66,12 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
         return request(&attr, &function, &gathered, &path.to_string(), &path);
     }
     // Later stages assume a well-formed IR; after a syntax error they would only echo it.
+    let device_failed = device_cx.into_compile_errors().is_some();
     if let Some(errors) = cx.into_compile_errors() {
         return errors;
+    }
+    if device_failed {
+        return TokenStream::new();
     }
     // Calls made through a renamed import (`use m::f as g;`) reach `f`.
     for function in &mut functions {
@@ -113,6 +119,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
     } else {
         None
     };
+    let source = emit::outer::host_source(&program, &types, source, &rt);
     emit::host::emit_host(program.root(), &source, twin, &rt)
 }
 
@@ -404,6 +411,25 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
         syn::Item::Fn(function) => {
             let env = parse::TypeEnv::default();
             let parsed = parse::parse_function(&cx, &env, function, FnKind::Device, None);
+            let name = &function.sig.ident;
+            // A kernel names this function's outer constants through a module of the
+            // function's name (a name in the type namespace, beside the function and its
+            // macro), which sees all that the function's module sees.
+            let outer = if parsed.outer.is_empty() {
+                quote!()
+            } else {
+                let vis = match &function.vis {
+                    syn::Visibility::Inherited => quote!(),
+                    _ => quote!(pub(crate)),
+                };
+                quote! {
+                    #[doc(hidden)]
+                    #[allow(non_snake_case, unused_imports)]
+                    #vis mod #name {
+                        pub(crate) use super::*;
+                    }
+                }
+            };
             // Its callees and types are known only where a kernel gathers them; alone it is
             // checked fully.
             if !cx.has_errors() && parsed.callees().is_empty() && env.missing.borrow().is_empty() {
@@ -413,7 +439,7 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
                 };
                 check::check_program(&cx, &program);
             }
-            (&function.sig.ident, &function.vis, quote!())
+            (name, &function.vis, outer)
         }
         syn::Item::Struct(strukt) => {
             parse::struct_problems(&cx, &item);

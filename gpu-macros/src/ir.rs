@@ -5,7 +5,7 @@
 //! type per expression that both emitters read without re-inferring.
 
 use crate::intrinsics::{Builtin, Op};
-use crate::types::{EnumRef, Generic, Len, Scalar, StructRef, Ty};
+use crate::types::{EnumRef, Generic, Len, OuterConst, Scalar, StructRef, Ty};
 use proc_macro2::{Span, TokenStream};
 
 /// Where a piece of the kernel was written: its first and last token, so a message underlines
@@ -103,6 +103,20 @@ pub struct Function {
     pub owner: Option<Owner>,
     /// `#[kernel(launch_bounds(..))]`, emitted as `__launch_bounds__`.
     pub launch_bounds: Option<LaunchBounds>,
+    /// The constants from outside the function its code names, indexed by `OuterConst::index`.
+    pub outer: Vec<OuterUse>,
+}
+
+/// A constant defined outside the function, as its code names it.
+pub struct OuterUse {
+    /// The path as written, with the user's spans, resolved from the function's module.
+    pub path: TokenStream,
+    /// Where it is first named.
+    pub span: Loc,
+    /// The type it must have where the code fixes it: `usize` in a length.
+    pub fixed: Option<Scalar>,
+    /// `PATH as T`: the constant converted by Rust's `as` (its own type may stay unknown).
+    pub cast: Option<Scalar>,
 }
 
 /// The type a method belongs to.
@@ -135,9 +149,33 @@ pub fn method_name(owner: &str, method: &str) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchBounds {
     /// The most threads per block any launch uses.
-    pub max_threads: u32,
+    pub max_threads: LaunchValue,
     /// Blocks that should fit on one multiprocessor at once (caps registers per thread).
-    pub min_blocks: Option<u32>,
+    pub min_blocks: Option<LaunchValue>,
+}
+
+/// A launch bound: a number, or a constant from outside the kernel (`launch_bounds(BLOCK)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchValue {
+    Known(u32),
+    /// As written in the attribute, before the kernel is parsed.
+    Named(&'static syn::Path),
+    /// Once the kernel has recorded it among its outer constants.
+    Outer(OuterConst),
+}
+
+impl LaunchValue {
+    /// The bound as C++: the number, or the placeholder of the constant's value.
+    pub fn cuda(self) -> String {
+        match self {
+            LaunchValue::Known(n) => n.to_string(),
+            LaunchValue::Named(path) => unreachable!(
+                "launch bound `{}` is resolved when the kernel is parsed",
+                quote::ToTokens::to_token_stream(path)
+            ),
+            LaunchValue::Outer(constant) => constant.cuda(),
+        }
+    }
 }
 
 impl Function {
@@ -238,7 +276,7 @@ pub enum StmtKind {
         body: Block,
         label: Option<String>,
     },
-    /// `for var in start..end` or `for var in (start..end).step_by(step)`.
+    /// `for var in start..end` or `for var in (start..end).step_by(step)` (also `..=`).
     For {
         var: LocalId,
         start: ExprId,
@@ -246,8 +284,10 @@ pub enum StmtKind {
         step: Option<ExprId>,
         body: Block,
         label: Option<String>,
-        /// `#[unroll]`: ask the CUDA compiler to unroll the loop fully (`#pragma unroll`).
-        unroll: bool,
+        /// `#[unroll]` / `#[unroll(N)]`: `#pragma unroll` / `#pragma unroll N`.
+        unroll: Unroll,
+        /// `a..=b`: the loop runs through `end` too.
+        inclusive: bool,
     },
     /// `break` or `break 'label`.
     Break(Option<String>),
@@ -378,6 +418,8 @@ pub enum ExprKind {
     },
     /// A kernel's const parameter used as a value.
     GenericConst(&'static str),
+    /// A constant defined outside the function (`TILE`, `consts::TILE`).
+    Outer(OuterConst),
     /// `f32::from_bits(u)` / `f64::from_bits(u)`.
     FromBits {
         bits: ExprId,
@@ -412,6 +454,17 @@ pub enum ExprKind {
         then_value: ExprId,
         else_value: ExprId,
     },
+}
+
+/// What a `for` loop asks of the CUDA compiler's unrolling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unroll {
+    /// No attribute: the compiler decides.
+    Default,
+    /// `#[unroll]`: fully.
+    Full,
+    /// `#[unroll(N)]`: by a factor of `N`.
+    Times(u32),
 }
 
 /// A literal as written; the type checker gives unsuffixed ones their type.

@@ -103,7 +103,8 @@ fn cuda_source_of(rust: &str) -> Result<String, String> {
                     .map(|attr| &attr.meta)
                     .find(|meta| meta.path().is_ident("kernel"))
                 {
-                    function.launch_bounds = parse::kernel_args(&cx, &list.tokens);
+                    let bounds = parse::kernel_args(&cx, &list.tokens);
+                    parse::set_launch_bounds(&mut function, bounds);
                 }
                 // A parsed string has no stable file name; snapshots need one.
                 function.file = "test.rs".to_string();

@@ -227,7 +227,7 @@ fn loops_take_only_unroll() {
     let errors = cuda_source_of(
         r#"
 fn k(x: &mut [f32]) {
-    #[unroll(4)]
+    #[unroll(0)]
     for i in 0..4 {
         x[i] = 0.0;
     }
@@ -241,6 +241,46 @@ fn k(x: &mut [f32]) {
     .expect_err("two bad loop attributes");
     assert_eq!(errors.matches("compile_error").count(), 2, "{errors}");
     assert!(errors.contains("`#[unroll]`"), "{errors}");
+    assert!(errors.contains("positive count"), "{errors}");
+}
+
+/// `#[unroll(N)]` asks for a factor; `a..=b` runs through `b` without stepping past it, so
+/// it ends at the type's maximum, also with `step_by`.
+#[test]
+fn counted_unroll_and_inclusive_ranges() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn k(x: &mut [u32]) {
+    #[unroll(4)]
+    for i in 0..=7u32 {
+        x[i as usize] = i;
+    }
+    for i in (4_294_967_000u32..=u32::MAX).step_by(3) {
+        x[0] += i;
+    }
+    let _ = x[1];
+}
+"#
+    ));
+}
+
+/// Lengths from const parameters' arithmetic stay C++ expressions of the template
+/// parameters; those the macro can fold are numbers, as before.
+#[test]
+fn const_generic_lengths() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn k<const BLOCK: usize, const N: usize>(x: &mut [f32]) {
+    const TWO: usize = 2;
+    let tile = shared_array::<f32, { BLOCK * BLOCK }>();
+    let pad = [0.0f32; { N + 1 }];
+    let fixed = [1.0f32; { TWO * 3 }];
+    let t = thread_idx().x as usize;
+    tile[t] = pad[t % (N + 1)] + fixed[t % 6];
+    x[t] = tile[t];
+}
+"#
+    ));
 }
 
 #[test]

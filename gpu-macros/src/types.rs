@@ -56,11 +56,76 @@ impl Bound {
     }
 }
 
-/// The length of an array or shared memory: a number, or a kernel's const parameter.
+/// The length of an array or shared memory: a number, a kernel's const parameter, or
+/// arithmetic over those and constants from outside the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Len {
     Known(u64),
     Param(&'static str),
+    /// `{ BLOCK * BLOCK }`, `TILE`, `{ N + 1 }`: known only to rustc or at instantiation.
+    Expr(&'static LenExpr),
+}
+
+/// A length that the macro cannot fold to a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LenExpr {
+    Known(u64),
+    Param(&'static str),
+    Outer(OuterConst),
+    Binary(LenOp, &'static LenExpr, &'static LenExpr),
+}
+
+/// The operators of length arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LenOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl LenOp {
+    /// The operator as written in both Rust and C++.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            LenOp::Add => "+",
+            LenOp::Sub => "-",
+            LenOp::Mul => "*",
+            LenOp::Div => "/",
+            LenOp::Rem => "%",
+        }
+    }
+}
+
+/// A use of a constant defined outside the kernel (`TILE`, `consts::TILE`): the macro sees
+/// only its path, so its value reaches the CUDA source through rustc (see `emit/outer.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OuterConst {
+    /// The function whose code names it.
+    pub function: &'static str,
+    /// Its position among that function's outer constants.
+    pub index: u32,
+    /// The path as written, for messages.
+    pub name: &'static str,
+}
+
+/// Marks where the host splices an outer constant's value into the CUDA source.
+pub const OUTER_MARK: char = '\u{1}';
+
+impl OuterConst {
+    /// The placeholder the host replaces with the constant's C++ literal.
+    pub fn cuda(self) -> String {
+        format!(
+            "{OUTER_MARK}{}{OUTER_MARK}{}{OUTER_MARK}",
+            self.function, self.index
+        )
+    }
+
+    /// The name of the host module's typed copy of the constant, which the CPU twin reads.
+    pub fn twin(self) -> String {
+        format!("__GPU_CONST_{}_{}", self.function, self.index)
+    }
 }
 
 impl Len {
@@ -69,6 +134,16 @@ impl Len {
         match self {
             Len::Known(n) => format!("{n}ull"),
             Len::Param(name) => name.to_string(),
+            Len::Expr(expr) => expr.render(&|outer| outer.cuda(), "ull"),
+        }
+    }
+
+    /// The length as Rust code in the CPU twin.
+    pub fn rust(self) -> String {
+        match self {
+            Len::Known(n) => n.to_string(),
+            Len::Param(name) => name.to_string(),
+            Len::Expr(expr) => expr.render(&|outer| outer.twin(), "usize"),
         }
     }
 
@@ -77,6 +152,40 @@ impl Len {
         match self {
             Len::Known(n) => n.to_string(),
             Len::Param(name) => name.to_string(),
+            Len::Expr(expr) => expr.render(&|outer| outer.name.to_string(), ""),
+        }
+    }
+
+    /// Whether the length is known only when a generic kernel is instantiated.
+    pub fn needs_instantiation(self) -> bool {
+        match self {
+            Len::Known(_) => false,
+            Len::Param(_) => true,
+            Len::Expr(expr) => expr.mentions_param(),
+        }
+    }
+}
+
+impl LenExpr {
+    fn render(&self, outer: &dyn Fn(OuterConst) -> String, suffix: &str) -> String {
+        match self {
+            LenExpr::Known(n) => format!("{n}{suffix}"),
+            LenExpr::Param(name) => name.to_string(),
+            LenExpr::Outer(constant) => outer(*constant),
+            LenExpr::Binary(op, lhs, rhs) => format!(
+                "({} {} {})",
+                lhs.render(outer, suffix),
+                op.symbol(),
+                rhs.render(outer, suffix)
+            ),
+        }
+    }
+
+    fn mentions_param(&self) -> bool {
+        match self {
+            LenExpr::Known(_) | LenExpr::Outer(_) => false,
+            LenExpr::Param(_) => true,
+            LenExpr::Binary(_, lhs, rhs) => lhs.mentions_param() || rhs.mentions_param(),
         }
     }
 }

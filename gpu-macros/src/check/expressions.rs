@@ -62,6 +62,19 @@ impl Checker<'_> {
                     T::Array { elem, .. } => T::Var(elem),
                     T::Ty(Ty::Array { elem, .. }) => self.fresh_of(*elem, self.loc(*base)),
                     T::Error => T::Error,
+                    _ if matches!(kernel.expr(*base).kind, ExprKind::Outer(_)) => {
+                        if let ExprKind::Outer(constant) = kernel.expr(*base).kind {
+                            // Reported here: its type is not asked about again.
+                            self.outer[constant.index as usize] = T::Error;
+                        }
+                        self.cx.error(
+                            self.loc(*base),
+                            "constants from outside the function are numbers or `bool`: an array \
+                             constant cannot be indexed here; copy it into a local array \
+                             (`let taps = [0.25f32, 0.5, 0.25];`) or pass a slice",
+                        );
+                        T::Error
+                    }
                     _ => {
                         let text = self.describe(base_t);
                         self.cx.error(
@@ -95,6 +108,7 @@ impl Checker<'_> {
             } => self.method(*receiver, method, *method_span, args, *receiver_ty),
             ExprKind::Builtin(builtin) => T::Ty(builtin.ty()),
             ExprKind::GenericConst(_) => T::Ty(Ty::Scalar(Scalar::Usize)),
+            ExprKind::Outer(constant) => self.outer_type(*constant),
             ExprKind::FromBits { bits, to } => {
                 let t = self.expr(*bits);
                 let unsigned = if *to == Scalar::F32 {

@@ -14,6 +14,7 @@ mod constants;
 mod expressions;
 mod inference;
 mod intrinsics;
+mod outer;
 mod statements;
 mod user_types;
 
@@ -33,6 +34,8 @@ use std::collections::HashSet;
 pub struct Types {
     pub exprs: Vec<Ty>,
     pub locals: Vec<Ty>,
+    /// The type of each constant from outside the function, by `OuterConst::index`.
+    pub outer: Vec<Scalar>,
 }
 
 impl Types {
@@ -65,6 +68,7 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             exprs: vec![None; function.exprs.len()],
             locals: vec![None; function.locals.len()],
             vars: Vec::new(),
+            outer: Vec::new(),
             loops: Vec::new(),
             negated_literals: Vec::new(),
             negations: Vec::new(),
@@ -103,6 +107,7 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             let t = checker.fresh_of(param.ty, param.span);
             checker.locals[param.local.0 as usize] = Some(t);
         }
+        checker.outer = checker.outer_types();
         checker.block(&function.body);
         if let Some(ret) = function.ret {
             if !block_returns(&function.body) {
@@ -159,7 +164,7 @@ fn is_let_init(block: &Block, id: ExprId) -> bool {
 /// sees a compile-time constant.
 fn is_const_expr(function: &Function, id: ExprId) -> bool {
     match &function.expr(id).kind {
-        ExprKind::GenericConst(_) | ExprKind::Lit(Lit::Int { .. }) => true,
+        ExprKind::GenericConst(_) | ExprKind::Lit(Lit::Int { .. }) | ExprKind::Outer(_) => true,
         ExprKind::Binary { lhs, rhs, .. } => {
             is_const_expr(function, *lhs) && is_const_expr(function, *rhs)
         }
@@ -253,6 +258,8 @@ struct Checker<'a> {
     exprs: Vec<Option<T>>,
     locals: Vec<Option<T>>,
     vars: Vec<Var>,
+    /// The type of each constant from outside the function.
+    outer: Vec<T>,
     /// The enclosing loops' labels, innermost last.
     loops: Vec<Option<String>>,
     /// Integer literals directly under a unary minus: they may reach `MIN`.
@@ -275,6 +282,7 @@ impl Checker<'_> {
     }
 
     fn finish(mut self) -> Option<Types> {
+        let outer = self.finish_outer();
         let mut exprs = Vec::with_capacity(self.exprs.len());
         for t in std::mem::take(&mut self.exprs) {
             let ty = t.map_or(Ty::Unit, |t| self.finalize(t));
@@ -333,7 +341,11 @@ impl Checker<'_> {
         if self.cx.has_errors() {
             return None;
         }
-        Some(Types { exprs, locals })
+        Some(Types {
+            exprs,
+            locals,
+            outer,
+        })
     }
 
     fn finalize(&mut self, t: T) -> Ty {

@@ -2,6 +2,7 @@
 //! description the runtime compiles, and a typed `launch` whose argument types mirror the
 //! kernel's parameters, so a wrong argument is a Rust type error at the call.
 
+use super::outer::HostSource;
 use crate::ir::*;
 use crate::types::{struct_layout, Len, Scalar, Ty};
 use proc_macro2::{Ident, Span, TokenStream};
@@ -11,7 +12,7 @@ use quote::{format_ident, quote};
 /// the runtime crate as the user's crate names it.
 pub fn emit_host(
     kernel: &Function,
-    source: &str,
+    source: &HostSource,
     twin: Option<(TokenStream, bool)>,
     rt: &TokenStream,
 ) -> TokenStream {
@@ -184,7 +185,7 @@ pub fn emit_host(
         )
     };
     // wgmma exists only on sm_90a: such a kernel is compiled for exactly compute capability 9.0.
-    let kernel_static = if source.contains("rs_wgmma") {
+    let kernel_static = if source.text.contains("rs_wgmma") {
         quote!(#kernel_static.__arch_specific(9, 0))
     } else {
         kernel_static
@@ -197,6 +198,7 @@ pub fn emit_host(
         ),
         None => (quote!(), kernel_static),
     };
+    let (outer_items, source_init) = (&source.items, &source.init);
     quote! {
         #(#docs)*
         #[allow(non_snake_case, dead_code)]
@@ -208,8 +210,9 @@ pub fn emit_host(
             /// The entry point in [`SOURCE`]: an `extern "C"` function, or a template for a
             /// generic kernel.
             pub const ENTRY: &str = #name_str;
+            #outer_items
             /// The CUDA C++ source generated for this kernel.
-            pub const SOURCE: &str = #source;
+            pub const SOURCE: &str = #source_init;
             /// What the runtime compiles and launches.
             pub static KERNEL: #rt::Kernel = #kernel_static;
 

@@ -5,4 +5,5 @@ pub mod cpu;
 pub mod cuda;
 pub mod helpers;
 pub mod host;
+pub mod outer;
 pub mod writer;

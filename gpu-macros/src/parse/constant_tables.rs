@@ -115,6 +115,13 @@ impl Parser<'_> {
                 );
                 return None;
             }
+            Len::Expr(_) => {
+                self.cx.error_spanned_by(
+                    &array.len,
+                    "a `#[constant]` table has a fixed length: write it as a number",
+                );
+                return None;
+            }
         };
         let bytes = len.saturating_mul(u64::from(elem.size_bytes().unwrap_or(1)));
         if bytes > MAX_CONSTANT_BYTES {

@@ -28,6 +28,12 @@ pub(super) fn is_value_expr(expr: &syn::Expr) -> bool {
     )
 }
 
+/// Whether `name` is spelled as Rust spells constants (`TILE`, `MAX_ITER`), so an unknown
+/// one is a constant from outside the function rather than a misspelled variable.
+pub(super) fn is_constant_name(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_lowercase())
+}
+
 fn binary_op(op: &syn::BinOp) -> Option<BinOp> {
     Some(match op {
         syn::BinOp::Add(_) => BinOp::Add,
@@ -125,6 +131,12 @@ impl Parser<'_> {
                     op,
                     operand: self.expr(&unary.expr)?,
                 }
+            }
+            syn::Expr::Cast(cast) if self.is_outer(&cast.expr) => {
+                // Converted by Rust's own `as` on the host, so its type need not be known here.
+                let to = self.scalar_type(&cast.ty)?;
+                let path = super::outer::outer_path(&cast.expr)?;
+                ExprKind::Outer(self.outer_const(path, false, Some(to))?)
             }
             syn::Expr::Cast(cast) => {
                 let inner = self.expr(&cast.expr);
@@ -316,12 +328,20 @@ impl Parser<'_> {
                 None if self.generic_const(&name).is_some() => {
                     Some(ExprKind::GenericConst(self.generic_const(&name)?))
                 }
+                None if is_constant_name(&name) => {
+                    Some(ExprKind::Outer(self.outer_const(&path.path, false, None)?))
+                }
                 None => {
                     self.cx.error_spanned_by(
                         path,
                         format!(
-                            "cannot find value `{name}` in this kernel: kernels can use their parameters and \
-                             `let` bindings (constants from outside the kernel are not supported yet)"
+                            "cannot find value `{name}` in this {}: it can use its parameters, \
+                             `let` bindings and constants, which are named in UPPER_CASE \
+                             (`const SCALE: f32 = ...;`, in the function or outside it)",
+                            match self.kind {
+                                FnKind::Kernel => "kernel",
+                                FnKind::Device => "device function",
+                            }
                         ),
                     );
                     None
@@ -354,10 +374,19 @@ impl Parser<'_> {
                 ty,
                 name: name.to_string(),
             }),
+            None if path
+                .path
+                .segments
+                .last()
+                .is_some_and(|last| is_constant_name(&last.ident.to_string())) =>
+            {
+                Some(ExprKind::Outer(self.outer_const(&path.path, false, None)?))
+            }
             None => {
                 self.cx.error_spanned_by(
                     path,
-                    "paths are only supported for number constants such as `f32::MAX` or `f32::consts::PI`",
+                    "paths are only supported for constants such as `f32::MAX`, `f32::consts::PI` \
+                     or `consts::TILE`",
                 );
                 None
             }
@@ -386,6 +415,10 @@ impl Parser<'_> {
             }
         } else if let Some(ty) = self.env.lookup(&ty_name) {
             ty
+        } else if args.is_none() && item.ident.to_string().chars().all(|c| !c.is_lowercase()) {
+            // `Type::NAME` of a type not (yet) gathered: a constant from outside, which any
+            // Rust type may hold (a `#[device]` type's constant works either way).
+            return Some(None);
         } else if super::items::looks_like_type(&ty_name)
             && Scalar::from_rust_name(&ty_name).is_none()
             && self.generic_type(&ty_name).is_none()
@@ -503,6 +536,30 @@ impl Parser<'_> {
             return None;
         }
         Some(ExprKind::StructLit { ty: def, fields })
+    }
+
+    /// Whether `expr` names a constant from outside the function (no binding, const
+    /// parameter or number type's constant of that name).
+    pub(super) fn is_outer(&self, expr: &syn::Expr) -> bool {
+        let Some(path) = super::outer::outer_path(expr) else {
+            return false;
+        };
+        match path.get_ident() {
+            Some(ident) => {
+                let name = ident.to_string();
+                self.lookup(&name).is_none() && self.generic_const(&name).is_none()
+            }
+            None => {
+                let names: Vec<String> =
+                    path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let names: Vec<&str> = names
+                    .iter()
+                    .map(String::as_str)
+                    .skip_while(|s| matches!(*s, "std" | "core"))
+                    .collect();
+                !matches!(names.as_slice(), [ty, _] | [ty, "consts", _] if Scalar::from_rust_name(ty).is_some())
+            }
+        }
     }
 
     /// `if c { a } else { b }` in value position.

@@ -168,7 +168,7 @@ fn enum_repr(name: &str) -> Option<Scalar> {
 /// `env`) or when the struct is malformed (reported at its definition by its own attribute).
 pub fn parse_struct(env: &TypeEnv, item: &syn::ItemStruct, path: String) -> Option<StructDef> {
     let scratch = Ctxt::default();
-    let mut parser = Parser::new(&scratch, env, FnKind::Device, None);
+    let mut parser = Parser::new(&scratch, env, FnKind::Device, None, &item.ident);
     let syn::Fields::Named(named) = &item.fields else {
         return None;
     };

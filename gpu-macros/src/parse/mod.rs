@@ -6,13 +6,15 @@
 //!
 //! One `Parser` walks a function; its methods are spread over files by what they parse:
 //! [`signature`] (qualifiers, generics, parameters, types), [`statements`], [`expressions`],
-//! [`calls`] (methods, intrinsics, device functions) and [`constants`] (array lengths).
+//! [`calls`] (methods, intrinsics, device functions), [`constants`] (array lengths) and
+//! [`outer`] (constants defined outside the function).
 
 mod calls;
 mod constant_tables;
 mod constants;
 mod expressions;
 mod items;
+mod outer;
 mod signature;
 mod statements;
 
@@ -20,11 +22,12 @@ pub use items::{
     host_impl, impl_macro_name, impl_problems, parse_enum, parse_impl, parse_struct,
     struct_problems, TypeEnv, OPERATOR_TRAITS,
 };
+pub use outer::set_launch_bounds;
 pub use signature::kernel_args;
 
 use crate::ctxt::Ctxt;
 use crate::ir::*;
-use crate::types::Ty;
+use crate::types::{LenExpr, Ty};
 use quote::ToTokens;
 use signature::check_signature;
 use std::collections::HashMap;
@@ -41,7 +44,7 @@ pub fn parse_function(
     kind: FnKind,
     owner: Option<Owner>,
 ) -> Function {
-    let mut parser = Parser::new(cx, env, kind, owner.as_ref().map(|o| o.ty));
+    let mut parser = Parser::new(cx, env, kind, owner.as_ref().map(|o| o.ty), &item.sig.ident);
     check_signature(cx, &item.sig, kind);
     parser.generics = parser.generic_params(&item.sig.generics);
     let params = item
@@ -55,7 +58,10 @@ pub fn parse_function(
         (syn::ReturnType::Type(_, ty), FnKind::Device) => parser.value_type(ty),
         _ => None,
     };
-    let body = parser.function_body(&item.block, ret.is_some());
+    // Written with a return type (even one rejected above), its tail is its value: no second
+    // message about an unused value.
+    let returns_value = matches!(item.sig.output, syn::ReturnType::Type(..));
+    let body = parser.function_body(&item.block, returns_value);
     let docs = item
         .attrs
         .iter()
@@ -82,6 +88,7 @@ pub fn parse_function(
         file: name_span.start.file(),
         launch_bounds: None,
         owner,
+        outer: parser.outer,
     }
 }
 
@@ -89,12 +96,16 @@ pub fn parse_function(
 struct Parser<'a> {
     cx: &'a Ctxt,
     kind: FnKind,
+    /// The function's name, which keys its outer constants.
+    function: &'static str,
+    /// The constants from outside the function that its code names.
+    outer: Vec<OuterUse>,
     exprs: Vec<Expr>,
     locals: Vec<Local>,
     /// Visible bindings, innermost scope last; later bindings shadow earlier ones.
     scopes: Vec<Vec<(String, LocalId)>>,
-    /// The values of `const` items, for array lengths.
-    consts: HashMap<LocalId, u128>,
+    /// The values of integer `const` items, for array lengths.
+    consts: HashMap<LocalId, LenExpr>,
     /// The kernel's generic parameters.
     generics: Vec<GenericParam>,
     /// The `#[device]` types the function may name.
@@ -104,10 +115,19 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    fn new(cx: &'a Ctxt, env: &'a TypeEnv, kind: FnKind, self_ty: Option<Ty>) -> Parser<'a> {
+    fn new(
+        cx: &'a Ctxt,
+        env: &'a TypeEnv,
+        kind: FnKind,
+        self_ty: Option<Ty>,
+        name: &syn::Ident,
+    ) -> Parser<'a> {
         Parser {
             cx,
             kind,
+            // Lives as long as the compilation, as the IR's other interned names.
+            function: Box::leak(name.to_string().into_boxed_str()),
+            outer: Vec::new(),
             exprs: Vec::new(),
             locals: Vec::new(),
             scopes: vec![Vec::new()],
@@ -134,6 +154,42 @@ impl Parser<'_> {
             .expect("a scope is always open")
             .push((name, id));
         id
+    }
+
+    /// Declares the names of a rejected parameter or `let`, so that their uses are not
+    /// reported as unknown names as well.
+    fn declare_rejected(&mut self, names: Vec<String>) {
+        for name in names {
+            self.declare(Local {
+                name,
+                mutable: false,
+                annotation: None,
+            });
+        }
+    }
+
+    /// "kernel" or "device function", for messages.
+    fn what(&self) -> &'static str {
+        match self.kind {
+            FnKind::Kernel => "kernel",
+            FnKind::Device => "device function",
+        }
+    }
+
+    /// "kernels" or "device functions", for messages.
+    fn what_plural(&self) -> &'static str {
+        match self.kind {
+            FnKind::Kernel => "kernels",
+            FnKind::Device => "device functions",
+        }
+    }
+
+    /// The attribute that marks the function: `kernel` or `device`.
+    fn attribute(&self) -> &'static str {
+        match self.kind {
+            FnKind::Kernel => "kernel",
+            FnKind::Device => "device",
+        }
     }
 
     fn lookup(&self, name: &str) -> Option<LocalId> {

@@ -1,6 +1,8 @@
 //! A function's signature: its qualifiers, generic parameters and parameters, the scalar
 //! types they name, and the arguments of `#[kernel(...)]`.
 
+use super::expressions::is_constant_name;
+use super::statements::pattern_names;
 use super::{Parser, SUPPORTED_SCALARS};
 use crate::ctxt::Ctxt;
 use crate::ir::*;
@@ -62,13 +64,15 @@ pub(super) fn check_signature(cx: &Ctxt, sig: &syn::Signature, kind: FnKind) {
 }
 
 /// The arguments of `#[kernel(...)]`: nothing, or `launch_bounds(MAX_THREADS)` /
-/// `launch_bounds(MAX_THREADS, MIN_BLOCKS)` with integer literals.
+/// `launch_bounds(MAX_THREADS, MIN_BLOCKS)` with integer literals or constants from outside
+/// the kernel (resolved by [`super::set_launch_bounds`]).
 pub fn kernel_args(cx: &Ctxt, attr: &TokenStream) -> Option<LaunchBounds> {
     if attr.is_empty() {
         return None;
     }
     const USAGE: &str = "`#[kernel]` takes no arguments or `launch_bounds(MAX_THREADS)` / \
-                         `launch_bounds(MAX_THREADS, MIN_BLOCKS)`, e.g. `#[kernel(launch_bounds(256, 2))]`";
+                         `launch_bounds(MAX_THREADS, MIN_BLOCKS)`, e.g. `#[kernel(launch_bounds(256, 2))]` \
+                         or `#[kernel(launch_bounds(BLOCK))]` with a constant";
     let list = match syn::parse2::<syn::Meta>(attr.clone()) {
         Ok(syn::Meta::List(list)) if list.path.is_ident("launch_bounds") => list,
         _ => {
@@ -76,17 +80,41 @@ pub fn kernel_args(cx: &Ctxt, attr: &TokenStream) -> Option<LaunchBounds> {
             return None;
         }
     };
-    let numbers = list.parse_args_with(
-        syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated,
+    let args = list.parse_args_with(
+        syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
     );
-    let values: Vec<u32> = match numbers {
-        Ok(numbers) if (1..=2).contains(&numbers.len()) => {
+    let values: Vec<LaunchValue> = match args {
+        Ok(args) if (1..=2).contains(&args.len()) => {
             let mut values = Vec::new();
-            for number in &numbers {
-                match number.base10_parse::<u32>() {
-                    Ok(value) if value > 0 => values.push(value),
-                    _ => {
-                        cx.error_spanned_by(number, "launch bounds are positive integers");
+            for arg in &args {
+                // A `$n:literal` from a `macro_rules!` arrives wrapped in an invisible group.
+                match super::strip_parens(arg) {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(number),
+                        ..
+                    }) => match number.base10_parse::<u32>() {
+                        Ok(value) if value > 0 => values.push(LaunchValue::Known(value)),
+                        _ => {
+                            cx.error_spanned_by(number, "launch bounds are positive integers");
+                            return None;
+                        }
+                    },
+                    syn::Expr::Path(path)
+                        if path.qself.is_none()
+                            && path
+                                .path
+                                .segments
+                                .last()
+                                .is_some_and(|s| is_constant_name(&s.ident.to_string())) =>
+                    {
+                        // Lives as long as the compilation, as the IR's interned names.
+                        values.push(LaunchValue::Named(Box::leak(Box::new(path.path.clone()))));
+                    }
+                    other => {
+                        cx.error_spanned_by(
+                            other,
+                            "launch bounds are positive integers or constants (`BLOCK`)",
+                        );
                         return None;
                     }
                 }
@@ -98,7 +126,7 @@ pub fn kernel_args(cx: &Ctxt, attr: &TokenStream) -> Option<LaunchBounds> {
             return None;
         }
     };
-    if values[0] > 1024 {
+    if matches!(values[0], LaunchValue::Known(n) if n > 1024) {
         cx.error_spanned_by(&list, "a block has at most 1024 threads");
         return None;
     }
@@ -164,7 +192,10 @@ impl Parser<'_> {
                     if constant.ty.to_token_stream().to_string() != "usize" {
                         self.cx.error_spanned_by(
                             &constant.ty,
-                            "const parameters of kernels are `usize`: `const N: usize`",
+                            format!(
+                                "const parameters of {} are `usize`: `const N: usize`",
+                                self.what_plural()
+                            ),
                         );
                     }
                     params.push(GenericParam::Const(leak(constant.ident.to_string())));
@@ -172,7 +203,15 @@ impl Parser<'_> {
                 syn::GenericParam::Lifetime(lifetime) => {
                     self.cx.error_spanned_by(
                         lifetime,
-                        "kernels take no lifetime parameters: slices are borrowed for the launch",
+                        format!(
+                            "{} take no lifetime parameters: remove `{}`; slices are borrowed for the {}",
+                            self.what_plural(),
+                            lifetime.lifetime,
+                            match self.kind {
+                                FnKind::Kernel => "launch",
+                                FnKind::Device => "call",
+                            }
+                        ),
                     );
                 }
             }
@@ -200,7 +239,11 @@ impl Parser<'_> {
                 let Some(ty) = self.self_ty else {
                     self.cx.error_spanned_by(
                         receiver,
-                        "kernels cannot take `self`: write a free function with `#[kernel]`",
+                        format!(
+                            "{} cannot take `self`: write a free function with `#[{}]`",
+                            self.what_plural(),
+                            self.attribute()
+                        ),
                     );
                     return None;
                 };
@@ -243,8 +286,12 @@ impl Parser<'_> {
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "kernel parameters must be plain names such as `x: &[f32]`; patterns are not supported",
+                    format!(
+                        "{} parameters must be plain names such as `x: &[f32]`; patterns are not supported",
+                        self.what()
+                    ),
                 );
+                self.declare_rejected(pattern_names(other));
                 return None;
             }
         };
@@ -255,12 +302,8 @@ impl Parser<'_> {
             None => self.param_type(&typed.ty),
         };
         let Some((ty, pass)) = typed_param else {
-            // Declared anyway, so its uses report nothing more than its type did.
-            self.declare(Local {
-                name,
-                mutable,
-                annotation: None,
-            });
+            // Its uses refer to it without a message of their own: one error per cause.
+            self.declare_rejected(vec![name]);
             return None;
         };
         if mutable && matches!(ty, Ty::Slice { .. }) {
@@ -307,15 +350,19 @@ impl Parser<'_> {
                         Some((self.value_type(inner)?, pass))
                     }
                     inner if mutable => {
-                        self.cx.error_spanned_by(
-                            ty,
-                            format!(
-                                "`&mut {}` parameters are not supported: a kernel cannot write through a \
-                                 reference to a scalar; write results into a slice such as `&mut [{}]`",
-                                inner.to_token_stream(),
-                                inner.to_token_stream()
+                        let inner = inner.to_token_stream();
+                        let message = match self.kind {
+                            FnKind::Kernel => format!(
+                                "`&mut {inner}` parameters are not supported: a kernel cannot write through a \
+                                 reference to a scalar; write results into a slice such as `&mut [{inner}]`"
                             ),
-                        );
+                            FnKind::Device => format!(
+                                "`&mut {inner}` parameters of device functions are not supported: return \
+                                 the new value (`-> {inner}`) and assign it at the call, or take a slice \
+                                 `&mut [{inner}]` and write its element"
+                            ),
+                        };
+                        self.cx.error_spanned_by(ty, message);
                         None
                     }
                     inner => {
@@ -332,10 +379,17 @@ impl Parser<'_> {
                 }
             }
             syn::Type::Path(path) if path.qself.is_none() && is_named(path, "Vec") => {
-                self.cx.error_spanned_by(
-                    ty,
-                    "`Vec` cannot be passed to a kernel: take a slice (`&[T]` or `&mut [T]`) and pass a `DeviceBuffer<T>` at launch",
-                );
+                let message = match self.kind {
+                    FnKind::Kernel => {
+                        "`Vec` cannot be passed to a kernel: take a slice (`&[T]` or \
+                                       `&mut [T]`) and pass a `DeviceBuffer<T>` at launch"
+                    }
+                    FnKind::Device => {
+                        "`Vec` cannot be used on the GPU: take a slice (`&[T]` or \
+                                       `&mut [T]`), which a kernel passes on from its parameters"
+                    }
+                };
+                self.cx.error_spanned_by(ty, message);
                 None
             }
             syn::Type::Path(_) => Some((self.value_type(ty)?, PassBy::Value)),
@@ -353,9 +407,10 @@ impl Parser<'_> {
                 self.cx.error_spanned_by(
                     ty,
                     format!(
-                        "unsupported parameter type `{}`: kernel parameters are scalars ({SUPPORTED_SCALARS}) \
+                        "unsupported parameter type `{}`: {} parameters are scalars ({SUPPORTED_SCALARS}) \
                          or slices of them (`&[T]`, `&mut [T]`)",
-                        ty.to_token_stream()
+                        ty.to_token_stream(),
+                        self.what()
                     ),
                 );
                 None

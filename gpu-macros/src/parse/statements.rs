@@ -1,13 +1,13 @@
 //! Statements: blocks, `let` and `const`, assignments, `if`, loops, `match` in statement
 //! position, and the jumps.
 
-use super::expressions::is_value_expr;
+use super::expressions::{is_constant_name, is_value_expr};
 use super::{strip_parens, Parser};
 use crate::ir::*;
-use crate::types::Ty;
+use crate::types::{LenExpr, Scalar, Ty};
 
 /// The names a pattern binds.
-fn pattern_names(pat: &syn::Pat) -> Vec<String> {
+pub(super) fn pattern_names(pat: &syn::Pat) -> Vec<String> {
     match pat {
         syn::Pat::Ident(ident) => vec![ident.ident.to_string()],
         syn::Pat::Tuple(tuple) => tuple.elems.iter().flat_map(pattern_names).collect(),
@@ -96,7 +96,11 @@ impl Parser<'_> {
             syn::Stmt::Item(item) => {
                 self.cx.error_spanned_by(
                     item,
-                    "items (fn, const, struct, use, ...) inside a kernel are not supported: move it out of the kernel",
+                    format!(
+                        "items (fn, struct, use, ...) inside a {0} are not supported: move it out of \
+                         the {0} (a `const` may stay)",
+                        self.what()
+                    ),
                 );
                 return None;
             }
@@ -134,25 +138,27 @@ impl Parser<'_> {
                 (ident.ident.to_string(), ident.mutability.is_some())
             }
             syn::Pat::Tuple(tuple) if annotation.is_none() => return self.let_tuple(local, tuple),
+            // `let _ = value;`: evaluated, bound to nothing.
+            syn::Pat::Wild(_) => ("_".to_string(), false),
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "only simple bindings are supported: `let x = ...;` or `let mut x: T = ...;` (no patterns)",
+                    "only simple bindings are supported: `let x = ...;`, `let mut x: T = ...;` or \
+                     `let _ = ...;` (no patterns)",
                 );
                 // Its names are declared anyway, so their uses don't each report a missing name.
-                for name in pattern_names(other) {
-                    self.declare(Local {
-                        name,
-                        mutable: false,
-                        annotation: None,
-                    });
-                }
+                self.declare_rejected(pattern_names(other));
                 return None;
             }
         };
         let annotation = match annotation {
-            Some(ty) => Some(self.value_type(ty)?),
-            None => None,
+            Some(ty) => self.value_type(ty).map(Some),
+            None => Some(None),
+        };
+        let Some(annotation) = annotation else {
+            // A rejected type: the binding exists, so its uses report nothing more.
+            self.declare_rejected(vec![name]);
+            return None;
         };
         let init = match &local.init {
             Some(init) => {
@@ -232,10 +238,22 @@ impl Parser<'_> {
 
     /// `const N: usize = 16;`: a constant usable in array lengths.
     fn const_item(&mut self, item: &syn::ItemConst) -> Option<StmtKind> {
-        let ty = self.scalar_type(&item.ty)?;
-        let init = self.expr(&item.expr)?;
+        let ty = self.scalar_type(&item.ty);
+        let init = self.expr(&item.expr);
+        let (Some(ty), Some(init)) = (ty, init) else {
+            // Declared, so its uses neither report a missing name nor reach a constant of the
+            // same name outside the function.
+            self.declare_rejected(vec![item.ident.to_string()]);
+            return None;
+        };
+        // Only a `usize` is a length; other integers' values are kept when the macro can fold
+        // them, as a length written with them is one rustc rejects anyway.
         let value = if ty.is_int() {
-            Some(self.const_value(&item.expr)?)
+            match self.const_value(&item.expr, ty == Scalar::Usize)? {
+                value @ LenExpr::Known(_) => Some(value),
+                value if ty == Scalar::Usize => Some(value),
+                _ => None,
+            }
         } else {
             None
         };
@@ -356,11 +374,14 @@ impl Parser<'_> {
             other if tail && is_value_expr(other) => {
                 // A value at the end of a block would be the block's result, but kernels and the
                 // blocks of `if`/loops in statement position produce nothing.
-                self.cx.error_spanned_by(
-                    other,
-                    "this value is unused: kernels return nothing; end the statement with `;` \
-                     or store the value with `let` or into a `&mut [T]` element",
-                );
+                let message = match self.kind {
+                    FnKind::Kernel => "this value is unused: kernels return nothing; end the statement \
+                                       with `;` or store the value with `let` or into a `&mut [T]` element",
+                    FnKind::Device => "this value is unused: end the statement with `;`, store the \
+                                       value with `let`, or give the function a return type \
+                                       (`-> f32`) if it is the result",
+                };
+                self.cx.error_spanned_by(other, message);
                 None
             }
             other => self.expr(other).map(StmtKind::Expr),
@@ -382,6 +403,15 @@ impl Parser<'_> {
             match pat {
                 syn::Pat::Or(or) => pending.extend(or.cases.iter().rev()),
                 syn::Pat::Wild(_) => patterns.push(Pattern::Wild),
+                // `TILE`: as in Rust, a constant's name compares with its value.
+                syn::Pat::Ident(ident)
+                    if ident.subpat.is_none()
+                        && ident.by_ref.is_none()
+                        && ident.mutability.is_none()
+                        && is_constant_name(&ident.ident.to_string()) =>
+                {
+                    patterns.push(self.constant_pattern(ident)?)
+                }
                 syn::Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
                     patterns.push(Pattern::Wild)
                 }
@@ -415,6 +445,28 @@ impl Parser<'_> {
         }
         patterns.reverse();
         Some(patterns)
+    }
+
+    /// A constant's name as a pattern: a constant from outside the function (the CPU twin
+    /// matches on its typed copy, a constant item, as Rust allows).
+    fn constant_pattern(&mut self, ident: &syn::PatIdent) -> Option<Pattern> {
+        let name = ident.ident.to_string();
+        if self.lookup(&name).is_some() || self.generic_const(&name).is_some() {
+            self.cx.error_spanned_by(
+                ident,
+                format!(
+                    "`{name}` is declared in the {}: as a pattern write its value, or define \
+                     the constant outside it (`const {name}: u32 = ...;` at module level)",
+                    self.what()
+                ),
+            );
+            return None;
+        }
+        let path = syn::Path::from(ident.ident.clone());
+        let constant = self.outer_const(&path, false, None)?;
+        Some(Pattern::Value(
+            self.push_expr(ExprKind::Outer(constant), Loc::of(ident)),
+        ))
     }
 
     fn if_stmt(&mut self, if_expr: &syn::ExprIf) -> Option<StmtKind> {
@@ -474,21 +526,17 @@ impl Parser<'_> {
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "`for` loops in kernels iterate over a range: `for i in a..b` or `for i in (a..b).step_by(s)`",
+                    "`for` loops in kernels iterate over a range: `for i in a..b`, `a..=b` or `(a..b).step_by(s)`",
                 );
                 return None;
             }
         };
-        if let syn::RangeLimits::Closed(dots) = range.limits {
-            self.cx.error_spanned_by(
-                dots,
-                "inclusive ranges `a..=b` are not supported yet: write `a..b + 1`",
-            );
-            return None;
-        }
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
         let (Some(start), Some(end)) = (&range.start, &range.end) else {
-            self.cx
-                .error_spanned_by(range, "a `for` range needs both bounds: `for i in a..b`");
+            self.cx.error_spanned_by(
+                range,
+                "a `for` range needs both bounds: `for i in a..b` or `a..=b`",
+            );
             return None;
         };
         let start = self.expr(start);
@@ -531,20 +579,50 @@ impl Parser<'_> {
             body,
             label: label_name(for_loop.label.as_ref()),
             unroll,
+            inclusive,
         })
     }
 
-    /// The attributes a `for` loop accepts: `#[unroll]` alone, which it reports.
-    fn loop_attrs(&mut self, attrs: &[syn::Attribute]) -> bool {
-        let mut unroll = false;
+    /// The attributes a `for` loop accepts: `#[unroll]` or `#[unroll(N)]`, once.
+    fn loop_attrs(&mut self, attrs: &[syn::Attribute]) -> Unroll {
+        const USAGE: &str = "the only attribute a `for` loop takes in kernels is `#[unroll]` \
+                             (unroll fully) or `#[unroll(N)]` (unroll by a factor of N, a positive integer)";
+        let mut unroll = Unroll::Default;
         for attr in attrs {
-            if attr.path().is_ident("unroll") && matches!(attr.meta, syn::Meta::Path(_)) {
-                unroll = true;
-            } else {
-                self.cx.error_spanned_by(
-                    attr,
-                    "the only attribute a `for` loop takes in kernels is `#[unroll]`",
-                );
+            let this = match &attr.meta {
+                syn::Meta::Path(path) if path.is_ident("unroll") => Some(Unroll::Full),
+                syn::Meta::List(list) if list.path.is_ident("unroll") => {
+                    match list.parse_args::<syn::LitInt>() {
+                        Ok(count) if count.suffix().is_empty() => {
+                            match count.base10_parse::<u32>() {
+                                Ok(n) if n > 0 => Some(Unroll::Times(n)),
+                                _ => {
+                                    self.cx.error_spanned_by(
+                                        &count,
+                                        "`#[unroll(N)]` takes a positive count that fits a `u32`; \
+                                         write `#[unroll]` to unroll fully",
+                                    );
+                                    None
+                                }
+                            }
+                        }
+                        _ => {
+                            self.cx.error_spanned_by(&list.tokens, USAGE);
+                            None
+                        }
+                    }
+                }
+                _ => {
+                    self.cx.error_spanned_by(attr, USAGE);
+                    None
+                }
+            };
+            if let Some(this) = this {
+                if unroll != Unroll::Default {
+                    self.cx
+                        .error_spanned_by(attr, "a `for` loop takes one `#[unroll]` attribute");
+                }
+                unroll = this;
             }
         }
         unroll

@@ -14,4 +14,5 @@ pub(crate) mod info;
 pub(crate) mod kernel;
 pub(crate) mod launch;
 pub(crate) mod scalar;
+pub(crate) mod source;
 pub(crate) mod value;

@@ -394,6 +394,7 @@ impl Twin<'_> {
                 let name = self.local_name(*local);
                 let value = self.expr(*init);
                 match self.types.local(*local) {
+                    _ if name == "_" => format!("let _ = {value};"),
                     Ty::Scalar(s) => format!("let mut {name}: {} = {value};", self.rust_type(s)),
                     _ => format!("let mut {name} = {value};"),
                 }
@@ -435,10 +436,12 @@ impl Twin<'_> {
                 step,
                 body,
                 label,
+                inclusive,
                 ..
             } => {
                 let name = self.local_name(*var);
-                let range = format!("({}..{})", self.expr(*start), self.expr(*end));
+                let dots = if *inclusive { "..=" } else { ".." };
+                let range = format!("({}{dots}{})", self.expr(*start), self.expr(*end));
                 let iter = match step {
                     Some(step) => format!("{range}.step_by({})", self.expr(*step)),
                     None => range,
@@ -550,7 +553,7 @@ impl Twin<'_> {
 
     fn array_index(&mut self, index: ExprId, len: Len, loc: Loc) -> String {
         let code = self.expr(index);
-        let len = len.describe();
+        let len = len.rust();
         format!("__gpu_idx({code}, {len}, __t, {})", loc.line())
     }
 
@@ -708,6 +711,7 @@ impl Twin<'_> {
             ExprKind::TupleField { base, index } => format!("{}.{index}", self.expr(*base)),
             ExprKind::Const { ty, name } => self.constant(*ty, name),
             ExprKind::GenericConst(name) => name.to_string(),
+            ExprKind::Outer(constant) => constant.twin(),
             ExprKind::Select {
                 cond,
                 then_value,
@@ -729,7 +733,7 @@ impl Twin<'_> {
             }
             ExprKind::SharedArray { elem, len } => {
                 let slot = self.slots[&(self.index, id.0 as usize)];
-                let len = len.describe();
+                let len = len.rust();
                 format!("__t.shared_array::<{}>({slot}, {len})", self.rust_ty(*elem))
             }
             ExprKind::DynamicShared { elem } => {
@@ -739,6 +743,10 @@ impl Twin<'_> {
                 Len::Known(n) => format!("[{}; {n}]", self.expr(*value)),
                 // A length known only at launch: on the heap, indexed the same way.
                 Len::Param(name) => format!("vec![{}; {name}]", self.expr(*value)),
+                Len::Expr(_) if len.needs_instantiation() => {
+                    format!("vec![{}; {}]", self.expr(*value), len.rust())
+                }
+                Len::Expr(_) => format!("[{}; {}]", self.expr(*value), len.rust()),
             },
             ExprKind::ArrayList { elems } => {
                 let items: Vec<String> = elems.iter().map(|e| self.expr(*e)).collect();

@@ -102,6 +102,12 @@ impl Twin<'_> {
             _ => None,
         };
         match (pass, &function.expr(arg).kind, ref_local) {
+            // `&x` of a slice is the slice, as Rust's deref coercion makes it.
+            (_, ExprKind::Ref { expr, .. }, _)
+                if matches!(self.types.expr(*expr), Ty::Slice { .. } | Ty::Shared { .. }) =>
+            {
+                self.expr(*expr)
+            }
             (PassBy::Value, _, _) | (_, ExprKind::Ref { .. }, _) => self.expr(arg),
             // A reference passed on.
             (PassBy::Ref, _, Some(PassBy::Ref)) => self.expr(arg),

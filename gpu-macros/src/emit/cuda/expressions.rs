@@ -165,6 +165,7 @@ impl<'a> Emitter<'a> {
             }
             ExprKind::Const { ty, name } => constant(*ty, name),
             ExprKind::GenericConst(name) => name.to_string(),
+            ExprKind::Outer(constant) => constant.cuda(),
             ExprKind::Convert { expr, to } => {
                 let inner = self.expr(*expr);
                 format!("{}({})", cuda_type(*to), strip_outer_parens(&inner))

@@ -450,11 +450,15 @@ impl<'a> Emitter<'a> {
             Some(LaunchBounds {
                 max_threads,
                 min_blocks: Some(blocks),
-            }) => format!(" __launch_bounds__({max_threads}, {blocks})"),
+            }) => format!(
+                " __launch_bounds__({}, {})",
+                max_threads.cuda(),
+                blocks.cuda()
+            ),
             Some(LaunchBounds {
                 max_threads,
                 min_blocks: None,
-            }) => format!(" __launch_bounds__({max_threads})"),
+            }) => format!(" __launch_bounds__({})", max_threads.cuda()),
             None => String::new(),
         };
         format!("{head}{bounds} {}({})", self.kernel.name, params.join(", "))

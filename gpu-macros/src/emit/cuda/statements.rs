@@ -30,6 +30,12 @@ impl<'a> Emitter<'a> {
             // NVRTC would warn about the unused variable.
             StmtKind::Let { local, init } if !self.is_read(*local) && self.is_pure(*init) => {}
             StmtKind::Let { local, init } if self.storage(*local, *init) => {}
+            // `let _ = value;` evaluates the value for its effects and binds nothing.
+            StmtKind::Let { local, init } if self.kernel.local(*local).name == "_" => {
+                let code = self.expr(*init);
+                self.out
+                    .line(&format!("(void)({});", strip_outer_parens(&code)));
+            }
             StmtKind::Let { local, init }
                 if matches!(self.kernel.expr(*init).kind, ExprKind::Match { .. }) =>
             {
@@ -179,7 +185,14 @@ impl<'a> Emitter<'a> {
                 body,
                 label,
                 unroll,
-            } => self.for_loop(*var, (*start, *end, *step), body, label, *unroll),
+                inclusive,
+            } => self.for_loop(
+                *var,
+                (*start, *end, *step, *inclusive),
+                body,
+                label,
+                *unroll,
+            ),
             StmtKind::Break(label) => self.jump(label.as_deref(), true),
             StmtKind::Continue(label) => self.jump(label.as_deref(), false),
             StmtKind::Return(None) => self.out.line("return;"),
@@ -218,7 +231,8 @@ impl<'a> Emitter<'a> {
             ExprKind::Lit(_)
             | ExprKind::Local(_)
             | ExprKind::Const { .. }
-            | ExprKind::GenericConst(_) => true,
+            | ExprKind::GenericConst(_)
+            | ExprKind::Outer(_) => true,
             ExprKind::Binary { lhs, rhs, .. } => self.is_pure(*lhs) && self.is_pure(*rhs),
             ExprKind::Unary { operand, .. } => self.is_pure(*operand),
             ExprKind::Cast { expr, .. } => self.is_pure(*expr),
@@ -458,10 +472,21 @@ impl<'a> Emitter<'a> {
                 inclusive,
             } => {
                 let op = if *inclusive { "<=" } else { "<" };
+                let scalar = self.types.scalar(*start);
+                // `0..` of an unsigned value: NVRTC warns about the comparison with zero.
+                let from_zero = matches!(
+                    self.kernel.expr(*start).kind,
+                    ExprKind::Lit(Lit::Int { value: 0, .. })
+                ) && scalar.is_int()
+                    && !scalar.is_signed_int()
+                    && scalar.bound().is_none();
+                let end = self.expr(*end);
+                if from_zero {
+                    return Some(format!("({value} {op} {end})"));
+                }
                 Some(format!(
-                    "({value} >= {} && {value} {op} {})",
-                    self.expr(*start),
-                    self.expr(*end)
+                    "({value} >= {} && {value} {op} {end})",
+                    self.expr(*start)
                 ))
             }
         }
@@ -478,10 +503,10 @@ impl<'a> Emitter<'a> {
     fn for_loop(
         &mut self,
         var: LocalId,
-        (start, end, step): (ExprId, ExprId, Option<ExprId>),
+        (start, end, step, inclusive): (ExprId, ExprId, Option<ExprId>, bool),
         body: &Block,
         label: &Option<String>,
-        unroll: bool,
+        unroll: Unroll,
     ) {
         let Ty::Scalar(scalar) = self.types.local(var) else {
             unreachable!("checked: loop variables are integers");
@@ -491,25 +516,30 @@ impl<'a> Emitter<'a> {
         let end_name = fresh(&mut self.taken, &format!("{name}_end"));
         let start_code = self.expr(start);
         let end_code = self.expr(end);
-        match step {
-            None => {
+        let pragma = match unroll {
+            Unroll::Default => None,
+            Unroll::Full => Some("#pragma unroll".to_string()),
+            Unroll::Times(n) => Some(format!("#pragma unroll {n}")),
+        };
+        // The distance to the bound as an unsigned number (not negative inside the loop).
+        let distance = if scalar.is_signed_int() {
+            format!("(unsigned long long)((long long){end_name} - (long long){name})")
+        } else {
+            format!("(unsigned long long)({end_name} - {name})")
+        };
+        match (step, inclusive) {
+            (None, false) => {
                 let header = format!(
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; ++{name}) {{"
                 );
-                if unroll {
-                    self.out.line("#pragma unroll");
+                if let Some(pragma) = &pragma {
+                    self.out.line(pragma);
                 }
                 self.labeled_loop(label, &header, body);
             }
-            Some(step) => {
+            (Some(step), false) => {
                 let step_name = fresh(&mut self.taken, &format!("{name}_step"));
                 let step_code = self.expr(step);
-                // The distance to the bound as an unsigned number (positive inside the loop).
-                let distance = if scalar.is_signed_int() {
-                    format!("(unsigned long long)((long long){end_name} - (long long){name})")
-                } else {
-                    format!("(unsigned long long)({end_name} - {name})")
-                };
                 self.out.line("{");
                 self.out.indent();
                 self.out.line(&format!(
@@ -520,8 +550,36 @@ impl<'a> Emitter<'a> {
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; \
                      {name} = {distance} > {step_name} ? ({ty})({name} + {step_name}) : {end_name}) {{"
                 );
-                if unroll {
-                    self.out.line("#pragma unroll");
+                if let Some(pragma) = &pragma {
+                    self.out.line(pragma);
+                }
+                self.labeled_loop(label, &header, body);
+                self.out.dedent();
+                self.out.line("}");
+            }
+            // `a..=b` reaches `b` without stepping past it (`b` may be the type's maximum): a
+            // flag says whether another step fits, checked after the body (also on `continue`).
+            (step, true) => {
+                let more = fresh(&mut self.taken, &format!("{name}_more"));
+                let step_code = match step {
+                    Some(step) => {
+                        let code = self.expr(step);
+                        strip_outer_parens(&code).to_string()
+                    }
+                    None => "1ull".to_string(),
+                };
+                let step_name = fresh(&mut self.taken, &format!("{name}_step"));
+                self.out.line("{");
+                self.out.indent();
+                self.out
+                    .line(&format!("unsigned long long {step_name} = {step_code};"));
+                self.out.line(&format!("bool {more} = true;"));
+                let header = format!(
+                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {more} && {name} <= {end_name}; \
+                     {more} = {distance} >= {step_name}, {name} = {more} ? ({ty})({name} + {step_name}) : {name}) {{"
+                );
+                if let Some(pragma) = &pragma {
+                    self.out.line(pragma);
                 }
                 self.labeled_loop(label, &header, body);
                 self.out.dedent();

@@ -114,6 +114,15 @@ impl Emitter<'_> {
 
     /// One argument of a device function call.
     pub(super) fn argument(&mut self, arg: ExprId) -> String {
+        // `&x` of a slice is the slice, as Rust's deref coercion makes it.
+        let arg = match &self.kernel.expr(arg).kind {
+            ExprKind::Ref { expr, .. }
+                if matches!(self.types.expr(*expr), Ty::Slice { .. } | Ty::Shared { .. }) =>
+            {
+                *expr
+            }
+            _ => arg,
+        };
         match (self.types.expr(arg), &self.kernel.expr(arg).kind) {
             (_, ExprKind::SubSlice { .. }) => {
                 let (pointer, len) = self.sub_slice(arg);

@@ -2,7 +2,7 @@ use gpu::prelude::*;
 
 #[kernel]
 fn k(x: &mut [f32]) {
-    for i in 0..=3 {
+    for i in ..=3 {
         x[i] = 1.0;
     }
 }

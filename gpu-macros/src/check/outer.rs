@@ -1,0 +1,68 @@
+//! Constants from outside the function: the macro cannot see their types, so each takes the
+//! type its uses need (a `usize` where it is a length), and the generated code asserts that
+//! type against the real constant, where rustc reports a mismatch at the use.
+
+use super::{Checker, VarKind, T};
+use crate::ir::Loc;
+use crate::types::{OuterConst, Scalar, Ty};
+
+impl Checker<'_> {
+    /// One type variable per outer constant of the function, joined across its uses.
+    pub(super) fn outer_types(&mut self) -> Vec<T> {
+        let uses = &self.kernel.outer;
+        uses.iter()
+            .map(|outer| match outer.cast.or(outer.fixed) {
+                Some(scalar) => T::Ty(Ty::Scalar(scalar)),
+                None => self.new_var(VarKind::Any),
+            })
+            .collect()
+    }
+
+    /// The type of a use of `constant`.
+    pub(super) fn outer_type(&mut self, constant: OuterConst) -> T {
+        self.outer[constant.index as usize]
+    }
+
+    /// The inferred type of each outer constant; a message for one whose uses leave the type
+    /// open or make it a type parameter (a constant outside the function has a concrete type).
+    pub(super) fn finish_outer(&mut self) -> Vec<Scalar> {
+        let mut types = Vec::new();
+        for (index, t) in std::mem::take(&mut self.outer).into_iter().enumerate() {
+            let outer = &self.kernel.outer[index];
+            let name = outer.path.to_string().replace(' ', "");
+            let scalar = match self.resolve(t) {
+                T::Ty(Ty::Scalar(Scalar::Generic(generic))) => {
+                    self.report(
+                        outer.span,
+                        format!(
+                            "`{name}` is a constant of a concrete type; it cannot be used as the \
+                             type parameter `{}`",
+                            generic.name
+                        ),
+                    );
+                    Scalar::Usize
+                }
+                T::Ty(Ty::Scalar(scalar)) => scalar,
+                T::Var(_) => {
+                    let kind = self.describe(t);
+                    self.report(
+                        outer.span,
+                        format!(
+                            "cannot infer the type of `{name}` ({kind}): the macro sees only its \
+                             name; convert it where it is used (`{name} as u32`, any number type) \
+                             or use it where the type is known (`let n: usize = {name};`)"
+                        ),
+                    );
+                    Scalar::Usize
+                }
+                T::Error | T::Ty(_) | T::Array { .. } | T::Tuple(_) => Scalar::Usize,
+            };
+            types.push(scalar);
+        }
+        types
+    }
+
+    fn report(&self, loc: Loc, message: String) {
+        self.cx.error(loc, message);
+    }
+}

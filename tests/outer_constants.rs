@@ -1,0 +1,357 @@
+//! Constants from outside the kernel, const-generic arithmetic as a length, `#[unroll(N)]`,
+//! inclusive ranges and `_` bindings, each compared with a plain Rust computation.
+
+mod common;
+
+use common::{assert_compiles_with_nvrtc, random_f32};
+use gpu::prelude::*;
+use gpu::runtime::{test_device, TemplateArg};
+
+const TILE: usize = 32;
+const SCALE: f32 = 1.5;
+const OFFSET: i32 = -7;
+const HALF_ONE: f16 = f16::ONE;
+const FLAG: bool = true;
+
+pub mod consts {
+    /// Read through a path from the kernels below, and by the device function here.
+    pub const STRIDE: u32 = 3;
+    pub(crate) const PRIVATE_BIAS: f32 = 0.25;
+
+    use gpu::prelude::*;
+
+    /// Reads this module's constants: the kernel names them through this function's module.
+    #[device]
+    pub fn biased(x: f32) -> f32 {
+        x * STRIDE as f32 + PRIVATE_BIAS + crate::SCALE_AGAIN
+    }
+}
+
+const SCALE_AGAIN: f32 = 2.0;
+
+#[kernel]
+fn tiled_scale(x: &[f32], ints: &mut [i32], out: &mut [f32]) {
+    let tile = shared_array::<f32, TILE>();
+    let local = [0.0f32; { TILE / 8 }];
+    let counts = [0u32; consts::STRIDE as usize];
+    let t = thread_idx().x as usize;
+    let i = block_idx().x as usize * TILE + t;
+    tile[t] = if i < x.len() { x[i] } else { 0.0 };
+    sync_threads();
+    let neighbour = tile[(t + 1) % TILE];
+    if i < out.len() {
+        let one: f16 = HALF_ONE;
+        let half_one = one.to_f32();
+        let flag = if FLAG { 1.0 } else { 0.0 };
+        out[i] = consts::biased(neighbour * SCALE) + local[t % (TILE / 8)] + half_one * flag;
+        ints[i] = i as i32 * consts::STRIDE as i32 + OFFSET + counts[i % 3] as i32;
+    }
+}
+
+#[test]
+fn outer_constants_reach_both_backends() {
+    assert_compiles_with_nvrtc(&[(&tiled_scale::KERNEL, &[])]);
+    // The values reach the CUDA source exactly: integers in full, floats by their bits.
+    for spelled in [
+        format!("[{TILE}ull]"),
+        format!("__int_as_float((int)0x{:08x}u)", SCALE.to_bits()),
+        format!("(-{} - 1)", -OFFSET - 1),
+        format!("rs_f16::from_bits(0x{:04x})", HALF_ONE.to_bits()),
+    ] {
+        assert!(
+            tiled_scale::SOURCE.contains(&spelled),
+            "{spelled} in {}",
+            tiled_scale::SOURCE
+        );
+    }
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 100;
+    let host = random_f32(n, 3);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut ints = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let blocks = n.div_ceil(TILE) as u32;
+    let config = LaunchConfig::new(Grid::x(blocks), Block::x(TILE as u32));
+    tiled_scale::launch(&stream, config, &x, &mut ints, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    let got_ints = ints.to_host(&stream).unwrap();
+    for i in 0..n {
+        let block = i / TILE;
+        let j = block * TILE + (i % TILE + 1) % TILE;
+        let neighbour = if j < n { host[j] } else { 0.0 };
+        let expected = (neighbour * SCALE) * 3.0 + 0.25 + SCALE_AGAIN + 1.0;
+        assert!(
+            (got[i] - expected).abs() < 1e-5,
+            "[{i}] {} vs {expected}",
+            got[i]
+        );
+        assert_eq!(got_ints[i], i as i32 * 3 + OFFSET, "[{i}]");
+    }
+}
+
+/// Block-wide sums through a `BLOCK * BLOCK` tile and an `N + 1` local array, with lengths
+/// from const parameters' arithmetic and an outer constant.
+#[kernel]
+fn tile_sums<const BLOCK: usize, const N: usize>(x: &[f32], out: &mut [f32]) {
+    let tile = shared_array::<f32, { BLOCK * BLOCK }>();
+    let mut window = [0.0f32; { N + 1 }];
+    let spare = [1.0f32; { TILE / 16 + N }];
+    let t = thread_idx().x as usize;
+    let base = block_idx().x as usize * (BLOCK * BLOCK);
+    tile[t] = if base + t < x.len() { x[base + t] } else { 0.0 };
+    sync_threads();
+    #[unroll(2)]
+    for k in 0..=N {
+        window[k] = tile[(t + k) % (BLOCK * BLOCK)];
+    }
+    let mut sum = 0.0f32;
+    for k in 0..window.len() {
+        sum += window[k];
+    }
+    if base + t < out.len() {
+        out[base + t] = sum + spare[t % spare.len()] - 1.0;
+    }
+}
+
+#[test]
+fn const_generic_arithmetic_sizes_shared_memory_and_arrays() {
+    const BLOCK: usize = 8;
+    const N: usize = 3;
+    assert_compiles_with_nvrtc(&[(
+        &tile_sums::KERNEL,
+        &[
+            TemplateArg::Const(BLOCK as u64),
+            TemplateArg::Const(N as u64),
+        ],
+    )]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 150;
+    let host = random_f32(n, 9);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let threads = BLOCK * BLOCK;
+    let config = LaunchConfig::new(
+        Grid::x(n.div_ceil(threads) as u32),
+        Block::x(threads as u32),
+    );
+    tile_sums::launch::<BLOCK, N>(&stream, config, &x, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    for (i, got) in got.iter().enumerate() {
+        let base = i / threads * threads;
+        let t = i - base;
+        let expected: f32 = (0..=N)
+            .map(|k| {
+                let j = base + (t + k) % threads;
+                if j < n {
+                    host[j]
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        assert!((got - expected).abs() < 1e-5, "[{i}] {got} vs {expected}");
+    }
+}
+
+/// `a..=b` up to the type's maximum, with and without `step_by`; `let _ = ...;` and
+/// `_name` bindings.
+#[kernel]
+fn inclusive_ranges(_unused: u32, from: u32, out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        let mut count = 0u32;
+        for _k in from..=u32::MAX {
+            count += 1;
+        }
+        let mut stepped = 0u32;
+        for k in (from..=u32::MAX).step_by(i + 1) {
+            stepped = stepped.wrapping_add(k);
+        }
+        let mut empty = 0u32;
+        for _ in 5..=4 {
+            empty += 1;
+        }
+        let _ = out[i];
+        let _spare = count;
+        out[i] = count + stepped + empty;
+    }
+}
+
+#[test]
+fn inclusive_ranges_reach_the_maximum() {
+    assert_compiles_with_nvrtc(&[(&inclusive_ranges::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 40;
+    let from = u32::MAX - 20;
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let config = LaunchConfig::for_len(n, 32);
+    inclusive_ranges::launch(&stream, config, 0, from, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    for (i, got) in got.iter().enumerate() {
+        let count = (from..=u32::MAX).count() as u32;
+        let stepped = (from..=u32::MAX)
+            .step_by(i + 1)
+            .fold(0u32, |a, k| a.wrapping_add(k));
+        assert_eq!(*got, count.wrapping_add(stepped), "[{i}]");
+    }
+}
+
+const TAPS: usize = 3;
+const WEIGHT: f64 = 0.25;
+
+/// Reads this module's constants, called from a kernel in the same module.
+#[device]
+fn weighted(v: f32) -> f32 {
+    (v as f64 * WEIGHT) as f32 * TAPS as f32
+}
+
+/// A kernel `const` computed from an outer constant, sizing an annotated array.
+#[kernel]
+fn windowed(x: &[f32], out: &mut [f32]) {
+    const WIDTH: usize = TAPS * 2 - 1;
+    let mut window: [f32; WIDTH] = [0.0; WIDTH];
+    let i = global_idx().x;
+    if i < out.len() {
+        for k in 0..WIDTH {
+            window[k] = if i + k < x.len() { x[i + k] } else { 0.0 };
+        }
+        let mut sum = 0.0f32;
+        for k in 0..window.len() {
+            sum += weighted(window[k]);
+        }
+        out[i] = sum;
+    }
+}
+
+#[test]
+fn outer_constants_in_local_consts_and_same_module_device_functions() {
+    assert_compiles_with_nvrtc(&[(&windowed::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 70;
+    let host = random_f32(n, 5);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    windowed::launch(&stream, LaunchConfig::for_len(n, 32), &x, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    let width = TAPS * 2 - 1;
+    for (i, got) in got.iter().enumerate() {
+        let expected: f32 = (0..width)
+            .map(|k| {
+                let v = if i + k < n { host[i + k] } else { 0.0 };
+                (v as f64 * WEIGHT) as f32 * TAPS as f32
+            })
+            .sum();
+        assert!((got - expected).abs() < 1e-5, "[{i}] {got} vs {expected}");
+    }
+}
+
+const SMALL: u32 = 2;
+const LIMIT: u32 = 5;
+
+/// Outer constants as `match` patterns: a name compares with the value, as in Rust.
+#[kernel]
+fn classify(x: &[u32], out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < x.len() {
+        let class = match x[i] {
+            SMALL => 100,
+            0..=LIMIT => 200,
+            _ => 300,
+        };
+        out[i] = class;
+    }
+}
+
+#[test]
+fn outer_constants_as_patterns() {
+    assert_compiles_with_nvrtc(&[(&classify::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let host: Vec<u32> = (0..12).collect();
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, host.len()).unwrap();
+    classify::launch(&stream, LaunchConfig::for_len(host.len(), 32), &x, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    let expected: Vec<u32> = host
+        .iter()
+        .map(|v| match *v {
+            SMALL => 100,
+            0..=LIMIT => 200,
+            _ => 300,
+        })
+        .collect();
+    assert_eq!(got, expected);
+}
+
+const BLOCK_THREADS: usize = 128;
+const MIN_BLOCKS: u32 = 2;
+
+/// Launch bounds from the constants the host launches with.
+#[kernel(launch_bounds(BLOCK_THREADS, MIN_BLOCKS))]
+fn bounded(out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        out[i] = BLOCK_THREADS as u32 * 2 + MIN_BLOCKS;
+    }
+}
+
+#[test]
+fn outer_constants_as_launch_bounds() {
+    assert_compiles_with_nvrtc(&[(&bounded::KERNEL, &[])]);
+    let spelled = format!("__launch_bounds__({BLOCK_THREADS}u, {MIN_BLOCKS}u)");
+    assert!(bounded::SOURCE.contains(&spelled), "{}", bounded::SOURCE);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 300;
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    bounded::launch(
+        &stream,
+        LaunchConfig::for_len(n, BLOCK_THREADS as u32),
+        &mut out,
+    )
+    .unwrap();
+    let got = out.to_host(&stream).unwrap();
+    assert_eq!(got, vec![(BLOCK_THREADS * 2) as u32 + MIN_BLOCKS; n]);
+}
+
+/// A host type whose associated constants kernels read.
+pub struct Gravity;
+
+impl Gravity {
+    pub const G: f32 = 9.81;
+    pub const STEPS: u32 = 4;
+}
+
+/// Associated constants of a type, named by path like any outer constant.
+#[kernel]
+fn fall(v: &mut [f32]) {
+    let i = global_idx().x;
+    if i < v.len() {
+        // The loop alone does not give the constant a type: `as` does.
+        for _ in 0..Gravity::STEPS as u32 {
+            v[i] += Gravity::G * 0.5;
+        }
+    }
+}
+
+#[test]
+fn associated_constants_are_outer_constants() {
+    assert_compiles_with_nvrtc(&[(&fall::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let host = random_f32(50, 11);
+    let mut v = DeviceBuffer::from_host(&stream, &host).unwrap();
+    fall::launch(&stream, LaunchConfig::for_len(host.len(), 32), &mut v).unwrap();
+    let got = v.to_host(&stream).unwrap();
+    for (i, (got, start)) in got.iter().zip(&host).enumerate() {
+        let mut expected = *start;
+        for _ in 0..Gravity::STEPS {
+            expected += Gravity::G * 0.5;
+        }
+        assert!((got - expected).abs() < 1e-5, "[{i}] {got} vs {expected}");
+    }
+}

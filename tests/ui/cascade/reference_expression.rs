@@ -1,0 +1,9 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &[f32], out: &mut [f32]) {
+    let first = &x[0];
+    out[0] = x[1];
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    let tile = shared_array::<f32, TILE>();
+    tile[0] = x[0];
+    x[0] = tile[0] * SCALE;
+}
+
+fn main() {}

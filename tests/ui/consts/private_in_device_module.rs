@@ -1,0 +1,19 @@
+use gpu::prelude::*;
+
+mod helpers {
+    use gpu::prelude::*;
+
+    const BIAS: f32 = 0.25;
+
+    #[device]
+    pub fn biased(x: f32) -> f32 {
+        x + BIAS
+    }
+}
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    x[0] = helpers::biased(x[0]);
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+const BIAS: f32 = 0.25;
+
+mod helpers {
+    use gpu::prelude::*;
+
+    #[device]
+    pub fn biased(x: f32) -> f32 {
+        x + super::BIAS
+    }
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k<T: Integer>(x: &mut [T]) {
+    x[0] = T::MAX;
+}
+
+fn main() {}
