@@ -115,6 +115,8 @@ pub use select::{test_device, BACKEND_ENV};
 pub use stream::Stream;
 
 #[doc(hidden)]
+pub use crate::core::assertion::{AssertionMessages, PanicArg};
+#[doc(hidden)]
 pub use crate::core::scalar::ScalarValue;
 
 /// Device 0 for tests and examples, or `None` after printing why it is unavailable.

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use crate::core::assertion::AssertionMessages;
 use crate::core::error::{Error, Result};
 use crate::core::scalar::ScalarType;
 
@@ -90,6 +91,9 @@ pub(crate) struct KernelSpec {
     /// The one compute capability whose architecture-specific instructions (`sm_90a`'s wgmma)
     /// the kernel uses; `None` for portable kernels.
     arch_specific: Option<(u32, u32)>,
+    /// The messages of its `assert!`s and `panic!`s; `None` when it has none, and then its
+    /// unchecked builds need no error slot.
+    assertions: Option<AssertionMessages>,
 }
 
 impl KernelSpec {
@@ -113,6 +117,7 @@ impl KernelSpec {
             file,
             checked_by_default,
             arch_specific: None,
+            assertions: None,
         }
     }
 
@@ -136,6 +141,7 @@ impl KernelSpec {
             file,
             checked_by_default,
             arch_specific: None,
+            assertions: None,
         }
     }
 
@@ -145,6 +151,20 @@ impl KernelSpec {
             arch_specific: Some((major, minor)),
             ..self
         }
+    }
+
+    /// The same kernel with assertions, whose messages `messages` formats: its launches report
+    /// failed assertions through the error slot in unchecked mode too.
+    pub(crate) const fn with_assertions(self, messages: AssertionMessages) -> KernelSpec {
+        KernelSpec {
+            assertions: Some(messages),
+            ..self
+        }
+    }
+
+    /// The formatter of the kernel's assertion messages, if it has assertions.
+    pub(crate) fn assertions(&self) -> Option<AssertionMessages> {
+        self.assertions
     }
 
     /// The compute capability the kernel is limited to, if any.
