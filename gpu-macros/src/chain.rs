@@ -77,7 +77,8 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
     } else {
         None
     };
-    emit::host::emit_host(program.root(), &source, twin, &rt)
+    let assertions = emit::assertions::message_table(&program, &rt);
+    emit::host::emit_host(program.root(), &source, twin, assertions, &rt)
 }
 
 /// The first function called but not yet gathered, with the path of the call.

@@ -6,12 +6,14 @@
 //!
 //! One `Checker` walks a function; its methods are spread over files by what they check:
 //! [`inference`] (variables and unification), [`statements`], [`expressions`], [`calls`]
-//! (methods, device functions, recursion), [`intrinsics`] (the signatures of `intrinsics/`)
-//! and [`constants`] (associated constants, literal ranges).
+//! (methods, device functions, recursion), [`intrinsics`] (the signatures of `intrinsics/`),
+//! [`format`] (assertions and printing) and [`constants`] (associated constants, literal
+//! ranges).
 
 mod calls;
 mod constants;
 mod expressions;
+mod format;
 mod inference;
 mod intrinsics;
 mod statements;

@@ -53,6 +53,8 @@ impl Checker<'_> {
                 self.locals[local.0 as usize] = Some(t);
             }
             StmtKind::Assign { place, op, value } => self.assign(*place, *op, *value),
+            StmtKind::Assert(assertion) => self.assertion(assertion),
+            StmtKind::Print { format, .. } => self.format_args(format, true),
             StmtKind::If {
                 cond,
                 then_block,

@@ -6,11 +6,13 @@
 //!
 //! One `Parser` walks a function; its methods are spread over files by what they parse:
 //! [`signature`] (qualifiers, generics, parameters, types), [`statements`], [`expressions`],
-//! [`calls`] (methods, intrinsics, device functions) and [`constants`] (array lengths).
+//! [`calls`] (methods, intrinsics, device functions), [`format`] (assertions and printing) and
+//! [`constants`] (array lengths).
 
 mod calls;
 mod constants;
 mod expressions;
+mod format;
 mod signature;
 mod statements;
 
@@ -35,6 +37,7 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         scopes: vec![Vec::new()],
         consts: HashMap::new(),
         generics: Vec::new(),
+        assertions: 0,
     };
     check_signature(cx, &item.sig, kind);
     parser.generics = parser.generic_params(&item.sig.generics);
@@ -85,6 +88,8 @@ struct Parser<'a> {
     consts: HashMap<LocalId, u128>,
     /// The kernel's generic parameters.
     generics: Vec<GenericParam>,
+    /// How many assertions the function has so far: the next one's number.
+    assertions: u32,
 }
 
 impl Parser<'_> {

@@ -3,7 +3,7 @@ use gpu::prelude::*;
 #[kernel]
 fn k(x: &mut [f32]) {
     let f = |v: f32| v;
-    println!("{}", 1);
+    dbg!(1);
     let t = (1, 2);
 }
 
