@@ -123,6 +123,33 @@ fn assert_reports_where_and_what() {
     }
 }
 
+#[kernel]
+fn non_empty(lengths: &[u32], n: u32) {
+    let i = global_idx().x;
+    if i < lengths.len() {
+        assert!(lengths[i] != 0, "row {i} is empty (n = {n:>3})");
+    }
+}
+
+/// Variables named inline in the message (`{i}`) are recorded like arguments.
+#[test]
+fn inline_arguments_in_messages() {
+    let gpu = test_device();
+    let stream = gpu.new_stream().unwrap();
+    let mut host = vec![9u32; 40];
+    host[39] = 0;
+    let lengths = DeviceBuffer::from_host(&stream, &host).unwrap();
+    non_empty::launch(&stream, LaunchConfig::for_len(40, 32), &lengths, 0).unwrap();
+    let panic = panic_of(stream.synchronize());
+    assert_eq!((panic.block, panic.thread), ([1, 0, 0], [7, 0, 0]));
+    assert_eq!(
+        panic.line,
+        line_of(r#"assert!(lengths[i] != 0, "row {i} is empty (n = {n:>3})");"#)
+    );
+    let (i, n) = (39usize, 0u32);
+    assert_eq!(panic.message, format!("row {i} is empty (n = {n:>3})"));
+}
+
 /// A passing assertion changes nothing: the same results, and no error.
 #[test]
 fn passing_assertions_are_silent() {
@@ -407,6 +434,7 @@ fn print_values(a: i32, b: u32, c: u64, x: f32, y: f64, flag: bool) {
         println!("diag-print braces {{{}}} 100%", a);
         print!("diag-print no newline {}", b);
         println!();
+        println!("diag-print captured {a} {b:>6} {0} {a:x}", c);
         println!("diag-print shortest {} {:?} {:e}", x, y, y);
     }
 }
@@ -429,6 +457,7 @@ fn expected_print(exact: bool) -> Vec<String> {
         ),
         format!("diag-print braces {{{}}} 100%", a),
         format!("diag-print no newline {}", b),
+        format!("diag-print captured {a} {b:>6} {0} {a:x}", c),
     ];
     if !exact {
         lines.push(format!("diag-print shortest {} {:?} {:e}", x, y, y));
@@ -501,6 +530,7 @@ fn compiles_with_nvrtc() {
         (&in_range::KERNEL, &[]),
         (&gather_2d::KERNEL, &[]),
         (&print_values::KERNEL, &[]),
+        (&non_empty::KERNEL, &[]),
         (&bounded::KERNEL, &[TemplateArg::of::<f32>()]),
         (&bounded::KERNEL, &[TemplateArg::of::<u32>()]),
         (&block_sums::KERNEL, &[]),

@@ -12,6 +12,29 @@ use crate::types::Scalar;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Template {
     pub pieces: Vec<Piece>,
+    /// The variables named inline (`{x}`), in order of first use; placeholder index
+    /// `explicit arguments + i` stands for the `i`-th.
+    pub captures: Vec<String>,
+}
+
+impl Template {
+    /// The format string with every placeholder numbered (`{2:>8.3}`), for a `format!` whose
+    /// arguments are the explicit ones followed by the captured variables.
+    pub fn rust_text(&self) -> String {
+        let mut out = String::new();
+        for piece in &self.pieces {
+            match piece {
+                Piece::Text(text) => out.push_str(&text.replace('{', "{{").replace('}', "}}")),
+                Piece::Arg {
+                    index, spec_text, ..
+                } if spec_text.is_empty() => out.push_str(&format!("{{{index}}}")),
+                Piece::Arg {
+                    index, spec_text, ..
+                } => out.push_str(&format!("{{{index}:{spec_text}}}")),
+            }
+        }
+        out
+    }
 }
 
 /// Literal text or one placeholder.
@@ -19,8 +42,13 @@ pub struct Template {
 pub enum Piece {
     /// Text as printed (`{{` already made `{`).
     Text(String),
-    /// `{}`, `{0}`, `{:>8.3}`: argument `index` formatted by `spec`.
-    Arg { index: usize, spec: Spec },
+    /// `{}`, `{0}`, `{x}`, `{:>8.3}`: argument `index` formatted by `spec` (written
+    /// `spec_text`).
+    Arg {
+        index: usize,
+        spec: Spec,
+        spec_text: String,
+    },
 }
 
 /// Where padding goes.
@@ -94,6 +122,7 @@ impl Default for Spec {
 /// Parses `text` for `args` arguments; every argument must be used, as rustc requires.
 pub fn parse(text: &str, args: usize) -> Result<Template, String> {
     let mut pieces = Vec::new();
+    let mut captures: Vec<String> = Vec::new();
     let mut literal = String::new();
     let mut next_arg = 0;
     let mut used = vec![false; args];
@@ -126,19 +155,33 @@ pub fn parse(text: &str, args: usize) -> Result<Template, String> {
                         }
                     }
                 }
-                let (arg, spec) = match inner.split_once(':') {
-                    Some((arg, spec)) => (arg.trim(), parse_spec(spec)?),
-                    None => (inner.trim(), Spec::default()),
-                };
+                let (arg, spec_text) = inner.split_once(':').unwrap_or((&inner, ""));
+                let arg = arg.trim();
+                let spec = parse_spec(spec_text)?;
                 let index = if arg.is_empty() {
                     next_arg += 1;
                     next_arg - 1
                 } else if let Ok(index) = arg.parse::<usize>() {
                     index
+                } else if is_identifier(arg) {
+                    let position = match captures.iter().position(|c| c == arg) {
+                        Some(position) => position,
+                        None => {
+                            captures.push(arg.to_string());
+                            captures.len() - 1
+                        }
+                    };
+                    pieces.push(Piece::Text(std::mem::take(&mut literal)));
+                    pieces.push(Piece::Arg {
+                        index: args + position,
+                        spec,
+                        spec_text: spec_text.to_string(),
+                    });
+                    continue;
                 } else {
                     return Err(format!(
-                        "inline arguments such as `{{{arg}}}` are not supported in kernels: \
-                         write `{{}}` and pass `{arg}` after the format string"
+                        "`{{{arg}}}` names no argument: write `{{}}`, a position such as `{{0}}`, \
+                         or a variable's name"
                     ));
                 };
                 if index >= args {
@@ -154,24 +197,32 @@ pub fn parse(text: &str, args: usize) -> Result<Template, String> {
                     ));
                 }
                 used[index] = true;
-                if !literal.is_empty() {
-                    pieces.push(Piece::Text(std::mem::take(&mut literal)));
-                }
-                pieces.push(Piece::Arg { index, spec });
+                pieces.push(Piece::Text(std::mem::take(&mut literal)));
+                pieces.push(Piece::Arg {
+                    index,
+                    spec,
+                    spec_text: spec_text.to_string(),
+                });
             }
             other => literal.push(other),
         }
     }
-    if !literal.is_empty() {
-        pieces.push(Piece::Text(literal));
-    }
+    pieces.push(Piece::Text(literal));
+    pieces.retain(|piece| !matches!(piece, Piece::Text(text) if text.is_empty()));
     if let Some(unused) = used.iter().position(|u| !u) {
         return Err(format!(
             "argument {} is never used: add a `{{}}` for it to the format string, or remove it",
             unused + 1
         ));
     }
-    Ok(Template { pieces })
+    Ok(Template { pieces, captures })
+}
+
+/// Whether `text` is a Rust identifier, as an inline argument names a variable.
+fn is_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
 /// Parses what follows the `:` of a placeholder.
@@ -373,7 +424,18 @@ pub fn printf_conversion(spec: &Spec, scalar: Scalar) -> Result<(String, PrintfA
     if scalar.is_int() {
         let length = match scalar {
             Scalar::I32 | Scalar::U32 => "",
-            _ => "ll",
+            Scalar::I64 | Scalar::U64 | Scalar::Usize => "ll",
+            Scalar::Bool
+            | Scalar::F32
+            | Scalar::F64
+            | Scalar::F16
+            | Scalar::Bf16
+            | Scalar::Generic(_) => {
+                return Err(format!(
+                    "a `{}` cannot be printed as an integer",
+                    scalar.rust_name()
+                ))
+            }
         };
         let conversion = match spec.format {
             Trait::Display | Trait::Debug if scalar.is_signed_int() => "d",

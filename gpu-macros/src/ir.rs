@@ -216,9 +216,8 @@ pub enum StmtKind {
 
 /// A format string and its arguments, as `assert!`, `panic!` and `println!` take them.
 pub struct FormatArgs {
-    /// The string's value, for the `format!` of the CPU twin and of the host's message table.
-    pub text: String,
     pub template: Template,
+    /// The arguments given, then the variables the string names inline (`{x}`).
     pub args: Vec<ExprId>,
 }
 

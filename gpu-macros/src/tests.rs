@@ -435,8 +435,16 @@ fn format_strings_are_checked() {
             "argument 2 is never used",
         ),
         (
-            r#"fn k(a: u32) { println!("{a}"); }"#,
-            "write `{}` and pass `a`",
+            r#"fn k(a: u32) { println!("{b}"); }"#,
+            "cannot find value `b`",
+        ),
+        (
+            r#"fn k(a: u32) { println!("{a.b}"); }"#,
+            "names no argument",
+        ),
+        (
+            r#"fn k(a: u32) { println!("{}", x = a); }"#,
+            "named arguments",
         ),
         (
             r#"fn k(a: f32) { println!("{:x}", a); }"#,

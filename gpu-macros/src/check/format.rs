@@ -32,7 +32,7 @@ impl Checker<'_> {
             self.expr(*arg);
         }
         for piece in &format.template.pieces {
-            if let Piece::Arg { index, spec } = piece {
+            if let Piece::Arg { index, spec, .. } = piece {
                 if let Some(&arg) = format.args.get(*index) {
                     self.format_value(arg, Some(spec), printf);
                 }
@@ -53,18 +53,13 @@ impl Checker<'_> {
             T::Ty(Ty::Scalar(scalar)) => scalar,
             T::Var(_) if self.var_kind(t) == Some(VarKind::Int) => Scalar::I32,
             T::Var(_) => Scalar::F64,
-            other => {
-                let found = self.describe(other);
-                let hint = match other {
-                    T::Ty(Ty::Dim3 | Ty::Index3) => "format one component, as `thread_idx().x`",
-                    T::Ty(Ty::Unit) => "this expression has no value",
-                    _ => "format one element, as `x[i]`",
-                };
-                self.cx.error(
-                    self.loc(arg),
-                    format!("kernels format numbers and `bool`s only, found {found}: {hint}"),
-                );
-                return;
+            T::Error => return,
+            T::Ty(Ty::Dim3 | Ty::Index3) => {
+                return self.not_formattable(arg, t, "format one component, as `thread_idx().x`")
+            }
+            T::Ty(Ty::Unit) => return self.not_formattable(arg, t, "this expression has no value"),
+            T::Ty(Ty::Slice { .. } | Ty::Array { .. } | Ty::Shared { .. }) | T::Array { .. } => {
+                return self.not_formattable(arg, t, "format one element, as `x[i]`")
             }
         };
         let default_spec = format::Spec {
@@ -80,5 +75,13 @@ impl Checker<'_> {
         if let Err(message) = checked {
             self.cx.error(self.loc(arg), message);
         }
+    }
+
+    fn not_formattable(&mut self, arg: ExprId, t: T, hint: &str) {
+        let found = self.describe(t);
+        self.cx.error(
+            self.loc(arg),
+            format!("kernels format numbers and `bool`s only, found {found}: {hint}"),
+        );
     }
 }

@@ -31,7 +31,7 @@ pub fn recorded_values(assertion: &Assertion) -> Vec<ExprId> {
 pub fn message_expr(assertion: &Assertion, values: &[String]) -> String {
     let user = |skip: usize| {
         assertion.message.as_ref().map(|message| {
-            let mut call = format!("{:?}", message.text);
+            let mut call = format!("{:?}", message.template.rust_text());
             for value in values.iter().skip(skip) {
                 let _ = write!(call, ", {value}");
             }

@@ -407,7 +407,7 @@ impl Twin<'_> {
             StmtKind::Expr(expr) => format!("{};", self.expr(*expr)),
             StmtKind::Assert(assertion) => self.assertion(assertion, line),
             StmtKind::Print { format, newline } => {
-                let mut call = format!("{:?}", format.text);
+                let mut call = format!("{:?}", format.template.rust_text());
                 for arg in &format.args {
                     let _ = write!(call, ", {}", self.expr(*arg));
                 }

@@ -13,6 +13,10 @@ pub const SUPPORTED_MACROS: &str = "`assert!`, `assert_eq!`, `assert_ne!`, `debu
                                     `debug_assert_eq!`, `debug_assert_ne!`, `panic!`, `print!` \
                                     and `println!`";
 
+/// The most values one assertion records: the room in the runtime's error slot
+/// (`gpu_runtime`'s `MAX_ASSERT_ARGS`).
+const MAX_ASSERT_ARGS: usize = 8;
+
 impl Parser<'_> {
     /// A macro in statement position: one the kernel language supports, or an error.
     pub(super) fn macro_stmt(&mut self, mac: &syn::Macro) -> Option<StmtKind> {
@@ -35,8 +39,10 @@ impl Parser<'_> {
                 let format = match args.split_first() {
                     Some((first, rest)) => self.format_args(first, rest)?,
                     None if base == "println" => FormatArgs {
-                        text: String::new(),
-                        template: format::Template { pieces: Vec::new() },
+                        template: format::Template {
+                            pieces: Vec::new(),
+                            captures: Vec::new(),
+                        },
                         args: Vec::new(),
                     },
                     None => {
@@ -143,28 +149,41 @@ impl Parser<'_> {
             );
             return None;
         };
-        let text = string.value();
-        let template = match format::parse(&text, args.len()) {
+        if let Some(named) = args.iter().find(|arg| matches!(arg, syn::Expr::Assign(_))) {
+            self.cx.error_spanned_by(
+                named,
+                "named arguments (`name = value`) are not supported in kernels: pass the value \
+                 after the format string and write `{}`, or name a variable inline (`{x}`)",
+            );
+            return None;
+        }
+        let template = match format::parse(&string.value(), args.len()) {
             Ok(template) => template,
             Err(message) => {
                 self.cx.error_spanned_by(string, message);
                 return None;
             }
         };
-        let mut ids = Vec::with_capacity(args.len());
+        let mut ids = Vec::with_capacity(args.len() + template.captures.len());
         for arg in args {
             ids.push(self.expr(arg)?);
         }
+        // A variable named inline is an argument like the others, found where the string is.
+        for name in &template.captures {
+            let ident = syn::Ident::new(name, string.span());
+            let path = syn::Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path: ident.into(),
+            });
+            ids.push(self.expr(&path)?);
+        }
         Some(FormatArgs {
-            text,
             template,
             args: ids,
         })
     }
 }
-
-/// The most values one assertion records; the runtime's slot has room for this many.
-pub const MAX_ASSERT_ARGS: usize = 8;
 
 /// What the text so far ends with, for the spacing of the next token.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -249,4 +268,30 @@ fn expression_text(tokens: TokenStream) -> String {
         i += 1;
     }
     out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expression_text;
+
+    /// The condition text is what Rust's own `assert!` prints (`stringify!` of the condition).
+    #[test]
+    fn conditions_read_as_rust_prints_them() {
+        macro_rules! same {
+            ($($cond:tt)*) => {
+                assert_eq!(
+                    expression_text(stringify!($($cond)*).parse().unwrap()),
+                    stringify!($($cond)*)
+                );
+            };
+        }
+        same!(row.len() == n);
+        same!(x[i] >= 0.0 && x[i] <= 1.0);
+        same!(!flag || -x < 0);
+        same!((a + b) * 2 != c);
+        same!(f(a, b) > g(c));
+        same!(x as u32 == 3);
+        same!(i % 2 == 0 || !(i > 3));
+        same!(f32::MAX > *y);
+    }
 }

@@ -1,9 +1,21 @@
 use gpu::prelude::*;
 
 #[kernel]
-fn capture(x: &[f32]) {
+fn unknown_name(x: &[f32]) {
     let i = global_idx().x;
-    println!("x[{i}] = {}", x[i]);
+    println!("x[{j}] = {}", x[i]);
+}
+
+#[kernel]
+fn named_argument(x: &[f32]) {
+    let i = global_idx().x;
+    println!("x[{i}] = {v}", v = x[i]);
+}
+
+#[kernel]
+fn field_access(x: &[f32]) {
+    let i = global_idx().x;
+    assert!(i < x.len(), "{x.len}");
 }
 
 fn main() {}

@@ -76,7 +76,7 @@ impl Emitter<'_> {
         for piece in &format.template.pieces {
             match piece {
                 Piece::Text(text) => format::c_string_body(&text.replace('%', "%%"), &mut c_format),
-                Piece::Arg { index, spec } => {
+                Piece::Arg { index, spec, .. } => {
                     let scalar = self.types.scalar(format.args[*index]);
                     // Checked: every placeholder prints.
                     let Ok((conversion, how)) = format::printf_conversion(spec, scalar) else {
