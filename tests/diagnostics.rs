@@ -188,7 +188,19 @@ fn never_negative(x: i64) -> i64 {
     if x < 0 {
         panic!("negative input {} (hex {:x})", x, x);
     }
-    x
+    if x == 1000 {
+        todo!();
+    }
+    in_range(x)
+}
+
+/// Ends in a panic rather than a value.
+#[device]
+fn in_range(x: i64) -> i64 {
+    if x <= 1000 {
+        return x;
+    }
+    unreachable!("{x} is out of range");
 }
 
 #[kernel]
@@ -267,6 +279,21 @@ fn assertions_in_device_functions() {
     assert_eq!((panic.block, panic.thread), ([1, 0, 0], [31, 0, 0]));
     let x = -42i64;
     assert_eq!(panic.message, format!("negative input {} (hex {:x})", x, x));
+
+    // `unreachable!` and `todo!` say what Rust says.
+    for (x, rust) in [
+        (
+            1001i64,
+            rust_panic_message(|| unreachable!("{} is out of range", 1001i64)),
+        ),
+        (1000, rust_panic_message(|| todo!())),
+    ] {
+        let mut bad_x = good_x.clone();
+        bad_x[3] = x;
+        let panic = panic_of(run(&good_a, &good_f, &bad_x).map(|_| ()));
+        assert_eq!(panic.thread, [3, 0, 0]);
+        assert_eq!(panic.message, rust);
+    }
 }
 
 #[kernel]

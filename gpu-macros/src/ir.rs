@@ -241,8 +241,9 @@ pub enum AssertKind {
     Eq { left: ExprId, right: ExprId },
     /// `assert_ne!(left, right)`.
     Ne { left: ExprId, right: ExprId },
-    /// `panic!`: fails whenever reached.
-    Panic,
+    /// `panic!`, or with the words Rust gives them `unreachable!`, `todo!` and
+    /// `unimplemented!`: fails whenever reached.
+    Panic { words: Option<&'static str> },
 }
 
 /// An expression, with its span.

@@ -19,7 +19,7 @@ impl Checker<'_> {
                     self.format_value(side, None, false);
                 }
             }
-            AssertKind::Panic => {}
+            AssertKind::Panic { .. } => {}
         }
         if let Some(message) = &assertion.message {
             self.format_args(message, false);

@@ -188,6 +188,12 @@ fn block_returns(block: &Block) -> bool {
             ..
         } => block_returns(then_block) && block_returns(else_block),
         StmtKind::Match { arms, .. } => arms.iter().all(|(_, body)| block_returns(body)),
+        // `panic!` and its kin never come back, like a `return`.
+        StmtKind::Assert(Assertion {
+            kind: AssertKind::Panic { .. },
+            debug: false,
+            ..
+        }) => true,
         _ => false,
     })
 }

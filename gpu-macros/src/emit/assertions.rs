@@ -17,7 +17,7 @@ pub fn assertion_id(function: usize, number: u32) -> u32 {
 pub fn recorded_values(assertion: &Assertion) -> Vec<ExprId> {
     let compared = match assertion.kind {
         AssertKind::Eq { left, right } | AssertKind::Ne { left, right } => vec![left, right],
-        AssertKind::Holds { .. } | AssertKind::Panic => Vec::new(),
+        AssertKind::Holds { .. } | AssertKind::Panic { .. } => Vec::new(),
     };
     let message = assertion
         .message
@@ -46,9 +46,13 @@ pub fn message_expr(assertion: &Assertion, values: &[String]) -> String {
                 format!("assertion failed: {text}")
             ),
         },
-        AssertKind::Panic => match user(0) {
+        AssertKind::Panic { words: None } => match user(0) {
             Some(call) => format!("::std::format!({call})"),
             None => "::std::string::String::from(\"explicit panic\")".to_string(),
+        },
+        AssertKind::Panic { words: Some(words) } => match user(0) {
+            Some(call) => format!("::std::format!(\"{words}: {{}}\", ::std::format_args!({call}))"),
+            None => format!("::std::string::String::from({words:?})"),
         },
         AssertKind::Eq { .. } | AssertKind::Ne { .. } => {
             let op = if matches!(assertion.kind, AssertKind::Eq { .. }) {

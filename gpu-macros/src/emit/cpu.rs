@@ -453,7 +453,7 @@ impl Twin<'_> {
                     self.expr(*right)
                 )
             }
-            AssertKind::Panic => fail,
+            AssertKind::Panic { .. } => fail,
         };
         if assertion.debug {
             format!("if __t.checked() {{ {code} }}")

@@ -148,7 +148,8 @@ __device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, double v) 
 __device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, rs_f16 v) { rs_panic_arg(a, i, 9u, v.bits); }
 __device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, rs_bf16 v) { rs_panic_arg(a, i, 10u, v.bits); }
 #endif
-__device__ __noinline__ void rs_assert_fail(unsigned int id, unsigned int line, const rs_panic_args& a) {
+// Never returns, so a device function may end in `panic!` instead of a value.
+__device__ __noinline__ __attribute__((noreturn)) void rs_assert_fail(unsigned int id, unsigned int line, const rs_panic_args& a) {
     rs_error_slot* slot = rs_claim(4u, line);
     if (slot != 0) {
         slot->assertion = id; slot->arg_types = a.types;
@@ -156,6 +157,7 @@ __device__ __noinline__ void rs_assert_fail(unsigned int id, unsigned int line, 
         __threadfence_system();
     }
     asm volatile(\"exit;\");
+    __builtin_unreachable();
 }
 ",
     },

@@ -10,8 +10,9 @@ use syn::punctuated::Punctuated;
 
 /// The macros kernels support, for messages.
 pub const SUPPORTED_MACROS: &str = "`assert!`, `assert_eq!`, `assert_ne!`, `debug_assert!`, \
-                                    `debug_assert_eq!`, `debug_assert_ne!`, `panic!`, `print!` \
-                                    and `println!`";
+                                    `debug_assert_eq!`, `debug_assert_ne!`, `panic!`, \
+                                    `unreachable!`, `todo!`, `unimplemented!`, `print!` and \
+                                    `println!`";
 
 /// The most values one assertion records: the room in the runtime's error slot
 /// (`gpu_runtime`'s `MAX_ASSERT_ARGS`).
@@ -33,7 +34,7 @@ impl Parser<'_> {
         let operands = match base {
             "assert" => 1,
             "assert_eq" | "assert_ne" => 2,
-            "panic" if !debug => 0,
+            "panic" | "unreachable" | "todo" | "unimplemented" if !debug => 0,
             "print" | "println" if !debug => {
                 let args = self.macro_args(mac)?;
                 let format = match args.split_first() {
@@ -91,7 +92,14 @@ impl Parser<'_> {
                 left: self.expr(left)?,
                 right: self.expr(right)?,
             },
-            _ => AssertKind::Panic,
+            _ => AssertKind::Panic {
+                words: match base {
+                    "unreachable" => Some("internal error: entered unreachable code"),
+                    "todo" => Some("not yet implemented"),
+                    "unimplemented" => Some("not implemented"),
+                    _ => None,
+                },
+            },
         };
         let message = match args[operands..].split_first() {
             Some((first, rest)) => Some(self.format_args(first, rest)?),
@@ -99,7 +107,7 @@ impl Parser<'_> {
         };
         let arg_count = match &kind {
             AssertKind::Eq { .. } | AssertKind::Ne { .. } => 2,
-            AssertKind::Holds { .. } | AssertKind::Panic => 0,
+            AssertKind::Holds { .. } | AssertKind::Panic { .. } => 0,
         } + message.as_ref().map_or(0, |m| m.args.len());
         if arg_count > MAX_ASSERT_ARGS {
             self.cx.error_spanned_by(

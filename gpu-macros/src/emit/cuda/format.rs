@@ -37,7 +37,7 @@ impl Emitter<'_> {
                 };
                 (Some(format!("!(rs_left {op} rs_right)")), 2)
             }
-            AssertKind::Panic => (None, 0),
+            AssertKind::Panic { .. } => (None, 0),
         };
         match &condition {
             Some(condition) => self.out.line(&format!("if ({condition}) {{")),
