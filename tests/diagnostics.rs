@@ -335,6 +335,17 @@ fn debug_assert_only_in_checked_launches() {
 }
 
 #[kernel]
+fn debug_only_value(x: &[f32], out: &mut [f32]) {
+    let i = global_idx().x;
+    if i < x.len() {
+        let doubled = x[i] * 2.0;
+        debug_assert!(doubled >= 0.0, "doubled {doubled}");
+        debug_assert_eq!(x[i], x[i]);
+        out[i] = x[i];
+    }
+}
+
+#[kernel]
 fn gather_2d(indices: &[u32], x: &[f32], out: &mut [f32]) {
     let i = (block_idx().y * grid_dim().x + block_idx().x) as usize * 64
         + (thread_idx().y * 32 + thread_idx().x) as usize;
@@ -558,6 +569,7 @@ fn compiles_with_nvrtc() {
         (&gather_2d::KERNEL, &[]),
         (&print_values::KERNEL, &[]),
         (&non_empty::KERNEL, &[]),
+        (&debug_only_value::KERNEL, &[]),
         (&bounded::KERNEL, &[TemplateArg::of::<f32>()]),
         (&bounded::KERNEL, &[TemplateArg::of::<u32>()]),
         (&block_sums::KERNEL, &[]),

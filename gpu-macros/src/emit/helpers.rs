@@ -136,6 +136,11 @@ __device__ __forceinline__ unsigned long long rs_idx(unsigned long long i, unsig
 // A failed assert! records its number in the kernel's message table and its arguments, a 4-bit
 // type code and the bits of each; the host formats the message with Rust's formatting.
 struct rs_panic_args { unsigned int types; unsigned long long bits[8]; };
+#ifdef GPU_CHECKED
+#define RS_DEBUG_ASSERTS true
+#else
+#define RS_DEBUG_ASSERTS false
+#endif
 __device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, unsigned int code, unsigned long long bits) { a.types |= code << (4 * i); a.bits[i] = bits; }
 __device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, bool v) { rs_panic_arg(a, i, 1u, v ? 1ull : 0ull); }
 __device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, int v) { rs_panic_arg(a, i, 2u, (unsigned int)v); }

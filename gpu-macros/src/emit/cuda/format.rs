@@ -10,8 +10,11 @@ use crate::ir::*;
 impl Emitter<'_> {
     pub(super) fn assertion(&mut self, assertion: &Assertion, line: usize) {
         self.use_helper("rs_assert");
+        // Compiled in either way, so the variables it reads count as used, and removed as
+        // dead code from unchecked builds.
         if assertion.debug {
-            self.out.raw_line("#ifdef GPU_CHECKED");
+            self.out.line("if (RS_DEBUG_ASSERTS) {");
+            self.out.indent();
         }
         let id = assertion_id(self.function_index, assertion.number);
         let values = recorded_values(assertion);
@@ -65,7 +68,8 @@ impl Emitter<'_> {
             self.out.line("}");
         }
         if assertion.debug {
-            self.out.raw_line("#endif");
+            self.out.dedent();
+            self.out.line("}");
         }
     }
 
