@@ -5,9 +5,21 @@
 mod common;
 
 use std::panic::{catch_unwind, UnwindSafe};
+use std::sync::{Mutex, MutexGuard};
 
 use gpu::prelude::*;
 use gpu::runtime::{test_device, Backend, Error, TemplateArg};
+
+/// The device, for one test at a time: a GPU has one error slot for all its streams, so a
+/// panic launched by one test could surface in another's synchronize.
+fn exclusive_device() -> (MutexGuard<'static, ()>, Gpu) {
+    static LOCK: Mutex<()> = Mutex::new(());
+    let guard = LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let gpu = test_device();
+    // Whatever a failed earlier test left behind.
+    let _ = gpu.synchronize();
+    (guard, gpu)
+}
 
 /// The 1-based line of this file whose trimmed text is `text`.
 fn line_of(text: &str) -> u32 {
@@ -73,7 +85,7 @@ fn row_lengths(lengths: &[u32], n: u32, out: &mut [u32]) {
 /// the message, in checked and unchecked launches alike; the other threads finish.
 #[test]
 fn assert_reports_where_and_what() {
-    let gpu = test_device();
+    let (_lock, gpu) = exclusive_device();
     let stream = gpu.new_stream().unwrap();
     let n = 7u32;
     let mut host = vec![n; 300];
@@ -134,7 +146,7 @@ fn non_empty(lengths: &[u32], n: u32) {
 /// Variables named inline in the message (`{i}`) are recorded like arguments.
 #[test]
 fn inline_arguments_in_messages() {
-    let gpu = test_device();
+    let (_lock, gpu) = exclusive_device();
     let stream = gpu.new_stream().unwrap();
     let mut host = vec![9u32; 40];
     host[39] = 0;
@@ -153,7 +165,7 @@ fn inline_arguments_in_messages() {
 /// A passing assertion changes nothing: the same results, and no error.
 #[test]
 fn passing_assertions_are_silent() {
-    let gpu = test_device();
+    let (_lock, gpu) = exclusive_device();
     let stream = gpu.new_stream().unwrap();
     let host = vec![4u32; 1000];
     let lengths = DeviceBuffer::from_host(&stream, &host).unwrap();
@@ -217,7 +229,7 @@ fn pairs(a: &[i32], b: &[i32], f: &[f32], x: &[i64], out: &mut [i64]) {
 /// does and name the device function's line and the failing thread.
 #[test]
 fn assertions_in_device_functions() {
-    let gpu = test_device();
+    let (_lock, gpu) = exclusive_device();
     let stream = gpu.new_stream().unwrap();
     let n = 64;
     let run = |a: &[i32], f: &[f32], x: &[i64]| {
@@ -308,7 +320,7 @@ fn in_range(x: &[f32], out: &mut [f32]) {
 /// `debug_assert!` is compiled into checked launches only; its default message is Rust's.
 #[test]
 fn debug_assert_only_in_checked_launches() {
-    let gpu = test_device();
+    let (_lock, gpu) = exclusive_device();
     let stream = gpu.new_stream().unwrap();
     let host = vec![0.25f32, 0.5, 2.0, 1.0];
     let x = DeviceBuffer::from_host(&stream, &host).unwrap();
@@ -357,7 +369,7 @@ fn gather_2d(indices: &[u32], x: &[f32], out: &mut [f32]) {
 /// Index panics name the failing thread's block and thread too, in every dimension.
 #[test]
 fn index_panics_name_block_and_thread() {
-    let gpu = test_device();
+    let (_lock, gpu) = exclusive_device();
     let stream = gpu.new_stream().unwrap();
     let n = 4 * 64;
     let mut host: Vec<u32> = (0..n as u32).map(|i| i % 10).collect();
@@ -389,7 +401,7 @@ fn bounded<T: Number>(x: &[T], limit: T, out: &mut [T]) {
 /// A generic kernel's assertion records values of its type parameter.
 #[test]
 fn assertions_in_generic_kernels() {
-    let gpu = test_device();
+    let (_lock, gpu) = exclusive_device();
     let stream = gpu.new_stream().unwrap();
     let mut host: Vec<f32> = (0..100).map(|i| i as f32 * 0.5).collect();
     host[77] = 1.0e6;
@@ -436,7 +448,7 @@ fn block_sums(x: &[u32], out: &mut [u32]) {
 /// A thread that fails before a barrier ends there; the others pass the barrier without it.
 #[test]
 fn failed_threads_leave_barriers() {
-    let gpu = test_device();
+    let (_lock, gpu) = exclusive_device();
     let stream = gpu.new_stream().unwrap();
     let mut host = vec![1u32; 256];
     host[130] = 0;
@@ -510,7 +522,7 @@ fn print_child() {
     if std::env::var_os("GPU_DIAG_PRINT_CHILD").is_none() {
         return;
     }
-    let gpu = test_device();
+    let (_lock, gpu) = exclusive_device();
     let stream = gpu.new_stream().unwrap();
     print_values::launch(
         &stream,
