@@ -119,8 +119,9 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
     } else {
         None
     };
+    let assertions = emit::assertions::message_table(&program, &rt);
     let source = emit::outer::host_source(&program, &types, source, &rt);
-    emit::host::emit_host(program.root(), &source, twin, &rt)
+    emit::host::emit_host(program.root(), &source, twin, assertions, &rt)
 }
 
 /// The `#[device]` types among `gathered`, each defined once the types of its fields are.

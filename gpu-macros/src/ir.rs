@@ -4,6 +4,7 @@
 //! arena (`Function::exprs`) and are referred to by `ExprId`, so the type checker can record one
 //! type per expression that both emitters read without re-inferring.
 
+use crate::format::Template;
 use crate::intrinsics::{Builtin, Op};
 use crate::types::{EnumRef, Generic, Len, OuterConst, Scalar, StructRef, Ty};
 use proc_macro2::{Span, TokenStream};
@@ -302,6 +303,45 @@ pub enum StmtKind {
     Block(Block),
     /// An expression evaluated for its effect.
     Expr(ExprId),
+    /// `assert!`, `assert_eq!`, `assert_ne!`, `panic!` and the `debug_assert*!` forms.
+    Assert(Assertion),
+    /// `print!`, or `println!` (`newline`).
+    Print {
+        format: FormatArgs,
+        newline: bool,
+    },
+}
+
+/// A format string and its arguments, as `assert!`, `panic!` and `println!` take them.
+pub struct FormatArgs {
+    pub template: Template,
+    /// The arguments given, then the variables the string names inline (`{x}`).
+    pub args: Vec<ExprId>,
+}
+
+/// An assertion or a `panic!`.
+pub struct Assertion {
+    pub kind: AssertKind,
+    /// `debug_assert*!`: compiled into checked builds only.
+    pub debug: bool,
+    /// The message given after the operands.
+    pub message: Option<FormatArgs>,
+    /// Its number among its function's assertions; with the function's position in the
+    /// program, its entry in the kernel's message table.
+    pub number: u32,
+}
+
+/// What an assertion checks.
+pub enum AssertKind {
+    /// `assert!(cond)`, with the condition as written for the default message.
+    Holds { cond: ExprId, text: String },
+    /// `assert_eq!(left, right)`.
+    Eq { left: ExprId, right: ExprId },
+    /// `assert_ne!(left, right)`.
+    Ne { left: ExprId, right: ExprId },
+    /// `panic!`, or with the words Rust gives them `unreachable!`, `todo!` and
+    /// `unimplemented!`: fails whenever reached.
+    Panic { words: Option<&'static str> },
 }
 
 /// An expression, with its span.

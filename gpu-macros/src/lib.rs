@@ -16,6 +16,7 @@ mod chain;
 mod check;
 mod ctxt;
 mod emit;
+mod format;
 mod intrinsics;
 mod ir;
 mod methods;

@@ -533,6 +533,29 @@ enum Op {
 }
 
 #[test]
+fn assertions_and_printing() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn checks(x: &[f32], n: u32, out: &mut [f32]) {
+    let i = global_idx().x;
+    assert!(i < x.len(), "thread {} of {}", i, n);
+    assert_eq!(n % 2, 0u32);
+    debug_assert_ne!(x[i], 1.0, "x[{}] is one", i);
+    if x[i] < 0.0 {
+        panic!("negative {:e}", x[i]);
+    }
+    out[helper(i)] = x[i];
+    println!("{:>8.3} {} {:#x} {}%", x[i], i, n, true);
+}
+fn helper(i: usize) -> usize {
+    assert!(i % 2 == 0 || !(i > 3));
+    i
+}
+"#
+    ));
+}
+
+#[test]
 fn tuples() {
     insta::assert_snapshot!(cuda(
         r#"
@@ -578,4 +601,76 @@ fn row_sum(row: &[f32]) -> f32 {
 }
 "#
     ));
+}
+
+#[test]
+fn format_strings_are_checked() {
+    for (kernel, message) in [
+        (
+            r#"fn k(a: u32) { println!("{} {}", a); }"#,
+            "placeholder for argument 2 but only 1 argument is given",
+        ),
+        (
+            r#"fn k(a: u32) { println!("{}", a, a); }"#,
+            "argument 2 is never used",
+        ),
+        (
+            r#"fn k(a: u32) { println!("{b}"); }"#,
+            "cannot find value `b`",
+        ),
+        (
+            r#"fn k(a: u32) { println!("{a.b}"); }"#,
+            "names no argument",
+        ),
+        (
+            r#"fn k(a: u32) { println!("{}", x = a); }"#,
+            "named arguments",
+        ),
+        (
+            r#"fn k(a: f32) { println!("{:x}", a); }"#,
+            "`{:x}` cannot format a `f32`",
+        ),
+        (
+            r#"fn k(a: u32) { println!("{:b}", a); }"#,
+            "cannot print binary",
+        ),
+        (r#"fn k(a: u32) { println!("{:^5}", a); }"#, "cannot center"),
+        (
+            r#"fn k(a: u32) { println!("{:*>5}", a); }"#,
+            "remove the fill character `*`",
+        ),
+        (
+            r#"fn k(a: u32) { println!("{:1$}", a); }"#,
+            "taken from arguments",
+        ),
+        (r#"fn k(a: u32) { println!("{", a); }"#, "unmatched `{`"),
+        (
+            r#"fn k(a: u32) { let s = "x"; println!(s); }"#,
+            "must be a string literal",
+        ),
+        (
+            r#"fn k(a: &[u32]) { println!("{}", a); }"#,
+            "numbers and `bool`s only",
+        ),
+        (r#"fn k(a: u32) { assert!(a); }"#, "mismatched types"),
+        (
+            r#"fn k(a: u32, b: i32) { assert_eq!(a, b); }"#,
+            "mismatched types",
+        ),
+        (
+            r#"fn k(a: u32) { assert_eq!(a); }"#,
+            "takes two values to compare",
+        ),
+        (
+            r#"fn k(a: u32) { vec!(a); }"#,
+            "macros such as `vec!` are not supported",
+        ),
+        (
+            r#"fn k(a: u32) { assert!(a > 0, "{}{}{}{}{}{}{}{}{}", a, a, a, a, a, a, a, a, a); }"#,
+            "at most 8 values",
+        ),
+    ] {
+        let errors = cuda_source_of(kernel).expect_err(kernel);
+        assert!(errors.contains(message), "{kernel}: {errors}");
+    }
 }

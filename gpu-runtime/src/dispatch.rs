@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use crate::core::backend::Backend;
 use crate::core::cache::CacheConfig;
+use crate::core::checks::resolve_checked;
 use crate::core::compiled::ModuleOrigin;
 use crate::core::error::{Error, Result};
 use crate::core::generic::TemplateArg;
@@ -243,6 +244,7 @@ impl QueueImpl {
                     template_args,
                     config,
                     limits,
+                    checked: resolve_checked(config.checked, kernel.checked_by_default()),
                 };
                 let result = cpu.launch(stream, launch, args);
                 drop(borrows);

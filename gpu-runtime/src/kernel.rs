@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::fmt;
 
 use crate::buffer::{DeviceBuffer, LaunchSlice};
+use crate::core::assertion::AssertionMessages;
 use crate::core::kernel::TemplateParam;
 use crate::core::kernel::{KernelSpec, ParamKind};
 use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
@@ -96,6 +97,16 @@ impl Kernel {
         Kernel {
             cpu_twin: Some(twin),
             needs_sync,
+            ..self
+        }
+    }
+
+    /// The same kernel with `assert!`s or `panic!`s, whose messages `messages` formats from
+    /// the values a failing GPU thread recorded. Chained in the `static`'s initializer.
+    #[doc(hidden)]
+    pub const fn __with_assertions(self, messages: AssertionMessages) -> Kernel {
+        Kernel {
+            spec: self.spec.with_assertions(messages),
             ..self
         }
     }

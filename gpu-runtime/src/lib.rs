@@ -38,8 +38,10 @@
 //!
 //! Checked mode: a kernel compiled with `-DGPU_CHECKED` reports out-of-bounds indexing and
 //! integer division errors through a per-device error slot; the next synchronizing call
-//! returns them as [`Error::KernelPanic`], worded like Rust's panics. A launch picks the mode
-//! from [`LaunchConfig::checked`], else `GPU_CHECKED=1`/`0`, else [`Kernel::checked_by_default`].
+//! returns them as [`Error::KernelPanic`], worded like Rust's panics and naming the failing
+//! block and thread. A launch picks the mode from [`LaunchConfig::checked`], else
+//! `GPU_CHECKED=1`/`0`, else [`Kernel::checked_by_default`]. A kernel's `assert!`s and
+//! `panic!`s report the same way in every mode, through the same slot.
 //!
 //! Every kernel can also run on the CPU backend ([`Gpu::cpu`], or [`Gpu::best`] without a GPU):
 //! the macro emits a CPU twin of each kernel (see [`cpu`]) that the backend runs for every
@@ -121,6 +123,8 @@ pub use pinned::PinnedBuffer;
 pub use select::{test_device, BACKEND_ENV};
 pub use stream::Stream;
 
+#[doc(hidden)]
+pub use crate::core::assertion::{AssertionMessages, PanicArg};
 #[doc(hidden)]
 pub use crate::core::scalar::ScalarValue;
 

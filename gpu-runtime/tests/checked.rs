@@ -207,6 +207,7 @@ fn panic_of(result: gpu_runtime::Result<impl std::fmt::Debug>) -> (String, Strin
             file,
             line,
             message,
+            ..
         }) => (kernel, file, line, message),
         other => panic!("expected Error::KernelPanic, got {other:?}"),
     }
@@ -258,8 +259,8 @@ fn out_of_bounds_write_panics_at_synchronize() {
     let err = stream.synchronize().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "kernel `poke` panicked at tests/checked.rs:12: index out of bounds: the len is 100 but \
-         the index is 104"
+        "kernel `poke` panicked at tests/checked.rs:12 in block (0, 0, 0) thread (0, 0, 0): \
+         index out of bounds: the len is 100 but the index is 104"
     );
     let (kernel, file, line, _) = panic_of(Err::<(), _>(err));
     assert_eq!(
@@ -485,8 +486,8 @@ fn generic_panics_name_the_instantiation() {
     let err = launch(16).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "kernel `last::<f32, 16>` panicked at tests/checked.rs:40: index out of bounds: the len \
-         is 8 but the index is 15"
+        "kernel `last::<f32, 16>` panicked at tests/checked.rs:40 in block (0, 0, 0) thread \
+         (0, 0, 0): index out of bounds: the len is 8 but the index is 15"
     );
     assert_eq!(x.to_host(&stream).unwrap()[7], 1.0);
 }

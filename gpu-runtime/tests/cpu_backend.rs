@@ -765,8 +765,8 @@ fn out_of_bounds_write_is_a_kernel_panic_at_synchronize() {
     assert_eq!(
         err.to_string(),
         format!(
-            "kernel `OFF_BY_ONE` panicked at tests/cpu_backend.rs:{OOB_LINE}: index out of \
-             bounds: the len is 100 but the index is 100"
+            "kernel `OFF_BY_ONE` panicked at tests/cpu_backend.rs:{OOB_LINE} in block (3, 0, \
+             0) thread (4, 0, 0): index out of bounds: the len is 100 but the index is 100"
         )
     );
     assert!(matches!(err, Error::KernelPanic { line: OOB_LINE, .. }));
@@ -856,7 +856,10 @@ fn division_checks_report_like_rust() {
     let err = divide(0, &mut x).unwrap_err();
     assert_eq!(
         err.to_string(),
-        format!("kernel `DIVIDE` panicked at tests/cpu_backend.rs:{DIV_LINE}: attempt to divide by zero")
+        format!(
+            "kernel `DIVIDE` panicked at tests/cpu_backend.rs:{DIV_LINE} in block (0, 0, 0) \
+             thread (0, 0, 0): attempt to divide by zero"
+        )
     );
     let mut y = DeviceBuffer::from_host(&stream, &[10i32, i32::MIN]).unwrap();
     let err = divide(-1, &mut y).unwrap_err();

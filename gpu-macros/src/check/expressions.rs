@@ -440,6 +440,8 @@ impl Checker<'_> {
     fn cast(&mut self, from: T, to: Scalar, loc: Loc) {
         let from_scalar = match self.resolve(from) {
             T::Ty(Ty::Scalar(s)) => Some(s),
+            // A fieldless enum converts to a number as in Rust, from its `repr` integer.
+            T::Ty(Ty::Enum(def)) if to.is_number() && !to.is_half() => Some(def.0.repr),
             T::Var(_) => None,
             T::Error => return,
             other => {

@@ -6,12 +6,14 @@
 //!
 //! One `Checker` walks a function; its methods are spread over files by what they check:
 //! [`inference`] (variables and unification), [`statements`], [`expressions`], [`calls`]
-//! (methods, device functions, recursion), [`intrinsics`] (the signatures of `intrinsics/`)
-//! and [`constants`] (associated constants, literal ranges).
+//! (methods, device functions, recursion), [`intrinsics`] (the signatures of `intrinsics/`),
+//! [`format`] (assertions and printing) and [`constants`] (associated constants, literal
+//! ranges).
 
 mod calls;
 mod constants;
 mod expressions;
+mod format;
 mod inference;
 mod intrinsics;
 mod outer;
@@ -205,6 +207,12 @@ fn block_returns(block: &Block) -> bool {
             ..
         } => block_returns(then_block) && block_returns(else_block),
         StmtKind::Match { arms, .. } => arms.iter().all(|(_, body)| block_returns(body)),
+        // `panic!` and its kin never come back, like a `return`.
+        StmtKind::Assert(Assertion {
+            kind: AssertKind::Panic { .. },
+            debug: false,
+            ..
+        }) => true,
         _ => false,
     })
 }

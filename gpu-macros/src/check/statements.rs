@@ -96,6 +96,8 @@ impl Checker<'_> {
                 }
             }
             StmtKind::Assign { place, op, value } => self.assign(*place, *op, *value),
+            StmtKind::Assert(assertion) => self.assertion(assertion),
+            StmtKind::Print { format, .. } => self.format_args(format, true),
             StmtKind::If {
                 cond,
                 then_block,

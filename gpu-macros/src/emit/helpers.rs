@@ -142,22 +142,43 @@ __device__ __forceinline__ bool rs_is_finite(rs_bf16 x) { return (x.bits & 0x7ff
 ",
     },
     Helper {
+        name: "rs_asserts_on",
+        needs: &[],
+        code: "\
+// The kernel has assertions, which report through the error slot in unchecked builds too.
+#define RS_ASSERTS
+",
+    },
+    Helper {
         name: "rs_checked",
         needs: &[],
         code: "\
-// Checked mode (NVRTC option -DGPU_CHECKED): the first failed check of a launch is recorded
-// in the runtime's error slot and the thread exits; the runtime reports it as a Rust panic.
-#ifdef GPU_CHECKED
-struct rs_error_slot { unsigned int flag; unsigned int kind; unsigned int kernel_id; unsigned int line; unsigned long long index; unsigned long long len; };
+// Checked mode (NVRTC option -DGPU_CHECKED) and assertions: the first failed check or assertion
+// of a launch is recorded in the runtime's error slot and the thread exits; the runtime reports
+// it as a Rust panic.
+#if defined(GPU_CHECKED) || defined(RS_ASSERTS)
+struct rs_error_slot { unsigned int flag; unsigned int kind; unsigned int kernel_id; unsigned int line; unsigned long long index; unsigned long long len; unsigned int block[3]; unsigned int thread[3]; unsigned int assertion; unsigned int arg_types; unsigned long long args[8]; };
 extern \"C\" { __device__ rs_error_slot* rs_error_slot_ptr; __device__ unsigned int rs_kernel_id; }
-__device__ __noinline__ void rs_fail(unsigned int kind, unsigned int line, unsigned long long index, unsigned long long len) {
+// The slot, claimed for this thread's failure with its common fields filled; null when another
+// failure came first.
+__device__ __forceinline__ rs_error_slot* rs_claim(unsigned int kind, unsigned int line) {
     rs_error_slot* slot = rs_error_slot_ptr;
-    if (slot != 0 && atomicCAS(&slot->flag, 0u, 1u) == 0u) {
-        slot->kind = kind; slot->kernel_id = rs_kernel_id; slot->line = line; slot->index = index; slot->len = len;
+    if (slot == 0 || atomicCAS(&slot->flag, 0u, 1u) != 0u) return 0;
+    slot->kind = kind; slot->kernel_id = rs_kernel_id; slot->line = line;
+    slot->block[0] = blockIdx.x; slot->block[1] = blockIdx.y; slot->block[2] = blockIdx.z;
+    slot->thread[0] = threadIdx.x; slot->thread[1] = threadIdx.y; slot->thread[2] = threadIdx.z;
+    return slot;
+}
+__device__ __noinline__ void rs_fail(unsigned int kind, unsigned int line, unsigned long long index, unsigned long long len) {
+    rs_error_slot* slot = rs_claim(kind, line);
+    if (slot != 0) {
+        slot->index = index; slot->len = len;
         __threadfence_system();
     }
     asm volatile(\"exit;\");
 }
+#endif
+#ifdef GPU_CHECKED
 __device__ __forceinline__ unsigned long long rs_idx(unsigned long long i, unsigned long long len, unsigned int line) {
     if (i >= len) rs_fail(1u, line, i, len);
     return i;
@@ -183,6 +204,47 @@ __device__ __forceinline__ unsigned long long rs_sub_len(unsigned long long star
 #else
 #define rs_sub_len(start, end, len, line) ((end) - (start))
 #endif
+",
+    },
+    Helper {
+        name: "rs_assert",
+        needs: &["rs_asserts_on", "rs_checked"],
+        code: "\
+// A failed assert! records its number in the kernel's message table and its arguments, a 4-bit
+// type code and the bits of each; the host formats the message with Rust's formatting.
+struct rs_panic_args { unsigned int types; unsigned long long bits[8]; };
+#ifdef GPU_CHECKED
+#define RS_DEBUG_ASSERTS true
+#else
+#define RS_DEBUG_ASSERTS false
+#endif
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, unsigned int code, unsigned long long bits) { a.types |= code << (4 * i); a.bits[i] = bits; }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, bool v) { rs_panic_arg(a, i, 1u, v ? 1ull : 0ull); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, int v) { rs_panic_arg(a, i, 2u, (unsigned int)v); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, signed char v) { rs_panic_arg(a, i, 11u, (unsigned char)v); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, unsigned char v) { rs_panic_arg(a, i, 12u, v); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, short v) { rs_panic_arg(a, i, 13u, (unsigned short)v); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, unsigned short v) { rs_panic_arg(a, i, 14u, v); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, unsigned int v) { rs_panic_arg(a, i, 3u, v); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, long long v) { rs_panic_arg(a, i, 4u, (unsigned long long)v); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, unsigned long long v) { rs_panic_arg(a, i, 5u, v); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, float v) { rs_panic_arg(a, i, 7u, __float_as_uint(v)); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, double v) { rs_panic_arg(a, i, 8u, (unsigned long long)__double_as_longlong(v)); }
+#ifdef RS_HALF_OPS
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, rs_f16 v) { rs_panic_arg(a, i, 9u, v.bits); }
+__device__ __forceinline__ void rs_panic_arg(rs_panic_args& a, int i, rs_bf16 v) { rs_panic_arg(a, i, 10u, v.bits); }
+#endif
+// Never returns, so a device function may end in `panic!` instead of a value.
+__device__ __noinline__ __attribute__((noreturn)) void rs_assert_fail(unsigned int id, unsigned int line, const rs_panic_args& a) {
+    rs_error_slot* slot = rs_claim(4u, line);
+    if (slot != 0) {
+        slot->assertion = id; slot->arg_types = a.types;
+        for (int i = 0; i < 8; i++) slot->args[i] = a.bits[i];
+        __threadfence_system();
+    }
+    asm volatile(\"exit;\");
+    __builtin_unreachable();
+}
 ",
     },
     Helper {

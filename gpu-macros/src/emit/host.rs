@@ -8,12 +8,14 @@ use crate::types::{struct_layout, Len, Scalar, Ty};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
-/// Emits the host module for `kernel`, whose CUDA source is `source`; `rt` is the path of
-/// the runtime crate as the user's crate names it.
+/// Emits the host module for `kernel`, whose CUDA source is `source`, with the message table
+/// of its assertions if it has any; `rt` is the path of the runtime crate as the user's crate
+/// names it.
 pub fn emit_host(
     kernel: &Function,
     source: &HostSource,
     twin: Option<(TokenStream, bool)>,
+    assertions: Option<TokenStream>,
     rt: &TokenStream,
 ) -> TokenStream {
     let name = Ident::new(&kernel.name, kernel.name_span.start);
@@ -199,11 +201,19 @@ pub fn emit_host(
         None => (quote!(), kernel_static),
     };
     let (outer_items, source_init) = (&source.items, &source.init);
+    let (assertion_items, kernel_static) = match assertions {
+        Some(table) => (
+            table,
+            quote!(#kernel_static.__with_assertions(__assertion_message)),
+        ),
+        None => (quote!(), kernel_static),
+    };
     quote! {
         #(#docs)*
         #[allow(non_snake_case, dead_code)]
         #vis mod #name {
             #twin_items
+            #assertion_items
 
             /// The kernel's name as written in Rust.
             pub const NAME: &str = #name_str;

@@ -73,7 +73,8 @@ fn unsupported_expr(expr: &syn::Expr) -> String {
             "`let` expressions (`if let`, `while let`) are not supported in kernels"
         }
         syn::Expr::Macro(_) => {
-            "macros are not supported in kernels: they expand to code the GPU cannot run"
+            "macros are not values in kernels: `assert!`, `panic!` and `println!` are statements \
+             (`if a == 0 { panic!(\"..\"); }`); other macros expand to code the GPU cannot run"
         }
         syn::Expr::Assign(_) => {
             "assignment is a statement in kernels: write it on its own line, ending with `;`"

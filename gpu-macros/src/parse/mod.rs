@@ -6,13 +6,14 @@
 //!
 //! One `Parser` walks a function; its methods are spread over files by what they parse:
 //! [`signature`] (qualifiers, generics, parameters, types), [`statements`], [`expressions`],
-//! [`calls`] (methods, intrinsics, device functions), [`constants`] (array lengths) and
-//! [`outer`] (constants defined outside the function).
+//! [`calls`] (methods, intrinsics, device functions), [`format`] (assertions and printing),
+//! [`constants`] (array lengths) and [`outer`] (constants defined outside the function).
 
 mod calls;
 mod constant_tables;
 mod constants;
 mod expressions;
+mod format;
 mod items;
 mod outer;
 mod signature;
@@ -112,6 +113,8 @@ struct Parser<'a> {
     env: &'a TypeEnv,
     /// What `Self` means: the type of the `impl` being parsed.
     self_ty: Option<Ty>,
+    /// How many assertions the function has so far: the next one's number.
+    assertions: u32,
 }
 
 impl<'a> Parser<'a> {
@@ -135,6 +138,7 @@ impl<'a> Parser<'a> {
             generics: Vec::new(),
             env,
             self_ty,
+            assertions: 0,
         }
     }
 }

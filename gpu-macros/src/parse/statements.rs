@@ -2,6 +2,7 @@
 //! position, and the jumps.
 
 use super::expressions::{is_constant_name, is_value_expr};
+use super::format::SUPPORTED_MACROS;
 use super::{strip_parens, Parser};
 use crate::ir::*;
 use crate::types::{LenExpr, Scalar, Ty};
@@ -104,16 +105,13 @@ impl Parser<'_> {
                 );
                 return None;
             }
-            syn::Stmt::Macro(mac) => {
-                self.macro_error(&mac.mac);
-                return None;
-            }
+            syn::Stmt::Macro(mac) => self.macro_stmt(&mac.mac)?,
             syn::Stmt::Expr(expr, semi) => self.expr_stmt(expr, semi.is_none())?,
         };
         Some(Stmt { kind, span })
     }
 
-    fn macro_error(&mut self, mac: &syn::Macro) {
+    pub(super) fn macro_error(&mut self, mac: &syn::Macro) {
         let name = mac
             .path
             .segments
@@ -123,7 +121,7 @@ impl Parser<'_> {
         self.cx.error_spanned_by(
             mac,
             format!(
-                "macros such as `{name}!` are not supported in kernels: they expand to code the GPU cannot run"
+                "macros such as `{name}!` are not supported in kernels: they expand to code the GPU cannot run (kernels take {SUPPORTED_MACROS})"
             ),
         );
     }
@@ -367,10 +365,7 @@ impl Parser<'_> {
             syn::Expr::Block(block) if block.label.is_none() => {
                 Some(StmtKind::Block(self.block(&block.block)))
             }
-            syn::Expr::Macro(mac) => {
-                self.macro_error(&mac.mac);
-                None
-            }
+            syn::Expr::Macro(mac) => self.macro_stmt(&mac.mac),
             other if tail && is_value_expr(other) => {
                 // A value at the end of a block would be the block's result, but kernels and the
                 // blocks of `if`/loops in statement position produce nothing.

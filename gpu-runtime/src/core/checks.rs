@@ -1,21 +1,27 @@
-//! Checked mode: Rust-style panics for out-of-bounds indexing and integer division errors.
+//! Checked mode and assertions: Rust-style panics for out-of-bounds indexing, integer
+//! division errors and failed `assert!`s.
 //!
-//! The contract with generated code: every kernel source starts with
+//! The contract with generated code: a kernel source that has checks or assertions declares
 //!
 //! ```text
 //! struct rs_error_slot { unsigned int flag; unsigned int kind; unsigned int kernel_id;
-//!                        unsigned int line; unsigned long long index; unsigned long long len; };
-//! #ifdef GPU_CHECKED
+//!                        unsigned int line; unsigned long long index; unsigned long long len;
+//!                        unsigned int block[3]; unsigned int thread[3];
+//!                        unsigned int assertion; unsigned int arg_types;
+//!                        unsigned long long args[8]; };
 //! extern "C" { __device__ rs_error_slot* rs_error_slot_ptr; __device__ unsigned int rs_kernel_id; }
-//! #endif
 //! ```
 //!
-//! and, compiled with `-DGPU_CHECKED`, its checks claim the slot on the first violation
-//! (`atomicCAS(&flag, 0, 1)`), fill it, fence and end the thread. The runtime gives each device
-//! one zeroed slot, points every checked module's `rs_error_slot_ptr` at it and sets
-//! `rs_kernel_id` to an id from the process-wide registry below. A stream remembers that a
-//! checked launch is pending; its next synchronizing call reads the slot and turns a claimed
-//! one into [`Error::KernelPanic`], resetting it for later launches.
+//! compiled in with `-DGPU_CHECKED`, and always in a kernel with an `assert!` or `panic!` (which
+//! Rust keeps in release builds too). The first failing check or assertion claims the slot
+//! (`atomicCAS(&flag, 0, 1)`), fills it with its block and thread, fences and ends the
+//! thread. An assertion (kind 4) records its number in the kernel's message table and its
+//! arguments: 4 bits of type code per argument in `arg_types` (see
+//! [`PanicArg::decode`](crate::core::assertion::PanicArg)), the bits in `args`. The runtime gives
+//! each device one zeroed slot, points every such module's `rs_error_slot_ptr` at it and sets
+//! `rs_kernel_id` to an id from the process-wide registry below. A stream remembers that such
+//! a launch is pending; its next synchronizing call reads the slot and turns a claimed one
+//! into [`Error::KernelPanic`], resetting it for later launches.
 //!
 //! The slot is per device, like CUDA's own sticky errors: a panic is reported by the first
 //! synchronizing call of any stream (or event, or the device) with a checked launch pending,
@@ -27,6 +33,7 @@ use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
+use crate::core::assertion::{AssertionMessages, PanicArg, MAX_ASSERT_ARGS};
 use crate::core::error::{Error, Result};
 use crate::core::generic::{rust_instantiation, TemplateArg};
 use crate::core::kernel::KernelSpec;
@@ -54,10 +61,20 @@ pub(crate) struct ErrorRecord {
     pub index: u64,
     /// The slice length (kind 1), else 0.
     pub len: u64,
+    /// The failing thread's `blockIdx`.
+    pub block: [u32; 3],
+    /// The failing thread's `threadIdx`.
+    pub thread: [u32; 3],
+    /// The assertion's number in the kernel's message table (kind 4).
+    pub assertion: u32,
+    /// 4 bits of type code per argument, argument 0 lowest; 0 ends the list (kind 4).
+    pub arg_types: u32,
+    /// The arguments' bits (kind 4).
+    pub args: [u64; MAX_ASSERT_ARGS],
 }
 
 /// Bytes of the slot on the device.
-pub(crate) const RECORD_BYTES: usize = 32;
+pub(crate) const RECORD_BYTES: usize = 128;
 const _: () = assert!(std::mem::size_of::<ErrorRecord>() == RECORD_BYTES);
 
 /// Index out of bounds.
@@ -66,6 +83,8 @@ const KIND_INDEX: u32 = 1;
 const KIND_DIV_ZERO: u32 = 2;
 /// Integer division overflow (`MIN / -1`).
 const KIND_DIV_OVERFLOW: u32 = 3;
+/// A failed `assert!` or a `panic!`: the message comes from the kernel's table.
+const KIND_ASSERTION: u32 = 4;
 
 impl ErrorRecord {
     /// Decodes the slot as copied from the device (CUDA hosts and devices are little-endian).
@@ -80,6 +99,8 @@ impl ErrorRecord {
         };
         let u64_at =
             |offset: usize| u64::from(u32_at(offset)) | u64::from(u32_at(offset + 4)) << 32;
+        let dim_at = |offset: usize| [u32_at(offset), u32_at(offset + 4), u32_at(offset + 8)];
+        let args_at = offset_of!(ErrorRecord, args);
         ErrorRecord {
             flag: u32_at(offset_of!(ErrorRecord, flag)),
             kind: u32_at(offset_of!(ErrorRecord, kind)),
@@ -87,30 +108,62 @@ impl ErrorRecord {
             line: u32_at(offset_of!(ErrorRecord, line)),
             index: u64_at(offset_of!(ErrorRecord, index)),
             len: u64_at(offset_of!(ErrorRecord, len)),
+            block: dim_at(offset_of!(ErrorRecord, block)),
+            thread: dim_at(offset_of!(ErrorRecord, thread)),
+            assertion: u32_at(offset_of!(ErrorRecord, assertion)),
+            arg_types: u32_at(offset_of!(ErrorRecord, arg_types)),
+            args: std::array::from_fn(|i| u64_at(args_at + 8 * i)),
         }
     }
 
-    /// What failed, worded as Rust's panic message.
-    pub(crate) fn message(&self) -> String {
-        panic_message(self.kind, self.index, self.len)
+    /// What failed, worded as Rust's panic message, with the file it was written in when the
+    /// kernel's message table knows it (an assertion in a device function of another file).
+    pub(crate) fn message(
+        &self,
+        messages: Option<AssertionMessages>,
+    ) -> (Option<&'static str>, String) {
+        if self.kind != KIND_ASSERTION {
+            return (None, panic_message(self.kind, self.index, self.len));
+        }
+        let args: Option<Vec<PanicArg>> = (0..MAX_ASSERT_ARGS)
+            .map(|i| (self.arg_types >> (4 * i)) & 0xf)
+            .take_while(|&code| code != 0)
+            .zip(self.args)
+            .map(|(code, bits)| PanicArg::decode(code, bits))
+            .collect();
+        match (messages, args) {
+            (Some(messages), Some(args)) => match messages(self.assertion, &args) {
+                Some((file, message)) => (Some(file), message),
+                None => (None, unknown_assertion(self.assertion)),
+            },
+            _ => (None, unknown_assertion(self.assertion)),
+        }
     }
 
     /// The panic this record reports, naming the kernel from the registry.
     pub(crate) fn into_error(self) -> Error {
-        let (kernel, file) = match identity(self.kernel_id) {
-            Some(id) => (id.display.clone(), id.file.to_string()),
-            None => (
-                format!("<unknown kernel #{}>", self.kernel_id),
-                String::new(),
-            ),
+        let identity = identity(self.kernel_id);
+        let (kernel, file, messages) = match &identity {
+            Some(id) => (id.display.clone(), id.file, id.messages),
+            None => (format!("<unknown kernel #{}>", self.kernel_id), "", None),
         };
+        let (assert_file, message) = self.message(messages);
         Error::KernelPanic {
             kernel,
-            file,
+            file: assert_file.unwrap_or(file).to_string(),
             line: self.line,
-            message: self.message(),
+            block: self.block,
+            thread: self.thread,
+            message,
         }
     }
+}
+
+fn unknown_assertion(id: u32) -> String {
+    format!(
+        "assertion #{id} failed; its message is not in the kernel's table (the kernel was \
+         generated by a different macro than this runtime understands)"
+    )
 }
 
 /// A checked-mode violation worded as Rust's panic message: `kind` 1 index out of bounds,
@@ -134,6 +187,8 @@ struct KernelIdentity {
     display: String,
     /// The Rust source file.
     file: &'static str,
+    /// Formats its assertions' messages.
+    messages: Option<AssertionMessages>,
 }
 
 #[derive(Default)]
@@ -168,6 +223,7 @@ pub(crate) fn kernel_id(kernel: &'static KernelSpec, args: &[TemplateArg]) -> Re
     registry.entries.push(Arc::new(KernelIdentity {
         display: rust_instantiation(kernel, args),
         file: kernel.file(),
+        messages: kernel.assertions(),
     }));
     registry.ids.insert(key, id);
     Ok(id)
@@ -259,18 +315,32 @@ mod tests {
         out[12..16].copy_from_slice(&r.line.to_le_bytes());
         out[16..24].copy_from_slice(&r.index.to_le_bytes());
         out[24..32].copy_from_slice(&r.len.to_le_bytes());
+        for (i, v) in r.block.iter().chain(&r.thread).enumerate() {
+            out[32 + 4 * i..36 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        out[56..60].copy_from_slice(&r.assertion.to_le_bytes());
+        out[60..64].copy_from_slice(&r.arg_types.to_le_bytes());
+        for (i, v) in r.args.iter().enumerate() {
+            out[64 + 8 * i..72 + 8 * i].copy_from_slice(&v.to_le_bytes());
+        }
         out
     }
 
     #[test]
     fn layout_matches_the_cuda_struct() {
-        // The C++ struct: four unsigned ints, then two unsigned long longs (8-aligned at 16).
+        // The C++ struct: four unsigned ints, two unsigned long longs (8-aligned at 16), eight
+        // unsigned ints, eight unsigned long longs (8-aligned at 64).
         assert_eq!(offset_of!(ErrorRecord, flag), 0);
         assert_eq!(offset_of!(ErrorRecord, kind), 4);
         assert_eq!(offset_of!(ErrorRecord, kernel_id), 8);
         assert_eq!(offset_of!(ErrorRecord, line), 12);
         assert_eq!(offset_of!(ErrorRecord, index), 16);
         assert_eq!(offset_of!(ErrorRecord, len), 24);
+        assert_eq!(offset_of!(ErrorRecord, block), 32);
+        assert_eq!(offset_of!(ErrorRecord, thread), 44);
+        assert_eq!(offset_of!(ErrorRecord, assertion), 56);
+        assert_eq!(offset_of!(ErrorRecord, arg_types), 60);
+        assert_eq!(offset_of!(ErrorRecord, args), 64);
         let record = ErrorRecord {
             flag: 1,
             kind: 1,
@@ -278,6 +348,11 @@ mod tests {
             line: 12,
             index: 104,
             len: 1 << 40,
+            block: [3, 1, 2],
+            thread: [17, 4, 5],
+            assertion: 9,
+            arg_types: 0x72,
+            args: [1, 2, 3, 4, 5, 6, 7, u64::MAX],
         };
         assert_eq!(ErrorRecord::from_bytes(&record_bytes(&record)), record);
     }
@@ -291,17 +366,16 @@ mod tests {
             len: 100,
             ..Default::default()
         };
+        let text = |r: ErrorRecord| r.message(None).1;
         assert_eq!(
-            oob.message(),
+            text(oob),
             "index out of bounds: the len is 100 but the index is 104"
         );
         let zero = ErrorRecord { kind: 2, ..oob };
-        assert_eq!(zero.message(), "attempt to divide by zero");
+        assert_eq!(text(zero), "attempt to divide by zero");
         let overflow = ErrorRecord { kind: 3, ..oob };
-        assert_eq!(overflow.message(), "attempt to divide with overflow");
-        assert!(ErrorRecord { kind: 9, ..oob }
-            .message()
-            .contains("unknown kind 9"));
+        assert_eq!(text(overflow), "attempt to divide with overflow");
+        assert!(text(ErrorRecord { kind: 9, ..oob }).contains("unknown kind 9"));
     }
 
     #[test]
@@ -332,11 +406,14 @@ mod tests {
             line: 12,
             index: 104,
             len: 100,
+            block: [3, 0, 0],
+            thread: [17, 0, 0],
+            ..Default::default()
         };
         assert_eq!(
             record.into_error().to_string(),
-            "kernel `saxpy` panicked at examples/saxpy.rs:12: index out of bounds: the len is \
-             100 but the index is 104"
+            "kernel `saxpy` panicked at examples/saxpy.rs:12 in block (3, 0, 0) thread \
+             (17, 0, 0): index out of bounds: the len is 100 but the index is 104"
         );
         let generic = ErrorRecord {
             kernel_id: b,
@@ -346,13 +423,72 @@ mod tests {
         };
         assert_eq!(
             generic.into_error().to_string(),
-            "kernel `scale::<f64, 128>` panicked at src/scale.rs:3: attempt to divide by zero"
+            "kernel `scale::<f64, 128>` panicked at src/scale.rs:3 in block (3, 0, 0) thread \
+             (17, 0, 0): attempt to divide by zero"
         );
         let unknown = ErrorRecord {
             kernel_id: u32::MAX,
             ..record
         };
         assert!(unknown.into_error().to_string().contains("unknown kernel"));
+    }
+
+    #[test]
+    fn assertions_are_formatted_from_the_kernel_table() {
+        fn messages(id: u32, args: &[PanicArg]) -> Option<(&'static str, String)> {
+            match (id, args) {
+                (5, [row, len]) => {
+                    Some(("src/rows.rs", format!("row {row} has {len:>3} elements")))
+                }
+                _ => None,
+            }
+        }
+        static ROWS: KernelSpec = KernelSpec::plain("rows", "rows", "", &[], "src/main.rs", true)
+            .with_assertions(messages);
+        let id = kernel_id(&ROWS, &[]).unwrap();
+        let mut args = [0u64; MAX_ASSERT_ARGS];
+        args[0] = 113;
+        args[1] = (-7i32) as u32 as u64;
+        let record = ErrorRecord {
+            flag: 1,
+            kind: KIND_ASSERTION,
+            kernel_id: id,
+            line: 41,
+            block: [3, 0, 0],
+            thread: [17, 0, 0],
+            assertion: 5,
+            arg_types: 0x26, // usize, then i32
+            args,
+            ..Default::default()
+        };
+        match record.into_error() {
+            Error::KernelPanic {
+                kernel,
+                file,
+                line,
+                block,
+                thread,
+                message,
+            } => {
+                assert_eq!(kernel, "rows");
+                assert_eq!(file, "src/rows.rs", "the assertion's own file");
+                assert_eq!(line, 41);
+                assert_eq!(block, [3, 0, 0]);
+                assert_eq!(thread, [17, 0, 0]);
+                assert_eq!(message, "row 113 has  -7 elements");
+            }
+            other => panic!("{other:?}"),
+        }
+        let unknown = ErrorRecord {
+            assertion: 6,
+            ..record
+        };
+        assert!(unknown.message(Some(messages)).1.contains("assertion #6"));
+        let bad_type = ErrorRecord {
+            arg_types: 0xf6,
+            ..record
+        };
+        assert!(bad_type.message(Some(messages)).1.contains("assertion #5"));
     }
 
     #[test]

@@ -253,8 +253,14 @@ pub enum Error {
         reason: String,
     },
 
-    /// A checked kernel failed a bounds or arithmetic check, as Rust would have panicked.
-    #[error("kernel `{kernel}` panicked at {}: {message}", panic_location(.file, *.line))]
+    /// A kernel failed an `assert!` (or reached a `panic!`), or in checked mode a bounds or
+    /// arithmetic check, as Rust would have panicked.
+    #[error(
+        "kernel `{kernel}` panicked at {} in block {} thread {}: {message}",
+        panic_location(.file, *.line),
+        coordinates(.block),
+        coordinates(.thread)
+    )]
     KernelPanic {
         /// The kernel's name, with its template arguments when generic (`scale::<f32, 256>`).
         kernel: String,
@@ -262,6 +268,10 @@ pub enum Error {
         file: String,
         /// The Rust source line of the failed check.
         line: u32,
+        /// The `block_idx()` of the thread that failed.
+        block: [u32; 3],
+        /// The `thread_idx()` of the thread that failed.
+        thread: [u32; 3],
         /// What failed, worded as Rust's panic message.
         message: String,
     },
@@ -381,6 +391,10 @@ impl fmt::Display for NvrtcStatus {
 
 impl std::error::Error for NvrtcStatus {}
 
+fn coordinates(dim: &[u32; 3]) -> String {
+    format!("({}, {}, {})", dim[0], dim[1], dim[2])
+}
+
 fn panic_location(file: &str, line: u32) -> String {
     if file.is_empty() {
         format!("line {line}")
@@ -469,24 +483,29 @@ mod tests {
             kernel: "saxpy".into(),
             file: "examples/saxpy.rs".into(),
             line: 12,
+            block: [3, 0, 0],
+            thread: [17, 0, 0],
             message: "index out of bounds: the len is 100 but the index is 104".into(),
         }
         .to_string();
         assert_eq!(
             panic,
-            "kernel `saxpy` panicked at examples/saxpy.rs:12: index out of bounds: the len is \
-             100 but the index is 104"
+            "kernel `saxpy` panicked at examples/saxpy.rs:12 in block (3, 0, 0) thread \
+             (17, 0, 0): index out of bounds: the len is 100 but the index is 104"
         );
         let unknown_file = Error::KernelPanic {
             kernel: "k".into(),
             file: String::new(),
             line: 3,
+            block: [0, 1, 2],
+            thread: [4, 5, 6],
             message: "attempt to divide by zero".into(),
         }
         .to_string();
         assert_eq!(
             unknown_file,
-            "kernel `k` panicked at line 3: attempt to divide by zero"
+            "kernel `k` panicked at line 3 in block (0, 1, 2) thread (4, 5, 6): attempt to \
+             divide by zero"
         );
     }
 }

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use crate::core::assertion::AssertionMessages;
 use crate::core::error::{Error, Result};
 use crate::core::scalar::ScalarType;
 use crate::core::value::{ElemType, ValueType};
@@ -103,6 +104,9 @@ pub(crate) struct KernelSpec {
     /// The one compute capability whose architecture-specific instructions (`sm_90a`'s wgmma)
     /// the kernel uses; `None` for portable kernels.
     arch_specific: Option<(u32, u32)>,
+    /// The messages of its `assert!`s and `panic!`s; `None` when it has none, and then its
+    /// unchecked builds need no error slot.
+    assertions: Option<AssertionMessages>,
 }
 
 impl KernelSpec {
@@ -126,6 +130,7 @@ impl KernelSpec {
             file,
             checked_by_default,
             arch_specific: None,
+            assertions: None,
         }
     }
 
@@ -149,6 +154,7 @@ impl KernelSpec {
             file,
             checked_by_default,
             arch_specific: None,
+            assertions: None,
         }
     }
 
@@ -158,6 +164,20 @@ impl KernelSpec {
             arch_specific: Some((major, minor)),
             ..self
         }
+    }
+
+    /// The same kernel with assertions, whose messages `messages` formats: its launches report
+    /// failed assertions through the error slot in unchecked mode too.
+    pub(crate) const fn with_assertions(self, messages: AssertionMessages) -> KernelSpec {
+        KernelSpec {
+            assertions: Some(messages),
+            ..self
+        }
+    }
+
+    /// The formatter of the kernel's assertion messages, if it has assertions.
+    pub(crate) fn assertions(&self) -> Option<AssertionMessages> {
+        self.assertions
     }
 
     /// The compute capability the kernel is limited to, if any.

@@ -3,6 +3,7 @@
 //! arguments, launch geometry and limits, device properties, checked-mode records and the
 //! disk-cache format. It imports nothing above it: no CUDA, no CPU backend, no public front.
 
+pub(crate) mod assertion;
 pub(crate) mod backend;
 pub(crate) mod cache;
 pub(crate) mod checks;

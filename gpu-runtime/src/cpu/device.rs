@@ -47,6 +47,10 @@ pub(crate) struct PendingPanic {
     pub(crate) file: &'static str,
     /// The failed check's line.
     pub(crate) line: u32,
+    /// The failing thread's block.
+    pub(crate) block: [u32; 3],
+    /// The failing thread's index in its block.
+    pub(crate) thread: [u32; 3],
     /// Rust's wording of the failure.
     pub(crate) message: String,
 }
@@ -57,6 +61,8 @@ impl PendingPanic {
             kernel: self.kernel,
             file: self.file.to_string(),
             line: self.line,
+            block: self.block,
+            thread: self.thread,
             message: self.message,
         }
     }
@@ -177,6 +183,8 @@ mod tests {
             seq,
             kernel: "k".into(),
             file: "src/k.rs",
+            block: [0, 0, 0],
+            thread: [1, 0, 0],
             line,
             message: "attempt to divide by zero".into(),
         }
@@ -201,7 +209,8 @@ mod tests {
         match device.take_panic(None) {
             Err(err @ Error::KernelPanic { line: 20, .. }) => assert_eq!(
                 err.to_string(),
-                "kernel `k` panicked at src/k.rs:20: attempt to divide by zero"
+                "kernel `k` panicked at src/k.rs:20 in block (0, 0, 0) thread (1, 0, 0): attempt to \
+                 divide by zero"
             ),
             other => panic!("{other:?}"),
         }

@@ -34,9 +34,9 @@ use crate::cpu::args::{CpuArg, CpuArgs};
 use crate::cpu::block::BlockShared;
 use crate::cpu::coroutine::{ThreadCoroutine, Yielder};
 use crate::cpu::device::{CpuDevice, CpuStream, PendingPanic};
-use crate::cpu::launch_state::LaunchState;
+use crate::cpu::launch_state::{Failure, LaunchState};
 use crate::cpu::schedule::{panic_text, Scheduler};
-use crate::cpu::thread::{Dim3, ThreadCtx};
+use crate::cpu::thread::{run_thread, Dim3, ThreadCtx, ThreadExit};
 use crate::cpu::CpuKernelFn;
 
 /// Stack of each coroutine thread.
@@ -77,6 +77,8 @@ pub(crate) struct CpuLaunch<'k> {
     pub(crate) config: LaunchConfig,
     /// The device's limits.
     pub(crate) limits: DeviceLimits,
+    /// Whether the launch runs in checked mode (`debug_assert!` is active).
+    pub(crate) checked: bool,
 }
 
 impl CpuDevice {
@@ -97,9 +99,10 @@ impl CpuDevice {
             template_args,
             config,
             limits,
+            checked,
         } = launch;
         let display = || rust_instantiation(kernel, template_args);
-        let state = LaunchState::default();
+        let state = LaunchState::new(checked);
         let cpu_args = CpuArgs::new(args, template_args, &state);
         let grid = Grid {
             twin,
@@ -125,13 +128,21 @@ impl CpuDevice {
             });
         }
         if let Some(violation) = violation.into_inner() {
+            let (file, message) = match violation.what {
+                Failure::Check { kind, index, len } => {
+                    (kernel.file(), panic_message(kind, index, len))
+                }
+                Failure::Assertion { file, message } => (file, message),
+            };
             self.record_panic(PendingPanic {
                 stream: stream.id(),
                 seq,
                 kernel: display(),
-                file: kernel.file(),
+                file,
                 line: violation.line,
-                message: panic_message(violation.kind, violation.index, violation.len),
+                block: violation.block,
+                thread: violation.thread,
+                message,
             });
         }
         Ok(())
@@ -272,21 +283,33 @@ impl<'g, 'l> Worker<'g, 'l> {
         let args = grid.args;
         let dim = grid.block_dim;
         let mut ctx = self.context(grid.block_idx(block));
-        let ran = panic::catch_unwind(AssertUnwindSafe(|| {
-            let mut linear = 0;
-            for z in 0..dim.z {
-                for y in 0..dim.y {
-                    for x in 0..dim.x {
-                        ctx.thread_idx = Dim3 { x, y, z };
-                        ctx.linear = linear;
-                        twin(args, &ctx);
-                        linear += 1;
+        // One catch_unwind around the loop, not one per thread; a thread ended by a failed
+        // assertion restarts the loop after it.
+        let mut first = 0;
+        loop {
+            let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+                let mut linear = 0;
+                for z in 0..dim.z {
+                    for y in 0..dim.y {
+                        for x in 0..dim.x {
+                            if linear >= first {
+                                ctx.thread_idx = Dim3 { x, y, z };
+                                ctx.linear = linear;
+                                twin(args, &ctx);
+                            }
+                            linear += 1;
+                        }
                     }
                 }
+            }));
+            match ran {
+                Ok(()) => return,
+                Err(payload) if payload.is::<ThreadExit>() => first = ctx.linear + 1,
+                Err(payload) => {
+                    self.twin_panicked(ctx.block_idx, ctx.thread_idx, payload.as_ref());
+                    return;
+                }
             }
-        }));
-        if let Err(payload) = ran {
-            self.twin_panicked(ctx.block_idx, ctx.thread_idx, payload.as_ref());
         }
     }
 
@@ -313,7 +336,7 @@ impl<'g, 'l> Worker<'g, 'l> {
             let args = grid.args;
             let body = move |yielder: &Yielder, _start: u64| {
                 let ctx = ThreadCtx { yielder, ..base };
-                twin(args, &ctx);
+                run_thread(|| twin(args, &ctx));
             };
             // SAFETY: the body borrows `args` (alive for the whole launch) and points at
             // `self.block` and the launch state, which outlive this block: every coroutine is

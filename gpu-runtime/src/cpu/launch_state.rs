@@ -4,22 +4,34 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-/// A checked-mode violation, as the GPU's error slot records it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A checked-mode violation or a failed assertion, as the GPU's error slot records it.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Violation {
-    /// 1 index out of bounds, 2 division by zero, 3 division overflow.
-    pub(crate) kind: u32,
     /// The Rust source line.
     pub(crate) line: u32,
-    /// The index, for an out-of-bounds one.
-    pub(crate) index: u64,
-    /// The length indexed, for an out-of-bounds one.
-    pub(crate) len: u64,
+    /// The failing thread's block.
+    pub(crate) block: [u32; 3],
+    /// The failing thread's index in its block.
+    pub(crate) thread: [u32; 3],
+    /// What failed.
+    pub(crate) what: Failure,
+}
+
+/// What a thread's failure was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// A checked-mode violation: `kind` 1 index out of bounds (`index`, `len`), 2 division by
+    /// zero, 3 division overflow.
+    Check { kind: u32, index: u64, len: u64 },
+    /// A failed `assert!` or a `panic!`, written in `file`, with its formatted message.
+    Assertion { file: &'static str, message: String },
 }
 
 /// What the threads of one launch report, from any worker.
 #[derive(Debug, Default)]
 pub(crate) struct LaunchState {
+    /// Whether the launch runs in checked mode (`debug_assert!` is active).
+    pub(crate) checked: bool,
     /// The first checked-mode violation.
     pub(crate) violation: OnceLock<Violation>,
     /// The first broken contract, deadlock or twin panic: the launch's error.
@@ -29,14 +41,17 @@ pub(crate) struct LaunchState {
 }
 
 impl LaunchState {
-    /// Records a checked-mode violation; only the launch's first is kept.
-    pub(crate) fn fail(&self, kind: u32, line: u32, index: u64, len: u64) {
-        let _ = self.violation.set(Violation {
-            kind,
-            line,
-            index,
-            len,
-        });
+    /// A launch's state, checked or not.
+    pub(crate) fn new(checked: bool) -> LaunchState {
+        LaunchState {
+            checked,
+            ..LaunchState::default()
+        }
+    }
+
+    /// Records a checked-mode violation or failed assertion; only the launch's first is kept.
+    pub(crate) fn fail(&self, violation: Violation) {
+        let _ = self.violation.set(violation);
     }
 
     /// Records why the launch fails; only the first reason is kept.

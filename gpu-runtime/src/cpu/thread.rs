@@ -9,7 +9,7 @@ use std::time::Instant;
 use crate::core::scalar::Scalar;
 use crate::cpu::block::BlockShared;
 use crate::cpu::coroutine::{Wait, Yielder};
-use crate::cpu::launch_state::LaunchState;
+use crate::cpu::launch_state::{Failure, LaunchState, Violation};
 use crate::cpu::warp::{Deposit, WarpOp, WARP_SIZE};
 
 /// Three dimensions of an index or a size, as CUDA's `dim3`/`uint3`.
@@ -27,6 +27,21 @@ impl Dim3 {
     /// `(x, y, z)`.
     pub const fn new(x: u32, y: u32, z: u32) -> Dim3 {
         Dim3 { x, y, z }
+    }
+}
+
+/// The unwinding payload that ends a thread after a failed assertion: the runner catches it and
+/// goes on with the block's other threads.
+pub(crate) struct ThreadExit;
+
+/// Runs `body` as one thread: returns normally when the thread ended with a failed assertion,
+/// and passes any other panic on.
+#[inline(always)]
+pub(crate) fn run_thread(body: impl FnOnce()) {
+    if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        if !payload.is::<ThreadExit>() {
+            std::panic::resume_unwind(payload);
+        }
     }
 }
 
@@ -242,7 +257,35 @@ impl ThreadCtx {
     #[cold]
     #[inline(never)]
     pub fn fail(&self, kind: u32, line: u32, index: u64, len: u64) {
-        self.launch().fail(kind, line, index, len);
+        self.record(line, Failure::Check { kind, index, len });
+    }
+
+    /// Whether the launch runs in checked mode, where `debug_assert!` is active.
+    #[inline(always)]
+    pub fn checked(&self) -> bool {
+        self.launch().checked
+    }
+
+    /// A failed `assert!` or a `panic!` at `file:line` with its formatted `message`: records
+    /// it (the launch's first failure surfaces as [`crate::Error::KernelPanic`] from the
+    /// stream's next synchronizing call) and ends this thread, as the GPU's thread exits.
+    #[cold]
+    #[inline(never)]
+    pub fn assert_failed(&self, file: &'static str, line: u32, message: String) -> ! {
+        self.record(line, Failure::Assertion { file, message });
+        // Unwinds to the runner, which ends this thread only; `resume_unwind` skips the panic
+        // hook, so nothing is printed for a panic that becomes the launch's error.
+        std::panic::resume_unwind(Box::new(ThreadExit))
+    }
+
+    fn record(&self, line: u32, what: Failure) {
+        let dim = |d: Dim3| [d.x, d.y, d.z];
+        self.launch().fail(Violation {
+            line,
+            block: dim(self.block_idx),
+            thread: dim(self.thread_idx),
+            what,
+        });
     }
 
     /// Reports a broken contract between twin and runtime; the launch returns it as an error.

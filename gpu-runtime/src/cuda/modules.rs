@@ -158,7 +158,9 @@ impl CudaDevice {
         let expression = kernel
             .is_generic()
             .then(|| name_expression(kernel, template_args));
-        let id = if checked {
+        // Assertions report through the error slot in unchecked builds too.
+        let reports = checked || kernel.assertions().is_some();
+        let id = if reports {
             kernel_id(kernel, template_args)?
         } else {
             0
@@ -173,7 +175,7 @@ impl CudaDevice {
             None => {
                 let (module, entry, origin) =
                     self.build_module(kernel, checked, expression.as_deref(), cache)?;
-                let has_checks = checked && self.wire_checks(kernel, &module, id)?;
+                let has_checks = reports && self.wire_checks(kernel, &module, id)?;
                 let loaded =
                     Arc::new(self.load_function(kernel, &module, &entry, has_checks, content)?);
                 maps.by_content.insert(content, loaded.clone());

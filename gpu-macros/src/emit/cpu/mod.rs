@@ -10,6 +10,7 @@
 mod user_types;
 
 use crate::check::{Types, FLOAT_CONSTANTS};
+use crate::emit::assertions::{message_expr, recorded_values};
 use crate::intrinsics::CpuWriter;
 use crate::ir::*;
 use crate::types::{Bound, Len, Scalar, Ty};
@@ -480,8 +481,61 @@ impl Twin<'_> {
             StmtKind::Return(Some(value)) => format!("return {};", self.expr(*value)),
             StmtKind::Block(block) => self.block(block),
             StmtKind::Expr(expr) => format!("{};", self.expr(*expr)),
+            StmtKind::Assert(assertion) => self.assertion(assertion, line),
+            StmtKind::Print { format, newline } => {
+                let mut call = format!("{:?}", format.template.rust_text());
+                for arg in &format.args {
+                    let _ = write!(call, ", {}", self.expr(*arg));
+                }
+                let name = if *newline { "println" } else { "print" };
+                format!("::std::{name}!({call});")
+            }
         };
         let _ = writeln!(self.out, "{code} // line {line}");
+    }
+
+    /// An assertion: the twin words the message itself, with the `format!` the host's message
+    /// table uses for the GPU, and ends the thread.
+    fn assertion(&mut self, assertion: &Assertion, line: usize) -> String {
+        let compared = matches!(
+            assertion.kind,
+            AssertKind::Eq { .. } | AssertKind::Ne { .. }
+        );
+        let values: Vec<String> = recorded_values(assertion)
+            .into_iter()
+            .enumerate()
+            .map(|(i, value)| match i {
+                0 if compared => "__left".to_string(),
+                1 if compared => "__right".to_string(),
+                _ => self.expr(value),
+            })
+            .collect();
+        let fail = format!(
+            "__t.assert_failed({:?}, {line}, {});",
+            self.function.file,
+            message_expr(assertion, &values)
+        );
+        let code = match &assertion.kind {
+            AssertKind::Holds { cond, .. } => format!("if !({}) {{ {fail} }}", self.expr(*cond)),
+            AssertKind::Eq { left, right } | AssertKind::Ne { left, right } => {
+                let op = if matches!(assertion.kind, AssertKind::Eq { .. }) {
+                    "=="
+                } else {
+                    "!="
+                };
+                format!(
+                    "{{ let __left = {}; let __right = {}; if !(__left {op} __right) {{ {fail} }} }}",
+                    self.expr(*left),
+                    self.expr(*right)
+                )
+            }
+            AssertKind::Panic { .. } => fail,
+        };
+        if assertion.debug {
+            format!("if __t.checked() {{ {code} }}")
+        } else {
+            code
+        }
     }
 
     fn patterns(&mut self, patterns: &[Pattern]) -> String {

@@ -63,7 +63,11 @@ impl<'a> Emitter<'a> {
                 }
             }
             ExprKind::Cast { expr, to } => {
-                let from = self.types.scalar(*expr);
+                // An enum converts as its `repr` integer, which it is in C++.
+                let from = match self.types.expr(*expr) {
+                    Ty::Enum(def) => def.0.repr,
+                    _ => self.types.scalar(*expr),
+                };
                 let inner = self.expr(*expr);
                 self.cast(inner, from, *to)
             }

@@ -6,11 +6,13 @@
 //! user's Rust source.
 //!
 //! One `Emitter` writes a function; its methods are spread over files by what they write:
-//! [`statements`], [`expressions`], [`indexing`] (checked indices), [`constants`] and
-//! [`intrinsics`] (answering what the spellings in `crate::intrinsics` ask).
+//! [`statements`], [`expressions`], [`indexing`] (checked indices), [`constants`],
+//! [`intrinsics`] (answering what the spellings in `crate::intrinsics` ask) and [`format`]
+//! (assertions and `printf`).
 
 mod constants;
 mod expressions;
+mod format;
 mod indexing;
 mod intrinsics;
 mod statements;
@@ -155,6 +157,8 @@ struct Emitter<'a> {
     last_line: usize,
     /// The enclosing loops, innermost last.
     loops: Vec<LoopLabels>,
+    /// The function's position in the program, for its assertions' ids.
+    function_index: usize,
 }
 
 /// A loop as `break`/`continue` see it: its Rust label, and the C++ labels that a labelled
@@ -346,6 +350,10 @@ impl<'a> Emitter<'a> {
             helpers,
             last_line: 0,
             loops: Vec::new(),
+            function_index: function_names
+                .iter()
+                .position(|name| *name == kernel.name)
+                .unwrap_or(0),
         }
     }
 

@@ -214,6 +214,8 @@ impl<'a> Emitter<'a> {
                 let code = self.expr(*expr);
                 self.out.line(&format!("{};", strip_outer_parens(&code)));
             }
+            StmtKind::Assert(assertion) => self.assertion(assertion, stmt.span.line()),
+            StmtKind::Print { format, newline } => self.print(format, *newline),
         }
     }
 

@@ -1,0 +1,29 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn not_a_condition(n: u32) {
+    assert!(n);
+}
+
+#[kernel]
+fn different_types(a: u32, b: i32) {
+    assert_eq!(a, b);
+}
+
+#[kernel]
+fn one_operand(a: u32) {
+    assert_ne!(a);
+}
+
+#[kernel]
+fn too_many_values(a: u32) {
+    assert_eq!(a, 1, "{} {} {} {} {} {} {}", a, a, a, a, a, a, a);
+}
+
+#[kernel]
+fn panic_as_value(a: u32, out: &mut [u32]) {
+    let v = if a > 0 { a } else { panic!("zero") };
+    out[0] = v;
+}
+
+fn main() {}
