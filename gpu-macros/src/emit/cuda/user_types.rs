@@ -18,8 +18,10 @@ pub fn field_name(name: &str) -> String {
 }
 
 /// The C++ definitions of `program`'s structs, in order, each with `static_assert`s that its
-/// size, alignment and field offsets are C's (which `#[repr(C)]` gives the Rust struct too,
-/// asserted there by the runtime's `__device_struct!`).
+/// size and alignment, and each field's, are what C's layout rules give: with every field's size
+/// and alignment fixed, those rules fix every offset, the ones `#[repr(C)]` gives the Rust struct
+/// (asserted there by the runtime's `__device_struct!`). Not `offsetof`: NVRTC has no standard
+/// headers, and not every NVRTC knows `__builtin_offsetof`.
 pub fn struct_definitions(program: &Program) -> String {
     let mut out = String::new();
     for def in &program.structs {
@@ -36,12 +38,15 @@ pub fn struct_definitions(program: &Program) -> String {
                 "static_assert(sizeof({name}) == {size} && alignof({name}) == {align}, \
                  \"{name}: the C++ layout differs from #[repr(C)]\");"
             );
-            for ((field, _), offset) in def.fields.iter().zip(offsets) {
+            for ((field, ty), offset) in def.fields.iter().zip(offsets) {
+                let Some((field_size, field_align)) = ty.c_layout() else {
+                    continue;
+                };
                 let _ = writeln!(
                     out,
-                    "static_assert(__builtin_offsetof({name}, {}) == {offset}, \
-                     \"{name}::{field}: the C++ offset differs from #[repr(C)]\");",
-                    field_name(field)
+                    "static_assert(sizeof({0}) == {field_size} && alignof({0}) == {field_align}, \
+                     \"{name}::{field} (at byte {offset}): the C++ field differs from #[repr(C)]\");",
+                    cuda_ty(*ty)
                 );
             }
         }
