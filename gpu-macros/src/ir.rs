@@ -5,7 +5,7 @@
 //! type per expression that both emitters read without re-inferring.
 
 use crate::intrinsics::{Builtin, Op};
-use crate::types::{Generic, Len, Scalar, Ty};
+use crate::types::{Generic, GenericArg, Len, Scalar, Ty};
 use proc_macro2::{Span, TokenStream};
 
 /// Where a piece of the kernel was written: its first and last token, so a message underlines
@@ -251,6 +251,8 @@ pub enum ExprKind {
         /// The path as written, to fetch the function's definition from the same scope.
         path: TokenStream,
         args: Vec<ExprId>,
+        /// `f::<f32, 4>(..)`: the generic arguments written, `None` for `_`.
+        turbofish: Vec<Option<GenericArg>>,
     },
     /// `.x`, `.y` or `.z` of a `Dim3`/`Index3`.
     Axis {

@@ -52,6 +52,13 @@ impl Bound {
     }
 }
 
+/// A generic argument of a device function call: a type, or a const parameter's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GenericArg {
+    Type(Scalar),
+    Const(Len),
+}
+
 /// The length of an array or shared memory: a number, or a kernel's const parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Len {

@@ -1,10 +1,11 @@
 //! Calls: methods on numbers, `#[device]` functions, and the call graph's cycles.
 
+use super::instantiate::Instance;
 use super::{Checker, VarKind, T};
 use crate::ctxt::Ctxt;
 use crate::ir::*;
 use crate::methods::{self, ArgTy, RetTy};
-use crate::types::{Scalar, Ty};
+use crate::types::{GenericArg, Scalar, Ty};
 
 /// GPU stacks are small and CUDA's recursion support is a trap for the unwary: a call cycle
 /// among device functions is an error at the call that closes it.
@@ -167,12 +168,27 @@ impl Checker<'_> {
         expected == found
     }
 
-    pub(super) fn call(&mut self, name: &str, args: &[ExprId], loc: Loc) -> T {
+    pub(super) fn call(
+        &mut self,
+        id: ExprId,
+        name: &str,
+        args: &[ExprId],
+        turbofish: &[Option<GenericArg>],
+        loc: Loc,
+    ) -> T {
         let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
         let Some((_, callee)) = self.program.function(name) else {
             // The definition was fetched by path; a missing one is rustc's error at the call.
             self.cx
                 .error(loc, format!("`{name}` is not a `#[device]` function"));
+            return T::Error;
+        };
+        if callee.generics.is_empty() && !turbofish.is_empty() {
+            self.cx
+                .error(loc, format!("`{name}` takes no generic arguments"));
+            return T::Error;
+        }
+        let Some(slots) = self.instance_slots(callee, turbofish, loc) else {
             return T::Error;
         };
         if !self.arity(name, callee.params.len(), args.len(), loc) {
@@ -181,12 +197,18 @@ impl Checker<'_> {
         for ((param, arg), arg_t) in callee.params.iter().zip(args).zip(arg_ts) {
             match param.ty {
                 Ty::Slice { elem, mutable } => {
+                    let elem_t = Self::substitute(elem, &slots);
                     let ok = match self.resolve(arg_t) {
                         T::Ty(Ty::Slice {
                             elem: arg_elem,
                             mutable: arg_mutable,
-                        }) => arg_elem == elem && (arg_mutable || !mutable),
-                        T::Ty(Ty::Shared { elem: arg_elem, .. }) => arg_elem == elem,
+                        }) => {
+                            self.unify_quiet(elem_t, T::Ty(Ty::Scalar(arg_elem)))
+                                && (arg_mutable || !mutable)
+                        }
+                        T::Ty(Ty::Shared { elem: arg_elem, .. }) => {
+                            self.unify_quiet(elem_t, T::Ty(Ty::Scalar(arg_elem)))
+                        }
                         T::Error => true,
                         _ => false,
                     };
@@ -201,14 +223,27 @@ impl Checker<'_> {
                         );
                     }
                 }
+                Ty::Scalar(scalar) => {
+                    let expected = Self::substitute(scalar, &slots);
+                    self.unify(expected, arg_t, self.loc(*arg));
+                }
                 ty => {
                     self.unify(T::Ty(ty), arg_t, self.loc(*arg));
                 }
             }
         }
-        match callee.ret {
-            Some(ret) => T::Ty(Ty::Scalar(ret)),
+        let ret = match callee.ret {
+            Some(ret) => Self::substitute(ret, &slots),
             None => T::Ty(Ty::Unit),
+        };
+        if !callee.generics.is_empty() {
+            self.instances.push(Instance {
+                call: id,
+                callee: name.to_string(),
+                params: callee.generics.clone(),
+                slots,
+            });
         }
+        ret
     }
 }

@@ -107,7 +107,12 @@ impl Checker<'_> {
                 }
                 T::Ty(Ty::Scalar(*to))
             }
-            ExprKind::Call { name, args, .. } => self.call(name, args, loc),
+            ExprKind::Call {
+                name,
+                args,
+                turbofish,
+                ..
+            } => self.call(id, name, args, turbofish, loc),
             kind if is_constructor(kind) && !self.let_inits.contains(&id) => {
                 self.cx.error(
                     loc,

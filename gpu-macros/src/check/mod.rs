@@ -13,6 +13,7 @@ mod calls;
 mod constants;
 mod expressions;
 mod inference;
+mod instantiate;
 mod intrinsics;
 mod statements;
 
@@ -21,15 +22,20 @@ pub use constants::FLOAT_CONSTANTS;
 use crate::ctxt::Ctxt;
 use crate::intrinsics::Placement;
 use crate::ir::*;
+use crate::types::GenericArg;
 use crate::types::{Len, Scalar, Ty};
 use calls::check_recursion;
 use constants::int_max;
+use instantiate::Instance;
+use std::collections::HashMap;
 use std::collections::HashSet;
 
 /// The result of type checking: the type of every expression and every variable.
 pub struct Types {
     pub exprs: Vec<Ty>,
     pub locals: Vec<Ty>,
+    /// The generic arguments of each call of a generic device function.
+    pub calls: HashMap<ExprId, Vec<GenericArg>>,
 }
 
 impl Types {
@@ -66,6 +72,7 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             negated_literals: Vec::new(),
             negations: Vec::new(),
             deferred_values: Vec::new(),
+            instances: Vec::new(),
             let_inits: function
                 .exprs
                 .iter()
@@ -245,6 +252,8 @@ struct Checker<'a> {
     negations: Vec<(ExprId, Loc)>,
     /// Intrinsic arguments whose type was still open when met.
     deferred_values: Vec<DeferredValue>,
+    /// Calls of generic device functions, settled at the end.
+    instances: Vec<Instance>,
     /// Constructors that initialise a `let`, where they are allowed.
     let_inits: HashSet<ExprId>,
     /// Statement-only intrinsics (`wgmma_m64n*k16_*`, `wgmma_wait`) that stand as statements.
@@ -257,6 +266,7 @@ impl Checker<'_> {
     }
 
     fn finish(mut self) -> Option<Types> {
+        let calls = self.settle_instances().into_iter().collect();
         let mut exprs = Vec::with_capacity(self.exprs.len());
         for t in std::mem::take(&mut self.exprs) {
             let ty = t.map_or(Ty::Unit, |t| self.finalize(t));
@@ -315,7 +325,11 @@ impl Checker<'_> {
         if self.cx.has_errors() {
             return None;
         }
-        Some(Types { exprs, locals })
+        Some(Types {
+            exprs,
+            locals,
+            calls,
+        })
     }
 
     fn finalize(&mut self, t: T) -> Ty {

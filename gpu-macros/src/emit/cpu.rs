@@ -10,8 +10,8 @@
 use crate::check::{Types, FLOAT_CONSTANTS};
 use crate::intrinsics::CpuWriter;
 use crate::ir::*;
-use crate::types::{Bound, Len, Scalar, Ty};
-use std::collections::HashMap;
+use crate::types::{Bound, GenericArg, Len, Scalar, Ty};
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 /// The twin of `program`'s kernel and twins of its device functions, as Rust source, plus
@@ -35,27 +35,44 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
     let mut source = String::new();
     let mut needs_sync = false;
     let instantiations = instantiations(program.root());
-    for (f, (function, types)) in program.functions.iter().zip(types).enumerate() {
-        // A generic kernel gets one body per instantiation; device functions are not generic.
-        let substitutions: &[Vec<(u8, Scalar)>] = if f == 0 {
-            &instantiations
-        } else {
-            &[Vec::new()][..]
+    // A generic kernel gets one body per instantiation, a generic device function one per
+    // instantiation its callers reach (found as the bodies are written).
+    let mut work: Vec<(usize, Vec<(u8, Scalar)>)> = Vec::new();
+    for (f, function) in program.functions.iter().enumerate() {
+        if f == 0 {
+            work.extend(instantiations.iter().map(|s| (0, s.clone())));
+        } else if function.generics.is_empty() {
+            work.push((f, Vec::new()));
+        }
+    }
+    let mut done: HashSet<(usize, Vec<(u8, Scalar)>)> = HashSet::new();
+    let mut next = 0;
+    while next < work.len() {
+        let (f, substitution) = work[next].clone();
+        next += 1;
+        if !done.insert((f, substitution.clone())) {
+            continue;
+        }
+        let mut writer = Twin {
+            rt,
+            function: &program.functions[f],
+            types: &types[f],
+            index: f,
+            slots: &slots,
+            subst: &substitution,
+            out: String::new(),
+            needs_sync: false,
+            wanted: Vec::new(),
         };
-        for substitution in substitutions {
-            let mut writer = Twin {
-                rt,
-                function,
-                types,
-                index: f,
-                slots: &slots,
-                subst: substitution,
-                out: String::new(),
-                needs_sync: false,
-            };
-            writer.function();
-            needs_sync |= writer.needs_sync;
-            source.push_str(&writer.out);
+        writer.function();
+        needs_sync |= writer.needs_sync;
+        source.push_str(&writer.out);
+        for (name, callee_substitution) in writer.wanted {
+            if let Some((callee, function)) = program.function(&name) {
+                if !function.generics.is_empty() {
+                    work.push((callee, callee_substitution));
+                }
+            }
         }
     }
     // With type parameters, `__cpu_twin` picks the body; with const parameters alone, the
@@ -175,6 +192,8 @@ struct Twin<'a> {
     subst: &'a [(u8, Scalar)],
     out: String,
     needs_sync: bool,
+    /// The generic device functions this body calls, with their concrete type arguments.
+    wanted: Vec<(String, Vec<(u8, Scalar)>)>,
 }
 
 /// One intrinsic call being spelled: the twin's answers to what the spelling asks.
@@ -297,10 +316,21 @@ impl Twin<'_> {
                     .ret
                     .map(|r| format!(" -> {}", self.rust_type(r)))
                     .unwrap_or_default();
+                // A const parameter is a value known at launch on the CPU, passed first.
+                let consts: Vec<String> = f
+                    .generics
+                    .iter()
+                    .filter_map(|g| match g {
+                        GenericParam::Const(name) => Some(format!("{name}: usize, ")),
+                        GenericParam::Type(_) => None,
+                    })
+                    .collect();
                 let _ = writeln!(
                     self.out,
-                    "fn __gpu_dev_{}(__t: &{rt}::cpu::ThreadCtx, {}){ret} {{",
+                    "fn __gpu_dev_{}{}(__t: &{rt}::cpu::ThreadCtx, {}{}){ret} {{",
                     f.name,
+                    suffix(self.subst),
+                    consts.concat(),
                     params.join(", ")
                 );
             }
@@ -570,8 +600,24 @@ impl Twin<'_> {
             ExprKind::Call { name, args, .. } => {
                 let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
                 let mut all = vec!["__t".to_string()];
+                let mut substitution = Vec::new();
+                for (i, arg) in self.types.calls.get(&id).into_iter().flatten().enumerate() {
+                    match arg {
+                        GenericArg::Type(scalar) => {
+                            substitution.push((i as u8, self.concrete(*scalar)));
+                        }
+                        GenericArg::Const(Len::Known(n)) => all.push(format!("{n}usize")),
+                        GenericArg::Const(Len::Param(name)) => all.push(name.to_string()),
+                    }
+                }
                 all.extend(args);
-                format!("__gpu_dev_{name}({})", all.join(", "))
+                let code = format!(
+                    "__gpu_dev_{name}{}({})",
+                    suffix(&substitution),
+                    all.join(", ")
+                );
+                self.wanted.push((name.clone(), substitution));
+                code
             }
             ExprKind::Const { ty, name } => self.constant(*ty, name),
             ExprKind::GenericConst(name) => name.to_string(),

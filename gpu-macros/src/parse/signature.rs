@@ -40,13 +40,6 @@ pub(super) fn check_signature(cx: &Ctxt, sig: &syn::Signature, kind: FnKind) {
     if let Some(variadic) = &sig.variadic {
         cx.error_spanned_by(variadic, format!("{what} cannot be variadic"));
     }
-    if kind == FnKind::Device && !sig.generics.params.is_empty() {
-        cx.error_spanned_by(
-            &sig.generics,
-            "generic device functions are not supported yet: write them for concrete types \
-             (bool, i32, u32, i64, u64, usize, f32, f64), or make the kernel generic",
-        );
-    }
     if let Some(clause) = &sig.generics.where_clause {
         cx.error_spanned_by(
             clause,

@@ -5,7 +5,7 @@ use super::constants::constant;
 use super::{cuda_type, strip_outer_parens, Emitter};
 use crate::ir::*;
 use crate::methods::{self, Cuda};
-use crate::types::{Scalar, Ty};
+use crate::types::{GenericArg, Scalar, Ty};
 
 /// A float literal in C++: always with a point or exponent, `f` for `f32`.
 fn float_literal(digits: &str, scalar: Scalar) -> String {
@@ -107,7 +107,22 @@ impl<'a> Emitter<'a> {
                         _ => code_args.push(strip_outer_parens(&self.expr(*arg)).to_string()),
                     }
                 }
-                format!("{name}({})", code_args.join(", "))
+                // Template arguments always explicit: deduction cannot see through a result
+                // type or an `f16` the caller converts.
+                let template = match self.types.calls.get(&id) {
+                    Some(generic_args) => {
+                        let written: Vec<String> = generic_args
+                            .iter()
+                            .map(|arg| match arg {
+                                GenericArg::Type(scalar) => cuda_type(*scalar).to_string(),
+                                GenericArg::Const(len) => len.cuda(),
+                            })
+                            .collect();
+                        format!("<{}>", written.join(", "))
+                    }
+                    None => String::new(),
+                };
+                format!("{name}{template}({})", code_args.join(", "))
             }
             ExprKind::Axis { base, axis } => {
                 let ExprKind::Builtin(builtin) = kernel.expr(*base).kind else {

@@ -346,18 +346,17 @@ impl<'a> Emitter<'a> {
         }
         let head = match self.kernel.kind {
             FnKind::Kernel if !self.kernel.generics.is_empty() => {
-                let params: Vec<String> = self
-                    .kernel
-                    .generics
-                    .iter()
-                    .map(|g| match g {
-                        GenericParam::Type(generic) => format!("typename {}", generic.name),
-                        GenericParam::Const(name) => format!("unsigned long long {name}"),
-                    })
-                    .collect();
-                format!("template <{}> __global__ void", params.join(", "))
+                format!(
+                    "template <{}> __global__ void",
+                    template_params(&self.kernel.generics)
+                )
             }
             FnKind::Kernel => "extern \"C\" __global__ void".to_string(),
+            FnKind::Device if !self.kernel.generics.is_empty() => format!(
+                "template <{}> __device__ {}",
+                template_params(&self.kernel.generics),
+                self.kernel.ret.map_or("void", cuda_type)
+            ),
             FnKind::Device => format!("__device__ {}", self.kernel.ret.map_or("void", cuda_type)),
         };
         let bounds = match self.kernel.launch_bounds {
@@ -382,6 +381,18 @@ impl<'a> Emitter<'a> {
         self.out.dedent();
         self.out.line("}");
     }
+}
+
+/// `typename T, unsigned long long N`: a template's parameters.
+fn template_params(generics: &[GenericParam]) -> String {
+    generics
+        .iter()
+        .map(|g| match g {
+            GenericParam::Type(generic) => format!("typename {}", generic.name),
+            GenericParam::Const(name) => format!("unsigned long long {name}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The CUDA vector type of four `elem`s.
