@@ -93,6 +93,159 @@ fn const_caller<const K: usize>(n: &[u32], out: &mut [u32]) {
     }
 }
 
+/// The warp reduction: a generic value combined by a closure the caller passes.
+#[device]
+fn warp_reduce<T: Number, F: Fn(T, T) -> T>(value: T, op: F) -> T {
+    let mut v = value;
+    let mut offset = 16u32;
+    while offset > 0 {
+        v = op(v, shfl_down_sync(0xffff_ffff, v, offset));
+        offset /= 2;
+    }
+    v
+}
+
+/// A closure bound naming concrete types, and a closure passed on to another function.
+#[device]
+fn apply_twice<F: Fn(f32) -> f32>(x: f32, f: F) -> f32 {
+    let once = apply_once(x, f);
+    f(once)
+}
+
+#[device]
+fn apply_once<G: Fn(f32) -> f32>(x: f32, g: G) -> f32 {
+    g(x)
+}
+
+/// A closure whose parameter types come from the bound, used inside a generic function.
+#[device]
+fn combine_with<T: Float>(a: T, b: T) -> T {
+    let pick = |x: T, y: T| if x > y { x - y } else { y - x };
+    pick(a, b) + warp_reduce(a, |p, q| p.max(q)) - warp_reduce(a, |p, q| p.max(q))
+}
+
+#[kernel]
+fn closures(x: &[f32], hi: f32, out: &mut [f32], totals: &mut [f32], maxima: &mut [i32]) {
+    let i = global_idx().x;
+    let mut v = 0.0f32;
+    if i < x.len() {
+        // Annotated, capturing `hi` by copy.
+        let scale = |x: f32| x * hi;
+        // Inferred from its first call; a block body.
+        let offset = |a, b| {
+            let d = a - b;
+            d * 0.5
+        };
+        let shifted = apply_twice(x[i], |t| t + hi);
+        v = scale(x[i]) + offset(x[i], 1.0) + shifted + combine_with(x[i], hi);
+        out[i] = v;
+    }
+    let total = warp_reduce(v, |a, b| a + b);
+    let bits = (v * 1000.0) as i32;
+    let most = warp_reduce(bits, |a: i32, b: i32| a.max(b));
+    if lane_id() == 0 && i / 32 < totals.len() {
+        totals[i / 32] = total;
+        maxima[i / 32] = most;
+    }
+}
+
+#[test]
+fn closures_are_called_locally_and_passed_to_generic_functions() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 256;
+    let hi = 1.5f32;
+    let x = random_f32(n, 3);
+    let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+    let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+    let mut totals = DeviceBuffer::<f32>::zeroed(&stream, n / 32).unwrap();
+    let mut maxima = DeviceBuffer::<i32>::zeroed(&stream, n / 32).unwrap();
+    let config = LaunchConfig::for_len(n, 64);
+    closures::launch(&stream, config, &dx, hi, &mut out, &mut totals, &mut maxima).unwrap();
+    let (out, totals, maxima) = (
+        out.to_host(&stream).unwrap(),
+        totals.to_host(&stream).unwrap(),
+        maxima.to_host(&stream).unwrap(),
+    );
+    let expected: Vec<f32> = x
+        .iter()
+        .map(|&x| x * hi + (x - 1.0) * 0.5 + (x + 2.0 * hi) + (x - hi).abs())
+        .collect();
+    for i in 0..n {
+        assert!(
+            (out[i] - expected[i]).abs() < 1e-4,
+            "{i}: {} vs {}",
+            out[i],
+            expected[i]
+        );
+    }
+    for w in 0..n / 32 {
+        let warp = &out[w * 32..w * 32 + 32];
+        let sum: f32 = warp.iter().sum();
+        assert!(
+            (totals[w] - sum).abs() < 1e-3,
+            "warp {w}: {} vs {sum}",
+            totals[w]
+        );
+        let most = warp.iter().map(|v| (v * 1000.0) as i32).max().unwrap();
+        assert_eq!(maxima[w], most, "warp {w}");
+    }
+}
+
+/// Closures that capture shared memory, a local array and a slice (read, and updated through
+/// an atomic), with a unit result.
+#[kernel]
+fn closure_captures(x: &[f32], counts: &mut [u32], out: &mut [f32]) {
+    let tile = shared_array::<f32, 64>();
+    let t = thread_idx().x as usize;
+    let i = global_idx().x;
+    tile[t] = if i < x.len() { x[i] } else { 0.0 };
+    sync_threads();
+    let weights = [0.5f32, 0.25];
+    let neighbour = |k: usize| tile[(t + k) % 64] * weights[k % 2] + x[i % x.len()];
+    let bump = |k: usize| {
+        counts.atomic_add(k % counts.len(), 1);
+    };
+    if i < x.len() {
+        out[i] = neighbour(1) + neighbour(2);
+        bump(i);
+    }
+}
+
+#[test]
+fn closures_capture_shared_memory_arrays_and_slices() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 256;
+    let x = random_f32(n, 4);
+    let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+    let mut counts = DeviceBuffer::<u32>::zeroed(&stream, 10).unwrap();
+    let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+    let config = LaunchConfig::for_len(n, 64);
+    closure_captures::launch(&stream, config, &dx, &mut counts, &mut out).unwrap();
+    let (counts, out) = (
+        counts.to_host(&stream).unwrap(),
+        out.to_host(&stream).unwrap(),
+    );
+    for i in 0..n {
+        let (block, t) = (i / 64 * 64, i % 64);
+        let neighbour = |k: usize| x[block + (t + k) % 64] * [0.5, 0.25][k % 2] + x[i];
+        let expected = neighbour(1) + neighbour(2);
+        assert!(
+            (out[i] - expected).abs() < 1e-5,
+            "{i}: {} vs {expected}",
+            out[i]
+        );
+    }
+    for (k, count) in counts.iter().enumerate() {
+        assert_eq!(
+            *count as usize,
+            (0..n).filter(|i| i % 10 == k).count(),
+            "{k}"
+        );
+    }
+}
+
 #[test]
 fn a_plain_kernel_instantiates_by_argument_result_and_turbofish() {
     let gpu = test_device();
@@ -214,5 +367,7 @@ fn every_instantiation_compiles_with_nvrtc() {
         (&generic_caller::KERNEL, &[TemplateArg::of::<u64>()]),
         (&generic_caller::KERNEL, &[TemplateArg::of::<f64>()]),
         (&const_caller::KERNEL, &[TemplateArg::Const(5)]),
+        (&closures::KERNEL, &[]),
+        (&closure_captures::KERNEL, &[]),
     ]);
 }

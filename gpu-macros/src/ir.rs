@@ -5,7 +5,7 @@
 //! type per expression that both emitters read without re-inferring.
 
 use crate::intrinsics::{Builtin, Op};
-use crate::types::{Generic, GenericArg, Len, Scalar, Ty};
+use crate::types::{ClosureBound, Generic, GenericArg, Len, Scalar, Ty};
 use proc_macro2::{Span, TokenStream};
 
 /// Where a piece of the kernel was written: its first and last token, so a message underlines
@@ -39,6 +39,8 @@ pub enum GenericParam {
     Type(Generic),
     /// `const N: usize`.
     Const(&'static str),
+    /// `F: Fn(A, B) -> R`, only on device functions.
+    Closure(&'static ClosureBound),
 }
 
 /// Handle to an expression in `Function::exprs`.
@@ -304,6 +306,21 @@ pub enum ExprKind {
     Match {
         scrutinee: ExprId,
         arms: Vec<(Vec<Pattern>, ExprId)>,
+    },
+    /// `|a, b: f32| a * b`: its parameters are locals of the enclosing function, and its body
+    /// ends in `return` when it has a value.
+    Closure {
+        params: Vec<LocalId>,
+        /// The written result type, `|x| -> f32 { .. }`.
+        ret: Option<Scalar>,
+        body: Block,
+        /// Whether the body produces a value (a tail expression or a written result type).
+        returns_value: bool,
+    },
+    /// A call of a closure held by a local: `op(a, b)`.
+    CallClosure {
+        callee: ExprId,
+        args: Vec<ExprId>,
     },
     /// `if c { a } else { b }` used as a value.
     Select {

@@ -248,7 +248,7 @@ fn rejections_are_reported_together() {
     let errors = cuda_source_of(
         r#"
 fn k(x: &mut [f32]) {
-    let f = |v: f32| v;
+    let f = x?;
     let t = (1, 2);
     let s = "text";
 }

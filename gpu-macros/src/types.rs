@@ -57,6 +57,28 @@ impl Bound {
 pub enum GenericArg {
     Type(Scalar),
     Const(Len),
+    /// A closure, whose type only the compilers downstream can name.
+    Closure,
+}
+
+/// A device function's closure parameter: `F: Fn(A, B) -> R`, the types the function's own.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClosureBound {
+    /// Its position among the function's generic parameters.
+    pub index: u8,
+    pub name: &'static str,
+    pub params: Vec<Scalar>,
+    /// `None` for `Fn(A)` without a result.
+    pub ret: Option<Scalar>,
+}
+
+/// Where a closure's type comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClosureTy {
+    /// A device function's parameter `op: F`: the generic parameter at this index.
+    Bound(u8),
+    /// A closure written in the function: its expression's index.
+    Expr(u32),
 }
 
 /// The length of an array or shared memory: a number, or a kernel's const parameter.
@@ -217,6 +239,8 @@ pub enum Ty {
         elem: Scalar,
         len: Option<Len>,
     },
+    /// A closure value: `|x: f32| x * s`, or a parameter `op: F` with `F: Fn(..)`.
+    Closure(ClosureTy),
     Unit,
 }
 
@@ -244,6 +268,7 @@ impl Ty {
             Ty::Index3 => "Index3".to_string(),
             Ty::Array { elem, len } => format!("[{}; {}]", elem.rust_name(), len.describe()),
             Ty::Shared { elem, .. } => format!("shared [{}]", elem.rust_name()),
+            Ty::Closure(_) => "closure".to_string(),
             Ty::Unit => "()".to_string(),
         }
     }

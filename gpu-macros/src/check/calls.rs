@@ -5,7 +5,7 @@ use super::{Checker, VarKind, T};
 use crate::ctxt::Ctxt;
 use crate::ir::*;
 use crate::methods::{self, ArgTy, RetTy};
-use crate::types::{GenericArg, Scalar, Ty};
+use crate::types::{ClosureTy, GenericArg, Scalar, Ty};
 
 /// GPU stacks are small and CUDA's recursion support is a trap for the unwary: a call cycle
 /// among device functions is an error at the call that closes it.
@@ -226,6 +226,16 @@ impl Checker<'_> {
                 Ty::Scalar(scalar) => {
                     let expected = Self::substitute(scalar, &slots);
                     self.unify(expected, arg_t, self.loc(*arg));
+                }
+                Ty::Closure(ClosureTy::Bound(index)) => {
+                    let bound = callee.generics.iter().find_map(|g| match g {
+                        GenericParam::Closure(bound) if bound.index == index => Some(*bound),
+                        _ => None,
+                    });
+                    if let Some(bound) = bound {
+                        let param_name = &callee.local(param.local).name;
+                        self.closure_arg(name, param_name, bound, &slots, *arg, arg_t);
+                    }
                 }
                 ty => {
                     self.unify(T::Ty(ty), arg_t, self.loc(*arg));

@@ -113,6 +113,13 @@ impl Checker<'_> {
                 turbofish,
                 ..
             } => self.call(id, name, args, turbofish, loc),
+            ExprKind::Closure {
+                params,
+                ret,
+                returns_value,
+                ..
+            } => self.closure_expr(id, params, *ret, *returns_value),
+            ExprKind::CallClosure { callee, args } => self.closure_call(*callee, args, loc),
             kind if is_constructor(kind) && !self.let_inits.contains(&id) => {
                 self.cx.error(
                     loc,

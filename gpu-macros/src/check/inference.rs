@@ -28,7 +28,7 @@ impl Checker<'_> {
     /// `t` with every bound variable replaced by its type.
     pub(super) fn resolve(&mut self, t: T) -> T {
         match t {
-            T::Ty(_) | T::Error | T::Array { .. } => t,
+            T::Ty(_) | T::Error | T::Array { .. } | T::Closure(_) => t,
             T::Var(id) => {
                 let root = self.root(id);
                 match self.vars[root as usize].bound {
@@ -48,6 +48,7 @@ impl Checker<'_> {
                 VarKind::Any => "a value".to_string(),
             },
             T::Error => "an erroneous value".to_string(),
+            T::Closure(_) => "a closure".to_string(),
             T::Array { elem, len } => {
                 let elem = self.describe(T::Var(elem));
                 format!("an array of {} ({elem})", len.describe())
@@ -64,6 +65,8 @@ impl Checker<'_> {
                 la == lb && self.unify_quiet(T::Var(a), T::Var(b))
             }
             (T::Array { .. }, _) | (_, T::Array { .. }) => false,
+            (T::Closure(a), T::Closure(b)) => self.unify_closures(a, b),
+            (T::Closure(_), _) | (_, T::Closure(_)) => false,
             (T::Ty(a), T::Ty(b)) => a == b,
             (T::Var(v), T::Ty(ty)) | (T::Ty(ty), T::Var(v)) => self.bind(v, ty),
             (T::Var(a), T::Var(b)) => self.union(a, b),
@@ -101,6 +104,7 @@ impl Checker<'_> {
             (T::Array { elem: a, len: la }, T::Array { elem: b, len: lb }) => {
                 la == lb && self.unify_quiet(T::Var(a), T::Var(b))
             }
+            (T::Closure(a), T::Closure(b)) => self.unify_closures(a, b),
             (T::Var(a), T::Var(b)) => self.union(a, b),
             (T::Var(v), T::Ty(ty)) | (T::Ty(ty), T::Var(v)) => self.bind(v, ty),
             (T::Ty(a), T::Ty(b)) => a == b,
@@ -133,6 +137,10 @@ impl Checker<'_> {
 
     fn mismatch_hint(&mut self, expected: T, found: T) -> String {
         match (expected, found) {
+            (T::Ty(_), T::Closure(_)) => {
+                "; a closure is passed only where a device function's parameter has a type `F: Fn(..)`"
+                    .to_string()
+            }
             (T::Ty(Ty::Scalar(e)), T::Var(_)) if e.is_half() => format!(
                 "; `{0}` has no literals (it is not a primitive type): write `{0}::from_f32(2.0)` or `{0}::ONE`",
                 e.rust_name()
@@ -188,7 +196,7 @@ impl Checker<'_> {
                 VarKind::Any => None,
                 kind => Some(kind),
             },
-            T::Ty(_) | T::Error | T::Array { .. } => None,
+            T::Ty(_) | T::Error | T::Array { .. } | T::Closure(_) => None,
         }
     }
 

@@ -13,6 +13,8 @@ pub(super) enum Slot {
     Type(T),
     /// A const parameter's value, from the turbofish.
     Const(Len),
+    /// A closure parameter: its type is the closure's own.
+    Closure,
 }
 
 /// A call of a generic device function, settled in [`Checker::settle_instances`].
@@ -55,6 +57,20 @@ impl Checker<'_> {
                     Slot::Type(T::Ty(Ty::Scalar(scalar)))
                 }
                 (GenericParam::Const(_), Some(GenericArg::Const(len))) => Slot::Const(len),
+                (GenericParam::Closure(_), None | Some(GenericArg::Closure)) => Slot::Closure,
+                (GenericParam::Closure(bound), Some(_)) => {
+                    self.cx.error(
+                        loc,
+                        format!(
+                            "`{name}`'s parameter `{}` is a closure type, which has no name: write `_` in its place",
+                            bound.name
+                        ),
+                    );
+                    return None;
+                }
+                (GenericParam::Type(_) | GenericParam::Const(_), Some(GenericArg::Closure)) => {
+                    unreachable!("the parser writes no closure arguments")
+                }
                 (GenericParam::Type(generic), Some(GenericArg::Const(len))) => {
                     self.cx.error(
                         loc,
@@ -87,7 +103,7 @@ impl Checker<'_> {
                                 .generics
                                 .iter()
                                 .map(|g| match g {
-                                    GenericParam::Type(_) => "_".to_string(),
+                                    GenericParam::Type(_) | GenericParam::Closure(_) => "_".to_string(),
                                     GenericParam::Const(_) => "4".to_string(),
                                 })
                                 .collect::<Vec<_>>()
@@ -171,8 +187,10 @@ impl Checker<'_> {
                     (GenericParam::Const(_), Slot::Const(len)) => {
                         args.push(GenericArg::Const(*len))
                     }
-                    (GenericParam::Type(_), Slot::Const(_))
-                    | (GenericParam::Const(_), Slot::Type(_)) => {
+                    (GenericParam::Closure(_), Slot::Closure) => args.push(GenericArg::Closure),
+                    (GenericParam::Type(_), Slot::Const(_) | Slot::Closure)
+                    | (GenericParam::Const(_), Slot::Type(_) | Slot::Closure)
+                    | (GenericParam::Closure(_), Slot::Type(_) | Slot::Const(_)) => {
                         unreachable!("slots follow the callee's generic parameters")
                     }
                 }
@@ -216,6 +234,7 @@ fn generic_list(generics: &[GenericParam]) -> String {
                 format!("{}: {}", generic.name, generic.bound.rust_name())
             }
             GenericParam::Const(name) => format!("const {name}: usize"),
+            GenericParam::Closure(bound) => format!("{}: Fn(..)", bound.name),
         })
         .collect::<Vec<_>>()
         .join(", ")

@@ -10,6 +10,7 @@
 //! and [`constants`] (associated constants, literal ranges).
 
 mod calls;
+mod closures;
 mod constants;
 mod expressions;
 mod inference;
@@ -22,9 +23,10 @@ pub use constants::FLOAT_CONSTANTS;
 use crate::ctxt::Ctxt;
 use crate::intrinsics::Placement;
 use crate::ir::*;
-use crate::types::GenericArg;
+use crate::types::{ClosureTy, GenericArg};
 use crate::types::{Len, Scalar, Ty};
 use calls::check_recursion;
+use closures::ClosureSig;
 use constants::int_max;
 use instantiate::Instance;
 use std::collections::HashMap;
@@ -36,6 +38,8 @@ pub struct Types {
     pub locals: Vec<Ty>,
     /// The generic arguments of each call of a generic device function.
     pub calls: HashMap<ExprId, Vec<GenericArg>>,
+    /// The result type of each closure expression (`()` for none).
+    pub closure_rets: HashMap<ExprId, Ty>,
 }
 
 impl Types {
@@ -73,6 +77,8 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             negations: Vec::new(),
             deferred_values: Vec::new(),
             instances: Vec::new(),
+            closures: Vec::new(),
+            returns: Vec::new(),
             let_inits: function
                 .exprs
                 .iter()
@@ -94,9 +100,14 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
                 .collect(),
         };
         for param in &function.params {
-            checker.locals[param.local.0 as usize] = Some(T::Ty(param.ty));
+            let t = match param.ty {
+                Ty::Closure(ClosureTy::Bound(index)) => checker.bound_closure(index),
+                ty => T::Ty(ty),
+            };
+            checker.locals[param.local.0 as usize] = Some(t);
         }
         checker.block(&function.body);
+        checker.force_all_closures();
         if let Some(ret) = function.ret {
             if !block_returns(&function.body) {
                 cx.error(
@@ -183,7 +194,7 @@ fn is_statement(block: &Block, id: ExprId) -> bool {
 }
 
 /// Whether every path through `block` ends in `return`.
-fn block_returns(block: &Block) -> bool {
+pub(super) fn block_returns(block: &Block) -> bool {
     block.stmts.last().is_some_and(|stmt| match &stmt.kind {
         StmtKind::Return(_) => true,
         StmtKind::Block(inner) => block_returns(inner),
@@ -210,6 +221,8 @@ enum T {
         elem: u32,
         len: Len,
     },
+    /// A closure: its signature in `Checker::closures`.
+    Closure(u32),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -254,6 +267,10 @@ struct Checker<'a> {
     deferred_values: Vec<DeferredValue>,
     /// Calls of generic device functions, settled at the end.
     instances: Vec<Instance>,
+    /// The closures' signatures, indexed by `T::Closure`.
+    closures: Vec<ClosureSig>,
+    /// The result types of the closures whose bodies are being checked, innermost last.
+    returns: Vec<T>,
     /// Constructors that initialise a `let`, where they are allowed.
     let_inits: HashSet<ExprId>,
     /// Statement-only intrinsics (`wgmma_m64n*k16_*`, `wgmma_wait`) that stand as statements.
@@ -266,7 +283,9 @@ impl Checker<'_> {
     }
 
     fn finish(mut self) -> Option<Types> {
+        self.check_closure_types();
         let calls = self.settle_instances().into_iter().collect();
+        let closure_rets = self.closure_rets().into_iter().collect();
         let mut exprs = Vec::with_capacity(self.exprs.len());
         for t in std::mem::take(&mut self.exprs) {
             let ty = t.map_or(Ty::Unit, |t| self.finalize(t));
@@ -329,6 +348,7 @@ impl Checker<'_> {
             exprs,
             locals,
             calls,
+            closure_rets,
         })
     }
 
@@ -336,6 +356,7 @@ impl Checker<'_> {
         match self.resolve(t) {
             T::Ty(ty) => ty,
             T::Error => Ty::Unit,
+            T::Closure(k) => Ty::Closure(self.closures[k as usize].ty),
             T::Array { elem, len } => match self.finalize(T::Var(elem)) {
                 Ty::Scalar(elem) => Ty::Array { elem, len },
                 _ => Ty::Unit,

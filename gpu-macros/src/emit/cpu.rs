@@ -10,7 +10,7 @@
 use crate::check::{Types, FLOAT_CONSTANTS};
 use crate::intrinsics::CpuWriter;
 use crate::ir::*;
-use crate::types::{Bound, GenericArg, Len, Scalar, Ty};
+use crate::types::{Bound, ClosureTy, GenericArg, Len, Scalar, Ty};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
@@ -147,7 +147,7 @@ fn dispatcher(kernel: &Function, instantiations: &[Vec<(u8, Scalar)>], rt: &str)
         .iter()
         .filter_map(|g| match g {
             GenericParam::Type(g) => Some(g.index),
-            GenericParam::Const(_) => None,
+            GenericParam::Const(_) | GenericParam::Closure(_) => None,
         })
         .collect();
     let scrutinee: Vec<String> = params
@@ -254,6 +254,22 @@ impl Twin<'_> {
     fn param_type(&self, ty: Ty) -> String {
         match ty {
             Ty::Scalar(s) => self.rust_type(s),
+            Ty::Closure(ClosureTy::Bound(index)) => {
+                let bound = self.function.generics.iter().find_map(|g| match g {
+                    GenericParam::Closure(bound) if bound.index == index => Some(*bound),
+                    _ => None,
+                });
+                let Some(bound) = bound else {
+                    unreachable!("parsed: a closure parameter's type is a bound of the function")
+                };
+                let params: Vec<String> = bound.params.iter().map(|s| self.rust_type(*s)).collect();
+                let ret = bound
+                    .ret
+                    .map(|s| format!(" -> {}", self.rust_type(s)))
+                    .unwrap_or_default();
+                // Closures capture by copy, so they are `Copy`: a body may pass one on and call it.
+                format!("impl Fn({}){ret} + Copy", params.join(", "))
+            }
             Ty::Slice { elem, .. } => {
                 format!("{}::cpu::CpuSlice<'_, {}>", self.rt, self.rust_type(elem))
             }
@@ -322,7 +338,7 @@ impl Twin<'_> {
                     .iter()
                     .filter_map(|g| match g {
                         GenericParam::Const(name) => Some(format!("{name}: usize, ")),
-                        GenericParam::Type(_) => None,
+                        GenericParam::Type(_) | GenericParam::Closure(_) => None,
                     })
                     .collect();
                 let _ = writeln!(
@@ -608,6 +624,8 @@ impl Twin<'_> {
                         }
                         GenericArg::Const(Len::Known(n)) => all.push(format!("{n}usize")),
                         GenericArg::Const(Len::Param(name)) => all.push(name.to_string()),
+                        // Rust infers the closure's type from the argument.
+                        GenericArg::Closure => {}
                     }
                 }
                 all.extend(args);
@@ -621,6 +639,33 @@ impl Twin<'_> {
             }
             ExprKind::Const { ty, name } => self.constant(*ty, name),
             ExprKind::GenericConst(name) => name.to_string(),
+            ExprKind::Closure { params, body, .. } => {
+                // `move` copies the captures, `__t` (a reference) among them, so intrinsics in
+                // the body reach the thread's context.
+                let params: Vec<String> = params
+                    .iter()
+                    .map(|p| {
+                        let ty = match self.types.local(*p) {
+                            Ty::Scalar(s) => self.rust_type(s),
+                            other => unreachable!(
+                                "checked: closure parameters are scalars, found {other:?}"
+                            ),
+                        };
+                        format!("{}: {ty}", function.local(*p).name)
+                    })
+                    .collect();
+                let ret = match self.types.closure_rets.get(&id) {
+                    Some(Ty::Scalar(s)) => format!(" -> {}", self.rust_type(*s)),
+                    _ => String::new(),
+                };
+                let body = self.block(body);
+                format!("(move |{}|{ret} {body})", params.join(", "))
+            }
+            ExprKind::CallClosure { callee, args } => {
+                let callee = self.expr(*callee);
+                let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
+                format!("({callee})({})", args.join(", "))
+            }
             ExprKind::Select {
                 cond,
                 then_value,

@@ -48,6 +48,9 @@ impl Parser<'_> {
     }
 
     pub(super) fn call(&mut self, call: &syn::ExprCall) -> Option<ExprKind> {
+        if let Some(kind) = self.closure_call(call)? {
+            return Some(kind);
+        }
         let path = match &*call.func {
             syn::Expr::Path(path) if path.qself.is_none() => &path.path,
             other => {

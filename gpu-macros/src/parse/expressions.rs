@@ -51,7 +51,6 @@ fn binary_op(op: &syn::BinOp) -> Option<BinOp> {
 /// The message for an expression kind outside the language.
 fn unsupported_expr(expr: &syn::Expr) -> String {
     let what = match expr {
-        syn::Expr::Closure(_) => "closures are not supported in kernels: write the code inline",
         syn::Expr::Tuple(_) => "tuples are not supported in kernels: use separate variables",
         syn::Expr::Struct(_) => "struct expressions are not supported in kernels",
         syn::Expr::Reference(_) => {
@@ -200,6 +199,7 @@ impl Parser<'_> {
             syn::Expr::Block(block) if block.label.is_none() => {
                 return self.value_block(&block.block);
             }
+            syn::Expr::Closure(closure) => self.closure(closure)?,
             other => {
                 self.cx.error_spanned_by(other, unsupported_expr(other));
                 return None;

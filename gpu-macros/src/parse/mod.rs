@@ -9,6 +9,7 @@
 //! [`calls`] (methods, intrinsics, device functions) and [`constants`] (array lengths).
 
 mod calls;
+mod closures;
 mod constants;
 mod expressions;
 mod signature;
@@ -35,6 +36,8 @@ pub fn parse_function(cx: &Ctxt, item: &syn::ItemFn, kind: FnKind) -> Function {
         scopes: vec![Vec::new()],
         consts: HashMap::new(),
         generics: Vec::new(),
+        closure_bases: Vec::new(),
+        closure_lets: Vec::new(),
     };
     check_signature(cx, &item.sig, kind);
     parser.generics = parser.generic_params(&item.sig.generics);
@@ -85,6 +88,10 @@ struct Parser<'a> {
     consts: HashMap<LocalId, u128>,
     /// The kernel's generic parameters.
     generics: Vec<GenericParam>,
+    /// For each closure being parsed, innermost last, its first local: older ones are captures.
+    closure_bases: Vec<u32>,
+    /// Names being bound to a closure (`let f = |x| ..`), which its body cannot call.
+    closure_lets: Vec<String>,
 }
 
 impl Parser<'_> {

@@ -2,7 +2,7 @@ use gpu::prelude::*;
 
 #[kernel]
 fn k(x: &mut [f32]) {
-    let f = |v: f32| v;
+    let s = "text";
     println!("{}", 1);
     let t = (1, 2);
 }

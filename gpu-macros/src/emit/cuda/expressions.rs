@@ -113,16 +113,30 @@ impl<'a> Emitter<'a> {
                     Some(generic_args) => {
                         let written: Vec<String> = generic_args
                             .iter()
-                            .map(|arg| match arg {
-                                GenericArg::Type(scalar) => cuda_type(*scalar).to_string(),
-                                GenericArg::Const(len) => len.cuda(),
+                            .filter_map(|arg| match arg {
+                                GenericArg::Type(scalar) => Some(cuda_type(*scalar).to_string()),
+                                GenericArg::Const(len) => Some(len.cuda()),
+                                GenericArg::Closure => None,
                             })
                             .collect();
-                        format!("<{}>", written.join(", "))
+                        if written.is_empty() {
+                            String::new()
+                        } else {
+                            format!("<{}>", written.join(", "))
+                        }
                     }
                     None => String::new(),
                 };
                 format!("{name}{template}({})", code_args.join(", "))
+            }
+            ExprKind::Closure { params, body, .. } => self.closure(id, params, body),
+            ExprKind::CallClosure { callee, args } => {
+                let callee = self.expr(*callee);
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|arg| strip_outer_parens(&self.expr(*arg)).to_string())
+                    .collect();
+                format!("{callee}({})", args.join(", "))
             }
             ExprKind::Axis { base, axis } => {
                 let ExprKind::Builtin(builtin) = kernel.expr(*base).kind else {

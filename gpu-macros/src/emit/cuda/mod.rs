@@ -9,6 +9,7 @@
 //! [`statements`], [`expressions`], [`indexing`] (checked indices), [`constants`] and
 //! [`intrinsics`] (answering what the spellings in `crate::intrinsics` ask).
 
+mod closures;
 mod constants;
 mod expressions;
 mod indexing;
@@ -243,6 +244,7 @@ impl<'a> Emitter<'a> {
             taken.insert(match generic {
                 GenericParam::Type(g) => g.name.to_string(),
                 GenericParam::Const(name) => name.to_string(),
+                GenericParam::Closure(bound) => bound.name.to_string(),
             });
         }
         let names = kernel
@@ -341,6 +343,7 @@ impl<'a> Emitter<'a> {
                     ));
                     params.push(format!("unsigned long long {}", self.len_name(param.local)));
                 }
+                Ty::Closure(_) => params.push(format!("{} {name}", self.value_type(param.ty))),
                 other => unreachable!("parameter of type {other:?}"),
             }
         }
@@ -383,16 +386,19 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// `typename T, unsigned long long N`: a template's parameters.
+/// `typename T, unsigned long long N`: a template's parameters. Closure types come last: a
+/// call names the others explicitly and leaves the lambdas' types to deduction.
 fn template_params(generics: &[GenericParam]) -> String {
-    generics
-        .iter()
-        .map(|g| match g {
-            GenericParam::Type(generic) => format!("typename {}", generic.name),
-            GenericParam::Const(name) => format!("unsigned long long {name}"),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    let named = generics.iter().filter_map(|g| match g {
+        GenericParam::Type(generic) => Some(format!("typename {}", generic.name)),
+        GenericParam::Const(name) => Some(format!("unsigned long long {name}")),
+        GenericParam::Closure(_) => None,
+    });
+    let closures = generics.iter().filter_map(|g| match g {
+        GenericParam::Closure(bound) => Some(format!("typename {}", bound.name)),
+        GenericParam::Type(_) | GenericParam::Const(_) => None,
+    });
+    named.chain(closures).collect::<Vec<_>>().join(", ")
 }
 
 /// The CUDA vector type of four `elem`s.

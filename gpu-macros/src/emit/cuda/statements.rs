@@ -30,6 +30,11 @@ impl<'a> Emitter<'a> {
             // NVRTC would warn about the unused variable.
             StmtKind::Let { local, init } if !self.is_read(*local) && self.is_pure(*init) => {}
             StmtKind::Let { local, init } if self.storage(*local, *init) => {}
+            StmtKind::Let { local, init } if matches!(self.types.local(*local), Ty::Closure(_)) => {
+                let value = self.expr(*init);
+                let line = format!("auto {} = {value};", self.name(*local));
+                self.out.line(&line);
+            }
             StmtKind::Let { local, init }
                 if matches!(self.kernel.expr(*init).kind, ExprKind::Match { .. }) =>
             {
