@@ -358,6 +358,82 @@ fn const_parameters_pass_on_through_turbofish() {
     }
 }
 
+/// A generic kernel and the generic device functions it calls, for `f16` and `bf16`: arithmetic
+/// rounds after each operation and float methods compute in `f32`, as the `half` crate's do.
+#[kernel]
+fn half_softplus<T: Float>(beta: T, x: &[T], y: &mut [T], warp_totals: &mut [T]) {
+    let i = global_idx().x;
+    let v = if i < x.len() { x[i] } else { x[0] - x[0] };
+    if i < x.len() {
+        let scaled = lerp(v, v * beta, 0.5);
+        y[i] = (scaled.exp() + 1.0).ln() / beta + (i % 3) as T;
+    }
+    let total = warp_reduce(v, |a, b| a + b);
+    if lane_id() == 0 && i / 32 < warp_totals.len() {
+        warp_totals[i / 32] = total;
+    }
+}
+
+/// `ulp` is the half type's relative precision: `exp` and `ln` run in `f32` on both backends,
+/// and CUDA's may differ from Rust's in the last `f32` bit, which can move a rounding.
+fn half_softplus_on<H>(from_f32: fn(f32) -> H, to_f32: fn(H) -> f32, ulp: f32)
+where
+    H: gpu::runtime::Float
+        + std::ops::Add<Output = H>
+        + std::ops::Sub<Output = H>
+        + std::ops::Mul<Output = H>
+        + std::ops::Div<Output = H>
+        + std::fmt::Debug
+        + PartialEq,
+{
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 128;
+    let x: Vec<H> = random_f32(n, 5).into_iter().map(from_f32).collect();
+    let beta = from_f32(1.5);
+    let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+    let mut y = DeviceBuffer::<H>::zeroed(&stream, n).unwrap();
+    let mut totals = DeviceBuffer::<H>::zeroed(&stream, n / 32).unwrap();
+    let config = LaunchConfig::for_len(n, 64);
+    half_softplus::launch::<H>(&stream, config, beta, &dx, &mut y, &mut totals).unwrap();
+    let (y, totals) = (
+        y.to_host(&stream).unwrap(),
+        totals.to_host(&stream).unwrap(),
+    );
+    for i in 0..n {
+        // Each operation rounded to the half type, as `half` (and the kernel) computes.
+        let v = x[i];
+        let scaled = v + (v * beta - v) * from_f32(0.5);
+        let e = from_f32(to_f32(scaled).exp()) + from_f32(1.0);
+        let expected = from_f32(to_f32(e).ln()) / beta + from_f32((i % 3) as f32);
+        let (got, want) = (to_f32(y[i]), to_f32(expected));
+        assert!(
+            (got - want).abs() <= 2.0 * ulp * want.abs().max(1.0),
+            "{i}: {got} vs {want}"
+        );
+    }
+    for (w, total) in totals.iter().enumerate() {
+        // The shuffle tree's order: lane l adds lane l + 16, then + 8, ...
+        let mut lanes: Vec<H> = x[w * 32..w * 32 + 32].to_vec();
+        let mut offset = 16;
+        while offset > 0 {
+            for l in 0..32 {
+                if l + offset < 32 {
+                    lanes[l] = lanes[l] + lanes[l + offset];
+                }
+            }
+            offset /= 2;
+        }
+        assert_eq!(*total, lanes[0], "warp {w}");
+    }
+}
+
+#[test]
+fn generic_code_instantiates_with_f16_and_bf16() {
+    half_softplus_on::<f16>(f16::from_f32, f16::to_f32, 1.0 / 1024.0);
+    half_softplus_on::<bf16>(bf16::from_f32, bf16::to_f32, 1.0 / 128.0);
+}
+
 #[test]
 fn every_instantiation_compiles_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
@@ -369,5 +445,10 @@ fn every_instantiation_compiles_with_nvrtc() {
         (&const_caller::KERNEL, &[TemplateArg::Const(5)]),
         (&closures::KERNEL, &[]),
         (&closure_captures::KERNEL, &[]),
+        (&generic_caller::KERNEL, &[TemplateArg::of::<f16>()]),
+        (&generic_caller::KERNEL, &[TemplateArg::of::<bf16>()]),
+        (&half_softplus::KERNEL, &[TemplateArg::of::<f16>()]),
+        (&half_softplus::KERNEL, &[TemplateArg::of::<bf16>()]),
+        (&half_softplus::KERNEL, &[TemplateArg::of::<f32>()]),
     ]);
 }

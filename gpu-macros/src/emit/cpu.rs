@@ -91,8 +91,8 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
 /// The most instantiations a generic kernel's twin is built for.
 const MAX_INSTANTIATIONS: usize = 16;
 
-/// The concrete types each type parameter's bound allows on the CPU (the half types lack the
-/// float methods there), combined: one substitution per twin body.
+/// The concrete types each type parameter's bound allows, combined: one substitution per twin
+/// body. (The half types' float methods go through `f32`, see `Twin::method`.)
 fn instantiations(kernel: &Function) -> Vec<Vec<(u8, Scalar)>> {
     let mut all: Vec<Vec<(u8, Scalar)>> = vec![Vec::new()];
     for generic in &kernel.generics {
@@ -100,7 +100,7 @@ fn instantiations(kernel: &Function) -> Vec<Vec<(u8, Scalar)>> {
             continue;
         };
         let choices: &[Scalar] = match g.bound {
-            Bound::Float => &[Scalar::F32, Scalar::F64],
+            Bound::Float => &[Scalar::F32, Scalar::F64, Scalar::F16, Scalar::Bf16],
             Bound::Integer => &[
                 Scalar::I32,
                 Scalar::U32,
@@ -116,6 +116,8 @@ fn instantiations(kernel: &Function) -> Vec<Vec<(u8, Scalar)>> {
                 Scalar::Usize,
                 Scalar::F32,
                 Scalar::F64,
+                Scalar::F16,
+                Scalar::Bf16,
             ],
         };
         all = all
@@ -170,7 +172,7 @@ fn dispatcher(kernel: &Function, instantiations: &[Vec<(u8, Scalar)>], rt: &str)
     format!(
         "{ALLOWS}\nfn __cpu_twin(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{\n\
          match ({},) {{\n{arms}\
-         other => panic!(\"generic kernel `{}` has no CPU twin for {{other:?}}: on the CPU it runs for f32, f64 and the integer types\"),\n}}\n}}\n",
+         other => panic!(\"generic kernel `{}` has no CPU twin for {{other:?}}: on the CPU it runs for the types its bound allows\"),\n}}\n}}\n",
         scrutinee.join(", "),
         kernel.name
     )
@@ -526,6 +528,15 @@ impl Twin<'_> {
 
     fn literal(&self, lit: &Lit, scalar: Scalar) -> String {
         let scalar = self.concrete(scalar);
+        // A literal of a type parameter instantiated with a half type: Rust has no suffix.
+        if scalar.is_half() {
+            let value = match lit {
+                Lit::Int { value, .. } => format!("{value}f64"),
+                Lit::Float { digits, .. } => format!("{digits}f64"),
+                Lit::Bool(b) => b.to_string(),
+            };
+            return format!("{}::from_f64({value})", self.rust_type(scalar));
+        }
         match lit {
             Lit::Bool(b) => b.to_string(),
             Lit::Int { value, .. } => format!("{value}{}", scalar.rust_name()),
@@ -558,7 +569,20 @@ impl Twin<'_> {
             }
             ExprKind::Cast { expr, to } => {
                 let inner = self.expr(*expr);
-                format!("(({inner}) as {})", self.rust_type(*to))
+                // Only a type parameter instantiated with `f16`/`bf16` casts a half type here
+                // (the checker rejects `as` on them): through `f64`, exact for every `f16`.
+                let from = self.scalar_of(*expr);
+                let to_scalar = self.concrete(*to);
+                let inner = if from.is_half() {
+                    format!("({inner}).to_f64()")
+                } else {
+                    inner
+                };
+                if to_scalar.is_half() {
+                    format!("{}::from_f64(({inner}) as f64)", self.rust_type(to_scalar))
+                } else {
+                    format!("(({inner}) as {})", self.rust_type(*to))
+                }
             }
             ExprKind::FromBits { bits, to } => {
                 let ty = self.rust_type(*to);
@@ -755,10 +779,50 @@ impl Twin<'_> {
     }
 
     fn method(&mut self, receiver: ExprId, method: &str, args: &[ExprId]) -> String {
-        let generic = matches!(self.types.scalar(receiver), Scalar::Generic(_));
+        let written = self.types.scalar(receiver);
+        let generic = matches!(written, Scalar::Generic(_));
         let scalar = self.scalar_of(receiver);
         let r = self.expr(receiver);
         let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
+        let entry = crate::methods::lookup(method, written);
+        if let (true, true, Some(entry)) = (generic && method != "to_bits", scalar.is_half(), entry)
+        {
+            // The `half` types lack the float methods: a type parameter instantiated with one
+            // computes in `f32` and rounds back, as the CUDA code does.
+            let r = format!("({r}).to_f32()");
+            let args: Vec<String> = args
+                .iter()
+                .zip(entry.args)
+                .map(|(arg, ty)| match ty {
+                    crate::methods::ArgTy::Same => format!("({arg}).to_f32()"),
+                    crate::methods::ArgTy::I32 | crate::methods::ArgTy::U32 => arg.clone(),
+                })
+                .collect();
+            let code = self.method_code(method, r, &args, Scalar::F32, false);
+            return match entry.ret {
+                crate::methods::RetTy::Same => {
+                    format!("{}::from_f32({code})", self.rust_type(scalar))
+                }
+                crate::methods::RetTy::Bool
+                | crate::methods::RetTy::U32
+                | crate::methods::RetTy::F32
+                | crate::methods::RetTy::F64
+                | crate::methods::RetTy::Bits
+                | crate::methods::RetTy::U64 => code,
+            };
+        }
+        self.method_code(method, r, &args, scalar, generic)
+    }
+
+    /// A method call on a receiver of the concrete `scalar`, its code `r` and `args` written.
+    fn method_code(
+        &self,
+        method: &str,
+        r: String,
+        args: &[String],
+        scalar: Scalar,
+        generic: bool,
+    ) -> String {
         let ty = self.rust_type(scalar);
         match method {
             // Not the concrete type's own `to_bits`: a type parameter's are always a `u64`.

@@ -89,6 +89,13 @@ impl<'a> Emitter<'a> {
                         function
                     }
                 };
+                // A libdevice function on a type parameter computes in `float` or `double`; an
+                // `f16`/`bf16` instantiation rounds back to `T`, as the `half` crate does.
+                if let (Cuda::Func(..), Scalar::Generic(generic), methods::RetTy::Same) =
+                    (method.cuda, scalar, method.ret)
+                {
+                    return format!("(({})({func}({})))", generic.name, call_args.join(", "));
+                }
                 format!("{func}({})", call_args.join(", "))
             }
             ExprKind::Builtin(_) => unreachable!("checked: builtins are read through an axis"),

@@ -20,7 +20,7 @@ use super::helpers::{Helper, HELPERS};
 use super::writer::Writer;
 use crate::check::Types;
 use crate::ir::*;
-use crate::types::{Scalar, Ty};
+use crate::types::{Bound, Scalar, Ty};
 use std::collections::{BTreeSet, HashSet};
 
 /// The C++ spelling of a scalar type.
@@ -59,6 +59,15 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
     let mut emitter = Emitter::new(program.root(), &types[0], &function_names);
     emitter.function();
     helpers.extend(emitter.helpers.iter().copied());
+    // A type parameter that may be `f16` or `bf16` needs their C++ types at instantiation.
+    let may_be_half = program
+        .root()
+        .generics
+        .iter()
+        .any(|g| matches!(g, GenericParam::Type(generic) if generic.bound != Bound::Integer));
+    if may_be_half {
+        helpers.insert("rs_half");
+    }
     let root = emitter.out.finish();
 
     let root_fn = program.root();
