@@ -434,6 +434,60 @@ fn generic_code_instantiates_with_f16_and_bf16() {
     half_softplus_on::<bf16>(bf16::from_f32, bf16::to_f32, 1.0 / 128.0);
 }
 
+/// A block sum through shared memory: each instantiation has its own array, on both backends.
+#[device]
+fn block_sum<T: Number>(value: T) -> T {
+    let partial = shared_array::<T, 64>();
+    let t = thread_idx().x as usize;
+    partial[t] = value;
+    sync_threads();
+    let mut total = partial[0];
+    for k in 1..64 {
+        total += partial[k];
+    }
+    sync_threads();
+    total
+}
+
+#[kernel]
+fn two_block_sums(x: &[f32], sums: &mut [f32], wide: &mut [f64]) {
+    let i = global_idx().x;
+    let v = if i < x.len() { x[i] } else { 0.0 };
+    let narrow = block_sum(v);
+    let double = block_sum(v as f64 * 2.0);
+    if thread_idx().x == 0 {
+        sums[block_idx().x as usize] = narrow;
+        wide[block_idx().x as usize] = double;
+    }
+}
+
+#[test]
+fn each_instantiation_has_its_own_shared_memory() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let x = random_f32(256, 6);
+    let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+    let mut sums = DeviceBuffer::<f32>::zeroed(&stream, 4).unwrap();
+    let mut wide = DeviceBuffer::<f64>::zeroed(&stream, 4).unwrap();
+    let config = LaunchConfig::for_len(256, 64);
+    two_block_sums::launch(&stream, config, &dx, &mut sums, &mut wide).unwrap();
+    let (sums, wide) = (
+        sums.to_host(&stream).unwrap(),
+        wide.to_host(&stream).unwrap(),
+    );
+    for b in 0..4 {
+        let block = &x[b * 64..b * 64 + 64];
+        let narrow = block.iter().fold(0.0f32, |a, v| a + v);
+        let double = block.iter().fold(0.0f64, |a, v| a + *v as f64 * 2.0);
+        assert_eq!(sums[b], narrow, "block {b}");
+        assert!(
+            (wide[b] - double).abs() < 1e-9,
+            "block {b}: {} vs {double}",
+            wide[b]
+        );
+    }
+}
+
 #[test]
 fn every_instantiation_compiles_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
@@ -445,6 +499,7 @@ fn every_instantiation_compiles_with_nvrtc() {
         (&const_caller::KERNEL, &[TemplateArg::Const(5)]),
         (&closures::KERNEL, &[]),
         (&closure_captures::KERNEL, &[]),
+        (&two_block_sums::KERNEL, &[]),
         (&generic_caller::KERNEL, &[TemplateArg::of::<f16>()]),
         (&generic_caller::KERNEL, &[TemplateArg::of::<bf16>()]),
         (&half_softplus::KERNEL, &[TemplateArg::of::<f16>()]),

@@ -11,6 +11,7 @@ use crate::check::{Types, FLOAT_CONSTANTS};
 use crate::intrinsics::CpuWriter;
 use crate::ir::*;
 use crate::types::{Bound, ClosureTy, GenericArg, Len, Scalar, Ty};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
@@ -23,15 +24,19 @@ pub struct CpuTwin {
 
 /// Emits the CPU twin; `rt` is the runtime crate's path as Rust source.
 pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
-    let mut slots = HashMap::new();
+    let mut slots = Slots::default();
     for (f, function) in program.functions.iter().enumerate() {
+        if f != 0 && !function.generics.is_empty() {
+            // Numbered per instantiation as the bodies are written.
+            continue;
+        }
         for (e, expr) in function.exprs.iter().enumerate() {
             if matches!(expr.kind, ExprKind::SharedArray { .. }) {
-                let slot = slots.len() as u32;
-                slots.insert((f, e), slot);
+                slots.slot(f, e, Vec::new());
             }
         }
     }
+    let slots = RefCell::new(slots);
     let mut source = String::new();
     let mut needs_sync = false;
     let instantiations = instantiations(program.root());
@@ -86,6 +91,21 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
          if i < len {{ i }} else {{ t.fail(1, line, i as u64, len as u64); 0 }}\n}}"
     );
     CpuTwin { source, needs_sync }
+}
+
+/// The runtime's number of each static shared array: per declaration (function, expression)
+/// and, in a generic device function, per instantiation.
+#[derive(Default)]
+struct Slots(HashMap<(usize, usize, Substitution), u32>);
+
+/// The concrete type of each type parameter of a body, by the parameter's index.
+type Substitution = Vec<(u8, Scalar)>;
+
+impl Slots {
+    fn slot(&mut self, function: usize, expr: usize, instance: Substitution) -> u32 {
+        let next = self.0.len() as u32;
+        *self.0.entry((function, expr, instance)).or_insert(next)
+    }
 }
 
 /// The most instantiations a generic kernel's twin is built for.
@@ -189,7 +209,7 @@ struct Twin<'a> {
     types: &'a Types,
     /// This function's position in the program, for shared-memory slots.
     index: usize,
-    slots: &'a HashMap<(usize, usize), u32>,
+    slots: &'a RefCell<Slots>,
     /// The concrete type of each of the kernel's type parameters, in this body.
     subst: &'a [(u8, Scalar)],
     out: String,
@@ -710,7 +730,17 @@ impl Twin<'_> {
                 op.cpu(&mut call)
             }
             ExprKind::SharedArray { elem, len } => {
-                let slot = self.slots[&(self.index, id.0 as usize)];
+                // Each instantiation of a generic device function has its own array, as each
+                // C++ template instance has; the kernel's bodies are alternatives and share.
+                let instance = if self.index == 0 {
+                    Vec::new()
+                } else {
+                    self.subst.to_vec()
+                };
+                let slot = self
+                    .slots
+                    .borrow_mut()
+                    .slot(self.index, id.0 as usize, instance);
                 let len = len.describe();
                 format!(
                     "__t.shared_array::<{}>({slot}, {len})",
