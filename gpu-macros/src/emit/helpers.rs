@@ -547,12 +547,21 @@ template <typename T> __device__ __forceinline__ T rs_wrapping_pow(T base, unsig
     Helper {
         name: "rs_min",
         needs: &[],
-        code: "template <typename T> __device__ __forceinline__ T rs_min(T a, T b) { return b < a ? b : a; }\n",
+        code: "\
+template <typename T> __device__ __forceinline__ T rs_min(T a, T b) { return b < a ? b : a; }
+// A type parameter instantiated with a float ignores a NaN operand, as `f32::min` does.
+__device__ __forceinline__ float rs_min(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double rs_min(double a, double b) { return fmin(a, b); }
+",
     },
     Helper {
         name: "rs_max",
         needs: &[],
-        code: "template <typename T> __device__ __forceinline__ T rs_max(T a, T b) { return a < b ? b : a; }\n",
+        code: "\
+template <typename T> __device__ __forceinline__ T rs_max(T a, T b) { return a < b ? b : a; }
+__device__ __forceinline__ float rs_max(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double rs_max(double a, double b) { return fmax(a, b); }
+",
     },
     Helper {
         name: "rs_clamp",
