@@ -137,6 +137,11 @@ impl Checker<'_> {
 
     fn mismatch_hint(&mut self, expected: T, found: T) -> String {
         match (expected, found) {
+            (T::Closure(_), T::Closure(_)) => {
+                "; every closure has its own type: give each its own `let`, or pass it to a device \
+                 function whose parameter has a type `F: Fn(..)`"
+                    .to_string()
+            }
             (T::Ty(_), T::Closure(_)) => {
                 "; a closure is passed only where a device function's parameter has a type `F: Fn(..)`"
                     .to_string()

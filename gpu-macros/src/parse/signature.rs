@@ -149,11 +149,18 @@ impl Parser<'_> {
                         ["Integer"] => Bound::Integer,
                         ["Number"] => Bound::Number,
                         _ => {
+                            // Device functions also take closures.
+                            let closure = match self.kind {
+                                FnKind::Device => {
+                                    format!(", or a closure type `{}: Fn(A, B) -> R`", ty.ident)
+                                }
+                                FnKind::Kernel => String::new(),
+                            };
                             self.cx.error_spanned_by(
                                 ty,
                                 format!(
-                                    "give `{}` one bound: `Float` (f32, f64), `Integer` (i32, u32, i64, u64, usize) \
-                                     or `Number` (any of them)",
+                                    "give `{}` one bound: `Float` (f32, f64, f16, bf16), `Integer` (i32, u32, i64, \
+                                     u64, usize) or `Number` (any of them){closure}",
                                     ty.ident
                                 ),
                             );
