@@ -161,7 +161,9 @@ impl<'a> Emitter<'a> {
             ExprKind::Lit(_)
             | ExprKind::Local(_)
             | ExprKind::Const { .. }
-            | ExprKind::GenericConst(_) => true,
+            | ExprKind::GenericConst(_)
+            // Making a closure has no effect: an unused one is not written (NVRTC would warn).
+            | ExprKind::Closure { .. } => true,
             ExprKind::Binary { lhs, rhs, .. } => self.is_pure(*lhs) && self.is_pure(*rhs),
             ExprKind::Unary { operand, .. } => self.is_pure(*operand),
             ExprKind::Cast { expr, .. } => self.is_pure(*expr),
