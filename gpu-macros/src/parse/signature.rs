@@ -361,6 +361,14 @@ impl Parser<'_> {
                 Some(Ty::Closure(ClosureTy::Bound(bound.index)))
             }
             syn::Type::Path(_) => self.scalar_type(ty).map(Ty::Scalar),
+            syn::Type::ImplTrait(_) | syn::Type::TraitObject(_) => {
+                self.cx.error_spanned_by(
+                    ty,
+                    "a closure parameter's type is a generic parameter with a `Fn` bound: \
+                     `fn f<F: Fn(f32) -> f32>(op: F)` (on device functions)",
+                );
+                None
+            }
             syn::Type::Array(_) => {
                 self.cx.error_spanned_by(
                     ty,
