@@ -144,8 +144,8 @@ impl Parser<'_> {
         let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
         let args = args.into_iter().collect::<Option<Vec<_>>>()?;
         let last = path.segments.last()?;
-        let modules = path.segments.iter().take(path.segments.len() - 1);
-        if let Some(segment) = modules.clone().find(|s| !s.arguments.is_none()) {
+        let mut modules = path.segments.iter().take(path.segments.len() - 1);
+        if let Some(segment) = modules.find(|s| !s.arguments.is_none()) {
             self.cx.error_spanned_by(
                 segment,
                 "generic arguments go on the function's own name: `module::f::<f32>(x)`",
@@ -180,7 +180,7 @@ impl Parser<'_> {
         })
     }
 
-    /// One argument of `f::<..>`: a type, a constant (`4`, `N`, `{ N * 2 }`), or `_` (`None`)
+    /// One argument of `f::<..>`: a type, a constant (`4`, `N`, `{ 2 * 8 }`), or `_` (`None`)
     /// to leave it to the arguments.
     fn generic_arg(&mut self, arg: &syn::GenericArgument) -> Option<Option<GenericArg>> {
         match arg {
