@@ -14,7 +14,7 @@ use gpu_macros::{device, kernel};
 use gpu_runtime::half::bf16;
 use gpu_runtime::{DeviceBuffer, Error, LaunchConfig, Result, Stream};
 
-use crate::block::{block_combine_f32, block_combine_u32};
+use crate::block::block_combine;
 use crate::map::{grid_stride_config, same_len};
 
 /// Threads of the one-block reductions (a batch's loss).
@@ -134,8 +134,8 @@ fn softmax_xent(
         }
     }
     // Sums (op 0) over the block; the two types use separate shared arrays.
-    let loss = block_combine_f32(0, loss, 0.0);
-    let right = block_combine_u32(0, right, 0);
+    let loss = block_combine(loss, 0.0, |a: f32, b: f32| a + b);
+    let right = block_combine(right, 0, |a: u32, b: u32| a + b);
     if tid == 0 {
         let slot = state[0] as usize;
         losses[slot] = loss * scale;

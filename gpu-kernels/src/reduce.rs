@@ -32,10 +32,7 @@ use gpu_runtime::{
     TemplateArg,
 };
 
-use crate::block::{
-    block_combine_f32, block_combine_f64, block_combine_i32, block_combine_u32, combine_f32,
-    combine_f64, combine_i32, combine_u32,
-};
+use crate::block::{block_combine, combine, combine_f64};
 use crate::map::same_len;
 
 /// Threads per block of every reduction kernel: eight warps.
@@ -54,122 +51,100 @@ const OP_MIN: usize = 1;
 /// The kernels' `OP` template argument for [`ReduceOp::Max`].
 const OP_MAX: usize = 2;
 
-/// Stamps out the end of a reduction for one type: the block's partial, and in the last block
-/// the result. Device functions are not generic in the kernel language, so each type has its
-/// own copy, named by the invocation; the text is the same for every type.
-macro_rules! finish {
-    ($t:ident: $finish:ident, $combine:ident, $block_combine:ident) => {
-        /// Combines the block's thread values into the block's partial, and in the last block
-        /// to finish, every block's partial in block order into `out[0]`.
-        #[device]
-        fn $finish(
-            op: usize,
-            value: $t,
-            identity: $t,
-            partials: &mut [$t],
-            counter: &mut [u32],
-            out: &mut [$t],
-        ) {
-            let is_last = shared_array::<u32, 1>();
-            let t = thread_idx().x;
-            let mut v = value;
-            // Round 0 combines this block's threads; round 1, run by the last block only, the
-            // partials. One loop rather than two calls keeps one inlined copy of the block
-            // reduction in the kernel.
-            let mut round = 0u32;
-            loop {
-                v = $block_combine(op, v, identity);
-                if round == 1 {
-                    if t == 0 {
-                        out[0] = v;
-                        counter[0] = 0;
-                    }
-                    return;
-                }
-                if t == 0 {
-                    partials[block_idx().x as usize] = v;
-                    // The partial is visible device-wide before the ticket that announces it.
-                    thread_fence();
-                    let ticket = counter.atomic_add(0, 1);
-                    // ...and the last block sees every partial announced before its ticket.
-                    thread_fence();
-                    is_last[0] = (ticket == grid_dim().x - 1) as u32;
-                }
-                sync_threads();
-                if is_last[0] == 0 {
-                    return;
-                }
-                v = identity;
-                for b in (t as usize..grid_dim().x as usize).step_by(block_dim().x as usize) {
-                    v = $combine(op, v, partials[b]);
-                }
-                round = 1;
+/// Combines the block's thread values into the block's partial with `op`, and in the last
+/// block to finish, every block's partial in block order into `out[0]`.
+#[device]
+fn finish<T: Number, F: Fn(T, T) -> T>(
+    value: T,
+    identity: T,
+    partials: &mut [T],
+    counter: &mut [u32],
+    out: &mut [T],
+    op: F,
+) {
+    let is_last = shared_array::<u32, 1>();
+    let t = thread_idx().x;
+    let mut v = value;
+    // Round 0 combines this block's threads; round 1, run by the last block only, the
+    // partials. One loop rather than two calls keeps one inlined copy of the block reduction
+    // in the kernel.
+    let mut round = 0u32;
+    loop {
+        v = block_combine(v, identity, op);
+        if round == 1 {
+            if t == 0 {
+                out[0] = v;
+                counter[0] = 0;
             }
+            return;
         }
-    };
+        if t == 0 {
+            partials[block_idx().x as usize] = v;
+            // The partial is visible device-wide before the ticket that announces it.
+            thread_fence();
+            let ticket = counter.atomic_add(0, 1);
+            // ...and the last block sees every partial announced before its ticket.
+            thread_fence();
+            is_last[0] = (ticket == grid_dim().x - 1) as u32;
+        }
+        sync_threads();
+        if is_last[0] == 0 {
+            return;
+        }
+        v = identity;
+        for b in (t as usize..grid_dim().x as usize).step_by(block_dim().x as usize) {
+            v = op(v, partials[b]);
+        }
+        round = 1;
+    }
 }
 
-finish!(f32: finish_f32, combine_f32, block_combine_f32);
-finish!(i32: finish_i32, combine_i32, block_combine_i32);
-finish!(u32: finish_u32, combine_u32, block_combine_u32);
-finish!(f64: finish_f64, combine_f64, block_combine_f64);
-
-/// Stamps out the reduction kernel of one 4-byte type, four 16-byte loads in flight per thread.
-/// The text is the same for `f32`, `i32` and `u32` (sums wrap for the integers).
-macro_rules! vector_reduction {
-    ($t:ident: $kernel:ident, $finish:ident, $combine:ident) => {
-        /// The reduction of `x` with `OP` (0 sum, 1 min, 2 max) into `out[0]`.
-        #[kernel]
-        fn $kernel<const OP: usize>(
-            x: &[$t],
-            identity: $t,
-            partials: &mut [$t],
-            counter: &mut [u32],
-            out: &mut [$t],
-        ) {
-            let n = x.len();
-            let quads = n / 4;
-            let stride = grid_size().x;
-            let mut acc = [identity; 4];
-            let mut q = global_idx().x;
-            while q + 3 * stride < quads {
-                let a = x.load4(4 * q);
-                let b = x.load4(4 * (q + stride));
-                let c = x.load4(4 * (q + 2 * stride));
-                let d = x.load4(4 * (q + 3 * stride));
-                for k in 0..4 {
-                    acc[k] = $combine(OP, acc[k], a[k]);
-                    acc[k] = $combine(OP, acc[k], b[k]);
-                    acc[k] = $combine(OP, acc[k], c[k]);
-                    acc[k] = $combine(OP, acc[k], d[k]);
-                }
-                q += 4 * stride;
-            }
-            while q < quads {
-                let a = x.load4(4 * q);
-                for k in 0..4 {
-                    acc[k] = $combine(OP, acc[k], a[k]);
-                }
-                q += stride;
-            }
-            // The last `n % 4` elements, one each for the first threads.
-            let rest = 4 * quads + global_idx().x;
-            if rest < n {
-                acc[0] = $combine(OP, acc[0], x[rest]);
-            }
-            let v = $combine(
-                OP,
-                $combine(OP, acc[0], acc[1]),
-                $combine(OP, acc[2], acc[3]),
-            );
-            $finish(OP, v, identity, partials, counter, out);
+/// The reduction of `x` with `OP` (0 sum, 1 min, 2 max) into `out[0]`, four 16-byte loads in
+/// flight per thread; launched for the 4-byte types `f32`, `i32` and `u32` (sums wrap for the
+/// integers).
+#[kernel]
+fn reduce_vec4<T: Number, const OP: usize>(
+    x: &[T],
+    identity: T,
+    partials: &mut [T],
+    counter: &mut [u32],
+    out: &mut [T],
+) {
+    let n = x.len();
+    let quads = n / 4;
+    let stride = grid_size().x;
+    let mut acc = [identity; 4];
+    let mut q = global_idx().x;
+    while q + 3 * stride < quads {
+        let a = x.load4(4 * q);
+        let b = x.load4(4 * (q + stride));
+        let c = x.load4(4 * (q + 2 * stride));
+        let d = x.load4(4 * (q + 3 * stride));
+        for k in 0..4 {
+            acc[k] = combine(OP, acc[k], a[k]);
+            acc[k] = combine(OP, acc[k], b[k]);
+            acc[k] = combine(OP, acc[k], c[k]);
+            acc[k] = combine(OP, acc[k], d[k]);
         }
-    };
+        q += 4 * stride;
+    }
+    while q < quads {
+        let a = x.load4(4 * q);
+        for k in 0..4 {
+            acc[k] = combine(OP, acc[k], a[k]);
+        }
+        q += stride;
+    }
+    // The last `n % 4` elements, one each for the first threads.
+    let rest = 4 * quads + global_idx().x;
+    if rest < n {
+        acc[0] = combine(OP, acc[0], x[rest]);
+    }
+    let v = combine(OP, combine(OP, acc[0], acc[1]), combine(OP, acc[2], acc[3]));
+    finish(v, identity, partials, counter, out, |a, b| {
+        combine(OP, a, b)
+    });
 }
-
-vector_reduction!(f32: reduce_f32, finish_f32, combine_f32);
-vector_reduction!(i32: reduce_i32, finish_i32, combine_i32);
-vector_reduction!(u32: reduce_u32, finish_u32, combine_u32);
 
 /// The `f64` reduction with `OP` (0 sum, 1 min, 2 max), eight scalar loads in flight per
 /// thread.
@@ -200,66 +175,60 @@ fn reduce_f64<const OP: usize>(
     for k in 1..8 {
         acc[0] = combine_f64(OP, acc[0], acc[k]);
     }
-    finish_f64(OP, acc[0], identity, partials, counter, out);
+    finish(acc[0], identity, partials, counter, out, |a, b| {
+        combine_f64(OP, a, b)
+    });
 }
 
-/// Stamps out the sum of one 16-bit float type in `f32`: eight 8-byte loads (four values each)
-/// in flight per thread. The text is the same for `f16` and `bf16`, for which the CPU backend
-/// runs no generic kernel.
-macro_rules! half_sum {
-    ($t:ident: $kernel:ident) => {
-        /// The sum of `x` in `f32` into `out[0]`.
-        #[kernel]
-        fn $kernel(x: &[$t], partials: &mut [f32], counter: &mut [u32], out: &mut [f32]) {
-            let n = x.len();
-            let vectors = n / 4;
-            let stride = grid_size().x;
-            let mut acc = [0.0f32; 8];
-            let mut v = global_idx().x;
-            while v + 7 * stride < vectors {
-                #[unroll]
-                for j in 0..8 {
-                    let q = x.load4((v + j * stride) * 4);
-                    acc[j] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
-                }
-                v += 8 * stride;
-            }
-            while v < vectors {
-                let q = x.load4(v * 4);
-                acc[0] += (q[0].to_f32() + q[1].to_f32()) + (q[2].to_f32() + q[3].to_f32());
-                v += stride;
-            }
-            for i in (vectors * 4 + global_idx().x..n).step_by(stride) {
-                acc[1] += x[i].to_f32();
-            }
-            let mut total = 0.0f32;
-            for k in 0..8 {
-                total += acc[k];
-            }
-            finish_f32(0, total, 0.0, partials, counter, out);
+/// The sum of `x` in `f32` into `out[0]`, eight 8-byte loads (four values each) in flight per
+/// thread; launched for the 16-bit floats `f16` and `bf16`, which `as f32` widens exactly.
+#[kernel]
+fn reduce_sum_half<T: Float>(x: &[T], partials: &mut [f32], counter: &mut [u32], out: &mut [f32]) {
+    let n = x.len();
+    let vectors = n / 4;
+    let stride = grid_size().x;
+    let mut acc = [0.0f32; 8];
+    let mut v = global_idx().x;
+    while v + 7 * stride < vectors {
+        #[unroll]
+        for j in 0..8 {
+            let q = x.load4((v + j * stride) * 4);
+            acc[j] += (q[0] as f32 + q[1] as f32) + (q[2] as f32 + q[3] as f32);
         }
-    };
+        v += 8 * stride;
+    }
+    while v < vectors {
+        let q = x.load4(v * 4);
+        acc[0] += (q[0] as f32 + q[1] as f32) + (q[2] as f32 + q[3] as f32);
+        v += stride;
+    }
+    for i in (vectors * 4 + global_idx().x..n).step_by(stride) {
+        acc[1] += x[i] as f32;
+    }
+    let mut total = 0.0f32;
+    for k in 0..8 {
+        total += acc[k];
+    }
+    finish(total, 0.0, partials, counter, out, |a: f32, b: f32| a + b);
 }
-
-half_sum!(f16: reduce_sum_f16);
-half_sum!(bf16: reduce_sum_bf16);
 
 /// The kernels of this module that take no template arguments: `all_kernels()` lists only
-/// those, since its callers compile each kernel without any. [`instantiations`] has them all.
-pub(crate) const KERNELS: &[&Kernel] = &[&reduce_sum_f16::KERNEL, &reduce_sum_bf16::KERNEL];
+/// those, since its callers compile each kernel without any (every reduction is generic now).
+/// [`instantiations`] has them all.
+pub(crate) const KERNELS: &[&Kernel] = &[];
 
 /// Every kernel instantiation this module launches, for compiling them all ahead of time.
 pub fn instantiations() -> Vec<(&'static Kernel, Vec<TemplateArg>)> {
     let ops = [OP_SUM, OP_MIN, OP_MAX].map(|op| TemplateArg::Const(op as u64));
     let mut all = Vec::new();
     for op in ops {
-        all.push((&reduce_f32::KERNEL, vec![op]));
-        all.push((&reduce_i32::KERNEL, vec![op]));
-        all.push((&reduce_u32::KERNEL, vec![op]));
+        all.push((&reduce_vec4::KERNEL, vec![TemplateArg::of::<f32>(), op]));
+        all.push((&reduce_vec4::KERNEL, vec![TemplateArg::of::<i32>(), op]));
+        all.push((&reduce_vec4::KERNEL, vec![TemplateArg::of::<u32>(), op]));
         all.push((&reduce_f64::KERNEL, vec![op]));
     }
-    all.push((&reduce_sum_f16::KERNEL, Vec::new()));
-    all.push((&reduce_sum_bf16::KERNEL, Vec::new()));
+    all.push((&reduce_sum_half::KERNEL, vec![TemplateArg::of::<f16>()]));
+    all.push((&reduce_sum_half::KERNEL, vec![TemplateArg::of::<bf16>()]));
     all
 }
 
@@ -312,9 +281,10 @@ mod sealed {
     }
 }
 
-/// Implements [`Reducible`] for a type: its identities, and the kernel launched for each op.
+/// Implements [`Reducible`] for a type: its identities, and the kernel launched for each op
+/// (`$kernel::launch::<$($types,)* OP>`).
 macro_rules! reducible {
-    ($ty:ty, $zero:expr, $min:expr, $max:expr, $kernel:ident) => {
+    ($ty:ty, $zero:expr, $min:expr, $max:expr, $kernel:ident $(<$($types:ty),*>)?) => {
         impl Reducible for $ty {
             fn identity(op: ReduceOp) -> Self {
                 match op {
@@ -337,13 +307,13 @@ macro_rules! reducible {
                 out: &mut DeviceBuffer<Self>,
             ) -> Result<()> {
                 match op {
-                    ReduceOp::Sum => $kernel::launch::<OP_SUM>(
+                    ReduceOp::Sum => $kernel::launch::<$($($types,)*)? OP_SUM>(
                         stream, config, x, identity, partials, counter, out,
                     ),
-                    ReduceOp::Min => $kernel::launch::<OP_MIN>(
+                    ReduceOp::Min => $kernel::launch::<$($($types,)*)? OP_MIN>(
                         stream, config, x, identity, partials, counter, out,
                     ),
-                    ReduceOp::Max => $kernel::launch::<OP_MAX>(
+                    ReduceOp::Max => $kernel::launch::<$($($types,)*)? OP_MAX>(
                         stream, config, x, identity, partials, counter, out,
                     ),
                 }
@@ -352,9 +322,9 @@ macro_rules! reducible {
     };
 }
 
-reducible!(f32, 0.0, f32::NEG_INFINITY, f32::INFINITY, reduce_f32);
-reducible!(i32, 0, i32::MIN, i32::MAX, reduce_i32);
-reducible!(u32, 0, u32::MIN, u32::MAX, reduce_u32);
+reducible!(f32, 0.0, f32::NEG_INFINITY, f32::INFINITY, reduce_vec4<f32>);
+reducible!(i32, 0, i32::MIN, i32::MAX, reduce_vec4<i32>);
+reducible!(u32, 0, u32::MIN, u32::MAX, reduce_vec4<u32>);
 reducible!(f64, 0.0, f64::NEG_INFINITY, f64::INFINITY, reduce_f64);
 
 /// Scratch memory for reductions: one partial per block and the counter that elects the last
@@ -457,7 +427,7 @@ pub fn sum_f16_into(
     scratch: &mut ReduceScratch<f32>,
 ) -> Result<()> {
     same_len("sum_f16_into: the output buffer", 1, out.len())?;
-    launch_half_sum(stream, reduce_sum_f16::launch, x, out, scratch)
+    launch_half_sum(stream, reduce_sum_half::launch::<f16>, x, out, scratch)
 }
 
 /// Sums `bf16` values in `f32` into `out[0]` with one launch; returns once it is queued.
@@ -468,7 +438,7 @@ pub fn sum_bf16_into(
     scratch: &mut ReduceScratch<f32>,
 ) -> Result<()> {
     same_len("sum_bf16_into: the output buffer", 1, out.len())?;
-    launch_half_sum(stream, reduce_sum_bf16::launch, x, out, scratch)
+    launch_half_sum(stream, reduce_sum_half::launch::<bf16>, x, out, scratch)
 }
 
 /// The sum of `f16` values, accumulated in `f32` (0 when empty).
@@ -483,7 +453,7 @@ pub fn sum_bf16(stream: &Stream, x: &DeviceBuffer<bf16>) -> Result<f32> {
     })
 }
 
-/// The `launch` of a 16-bit sum kernel (`reduce_sum_f16`, `reduce_sum_bf16`).
+/// The `launch` of the 16-bit sum kernel for one type (`reduce_sum_half::launch::<f16>`).
 type HalfSumLaunch<T> = fn(
     &Stream,
     LaunchConfig,

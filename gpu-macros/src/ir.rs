@@ -6,7 +6,9 @@
 
 use crate::format::Template;
 use crate::intrinsics::{Builtin, Op};
-use crate::types::{EnumRef, Generic, Len, OuterConst, Scalar, StructRef, Ty};
+use crate::types::{
+    ClosureBound, EnumRef, Generic, GenericArg, Len, OuterConst, Scalar, StructRef, Ty,
+};
 use proc_macro2::{Span, TokenStream};
 
 /// Where a piece of the kernel was written: its first and last token, so a message underlines
@@ -40,6 +42,8 @@ pub enum GenericParam {
     Type(Generic),
     /// `const N: usize`.
     Const(&'static str),
+    /// `F: Fn(A, B) -> R`, only on device functions.
+    Closure(&'static ClosureBound),
 }
 
 /// Handle to an expression in `Function::exprs`.
@@ -389,6 +393,8 @@ pub enum ExprKind {
         /// The path as written, to fetch the function's definition from the same scope.
         path: TokenStream,
         args: Vec<ExprId>,
+        /// `f::<f32, 4>(..)`: the generic arguments written, `None` for `_`.
+        turbofish: Vec<Option<GenericArg>>,
     },
     /// `base.name`: a field of a `#[device]` struct, or `.x`, `.y`, `.z` of a `Dim3`/`Index3`.
     Field {
@@ -487,6 +493,21 @@ pub enum ExprKind {
     Match {
         scrutinee: ExprId,
         arms: Vec<(Vec<Pattern>, ExprId)>,
+    },
+    /// `|a, b: f32| a * b`: its parameters are locals of the enclosing function, and its body
+    /// ends in `return` when it has a value.
+    Closure {
+        params: Vec<LocalId>,
+        /// The written result type, `|x| -> f32 { .. }`.
+        ret: Option<Scalar>,
+        body: Block,
+        /// Whether the body produces a value (a tail expression or a written result type).
+        returns_value: bool,
+    },
+    /// A call of a closure held by a local: `op(a, b)`.
+    CallClosure {
+        callee: ExprId,
+        args: Vec<ExprId>,
     },
     /// `if c { a } else { b }` used as a value.
     Select {

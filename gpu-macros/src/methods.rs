@@ -282,7 +282,7 @@ pub const METHODS: &[Method] = &[
         cuda: Cuda::Helper("rs_max"),
     },
     // Last, so concrete types and the Float/Integer bounds find their own above: this serves
-    // `T: Number`, where NaN has no special meaning in the comparison.
+    // `T: Number` (its `float`/`double` overloads of `rs_min`/`rs_max` ignore NaN as Rust does).
     Method {
         name: "min",
         receiver: Receiver::Number,

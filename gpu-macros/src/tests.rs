@@ -290,6 +290,8 @@ fn rejections_are_reported_together() {
 fn k(x: &mut [f32]) {
     let f = |v: f32| v;
     let r = 0..4;
+    let f = x?;
+    let t = (1, 2);
     let s = "text";
 }
 "#,

@@ -56,6 +56,35 @@ impl Bound {
     }
 }
 
+/// A generic argument of a device function call: a type, or a const parameter's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GenericArg {
+    Type(Scalar),
+    Const(Len),
+    /// A closure, whose type only the compilers downstream can name.
+    Closure,
+}
+
+/// A device function's closure parameter: `F: Fn(A, B) -> R`, the types the function's own.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClosureBound {
+    /// Its position among the function's generic parameters.
+    pub index: u8,
+    pub name: &'static str,
+    pub params: Vec<Scalar>,
+    /// `None` for `Fn(A)` without a result.
+    pub ret: Option<Scalar>,
+}
+
+/// Where a closure's type comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClosureTy {
+    /// A device function's parameter `op: F`: the generic parameter at this index.
+    Bound(u8),
+    /// A closure written in the function: its expression's index.
+    Expr(u32),
+}
+
 /// The length of an array or shared memory: a number, a kernel's const parameter, or
 /// arithmetic over those and constants from outside the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -358,6 +387,8 @@ pub enum Ty {
     Enum(EnumRef),
     /// `(A, B, ...)`, two or more elements.
     Tuple(&'static [Ty]),
+    /// A closure value: `|x: f32| x * s`, or a parameter `op: F` with `F: Fn(..)`.
+    Closure(ClosureTy),
     Unit,
 }
 
@@ -526,6 +557,7 @@ impl Ty {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Ty::Closure(_) => "closure".to_string(),
             Ty::Unit => "()".to_string(),
         }
     }
@@ -544,6 +576,7 @@ impl Ty {
                 .map(|(size, align, _)| (size, align)),
             Ty::Enum(def) => def.0.repr.c_layout_scalar(),
             Ty::Tuple(_)
+            | Ty::Closure(_)
             | Ty::Array { .. }
             | Ty::Slice { .. }
             | Ty::Shared { .. }

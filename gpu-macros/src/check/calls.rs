@@ -1,10 +1,11 @@
 //! Calls: methods on numbers, `#[device]` functions, and the call graph's cycles.
 
+use super::instantiate::{Instance, Slot};
 use super::{Checker, VarKind, T};
 use crate::ctxt::Ctxt;
 use crate::ir::*;
 use crate::methods::{self, ArgTy, RetTy};
-use crate::types::{Scalar, Ty};
+use crate::types::{ClosureTy, GenericArg, Scalar, Ty};
 
 /// GPU stacks are small and CUDA's recursion support is a trap for the unwary: a call cycle
 /// among device functions is an error at the call that closes it.
@@ -170,7 +171,14 @@ impl Checker<'_> {
         expected == found
     }
 
-    pub(super) fn call(&mut self, name: &str, args: &[ExprId], loc: Loc) -> T {
+    pub(super) fn call(
+        &mut self,
+        id: ExprId,
+        name: &str,
+        args: &[ExprId],
+        turbofish: &[Option<GenericArg>],
+        loc: Loc,
+    ) -> T {
         let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
         let Some((_, callee)) = self.program.function(name) else {
             // The definition was fetched by path; a missing one is rustc's error at the call.
@@ -178,13 +186,31 @@ impl Checker<'_> {
                 .error(loc, format!("`{name}` is not a `#[device]` function"));
             return T::Error;
         };
+        if callee.generics.is_empty() && !turbofish.is_empty() {
+            self.cx
+                .error(loc, format!("`{name}` takes no generic arguments"));
+            return T::Error;
+        }
+        let Some(slots) = self.instance_slots(callee, turbofish, loc) else {
+            return T::Error;
+        };
         if !self.arity(name, callee.params.len(), args.len(), loc) {
             return T::Error;
         }
-        self.call_args(callee, &callee.params, args, arg_ts, loc)
+        let ret = self.call_args_in(callee, &callee.params, args, arg_ts, &slots, loc);
+        if !callee.generics.is_empty() {
+            self.instances.push(Instance {
+                call: id,
+                callee: name.to_string(),
+                params: callee.generics.clone(),
+                slots,
+            });
+        }
+        ret
     }
 
-    /// Checks `args` (of types `arg_ts`) against `params` of `callee`, and gives its result.
+    /// Checks `args` (of types `arg_ts`) against `params` of `callee`, which is not generic, and
+    /// gives its result.
     pub(super) fn call_args(
         &mut self,
         callee: &Function,
@@ -193,19 +219,40 @@ impl Checker<'_> {
         arg_ts: Vec<T>,
         loc: Loc,
     ) -> T {
+        self.call_args_in(callee, params, args, arg_ts, &[], loc)
+    }
+
+    /// `call_args` for an instance of a generic `callee` whose parameters take `slots`.
+    fn call_args_in(
+        &mut self,
+        callee: &Function,
+        params: &[Param],
+        args: &[ExprId],
+        arg_ts: Vec<T>,
+        slots: &[Slot],
+        loc: Loc,
+    ) -> T {
         let name = callee.display_name();
+        let name = name.as_str();
         for ((param, arg), arg_t) in params.iter().zip(args).zip(arg_ts) {
             if self.reference_arg(param, *arg) {
                 continue;
             }
             match param.ty {
                 Ty::Slice { elem, mutable } => {
+                    let elem_t = self.substitute_ty(*elem, slots, loc);
                     let ok = match self.resolve(arg_t) {
                         T::Ty(Ty::Slice {
                             elem: arg_elem,
                             mutable: arg_mutable,
-                        }) => arg_elem == elem && (arg_mutable || !mutable),
-                        T::Ty(Ty::Shared { elem: arg_elem, .. }) => arg_elem == elem,
+                        }) => {
+                            let arg_elem = self.fresh_of(*arg_elem, loc);
+                            self.unify_quiet(elem_t, arg_elem) && (arg_mutable || !mutable)
+                        }
+                        T::Ty(Ty::Shared { elem: arg_elem, .. }) => {
+                            let arg_elem = self.fresh_of(*arg_elem, loc);
+                            self.unify_quiet(elem_t, arg_elem)
+                        }
                         T::Error => true,
                         _ => false,
                     };
@@ -220,14 +267,37 @@ impl Checker<'_> {
                         );
                     }
                 }
+                Ty::Scalar(scalar) => {
+                    let expected = Self::substitute(scalar, slots);
+                    self.unify(expected, arg_t, self.loc(*arg));
+                }
+                Ty::Closure(ClosureTy::Bound(index)) => {
+                    let bound = callee.generics.iter().find_map(|g| match g {
+                        GenericParam::Closure(bound) if bound.index == index => Some(*bound),
+                        _ => None,
+                    });
+                    if let Some(bound) = bound {
+                        let param_name = &callee.local(param.local).name;
+                        self.closure_arg(name, param_name, bound, slots, *arg, arg_t);
+                    }
+                }
                 ty => {
-                    self.unify(T::Ty(ty), arg_t, self.loc(*arg));
+                    let expected = self.fresh_of(ty, self.loc(*arg));
+                    self.unify(expected, arg_t, self.loc(*arg));
                 }
             }
         }
         match callee.ret {
-            Some(ret) => self.fresh_of(ret, loc),
+            Some(ret) => self.substitute_ty(ret, slots, loc),
             None => T::Ty(Ty::Unit),
+        }
+    }
+
+    /// `ty` of a generic function's signature with its type parameters as `slots` give them.
+    fn substitute_ty(&mut self, ty: Ty, slots: &[Slot], loc: Loc) -> T {
+        match ty {
+            Ty::Scalar(scalar) => Self::substitute(scalar, slots),
+            other => self.fresh_of(other, loc),
         }
     }
 }

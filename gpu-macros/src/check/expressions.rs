@@ -128,7 +128,19 @@ impl Checker<'_> {
                 }
                 T::Ty(Ty::Scalar(*to))
             }
-            ExprKind::Call { name, args, .. } => self.call(name, args, loc),
+            ExprKind::Call {
+                name,
+                args,
+                turbofish,
+                ..
+            } => self.call(id, name, args, turbofish, loc),
+            ExprKind::Closure {
+                params,
+                ret,
+                returns_value,
+                ..
+            } => self.closure_expr(id, params, *ret, *returns_value),
+            ExprKind::CallClosure { callee, args } => self.closure_call(*callee, args, loc),
             kind if is_constructor(kind)
                 && !self.let_inits.contains(&id)
                 && !matches!(

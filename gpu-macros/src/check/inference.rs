@@ -28,7 +28,7 @@ impl Checker<'_> {
     /// `t` with every bound variable replaced by its type.
     pub(super) fn resolve(&mut self, t: T) -> T {
         match t {
-            T::Ty(_) | T::Error | T::Array { .. } | T::Tuple(_) => t,
+            T::Ty(_) | T::Error | T::Array { .. } | T::Tuple(_) | T::Closure(_) => t,
             T::Var(id) => {
                 let root = self.root(id);
                 match self.vars[root as usize].bound {
@@ -48,6 +48,7 @@ impl Checker<'_> {
                 VarKind::Any => "a value".to_string(),
             },
             T::Error => "an erroneous value".to_string(),
+            T::Closure(_) => "a closure".to_string(),
             T::Array { elem, len } => {
                 let elem = self.describe(T::Var(elem));
                 format!("an array of {} ({elem})", len.describe())
@@ -105,6 +106,8 @@ impl Checker<'_> {
                 let elem = self.fresh_of(*elem, Loc::of(&quote::quote!()));
                 la == len && self.unify_quiet(T::Var(a), elem)
             }
+            (T::Closure(a), T::Closure(b)) => self.unify_closures(a, b),
+            (T::Closure(_), _) | (_, T::Closure(_)) => false,
             (T::Var(a), T::Var(b)) => self.union(a, b),
             (T::Var(v), other) | (other, T::Var(v)) => self.bind(v, other),
             (T::Tuple(a), T::Tuple(b)) => {
@@ -179,6 +182,15 @@ impl Checker<'_> {
 
     fn mismatch_hint(&mut self, expected: T, found: T) -> String {
         match (expected, found) {
+            (T::Closure(_), T::Closure(_)) => {
+                "; every closure has its own type: give each its own `let`, or pass it to a device \
+                 function whose parameter has a type `F: Fn(..)`"
+                    .to_string()
+            }
+            (T::Ty(_), T::Closure(_)) => {
+                "; a closure is passed only where a device function's parameter has a type `F: Fn(..)`"
+                    .to_string()
+            }
             (T::Ty(Ty::Scalar(e)), T::Var(_)) if e.is_half() => format!(
                 "; `{0}` has no literals (it is not a primitive type): write `{0}::from_f32(2.0)` or `{0}::ONE`",
                 e.rust_name()
@@ -234,7 +246,7 @@ impl Checker<'_> {
                 VarKind::Any => None,
                 kind => Some(kind),
             },
-            T::Ty(_) | T::Error | T::Array { .. } | T::Tuple(_) => None,
+            T::Ty(_) | T::Error | T::Array { .. } | T::Tuple(_) | T::Closure(_) => None,
         }
     }
 

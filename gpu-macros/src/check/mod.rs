@@ -11,10 +11,12 @@
 //! ranges).
 
 mod calls;
+mod closures;
 mod constants;
 mod expressions;
 mod format;
 mod inference;
+mod instantiate;
 mod intrinsics;
 mod outer;
 mod statements;
@@ -27,9 +29,13 @@ pub use constants::FLOAT_CONSTANTS;
 use crate::ctxt::Ctxt;
 use crate::intrinsics::Placement;
 use crate::ir::*;
+use crate::types::{ClosureTy, GenericArg};
 use crate::types::{Len, Scalar, Ty};
 use calls::check_recursion;
+use closures::ClosureSig;
 use constants::int_max;
+use instantiate::Instance;
+use std::collections::HashMap;
 use std::collections::HashSet;
 
 /// The result of type checking: the type of every expression and every variable.
@@ -38,6 +44,10 @@ pub struct Types {
     pub locals: Vec<Ty>,
     /// The type of each constant from outside the function, by `OuterConst::index`.
     pub outer: Vec<Scalar>,
+    /// The generic arguments of each call of a generic device function.
+    pub calls: HashMap<ExprId, Vec<GenericArg>>,
+    /// The result type of each closure expression (`()` for none).
+    pub closure_rets: HashMap<ExprId, Ty>,
 }
 
 impl Types {
@@ -75,6 +85,9 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             negated_literals: Vec::new(),
             negations: Vec::new(),
             deferred_values: Vec::new(),
+            instances: Vec::new(),
+            closures: Vec::new(),
+            returns: Vec::new(),
             let_inits: function
                 .exprs
                 .iter()
@@ -106,11 +119,15 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
                 .collect(),
         };
         for param in &function.params {
-            let t = checker.fresh_of(param.ty, param.span);
+            let t = match param.ty {
+                Ty::Closure(ClosureTy::Bound(index)) => checker.bound_closure(index),
+                ty => checker.fresh_of(ty, param.span),
+            };
             checker.locals[param.local.0 as usize] = Some(t);
         }
         checker.outer = checker.outer_types();
         checker.block(&function.body);
+        checker.force_all_closures();
         if let Some(ret) = function.ret {
             if !block_returns(&function.body) {
                 cx.error(
@@ -197,7 +214,7 @@ fn is_statement(block: &Block, id: ExprId) -> bool {
 }
 
 /// Whether every path through `block` ends in `return`.
-fn block_returns(block: &Block) -> bool {
+pub(super) fn block_returns(block: &Block) -> bool {
     block.stmts.last().is_some_and(|stmt| match &stmt.kind {
         StmtKind::Return(_) => true,
         StmtKind::Block(inner) => block_returns(inner),
@@ -232,6 +249,8 @@ enum T {
     },
     /// A tuple; each element's type is an inference variable.
     Tuple(&'static [u32]),
+    /// A closure: its signature in `Checker::closures`.
+    Closure(u32),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -276,6 +295,12 @@ struct Checker<'a> {
     negations: Vec<(ExprId, Loc)>,
     /// Intrinsic arguments whose type was still open when met.
     deferred_values: Vec<DeferredValue>,
+    /// Calls of generic device functions, settled at the end.
+    instances: Vec<Instance>,
+    /// The closures' signatures, indexed by `T::Closure`.
+    closures: Vec<ClosureSig>,
+    /// The result types of the closures whose bodies are being checked, innermost last.
+    returns: Vec<T>,
     /// Constructors that initialise a `let`, where they are allowed.
     let_inits: HashSet<ExprId>,
     /// Statement-only intrinsics (`wgmma_m64n*k16_*`, `wgmma_wait`) that stand as statements.
@@ -291,6 +316,9 @@ impl Checker<'_> {
 
     fn finish(mut self) -> Option<Types> {
         let outer = self.finish_outer();
+        self.check_closure_types();
+        let calls = self.settle_instances().into_iter().collect();
+        let closure_rets = self.closure_rets().into_iter().collect();
         let mut exprs = Vec::with_capacity(self.exprs.len());
         for t in std::mem::take(&mut self.exprs) {
             let ty = t.map_or(Ty::Unit, |t| self.finalize(t));
@@ -353,6 +381,8 @@ impl Checker<'_> {
             exprs,
             locals,
             outer,
+            calls,
+            closure_rets,
         })
     }
 
@@ -360,6 +390,7 @@ impl Checker<'_> {
         match self.resolve(t) {
             T::Ty(ty) => ty,
             T::Error => Ty::Unit,
+            T::Closure(k) => Ty::Closure(self.closures[k as usize].ty),
             T::Array { elem, len } => Ty::Array {
                 elem: self.finalize(T::Var(elem)).interned(),
                 len,

@@ -55,7 +55,9 @@ impl Checker<'_> {
                     );
                     Scalar::Usize
                 }
-                T::Error | T::Ty(_) | T::Array { .. } | T::Tuple(_) => Scalar::Usize,
+                T::Error | T::Ty(_) | T::Array { .. } | T::Tuple(_) | T::Closure(_) => {
+                    Scalar::Usize
+                }
             };
             types.push(scalar);
         }

@@ -166,6 +166,18 @@ impl Checker<'_> {
                     }
                 }
             }
+            StmtKind::Return(value) if !self.returns.is_empty() => {
+                let ret = *self.returns.last().expect("checked non-empty");
+                match value {
+                    Some(value) => {
+                        let t = self.expr(*value);
+                        self.unify(ret, t, self.loc(*value));
+                    }
+                    None => {
+                        self.unify(ret, T::Ty(Ty::Unit), stmt.span);
+                    }
+                }
+            }
             StmtKind::Return(value) => {
                 let ret = self.kernel.ret;
                 match (value, ret) {

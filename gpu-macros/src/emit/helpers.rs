@@ -111,6 +111,11 @@ struct rs_f16 {
     rs_f16() = default;
     __device__ explicit rs_f16(float f) { asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); }
     __device__ explicit rs_f16(double d) { asm(\"cvt.rn.f16.f64 %0, %1;\" : \"=h\"(bits) : \"d\"(d)); }
+    // Integers, for `i as T` and literals in generic code: through f32, exact below 2^24.
+    __device__ explicit rs_f16(int i) : rs_f16((float)i) {}
+    __device__ explicit rs_f16(unsigned int i) : rs_f16((float)i) {}
+    __device__ explicit rs_f16(long long i) : rs_f16((float)i) {}
+    __device__ explicit rs_f16(unsigned long long i) : rs_f16((float)i) {}
     __device__ operator float() const { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(bits)); return f; }
     static __device__ rs_f16 from_bits(unsigned short b) { rs_f16 h; h.bits = b; return h; }
 };
@@ -120,6 +125,10 @@ struct rs_bf16 {
     __device__ explicit rs_bf16(float f) { asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); }
     // Through f32: a double rounding, which differs from a direct one only in rare ties.
     __device__ explicit rs_bf16(double d) : rs_bf16((float)d) {}
+    __device__ explicit rs_bf16(int i) : rs_bf16((float)i) {}
+    __device__ explicit rs_bf16(unsigned int i) : rs_bf16((float)i) {}
+    __device__ explicit rs_bf16(long long i) : rs_bf16((float)i) {}
+    __device__ explicit rs_bf16(unsigned long long i) : rs_bf16((float)i) {}
     __device__ operator float() const { return __uint_as_float((unsigned int)bits << 16); }
     static __device__ rs_bf16 from_bits(unsigned short b) { rs_bf16 h; h.bits = b; return h; }
 };
@@ -133,6 +142,14 @@ struct rs_bf16 {
     __device__ __forceinline__ double rs_to_f64(H x) { return (double)(float)x; }
 RS_HALF_OPS(rs_f16)
 RS_HALF_OPS(rs_bf16)
+// Warp shuffles of a type parameter instantiated with a half type move its bits.
+#define RS_HALF_SHFL(H) \\
+    __device__ __forceinline__ H __shfl_sync(unsigned int m, H v, int l, int w = 32) { return H::from_bits((unsigned short)__shfl_sync(m, (unsigned int)v.bits, l, w)); } \\
+    __device__ __forceinline__ H __shfl_up_sync(unsigned int m, H v, unsigned int d, int w = 32) { return H::from_bits((unsigned short)__shfl_up_sync(m, (unsigned int)v.bits, d, w)); } \\
+    __device__ __forceinline__ H __shfl_down_sync(unsigned int m, H v, unsigned int d, int w = 32) { return H::from_bits((unsigned short)__shfl_down_sync(m, (unsigned int)v.bits, d, w)); } \\
+    __device__ __forceinline__ H __shfl_xor_sync(unsigned int m, H v, int l, int w = 32) { return H::from_bits((unsigned short)__shfl_xor_sync(m, (unsigned int)v.bits, l, w)); }
+RS_HALF_SHFL(rs_f16)
+RS_HALF_SHFL(rs_bf16)
 __device__ __forceinline__ bool rs_is_nan(rs_f16 x) { return (x.bits & 0x7fff) > 0x7c00; }
 __device__ __forceinline__ bool rs_is_infinite(rs_f16 x) { return (x.bits & 0x7fff) == 0x7c00; }
 __device__ __forceinline__ bool rs_is_finite(rs_f16 x) { return (x.bits & 0x7fff) < 0x7c00; }
@@ -708,12 +725,21 @@ template <typename T> __device__ __forceinline__ T rs_wrapping_pow(T base, unsig
     Helper {
         name: "rs_min",
         needs: &[],
-        code: "template <typename T> __device__ __forceinline__ T rs_min(T a, T b) { return b < a ? b : a; }\n",
+        code: "\
+template <typename T> __device__ __forceinline__ T rs_min(T a, T b) { return b < a ? b : a; }
+// A type parameter instantiated with a float ignores a NaN operand, as `f32::min` does.
+__device__ __forceinline__ float rs_min(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double rs_min(double a, double b) { return fmin(a, b); }
+",
     },
     Helper {
         name: "rs_max",
         needs: &[],
-        code: "template <typename T> __device__ __forceinline__ T rs_max(T a, T b) { return a < b ? b : a; }\n",
+        code: "\
+template <typename T> __device__ __forceinline__ T rs_max(T a, T b) { return a < b ? b : a; }
+__device__ __forceinline__ float rs_max(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double rs_max(double a, double b) { return fmax(a, b); }
+",
     },
     Helper {
         name: "rs_clamp",

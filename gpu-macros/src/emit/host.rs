@@ -174,6 +174,8 @@ pub fn emit_host(
                     template_args.push(quote!(#rt::TemplateArg::Const(#name as u64)));
                     rust_generics.push(quote!(const #name: usize));
                 }
+                // Rejected on kernels by the parser.
+                GenericParam::Closure(_) => {}
             }
         }
         (

@@ -37,6 +37,11 @@ impl Writer {
         self.depth -= 1;
     }
 
+    /// The current indentation, in levels.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
     pub fn finish(self) -> String {
         self.text
     }

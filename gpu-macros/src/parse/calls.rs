@@ -4,7 +4,7 @@
 use super::Parser;
 use crate::intrinsics::{Arg, Arity, Builtin, Op, Signature};
 use crate::ir::*;
-use crate::types::{Scalar, Ty};
+use crate::types::{GenericArg, Scalar, Ty};
 use quote::ToTokens;
 
 impl Parser<'_> {
@@ -48,6 +48,9 @@ impl Parser<'_> {
     }
 
     pub(super) fn call(&mut self, call: &syn::ExprCall) -> Option<ExprKind> {
+        if let Some(kind) = self.closure_call(call)? {
+            return Some(kind);
+        }
         let path = match &*call.func {
             syn::Expr::Path(path) if path.qself.is_none() => &path.path,
             other => {
@@ -144,18 +147,79 @@ impl Parser<'_> {
         // Anything else must be a `#[device]` function: its definition is fetched by path.
         let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
         let args = args.into_iter().collect::<Option<Vec<_>>>()?;
-        if path.segments.iter().any(|s| !s.arguments.is_none()) {
+        let last = path.segments.last()?;
+        let mut modules = path.segments.iter().take(path.segments.len() - 1);
+        if let Some(segment) = modules.find(|s| !s.arguments.is_none()) {
             self.cx.error_spanned_by(
-                path,
-                "generic arguments on device function calls are not supported",
+                segment,
+                "generic arguments go on the function's own name: `module::f::<f32>(x)`",
             );
             return None;
         }
+        let turbofish = match &last.arguments {
+            syn::PathArguments::None => Vec::new(),
+            syn::PathArguments::AngleBracketed(written) => written
+                .args
+                .iter()
+                .map(|arg| self.generic_arg(arg))
+                .collect::<Option<Vec<_>>>()?,
+            syn::PathArguments::Parenthesized(written) => {
+                self.cx.error_spanned_by(
+                    written,
+                    "write a device function's generic arguments as `f::<f32>(x)`",
+                );
+                return None;
+            }
+        };
+        // The macro that hands over the definition is named without the generic arguments.
+        let mut bare = path.clone();
+        if let Some(segment) = bare.segments.last_mut() {
+            segment.arguments = syn::PathArguments::None;
+        }
         Some(ExprKind::Call {
             name,
-            path: path.to_token_stream(),
+            path: bare.to_token_stream(),
             args,
+            turbofish,
         })
+    }
+
+    /// One argument of `f::<..>`: a type, a constant (`4`, `N`, `{ 2 * 8 }`), or `_` (`None`)
+    /// to leave it to the arguments.
+    fn generic_arg(&mut self, arg: &syn::GenericArgument) -> Option<Option<GenericArg>> {
+        match arg {
+            syn::GenericArgument::Type(syn::Type::Infer(_)) => Some(None),
+            syn::GenericArgument::Type(ty) => {
+                // `N` parses as a type whether it names a type or a constant.
+                let names_constant = match ty {
+                    syn::Type::Path(path) if path.qself.is_none() => {
+                        path.path.get_ident().is_some_and(|ident| {
+                            let name = ident.to_string();
+                            self.generic_const(&name).is_some()
+                                || self
+                                    .lookup(&name)
+                                    .is_some_and(|local| self.consts.contains_key(&local))
+                        })
+                    }
+                    _ => false,
+                };
+                if names_constant {
+                    Some(Some(GenericArg::Const(self.generic_length(arg)?)))
+                } else {
+                    Some(Some(GenericArg::Type(self.scalar_type(ty)?)))
+                }
+            }
+            syn::GenericArgument::Const(_) => {
+                Some(Some(GenericArg::Const(self.generic_length(arg)?)))
+            }
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "a device function's generic arguments are types (`f32`, `T`) and constants (`4`, `N`)",
+                );
+                None
+            }
+        }
     }
 
     /// A call of a GPU intrinsic, `Some(None)` if `name` is not one.

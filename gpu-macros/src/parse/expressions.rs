@@ -61,7 +61,6 @@ fn binary_op(op: &syn::BinOp) -> Option<BinOp> {
 /// The message for an expression kind outside the language.
 fn unsupported_expr(expr: &syn::Expr) -> String {
     let what = match expr {
-        syn::Expr::Closure(_) => "closures are not supported in kernels: write the code inline",
         syn::Expr::Tuple(_) => "tuples in kernels have two or more elements: `(a, b)`",
         syn::Expr::Range(_) => {
             "ranges are only supported as the iterator of a `for` loop: `for i in a..b`"
@@ -248,6 +247,7 @@ impl Parser<'_> {
             syn::Expr::Block(block) if block.label.is_none() => {
                 return self.value_block(&block.block);
             }
+            syn::Expr::Closure(closure) => self.closure(closure)?,
             other => {
                 self.cx.error_spanned_by(other, unsupported_expr(other));
                 return None;

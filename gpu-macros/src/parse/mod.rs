@@ -10,6 +10,7 @@
 //! [`constants`] (array lengths) and [`outer`] (constants defined outside the function).
 
 mod calls;
+mod closures;
 mod constant_tables;
 mod constants;
 mod expressions;
@@ -115,6 +116,10 @@ struct Parser<'a> {
     self_ty: Option<Ty>,
     /// How many assertions the function has so far: the next one's number.
     assertions: u32,
+    /// For each closure being parsed, innermost last, its first local: older ones are captures.
+    closure_bases: Vec<u32>,
+    /// Names being bound to a closure (`let f = |x| ..`), which its body cannot call.
+    closure_lets: Vec<String>,
 }
 
 impl<'a> Parser<'a> {
@@ -139,6 +144,8 @@ impl<'a> Parser<'a> {
             env,
             self_ty,
             assertions: 0,
+            closure_bases: Vec::new(),
+            closure_lets: Vec::new(),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::statements::pattern_names;
 use super::{Parser, SUPPORTED_SCALARS};
 use crate::ctxt::Ctxt;
 use crate::ir::*;
-use crate::types::{Bound, Generic, Scalar, Ty};
+use crate::types::{Bound, ClosureBound, ClosureTy, Generic, Scalar, Ty};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 
@@ -41,13 +41,6 @@ pub(super) fn check_signature(cx: &Ctxt, sig: &syn::Signature, kind: FnKind) {
     }
     if let Some(variadic) = &sig.variadic {
         cx.error_spanned_by(variadic, format!("{what} cannot be variadic"));
-    }
-    if kind == FnKind::Device && !sig.generics.params.is_empty() {
-        cx.error_spanned_by(
-            &sig.generics,
-            "generic device functions are not supported yet: write them for concrete types \
-             (bool, i32, u32, i64, u64, usize, f32, f64), or make the kernel generic",
-        );
     }
     if let Some(clause) = &sig.generics.where_clause {
         cx.error_spanned_by(
@@ -146,10 +139,23 @@ impl Parser<'_> {
     /// (A device function's are recorded too, so its rejection is the only message.)
     pub(super) fn generic_params(&mut self, generics: &syn::Generics) -> Vec<GenericParam> {
         let mut params = Vec::new();
+        // `F: Fn(T) -> T` may name type parameters declared after it: read once all are known.
+        let mut closures = Vec::new();
         for (index, param) in generics.params.iter().enumerate() {
             // The names live as long as the compilation: they become `&'static str` in the IR.
             let leak = |name: String| -> &'static str { Box::leak(name.into_boxed_str()) };
             match param {
+                syn::GenericParam::Type(ty) if self.fn_bound(ty).is_some() => {
+                    let name = leak(ty.ident.to_string());
+                    // A placeholder until the bound is read.
+                    params.push(GenericParam::Closure(Box::leak(Box::new(ClosureBound {
+                        index: index as u8,
+                        name,
+                        params: Vec::new(),
+                        ret: None,
+                    }))));
+                    closures.push((params.len() - 1, index as u8, name, ty));
+                }
                 syn::GenericParam::Type(ty) => {
                     let bounds: Vec<String> = ty
                         .bounds
@@ -171,11 +177,18 @@ impl Parser<'_> {
                         ["Integer"] => Bound::Integer,
                         ["Number"] => Bound::Number,
                         _ => {
+                            // Device functions also take closures.
+                            let closure = match self.kind {
+                                FnKind::Device => {
+                                    format!(", or a closure type `{}: Fn(A, B) -> R`", ty.ident)
+                                }
+                                FnKind::Kernel => String::new(),
+                            };
                             self.cx.error_spanned_by(
                                 ty,
                                 format!(
-                                    "give `{}` one bound: `Float` (f32, f64), `Integer` (i8, u8, i16, u16, i32, u32, i64, u64, usize) \
-                                     or `Number` (any of them)",
+                                    "give `{}` one bound: `Float` (f32, f64, f16, bf16), `Integer` (i8, u8, \
+                                     i16, u16, i32, u32, i64, u64, usize) or `Number` (any of them){closure}",
                                     ty.ident
                                 ),
                             );
@@ -216,7 +229,63 @@ impl Parser<'_> {
                 }
             }
         }
+        self.generics = params.clone();
+        for (position, index, name, ty) in closures {
+            let Some(args) = self.fn_bound(ty) else {
+                continue;
+            };
+            if self.kind == FnKind::Kernel {
+                self.cx.error_spanned_by(
+                    ty,
+                    "kernels take no closures: pass the values they need, or call a generic device \
+                     function that takes the closure from the kernel's body",
+                );
+                continue;
+            }
+            if let Some(bound) = self.closure_bound(index, name, args) {
+                params[position] = GenericParam::Closure(Box::leak(Box::new(bound)));
+            }
+        }
         params
+    }
+
+    /// The `Fn(A, B) -> R` bound of a type parameter, if it has one; `FnMut` and `FnOnce` are
+    /// reported.
+    fn fn_bound<'t>(
+        &self,
+        ty: &'t syn::TypeParam,
+    ) -> Option<&'t syn::ParenthesizedGenericArguments> {
+        let [syn::TypeParamBound::Trait(bound)] = ty.bounds.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let segment = bound.path.segments.last()?;
+        let syn::PathArguments::Parenthesized(args) = &segment.arguments else {
+            return None;
+        };
+        match segment.ident.to_string().as_str() {
+            "Fn" => Some(args),
+            "FnMut" | "FnOnce" => {
+                self.cx.error_spanned_by(
+                    bound,
+                    format!(
+                        "write `{}: Fn(..)`: closures in GPU code capture by copy and never change \
+                         what they captured",
+                        ty.ident
+                    ),
+                );
+                // Read as `Fn`, so the parameter's uses give no further messages.
+                Some(args)
+            }
+            _ => None,
+        }
+    }
+
+    /// The generic parameter `name` if it is a closure parameter (`F: Fn(..)`).
+    pub(super) fn closure_generic(&self, name: &str) -> Option<&'static ClosureBound> {
+        self.generics.iter().find_map(|g| match g {
+            GenericParam::Closure(bound) if bound.name == name => Some(*bound),
+            _ => None,
+        })
     }
 
     pub(super) fn generic_type(&self, name: &str) -> Option<Generic> {
@@ -392,9 +461,28 @@ impl Parser<'_> {
                 self.cx.error_spanned_by(ty, message);
                 None
             }
+            syn::Type::Path(path)
+                if path
+                    .path
+                    .get_ident()
+                    .and_then(|ident| self.closure_generic(&ident.to_string()))
+                    .is_some() =>
+            {
+                let ident = path.path.get_ident()?.to_string();
+                let bound = self.closure_generic(&ident)?;
+                Some((Ty::Closure(ClosureTy::Bound(bound.index)), PassBy::Value))
+            }
             syn::Type::Path(_) => Some((self.value_type(ty)?, PassBy::Value)),
             syn::Type::Array(_) if self.kind == FnKind::Device => {
                 Some((self.value_type(ty)?, PassBy::Value))
+            }
+            syn::Type::ImplTrait(_) | syn::Type::TraitObject(_) => {
+                self.cx.error_spanned_by(
+                    ty,
+                    "a closure parameter's type is a generic parameter with a `Fn` bound: \
+                     `fn f<F: Fn(f32) -> f32>(op: F)` (on device functions)",
+                );
+                None
             }
             syn::Type::Array(_) => {
                 self.cx.error_spanned_by(

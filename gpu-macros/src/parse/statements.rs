@@ -27,7 +27,7 @@ fn label_name(label: Option<&syn::Label>) -> Option<String> {
 
 /// Whether a device function's final expression is its value rather than a statement (an `if`
 /// without `else`, a loop).
-fn is_tail_value(expr: &syn::Expr) -> bool {
+pub(super) fn is_tail_value(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::If(if_expr) => if_expr.else_branch.is_some(),
         syn::Expr::Block(_) | syn::Expr::Match(_) => true,
@@ -165,7 +165,15 @@ impl Parser<'_> {
                         .error_spanned_by(diverge, "`let ... else` is not supported in kernels");
                 }
                 // The initializer sees the bindings before this one (`let x = x + 1;` shadows).
-                self.expr(&init.expr)
+                let closure = matches!(&*init.expr, syn::Expr::Closure(_));
+                if closure {
+                    self.closure_lets.push(name.clone());
+                }
+                let parsed = self.expr(&init.expr);
+                if closure {
+                    self.closure_lets.pop();
+                }
+                parsed
             }
             None => {
                 self.cx.error_spanned_by(
@@ -626,7 +634,11 @@ impl Parser<'_> {
     /// The left side of an assignment: a variable, an element, a field, or `*r`.
     pub(super) fn place(&mut self, expr: &syn::Expr) -> Option<ExprId> {
         match strip_parens(expr) {
-            syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Field(_) => self.expr(expr),
+            syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Field(_) => {
+                let place = self.expr(expr)?;
+                self.check_capture_write(place);
+                Some(place)
+            }
             syn::Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => self.expr(expr),
             other => {
                 self.cx.error_spanned_by(

@@ -13,8 +13,9 @@ use crate::check::{Types, FLOAT_CONSTANTS};
 use crate::emit::assertions::{message_expr, recorded_values};
 use crate::intrinsics::CpuWriter;
 use crate::ir::*;
-use crate::types::{Bound, Len, Scalar, Ty};
-use std::collections::HashMap;
+use crate::types::{Bound, ClosureTy, GenericArg, Len, Scalar, Ty};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 /// The twin of `program`'s kernel and twins of its device functions, as Rust source, plus
@@ -26,40 +27,61 @@ pub struct CpuTwin {
 
 /// Emits the CPU twin; `rt` is the runtime crate's path as Rust source.
 pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
-    let mut slots = HashMap::new();
+    let mut slots = Slots::default();
     for (f, function) in program.functions.iter().enumerate() {
+        if f != 0 && !function.generics.is_empty() {
+            // Numbered per instantiation as the bodies are written.
+            continue;
+        }
         for (e, expr) in function.exprs.iter().enumerate() {
             if matches!(expr.kind, ExprKind::SharedArray { .. }) {
-                let slot = slots.len() as u32;
-                slots.insert((f, e), slot);
+                slots.slot(f, e, Vec::new());
             }
         }
     }
+    let slots = RefCell::new(slots);
     let mut source = String::new();
     let mut needs_sync = false;
     let instantiations = instantiations(program.root());
-    for (f, (function, types)) in program.functions.iter().zip(types).enumerate() {
-        // A generic kernel gets one body per instantiation; device functions are not generic.
-        let substitutions: &[Vec<(u8, Scalar)>] = if f == 0 {
-            &instantiations
-        } else {
-            &[Vec::new()][..]
+    // A generic kernel gets one body per instantiation, a generic device function one per
+    // instantiation its callers reach (found as the bodies are written).
+    let mut work: Vec<(usize, Vec<(u8, Scalar)>)> = Vec::new();
+    for (f, function) in program.functions.iter().enumerate() {
+        if f == 0 {
+            work.extend(instantiations.iter().map(|s| (0, s.clone())));
+        } else if function.generics.is_empty() {
+            work.push((f, Vec::new()));
+        }
+    }
+    let mut done: HashSet<(usize, Vec<(u8, Scalar)>)> = HashSet::new();
+    let mut next = 0;
+    while next < work.len() {
+        let (f, substitution) = work[next].clone();
+        next += 1;
+        if !done.insert((f, substitution.clone())) {
+            continue;
+        }
+        let mut writer = Twin {
+            rt,
+            program,
+            function: &program.functions[f],
+            types: &types[f],
+            index: f,
+            slots: &slots,
+            subst: &substitution,
+            out: String::new(),
+            needs_sync: false,
+            wanted: Vec::new(),
         };
-        for substitution in substitutions {
-            let mut writer = Twin {
-                rt,
-                program,
-                function,
-                types,
-                index: f,
-                slots: &slots,
-                subst: substitution,
-                out: String::new(),
-                needs_sync: false,
-            };
-            writer.function();
-            needs_sync |= writer.needs_sync;
-            source.push_str(&writer.out);
+        writer.function();
+        needs_sync |= writer.needs_sync;
+        source.push_str(&writer.out);
+        for (name, callee_substitution) in writer.wanted {
+            if let Some((callee, function)) = program.function(&name) {
+                if !function.generics.is_empty() {
+                    work.push((callee, callee_substitution));
+                }
+            }
         }
     }
     // With type parameters, `__cpu_twin` picks the body; with const parameters alone, the
@@ -75,11 +97,26 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
     CpuTwin { source, needs_sync }
 }
 
+/// The runtime's number of each static shared array: per declaration (function, expression)
+/// and, in a generic device function, per instantiation.
+#[derive(Default)]
+struct Slots(HashMap<(usize, usize, Substitution), u32>);
+
+/// The concrete type of each type parameter of a body, by the parameter's index.
+type Substitution = Vec<(u8, Scalar)>;
+
+impl Slots {
+    fn slot(&mut self, function: usize, expr: usize, instance: Substitution) -> u32 {
+        let next = self.0.len() as u32;
+        *self.0.entry((function, expr, instance)).or_insert(next)
+    }
+}
+
 /// The most instantiations a generic kernel's twin is built for.
 const MAX_INSTANTIATIONS: usize = 16;
 
-/// The concrete types each type parameter's bound allows on the CPU (the half types lack the
-/// float methods there), combined: one substitution per twin body.
+/// The concrete types each type parameter's bound allows, combined: one substitution per twin
+/// body. (The half types' float methods go through `f32`, see `Twin::method`.)
 fn instantiations(kernel: &Function) -> Vec<Vec<(u8, Scalar)>> {
     let mut all: Vec<Vec<(u8, Scalar)>> = vec![Vec::new()];
     for generic in &kernel.generics {
@@ -87,7 +124,7 @@ fn instantiations(kernel: &Function) -> Vec<Vec<(u8, Scalar)>> {
             continue;
         };
         let choices: &[Scalar] = match g.bound {
-            Bound::Float => &[Scalar::F32, Scalar::F64],
+            Bound::Float => &[Scalar::F32, Scalar::F64, Scalar::F16, Scalar::Bf16],
             Bound::Integer => &[
                 Scalar::I8,
                 Scalar::U8,
@@ -111,6 +148,8 @@ fn instantiations(kernel: &Function) -> Vec<Vec<(u8, Scalar)>> {
                 Scalar::Usize,
                 Scalar::F32,
                 Scalar::F64,
+                Scalar::F16,
+                Scalar::Bf16,
             ],
         };
         all = all
@@ -142,7 +181,7 @@ fn dispatcher(kernel: &Function, instantiations: &[Vec<(u8, Scalar)>], rt: &str)
         .iter()
         .filter_map(|g| match g {
             GenericParam::Type(g) => Some(g.index),
-            GenericParam::Const(_) => None,
+            GenericParam::Const(_) | GenericParam::Closure(_) => None,
         })
         .collect();
     let scrutinee: Vec<String> = params
@@ -165,7 +204,7 @@ fn dispatcher(kernel: &Function, instantiations: &[Vec<(u8, Scalar)>], rt: &str)
     format!(
         "{ALLOWS}\nfn __cpu_twin(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{\n\
          match ({},) {{\n{arms}\
-         other => panic!(\"generic kernel `{}` has no CPU twin for {{other:?}}: on the CPU it runs for f32, f64 and the integer types\"),\n}}\n}}\n",
+         other => panic!(\"generic kernel `{}` has no CPU twin for {{other:?}}: on the CPU it runs for the types its bound allows\"),\n}}\n}}\n",
         scrutinee.join(", "),
         kernel.name
     )
@@ -183,11 +222,13 @@ struct Twin<'a> {
     types: &'a Types,
     /// This function's position in the program, for shared-memory slots.
     index: usize,
-    slots: &'a HashMap<(usize, usize), u32>,
+    slots: &'a RefCell<Slots>,
     /// The concrete type of each of the kernel's type parameters, in this body.
     subst: &'a [(u8, Scalar)],
     out: String,
     needs_sync: bool,
+    /// The generic device functions this body calls, with their concrete type arguments.
+    wanted: Vec<(String, Vec<(u8, Scalar)>)>,
 }
 
 /// One intrinsic call being spelled: the twin's answers to what the spelling asks.
@@ -257,9 +298,28 @@ impl Twin<'_> {
                 let elems: Vec<String> = elems.iter().map(|e| self.rust_ty(*e)).collect();
                 format!("({})", elems.join(", "))
             }
-            Ty::Slice { .. } | Ty::Shared { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit => {
-                unreachable!("a value of type {ty:?}")
+            Ty::Closure(ClosureTy::Bound(index)) => {
+                let bound = self.function.generics.iter().find_map(|g| match g {
+                    GenericParam::Closure(bound) if bound.index == index => Some(*bound),
+                    _ => None,
+                });
+                let Some(bound) = bound else {
+                    unreachable!("parsed: a closure parameter's type is a bound of the function")
+                };
+                let params: Vec<String> = bound.params.iter().map(|s| self.rust_type(*s)).collect();
+                let ret = bound
+                    .ret
+                    .map(|s| format!(" -> {}", self.rust_type(s)))
+                    .unwrap_or_default();
+                // Closures capture by copy, so they are `Copy`: a body may pass one on and call it.
+                format!("impl Fn({}){ret} + Copy", params.join(", "))
             }
+            Ty::Slice { .. }
+            | Ty::Shared { .. }
+            | Ty::Dim3
+            | Ty::Index3
+            | Ty::Unit
+            | Ty::Closure(ClosureTy::Expr(_)) => unreachable!("a value of type {ty:?}"),
         }
     }
 
@@ -356,10 +416,21 @@ impl Twin<'_> {
                     .ret
                     .map(|r| format!(" -> {}", self.rust_ty(r)))
                     .unwrap_or_default();
+                // A const parameter is a value known at launch on the CPU, passed first.
+                let consts: Vec<String> = f
+                    .generics
+                    .iter()
+                    .filter_map(|g| match g {
+                        GenericParam::Const(name) => Some(format!("{name}: usize, ")),
+                        GenericParam::Type(_) | GenericParam::Closure(_) => None,
+                    })
+                    .collect();
                 let _ = writeln!(
                     self.out,
-                    "fn __gpu_dev_{}(__t: &{rt}::cpu::ThreadCtx, {}){ret} {{",
+                    "fn __gpu_dev_{}{}(__t: &{rt}::cpu::ThreadCtx, {}{}){ret} {{",
                     f.name,
+                    suffix(self.subst),
+                    consts.concat(),
                     params.join(", ")
                 );
             }
@@ -614,6 +685,15 @@ impl Twin<'_> {
     fn literal(&self, lit: &Lit, scalar: Scalar) -> String {
         let generic = matches!(scalar, Scalar::Generic(_));
         let scalar = self.concrete(scalar);
+        // A literal of a type parameter instantiated with a half type: Rust has no suffix.
+        if scalar.is_half() {
+            let value = match lit {
+                Lit::Int { value, .. } => format!("{value}f64"),
+                Lit::Float { digits, .. } => format!("{digits}f64"),
+                Lit::Bool(b) => b.to_string(),
+            };
+            return format!("{}::from_f64({value})", self.rust_type(scalar));
+        }
         match lit {
             Lit::Bool(b) => b.to_string(),
             // A type parameter's literal may not fit a small integer it is instantiated with;
@@ -658,7 +738,20 @@ impl Twin<'_> {
             }
             ExprKind::Cast { expr, to } => {
                 let inner = self.expr(*expr);
-                format!("(({inner}) as {})", self.rust_type(*to))
+                // Only a type parameter instantiated with `f16`/`bf16` casts a half type here
+                // (the checker rejects `as` on them): through `f64`, exact for every `f16`.
+                let from = self.scalar_of(*expr);
+                let to_scalar = self.concrete(*to);
+                let inner = if from.is_half() {
+                    format!("({inner}).to_f64()")
+                } else {
+                    inner
+                };
+                if to_scalar.is_half() {
+                    format!("{}::from_f64(({inner}) as f64)", self.rust_type(to_scalar))
+                } else {
+                    format!("(({inner}) as {})", self.rust_type(*to))
+                }
             }
             ExprKind::FromBits { bits, to } => {
                 let ty = self.rust_type(*to);
@@ -724,7 +817,6 @@ impl Twin<'_> {
             } => self.method(*receiver, method, args),
             ExprKind::Builtin(_) => unreachable!("checked: builtins are read through an axis"),
             ExprKind::Field { base, name, .. } => self.field(id, *base, name),
-            ExprKind::Call { name, args, .. } => self.user_call(name, args),
             ExprKind::StructLit { ty, fields } => self.struct_literal(Ty::Struct(*ty), fields),
             ExprKind::AssocCall { ty, name, args, .. } => {
                 self.user_call(&method_name(&ty.describe(), name), args)
@@ -762,10 +854,57 @@ impl Twin<'_> {
                 let elems: Vec<String> = elems.iter().map(|e| self.expr(*e)).collect();
                 format!("({})", elems.join(", "))
             }
+            ExprKind::Call { name, args, .. } => {
+                let mut all = Vec::new();
+                let mut substitution = Vec::new();
+                for (i, arg) in self.types.calls.get(&id).into_iter().flatten().enumerate() {
+                    match arg {
+                        GenericArg::Type(scalar) => {
+                            substitution.push((i as u8, self.concrete(*scalar)));
+                        }
+                        GenericArg::Const(Len::Known(n)) => all.push(format!("{n}usize")),
+                        GenericArg::Const(Len::Param(name)) => all.push(name.to_string()),
+                        GenericArg::Const(len @ Len::Expr(_)) => all.push(len.rust()),
+                        // Rust infers the closure's type from the argument.
+                        GenericArg::Closure => {}
+                    }
+                }
+                let twin_name = format!("{name}{}", suffix(&substitution));
+                let code = self.call_named(name, &twin_name, all, args);
+                self.wanted.push((name.clone(), substitution));
+                code
+            }
             ExprKind::TupleField { base, index } => format!("{}.{index}", self.expr(*base)),
             ExprKind::Const { ty, name } => self.constant(*ty, name),
             ExprKind::GenericConst(name) => name.to_string(),
             ExprKind::Outer(constant) => constant.twin(),
+            ExprKind::Closure { params, body, .. } => {
+                // `move` copies the captures, `__t` (a reference) among them, so intrinsics in
+                // the body reach the thread's context.
+                let params: Vec<String> = params
+                    .iter()
+                    .map(|p| {
+                        let ty = match self.types.local(*p) {
+                            Ty::Scalar(s) => self.rust_type(s),
+                            other => unreachable!(
+                                "checked: closure parameters are scalars, found {other:?}"
+                            ),
+                        };
+                        format!("{}: {ty}", function.local(*p).name)
+                    })
+                    .collect();
+                let ret = match self.types.closure_rets.get(&id) {
+                    Some(Ty::Scalar(s)) => format!(" -> {}", self.rust_type(*s)),
+                    _ => String::new(),
+                };
+                let body = self.block(body);
+                format!("(move |{}|{ret} {body})", params.join(", "))
+            }
+            ExprKind::CallClosure { callee, args } => {
+                let callee = self.expr(*callee);
+                let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
+                format!("({callee})({})", args.join(", "))
+            }
             ExprKind::Select {
                 cond,
                 then_value,
@@ -786,7 +925,17 @@ impl Twin<'_> {
                 op.cpu(&mut call)
             }
             ExprKind::SharedArray { elem, len } => {
-                let slot = self.slots[&(self.index, id.0 as usize)];
+                // Each instantiation of a generic device function has its own array, as each
+                // C++ template instance has; the kernel's bodies are alternatives and share.
+                let instance = if self.index == 0 {
+                    Vec::new()
+                } else {
+                    self.subst.to_vec()
+                };
+                let slot = self
+                    .slots
+                    .borrow_mut()
+                    .slot(self.index, id.0 as usize, instance);
                 let len = len.rust();
                 format!("__t.shared_array::<{}>({slot}, {len})", self.rust_ty(*elem))
             }
@@ -864,10 +1013,50 @@ impl Twin<'_> {
     }
 
     fn method(&mut self, receiver: ExprId, method: &str, args: &[ExprId]) -> String {
-        let generic = matches!(self.types.scalar(receiver), Scalar::Generic(_));
+        let written = self.types.scalar(receiver);
+        let generic = matches!(written, Scalar::Generic(_));
         let scalar = self.scalar_of(receiver);
         let r = self.expr(receiver);
         let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
+        let entry = crate::methods::lookup(method, written);
+        if let (true, true, Some(entry)) = (generic && method != "to_bits", scalar.is_half(), entry)
+        {
+            // The `half` types lack the float methods: a type parameter instantiated with one
+            // computes in `f32` and rounds back, as the CUDA code does.
+            let r = format!("({r}).to_f32()");
+            let args: Vec<String> = args
+                .iter()
+                .zip(entry.args)
+                .map(|(arg, ty)| match ty {
+                    crate::methods::ArgTy::Same => format!("({arg}).to_f32()"),
+                    crate::methods::ArgTy::I32 | crate::methods::ArgTy::U32 => arg.clone(),
+                })
+                .collect();
+            let code = self.method_code(method, r, &args, Scalar::F32, false);
+            return match entry.ret {
+                crate::methods::RetTy::Same => {
+                    format!("{}::from_f32({code})", self.rust_type(scalar))
+                }
+                crate::methods::RetTy::Bool
+                | crate::methods::RetTy::U32
+                | crate::methods::RetTy::F32
+                | crate::methods::RetTy::F64
+                | crate::methods::RetTy::Bits
+                | crate::methods::RetTy::U64 => code,
+            };
+        }
+        self.method_code(method, r, &args, scalar, generic)
+    }
+
+    /// A method call on a receiver of the concrete `scalar`, its code `r` and `args` written.
+    fn method_code(
+        &self,
+        method: &str,
+        r: String,
+        args: &[String],
+        scalar: Scalar,
+        generic: bool,
+    ) -> String {
         let ty = self.rust_type(scalar);
         match method {
             // Not the concrete type's own `to_bits`: a type parameter's are always a `u64`.

@@ -83,15 +83,28 @@ impl Twin<'_> {
     /// A call of the twin of device function `name` with `args` (`receiver` first for a
     /// method), each passed as its parameter takes it.
     pub(super) fn user_call(&mut self, name: &str, args: &[ExprId]) -> String {
+        self.call_named(name, name, Vec::new(), args)
+    }
+
+    /// A call of device function `name` whose twin is `__gpu_dev_{twin_name}` (an
+    /// instantiation's), with `leading` arguments (its const parameters) before `args`.
+    pub(super) fn call_named(
+        &mut self,
+        name: &str,
+        twin_name: &str,
+        leading: Vec<String>,
+        args: &[ExprId],
+    ) -> String {
         let program_function = self.program.function(name).map(|(_, f)| f);
         let mut all = vec!["__t".to_string()];
+        all.extend(leading);
         for (i, arg) in args.iter().enumerate() {
             let pass = program_function
                 .and_then(|f| f.params.get(i))
                 .map_or(PassBy::Value, |p| p.pass);
             all.push(self.argument(*arg, pass));
         }
-        format!("__gpu_dev_{name}({})", all.join(", "))
+        format!("__gpu_dev_{twin_name}({})", all.join(", "))
     }
 
     /// An argument for a parameter passed `pass`.

@@ -5,7 +5,7 @@ use super::constants::constant;
 use super::{cuda_type, strip_outer_parens, Emitter};
 use crate::ir::*;
 use crate::methods::{self, Cuda, Method, RetTy};
-use crate::types::{Scalar, Ty};
+use crate::types::{GenericArg, Scalar, Ty};
 
 /// A float literal in C++: always with a point or exponent, `f` for `f32`.
 fn float_literal(digits: &str, scalar: Scalar) -> String {
@@ -127,10 +127,48 @@ impl<'a> Emitter<'a> {
                         function
                     }
                 };
+                // A libdevice function on a type parameter computes in `float` or `double`; an
+                // `f16`/`bf16` instantiation rounds back to `T`, as the `half` crate does.
+                if let (Cuda::Func(..), Scalar::Generic(generic), methods::RetTy::Same) =
+                    (method.cuda, scalar, method.ret)
+                {
+                    return format!("(({})({func}({})))", generic.name, call_args.join(", "));
+                }
                 format!("{func}({})", call_args.join(", "))
             }
             ExprKind::Builtin(_) => unreachable!("checked: builtins are read through an axis"),
-            ExprKind::Call { name, args, .. } => self.user_call(name, args),
+            ExprKind::Call { name, args, .. } => {
+                // Template arguments always explicit: deduction cannot see through a result
+                // type or an `f16` the caller converts.
+                let template = match self.types.calls.get(&id) {
+                    Some(generic_args) => {
+                        let written: Vec<String> = generic_args
+                            .iter()
+                            .filter_map(|arg| match arg {
+                                GenericArg::Type(scalar) => Some(cuda_type(*scalar).to_string()),
+                                GenericArg::Const(len) => Some(len.cuda()),
+                                GenericArg::Closure => None,
+                            })
+                            .collect();
+                        if written.is_empty() {
+                            String::new()
+                        } else {
+                            format!("<{}>", written.join(", "))
+                        }
+                    }
+                    None => String::new(),
+                };
+                self.user_call(&format!("{name}{template}"), args)
+            }
+            ExprKind::Closure { params, body, .. } => self.closure(id, params, body),
+            ExprKind::CallClosure { callee, args } => {
+                let callee = self.expr(*callee);
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|arg| strip_outer_parens(&self.expr(*arg)).to_string())
+                    .collect();
+                format!("{callee}({})", args.join(", "))
+            }
             ExprKind::SubSlice { .. } => {
                 unreachable!("checked: sub-slices are call arguments or `let` values")
             }

@@ -10,6 +10,7 @@
 //! [`intrinsics`] (answering what the spellings in `crate::intrinsics` ask) and [`format`]
 //! (assertions and `printf`).
 
+mod closures;
 mod constants;
 mod expressions;
 mod format;
@@ -22,7 +23,7 @@ use super::helpers::{Helper, HELPERS};
 use super::writer::Writer;
 use crate::check::Types;
 use crate::ir::*;
-use crate::types::{Scalar, Ty};
+use crate::types::{Bound, Scalar, Ty};
 use std::collections::{BTreeSet, HashSet};
 
 /// The C++ spelling of a scalar type.
@@ -65,7 +66,7 @@ pub fn cuda_ty(ty: Ty) -> String {
             format!("rs_tuple{}<{}>", elems.len(), elems.join(", "))
         }
         Ty::Unit => "void".to_string(),
-        Ty::Slice { .. } | Ty::Shared { .. } | Ty::Dim3 | Ty::Index3 => {
+        Ty::Slice { .. } | Ty::Shared { .. } | Ty::Dim3 | Ty::Index3 | Ty::Closure(_) => {
             unreachable!("checked: no C++ value of type {ty:?}")
         }
     }
@@ -91,6 +92,15 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
     let mut emitter = Emitter::new(program, program.root(), &types[0], &function_names);
     emitter.function();
     helpers.extend(emitter.helpers.iter().copied());
+    // A type parameter that may be `f16` or `bf16` needs their C++ types at instantiation.
+    let may_be_half = program
+        .root()
+        .generics
+        .iter()
+        .any(|g| matches!(g, GenericParam::Type(generic) if generic.bound != Bound::Integer));
+    if may_be_half {
+        helpers.insert("rs_half");
+    }
     let root = emitter.out.finish();
 
     let root_fn = program.root();
@@ -299,6 +309,7 @@ impl<'a> Emitter<'a> {
             taken.insert(match generic {
                 GenericParam::Type(g) => g.name.to_string(),
                 GenericParam::Const(name) => name.to_string(),
+                GenericParam::Closure(bound) => bound.name.to_string(),
             });
         }
         let mut names = kernel
@@ -425,6 +436,7 @@ impl<'a> Emitter<'a> {
                         len.cuda()
                     ));
                 }
+                Ty::Closure(_) => params.push(format!("{} {name}", self.value_type(param.ty))),
                 ty => {
                     let qualified = match param.pass {
                         PassBy::Value => cuda_ty(ty),
@@ -437,18 +449,17 @@ impl<'a> Emitter<'a> {
         }
         let head = match self.kernel.kind {
             FnKind::Kernel if !self.kernel.generics.is_empty() => {
-                let params: Vec<String> = self
-                    .kernel
-                    .generics
-                    .iter()
-                    .map(|g| match g {
-                        GenericParam::Type(generic) => format!("typename {}", generic.name),
-                        GenericParam::Const(name) => format!("unsigned long long {name}"),
-                    })
-                    .collect();
-                format!("template <{}> __global__ void", params.join(", "))
+                format!(
+                    "template <{}> __global__ void",
+                    template_params(&self.kernel.generics)
+                )
             }
             FnKind::Kernel => "extern \"C\" __global__ void".to_string(),
+            FnKind::Device if !self.kernel.generics.is_empty() => format!(
+                "template <{}> __device__ {}",
+                template_params(&self.kernel.generics),
+                self.kernel.ret.map_or("void".to_string(), cuda_ty)
+            ),
             FnKind::Device => format!(
                 "__device__ {}",
                 self.kernel.ret.map_or("void".to_string(), cuda_ty)
@@ -480,6 +491,21 @@ impl<'a> Emitter<'a> {
         self.out.dedent();
         self.out.line("}");
     }
+}
+
+/// `typename T, unsigned long long N`: a template's parameters. Closure types come last: a
+/// call names the others explicitly and leaves the lambdas' types to deduction.
+fn template_params(generics: &[GenericParam]) -> String {
+    let named = generics.iter().filter_map(|g| match g {
+        GenericParam::Type(generic) => Some(format!("typename {}", generic.name)),
+        GenericParam::Const(name) => Some(format!("unsigned long long {name}")),
+        GenericParam::Closure(_) => None,
+    });
+    let closures = generics.iter().filter_map(|g| match g {
+        GenericParam::Closure(bound) => Some(format!("typename {}", bound.name)),
+        GenericParam::Type(_) | GenericParam::Const(_) => None,
+    });
+    named.chain(closures).collect::<Vec<_>>().join(", ")
 }
 
 /// The CUDA vector type of four `elem`s.

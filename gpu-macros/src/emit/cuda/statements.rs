@@ -36,6 +36,11 @@ impl<'a> Emitter<'a> {
                 self.out
                     .line(&format!("(void)({});", strip_outer_parens(&code)));
             }
+            StmtKind::Let { local, init } if matches!(self.types.local(*local), Ty::Closure(_)) => {
+                let value = self.expr(*init);
+                let line = format!("auto {} = {value};", self.name(*local));
+                self.out.line(&line);
+            }
             StmtKind::Let { local, init }
                 if matches!(self.kernel.expr(*init).kind, ExprKind::Match { .. }) =>
             {
@@ -234,7 +239,9 @@ impl<'a> Emitter<'a> {
             | ExprKind::Local(_)
             | ExprKind::Const { .. }
             | ExprKind::GenericConst(_)
-            | ExprKind::Outer(_) => true,
+            | ExprKind::Outer(_)
+            // Making a closure has no effect: an unused one is not written (NVRTC would warn).
+            | ExprKind::Closure { .. } => true,
             ExprKind::Binary { lhs, rhs, .. } => self.is_pure(*lhs) && self.is_pure(*rhs),
             ExprKind::Unary { operand, .. } => self.is_pure(*operand),
             ExprKind::Cast { expr, .. } => self.is_pure(*expr),

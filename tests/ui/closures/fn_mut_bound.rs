@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[device]
+fn apply<F: FnMut(f32) -> f32>(x: f32, f: F) -> f32 {
+    f(x)
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[device]
+fn apply(x: f32, op: impl Fn(f32) -> f32) -> f32 {
+    op(x)
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn k(x: &[f32], out: &mut [f32]) {
+    let i = global_idx().x;
+    let identity = |v| v;
+    out[i] = x[i];
+}
+
+fn main() {}

@@ -1,9 +1,0 @@
-use gpu::prelude::*;
-
-#[kernel]
-fn k(x: &mut [f32]) {
-    let f = |v: f32| v * 2.0;
-    x[0] = 1.0;
-}
-
-fn main() {}
