@@ -89,8 +89,8 @@ fn initial(n: usize) -> Vec<Body> {
             let r = 1.0 + (i % 97) as f32 * 0.01;
             Body {
                 pos: [
-                    r * (t * 6.283).cos(),
-                    r * (t * 6.283).sin(),
+                    r * (t * std::f32::consts::TAU).cos(),
+                    r * (t * std::f32::consts::TAU).sin(),
                     (i % 13) as f32 * 0.05,
                 ],
                 mass: 1.0 / n as f32,

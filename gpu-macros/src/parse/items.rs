@@ -365,12 +365,11 @@ pub fn parse_impl(cx: &Ctxt, env: &TypeEnv, item: &syn::ItemImpl) -> Vec<Functio
 /// whole or not at all.
 pub fn host_impl(item: &syn::ItemImpl) -> Option<syn::ItemImpl> {
     let mut host = item.clone();
-    host.attrs.retain(|a| {
-        !a.path()
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == "device")
-    });
+    host.attrs
+        .retain(|a| a.path().segments.last().is_none_or(|s| s.ident != "device"));
+    // Kernel code indexes in loops (the language has no iterators but ranges).
+    host.attrs
+        .push(syn::parse_quote!(#[allow(clippy::needless_range_loop)]));
     let before = host.items.len();
     host.items.retain(|item| match item {
         syn::ImplItem::Fn(method) => host_compatible(method.block.to_token_stream()),
