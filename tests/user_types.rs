@@ -314,6 +314,10 @@ fn complex_operators() {
     )
     .unwrap();
     let got = counts.to_host(&stream).unwrap();
+    // The iteration is chaotic at the set's edge: a GPU that contracts `a * b + c` into one FMA
+    // (as CUDA compilers do) escapes a few edge pixels at other iterations than the CPU. The
+    // CPU backend computes as Rust does and matches everywhere.
+    let mut differing = Vec::new();
     for (i, &count) in got.iter().enumerate() {
         let x = (i % width) as f32 / width as f32 * 3.0 - 2.0;
         let y = (i / width) as f32 / width as f32 * 3.0 - 1.5;
@@ -324,8 +328,21 @@ fn complex_operators() {
             zr = re;
             k += 1;
         }
-        assert_eq!(count, k, "pixel {i}");
+        assert_ne!(count, u32::MAX, "pixel {i}: the operators disagree");
+        if count != k {
+            differing.push(i);
+        }
     }
+    let allowed = if gpu.backend() == gpu::runtime::Backend::Cpu {
+        0
+    } else {
+        got.len() / 50
+    };
+    assert!(
+        differing.len() <= allowed,
+        "{} pixels differ from the CPU (at most {allowed} may): {differing:?}",
+        differing.len()
+    );
 }
 
 /// A struct holding another `#[device]` struct: C++ and Rust agree on its layout too.
