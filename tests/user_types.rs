@@ -393,3 +393,50 @@ fn nested_structs_in_memory() {
         assert_eq!(*got, expected, "particle {i}");
     }
 }
+
+/// `#[device]` structs in a local array: built from a value, indexed, written field by field.
+#[kernel]
+fn heaviest_of_four(bodies: &[Body], out: &mut [Body]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        let mut group = [Body::new([0.0; 3], 0.0); 4];
+        for k in 0..4 {
+            group[k] = bodies[i * 4 + k];
+            group[k].pos[2] += 1.0;
+        }
+        let mut best = group[0];
+        for k in 1..4 {
+            if group[k].mass > best.mass {
+                best = group[k];
+            }
+        }
+        out[i] = best;
+    }
+}
+
+#[test]
+fn structs_in_local_arrays() {
+    assert_compiles_with_nvrtc(&[(&heaviest_of_four::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let host: Vec<Body> = (0..40)
+        .map(|i| Body {
+            pos: [i as f32, 0.0, 0.5],
+            mass: ((i * 7) % 11) as f32,
+        })
+        .collect();
+    let bodies = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, 10).unwrap();
+    heaviest_of_four::launch(&stream, LaunchConfig::for_len(10, 32), &bodies, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    for (i, got) in got.iter().enumerate() {
+        let mut best = host[i * 4];
+        for b in &host[i * 4 + 1..i * 4 + 4] {
+            if b.mass > best.mass {
+                best = *b;
+            }
+        }
+        best.pos[2] += 1.0;
+        assert_eq!(*got, best, "group {i}");
+    }
+}
