@@ -136,4 +136,6 @@ fn cuda_source_of(rust: &str) -> Result<String, String> {
 }
 
 #[cfg(test)]
+mod never_panics;
+#[cfg(test)]
 mod tests;
