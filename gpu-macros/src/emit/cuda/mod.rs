@@ -19,7 +19,7 @@ mod intrinsics;
 mod statements;
 mod user_types;
 
-use super::helpers::{Helper, HELPERS};
+use super::helpers::{self, Helper};
 use super::writer::Writer;
 use crate::check::Types;
 use crate::ir::*;
@@ -124,7 +124,7 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
     }
     let mut with_deps = helpers.clone();
     for name in &helpers {
-        if let Some(helper) = HELPERS.iter().find(|h| h.name == *name) {
+        if let Some(helper) = helpers::all().find(|h| h.name == *name) {
             with_deps.extend(helper.needs.iter().copied());
         }
     }
@@ -132,7 +132,7 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
     if with_deps.contains("rs_wgmma") && with_deps.remove("rs_dynamic_smem") {
         with_deps.insert("rs_dynamic_smem_1024");
     }
-    for helper in HELPERS {
+    for helper in helpers::all() {
         if with_deps.contains(helper.name) {
             source.push_str(helper.code);
         }
@@ -396,8 +396,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn use_helper(&mut self, name: &'static str) -> &'static str {
-        let helper: &Helper = HELPERS
-            .iter()
+        let helper: &Helper = helpers::all()
             .find(|h| h.name == name)
             .expect("helper is defined");
         for dep in helper.needs {

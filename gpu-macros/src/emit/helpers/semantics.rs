@@ -1,0 +1,250 @@
+//! The helpers that give C++ Rust's semantics: saturating float-to-integer casts, wrapping
+//! arithmetic, and the number methods C++ spells differently or lacks.
+
+use super::Helper;
+
+/// The Rust-semantics helpers, written after the machine's.
+pub(super) const SEMANTICS: &[Helper] = &[
+    Helper {
+        name: "rs_as_i32",
+        needs: &[],
+        code: "\
+// Rust's float-to-int `as`: round toward zero, saturate, NaN to 0.
+__device__ __forceinline__ int rs_as_i32(float x) { return x != x ? 0 : __float2int_rz(x); }
+__device__ __forceinline__ int rs_as_i32(double x) { return x != x ? 0 : __double2int_rz(x); }
+",
+    },
+    Helper {
+        name: "rs_as_u32",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ unsigned int rs_as_u32(float x) { return x != x ? 0 : __float2uint_rz(x); }
+__device__ __forceinline__ unsigned int rs_as_u32(double x) { return x != x ? 0 : __double2uint_rz(x); }
+",
+    },
+    Helper {
+        name: "rs_as_i64",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ long long rs_as_i64(float x) { return x != x ? 0 : __float2ll_rz(x); }
+__device__ __forceinline__ long long rs_as_i64(double x) { return x != x ? 0 : __double2ll_rz(x); }
+",
+    },
+    Helper {
+        name: "rs_as_u64",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ unsigned long long rs_as_u64(float x) { return x != x ? 0 : __float2ull_rz(x); }
+__device__ __forceinline__ unsigned long long rs_as_u64(double x) { return x != x ? 0 : __double2ull_rz(x); }
+",
+    },
+    Helper {
+        name: "rs_as_small",
+        needs: &[],
+        code: "\
+// Rust's float-to-int `as` for integers narrower than `int`: NaN to 0, saturated to `T`'s
+// range (exact in float), rounded toward zero; the caller converts the `int` to `T`.
+template <typename T> __device__ __forceinline__ int rs_as_small(double x) {
+    const bool is_signed = (T)-1 < (T)0;
+    const int bits = (int)sizeof(T) * 8;
+    const double lo = is_signed ? -(double)(1 << (bits - 1)) : 0.0;
+    const double hi = is_signed ? (double)((1 << (bits - 1)) - 1) : (double)((1 << bits) - 1);
+    return x != x ? 0 : __double2int_rz(fmin(fmax(x, lo), hi));
+}
+template <typename T> __device__ __forceinline__ int rs_as_small(float x) {
+    const bool is_signed = (T)-1 < (T)0;
+    const int bits = (int)sizeof(T) * 8;
+    const float lo = is_signed ? -(float)(1 << (bits - 1)) : 0.0f;
+    const float hi = is_signed ? (float)((1 << (bits - 1)) - 1) : (float)((1 << bits) - 1);
+    return x != x ? 0 : __float2int_rz(fminf(fmaxf(x, lo), hi));
+}
+",
+    },
+    Helper {
+        name: "rs_wrapping_add",
+        needs: &[],
+        code: "\
+// Rust integer arithmetic wraps (release semantics); C++ signed overflow is undefined.
+__device__ __forceinline__ int rs_wrapping_add(int a, int b) { return (int)((unsigned int)a + (unsigned int)b); }
+__device__ __forceinline__ long long rs_wrapping_add(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
+__device__ __forceinline__ unsigned int rs_wrapping_add(unsigned int a, unsigned int b) { return a + b; }
+__device__ __forceinline__ unsigned long long rs_wrapping_add(unsigned long long a, unsigned long long b) { return a + b; }
+// Generic kernels instantiated for floats land here.
+template <typename T> __device__ __forceinline__ T rs_wrapping_add(T a, T b) { return a + b; }
+",
+    },
+    Helper {
+        name: "rs_wrapping_sub",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int rs_wrapping_sub(int a, int b) { return (int)((unsigned int)a - (unsigned int)b); }
+__device__ __forceinline__ long long rs_wrapping_sub(long long a, long long b) { return (long long)((unsigned long long)a - (unsigned long long)b); }
+__device__ __forceinline__ unsigned int rs_wrapping_sub(unsigned int a, unsigned int b) { return a - b; }
+__device__ __forceinline__ unsigned long long rs_wrapping_sub(unsigned long long a, unsigned long long b) { return a - b; }
+template <typename T> __device__ __forceinline__ T rs_wrapping_sub(T a, T b) { return a - b; }
+",
+    },
+    Helper {
+        name: "rs_wrapping_mul",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int rs_wrapping_mul(int a, int b) { return (int)((unsigned int)a * (unsigned int)b); }
+__device__ __forceinline__ long long rs_wrapping_mul(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
+__device__ __forceinline__ unsigned int rs_wrapping_mul(unsigned int a, unsigned int b) { return a * b; }
+__device__ __forceinline__ unsigned long long rs_wrapping_mul(unsigned long long a, unsigned long long b) { return a * b; }
+template <typename T> __device__ __forceinline__ T rs_wrapping_mul(T a, T b) { return a * b; }
+",
+    },
+    Helper {
+        name: "rs_wrapping_neg",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ int rs_wrapping_neg(int a) { return (int)(0u - (unsigned int)a); }
+__device__ __forceinline__ long long rs_wrapping_neg(long long a) { return (long long)(0ull - (unsigned long long)a); }
+template <typename T> __device__ __forceinline__ T rs_wrapping_neg(T a) { return (T)(0 - a); }
+",
+    },
+    Helper {
+        name: "rs_wrapping_abs",
+        needs: &["rs_wrapping_neg"],
+        code: "\
+__device__ __forceinline__ int rs_wrapping_abs(int a) { return a < 0 ? rs_wrapping_neg(a) : a; }
+__device__ __forceinline__ long long rs_wrapping_abs(long long a) { return a < 0 ? rs_wrapping_neg(a) : a; }
+",
+    },
+    Helper {
+        name: "rs_wrapping_pow",
+        needs: &["rs_wrapping_mul"],
+        code: "\
+template <typename T> __device__ __forceinline__ T rs_wrapping_pow(T base, unsigned int exp) {
+    T acc = 1;
+    while (exp > 0) {
+        if (exp & 1u) acc = rs_wrapping_mul(acc, base);
+        base = rs_wrapping_mul(base, base);
+        exp >>= 1;
+    }
+    return acc;
+}
+",
+    },
+    Helper {
+        name: "rs_min",
+        needs: &[],
+        code: "\
+template <typename T> __device__ __forceinline__ T rs_min(T a, T b) { return b < a ? b : a; }
+// A type parameter instantiated with a float ignores a NaN operand, as `f32::min` does.
+__device__ __forceinline__ float rs_min(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double rs_min(double a, double b) { return fmin(a, b); }
+",
+    },
+    Helper {
+        name: "rs_max",
+        needs: &[],
+        code: "\
+template <typename T> __device__ __forceinline__ T rs_max(T a, T b) { return a < b ? b : a; }
+__device__ __forceinline__ float rs_max(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double rs_max(double a, double b) { return fmax(a, b); }
+",
+    },
+    Helper {
+        name: "rs_clamp",
+        needs: &[],
+        code: "\
+// As Rust's clamp: a NaN stays NaN.
+template <typename T> __device__ __forceinline__ T rs_clamp(T x, T lo, T hi) { return x < lo ? lo : (x > hi ? hi : x); }
+",
+    },
+    Helper {
+        name: "rs_powi",
+        needs: &[],
+        code: "\
+// Repeated squaring, as Rust's powi lowers to.
+template <typename T> __device__ __forceinline__ T rs_powi(T base, int exp) {
+    unsigned int n = exp < 0 ? 0u - (unsigned int)exp : (unsigned int)exp;
+    T acc = 1;
+    while (n > 0) {
+        if (n & 1u) acc *= base;
+        base *= base;
+        n >>= 1;
+    }
+    return exp < 0 ? (T)1 / acc : acc;
+}
+",
+    },
+    Helper {
+        name: "rs_fract",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ float rs_fract(float x) { return x - truncf(x); }
+__device__ __forceinline__ double rs_fract(double x) { return x - trunc(x); }
+",
+    },
+    Helper {
+        name: "rs_recip",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ float rs_recip(float x) { return 1.0f / x; }
+__device__ __forceinline__ double rs_recip(double x) { return 1.0 / x; }
+",
+    },
+    Helper {
+        name: "rs_signum",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ float rs_signum(float x) { return x != x ? x : copysignf(1.0f, x); }
+__device__ __forceinline__ double rs_signum(double x) { return x != x ? x : copysign(1.0, x); }
+",
+    },
+    Helper {
+        name: "rs_is_nan",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ bool rs_is_nan(float x) { return x != x; }
+__device__ __forceinline__ bool rs_is_nan(double x) { return x != x; }
+",
+    },
+    Helper {
+        name: "rs_is_infinite",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ bool rs_is_infinite(float x) { return fabsf(x) == __int_as_float(0x7f800000); }
+__device__ __forceinline__ bool rs_is_infinite(double x) { return fabs(x) == __longlong_as_double(0x7ff0000000000000ll); }
+",
+    },
+    Helper {
+        name: "rs_is_finite",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ bool rs_is_finite(float x) { return fabsf(x) < __int_as_float(0x7f800000); }
+__device__ __forceinline__ bool rs_is_finite(double x) { return fabs(x) < __longlong_as_double(0x7ff0000000000000ll); }
+",
+    },
+    Helper {
+        name: "rs_to_degrees",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ float rs_to_degrees(float x) { return x * 57.2957795130823208767981548141051703f; }
+__device__ __forceinline__ double rs_to_degrees(double x) { return x * 57.2957795130823208767981548141051703; }
+",
+    },
+    Helper {
+        name: "rs_to_radians",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ float rs_to_radians(float x) { return x * 0.017453292519943295769236907684886127f; }
+__device__ __forceinline__ double rs_to_radians(double x) { return x * 0.017453292519943295769236907684886127; }
+",
+    },
+    Helper {
+        name: "rs_trailing_zeros",
+        needs: &[],
+        code: "\
+__device__ __forceinline__ unsigned int rs_trailing_zeros(int x) { return x == 0 ? 32u : (unsigned int)(__ffs(x) - 1); }
+__device__ __forceinline__ unsigned int rs_trailing_zeros(unsigned int x) { return x == 0 ? 32u : (unsigned int)(__ffs((int)x) - 1); }
+__device__ __forceinline__ unsigned int rs_trailing_zeros(long long x) { return x == 0 ? 64u : (unsigned int)(__ffsll(x) - 1); }
+__device__ __forceinline__ unsigned int rs_trailing_zeros(unsigned long long x) { return x == 0 ? 64u : (unsigned int)(__ffsll((long long)x) - 1); }
+// A type parameter narrower than `int` (a sign-extended nonzero value keeps its lowest set bit).
+template <typename T> __device__ __forceinline__ unsigned int rs_trailing_zeros(T x) { return x == 0 ? (unsigned int)sizeof(T) * 8u : (unsigned int)(__ffs((int)x) - 1); }
+",
+    },
+];
