@@ -47,6 +47,15 @@ pub enum Bound {
 }
 
 impl Bound {
+    /// Whether the concrete type `scalar` satisfies the bound.
+    pub fn admits(self, scalar: Scalar) -> bool {
+        match self {
+            Bound::Float => scalar.is_float() || scalar.is_half(),
+            Bound::Integer => scalar.is_int(),
+            Bound::Number => scalar.is_number(),
+        }
+    }
+
     pub fn rust_name(self) -> &'static str {
         match self {
             Bound::Float => "Float",

@@ -210,9 +210,7 @@ fn satisfies(scalar: Scalar, bound: Bound) -> bool {
             (Bound::Number | Bound::Integer, Bound::Float)
             | (Bound::Number | Bound::Float, Bound::Integer) => false,
         },
-        (_, Bound::Float) => scalar.is_float() || scalar.is_half(),
-        (_, Bound::Integer) => scalar.is_int(),
-        (_, Bound::Number) => scalar.is_number(),
+        (_, bound) => bound.admits(scalar),
     }
 }
 

@@ -14,7 +14,7 @@ mod user_types;
 use crate::check::Types;
 use crate::intrinsics::CpuWriter;
 use crate::ir::*;
-use crate::types::{Bound, ClosureTy, Len, Scalar, Ty};
+use crate::types::{ClosureTy, Len, Scalar, Ty};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
@@ -124,35 +124,10 @@ fn instantiations(kernel: &Function) -> Vec<Vec<(u8, Scalar)>> {
         let GenericParam::Type(g) = generic else {
             continue;
         };
-        let choices: &[Scalar] = match g.bound {
-            Bound::Float => &[Scalar::F32, Scalar::F64, Scalar::F16, Scalar::Bf16],
-            Bound::Integer => &[
-                Scalar::I8,
-                Scalar::U8,
-                Scalar::I16,
-                Scalar::U16,
-                Scalar::I32,
-                Scalar::U32,
-                Scalar::I64,
-                Scalar::U64,
-                Scalar::Usize,
-            ],
-            Bound::Number => &[
-                Scalar::I8,
-                Scalar::U8,
-                Scalar::I16,
-                Scalar::U16,
-                Scalar::I32,
-                Scalar::U32,
-                Scalar::I64,
-                Scalar::U64,
-                Scalar::Usize,
-                Scalar::F32,
-                Scalar::F64,
-                Scalar::F16,
-                Scalar::Bf16,
-            ],
-        };
+        let choices: Vec<Scalar> = Scalar::ALL
+            .into_iter()
+            .filter(|s| g.bound.admits(*s))
+            .collect();
         all = all
             .into_iter()
             .flat_map(|prefix| {
