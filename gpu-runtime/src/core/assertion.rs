@@ -51,42 +51,11 @@ impl PanicArg {
     }
 }
 
-/// Forwards a formatting trait to the held value; `$fallback` formats the types that lack it
-/// (floats under `{:x}`), which the macro never asks for.
+/// Forwards formatting trait `$trait` to the held value: integers use it, `bool` uses
+/// `$bool_trait` and floats `$float_trait`, for the traits those types lack (`{:x}` of a float,
+/// `{:e}` of a `bool`), which the macro never asks for.
 macro_rules! forward {
-    ($trait:ident, $fallback:ident) => {
-        impl fmt::$trait for PanicArg {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match self.0 {
-                    ScalarValue::Bool(v) => fmt::Display::fmt(&v, f),
-                    ScalarValue::I8(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::U8(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::I16(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::U16(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::I32(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::U32(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::I64(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::U64(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::F32(v) => fmt::$fallback::fmt(&v, f),
-                    ScalarValue::F64(v) => fmt::$fallback::fmt(&v, f),
-                    ScalarValue::F16(v) => fmt::$fallback::fmt(&v, f),
-                    ScalarValue::Bf16(v) => fmt::$fallback::fmt(&v, f),
-                }
-            }
-        }
-    };
-}
-
-forward!(LowerHex, Display);
-forward!(UpperHex, Display);
-forward!(Octal, Display);
-forward!(Binary, Display);
-
-/// Every type of a kernel has `Display`, `Debug` and the exponent forms but `bool`, which
-/// the macro lets through `{}` and `{:?}` only. `Debug` too is the value's own, so
-/// `assert_eq!`'s operands print as Rust prints them.
-macro_rules! forward_all {
-    ($trait:ident, $bool_trait:ident) => {
+    ($trait:ident, bool: $bool_trait:ident, float: $float_trait:ident) => {
         impl fmt::$trait for PanicArg {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self.0 {
@@ -99,20 +68,25 @@ macro_rules! forward_all {
                     ScalarValue::U32(v) => fmt::$trait::fmt(&v, f),
                     ScalarValue::I64(v) => fmt::$trait::fmt(&v, f),
                     ScalarValue::U64(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::F32(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::F64(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::F16(v) => fmt::$trait::fmt(&v, f),
-                    ScalarValue::Bf16(v) => fmt::$trait::fmt(&v, f),
+                    ScalarValue::F32(v) => fmt::$float_trait::fmt(&v, f),
+                    ScalarValue::F64(v) => fmt::$float_trait::fmt(&v, f),
+                    ScalarValue::F16(v) => fmt::$float_trait::fmt(&v, f),
+                    ScalarValue::Bf16(v) => fmt::$float_trait::fmt(&v, f),
                 }
             }
         }
     };
 }
 
-forward_all!(Display, Display);
-forward_all!(Debug, Debug);
-forward_all!(LowerExp, Display);
-forward_all!(UpperExp, Display);
+forward!(LowerHex, bool: Display, float: Display);
+forward!(UpperHex, bool: Display, float: Display);
+forward!(Octal, bool: Display, float: Display);
+forward!(Binary, bool: Display, float: Display);
+// `Debug` is the value's own, so `assert_eq!`'s operands print as Rust prints them.
+forward!(Display, bool: Display, float: Display);
+forward!(Debug, bool: Debug, float: Debug);
+forward!(LowerExp, bool: Display, float: LowerExp);
+forward!(UpperExp, bool: Display, float: UpperExp);
 
 #[cfg(test)]
 mod tests {
