@@ -54,7 +54,23 @@ impl Gpu {
     pub fn cpu() -> Gpu {
         static CPU: OnceLock<Gpu> = OnceLock::new();
         CPU.get_or_init(|| {
-            let (device, info) = DeviceImpl::cpu();
+            let (device, info) = DeviceImpl::cpu(false);
+            Gpu::with(info, device)
+        })
+        .clone()
+    }
+
+    /// The CPU backend with the race checker on for every launch that does not turn it off
+    /// ([`LaunchConfig::racecheck`](crate::LaunchConfig::racecheck)): a launch with a data
+    /// race, a divergent barrier or a read of unwritten shared memory fails with
+    /// [`Error::DataRace`](crate::Error::DataRace),
+    /// [`Error::DivergentBarrier`](crate::Error::DivergentBarrier) or
+    /// [`Error::UninitializedShared`](crate::Error::UninitializedShared). A device of its own
+    /// (every call returns the same one), so other users of [`Gpu::cpu`] are not slowed down.
+    pub fn cpu_racecheck() -> Gpu {
+        static CPU: OnceLock<Gpu> = OnceLock::new();
+        CPU.get_or_init(|| {
+            let (device, info) = DeviceImpl::cpu(true);
             Gpu::with(info, device)
         })
         .clone()

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use crate::core::backend::Backend;
 use crate::core::cache::CacheConfig;
-use crate::core::checks::resolve_checked;
+use crate::core::checks::{resolve_checked, resolve_racecheck};
 use crate::core::compiled::ModuleOrigin;
 use crate::core::error::{Error, Result};
 use crate::core::generic::TemplateArg;
@@ -42,9 +42,13 @@ impl DeviceImpl {
         Ok((DeviceImpl::Cuda(cuda), info))
     }
 
-    /// The CPU backend and its properties.
-    pub(crate) fn cpu() -> (DeviceImpl, DeviceInfo) {
-        (DeviceImpl::Cpu(CpuDevice::new()), cpu::device_info())
+    /// The CPU backend and its properties; `racecheck` runs its launches under the race
+    /// checker.
+    pub(crate) fn cpu(racecheck: bool) -> (DeviceImpl, DeviceInfo) {
+        (
+            DeviceImpl::Cpu(CpuDevice::new(racecheck)),
+            cpu::device_info(),
+        )
     }
 
     /// Number of CUDA devices; `Err(NoDriver)` without a driver.
@@ -245,6 +249,7 @@ impl QueueImpl {
                     config,
                     limits,
                     checked: resolve_checked(config.checked, kernel.checked_by_default()),
+                    racecheck: resolve_racecheck(config.racecheck, cpu.racecheck),
                 };
                 let result = cpu.launch(stream, launch, args);
                 drop(borrows);

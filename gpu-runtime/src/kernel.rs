@@ -111,6 +111,16 @@ impl Kernel {
         }
     }
 
+    /// The same kernel with its parameters' Rust names, which the race checker's reports use.
+    /// Chained in the `static`'s initializer.
+    #[doc(hidden)]
+    pub const fn __with_param_names(self, names: &'static [&'static str]) -> Kernel {
+        Kernel {
+            spec: self.spec.with_param_names(names),
+            ..self
+        }
+    }
+
     /// The same kernel, marked as using instructions only compute capability `major.minor`
     /// has (compiled for `sm_<major><minor>a`). Chained in the `static`'s initializer.
     #[doc(hidden)]

@@ -102,6 +102,7 @@ pub use crate::core::kernel::{ParamKind, TemplateParam};
 pub use crate::core::launch::{
     Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK,
 };
+pub use crate::core::race::{RaceSite, SiteAction};
 pub use crate::core::scalar::{Float, Integer, Number, Scalar, ScalarType};
 pub use crate::core::value::{ElemType, Value, ValueType};
 pub use crate::cuda::compile::nvrtc_version;

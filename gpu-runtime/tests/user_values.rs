@@ -320,10 +320,10 @@ fn nudge_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
     if i < particles.len() {
         let p = particles.place(i, t, line!());
         let y = Body::__gpu_place_pos(Particle::__gpu_place_body(p)).index(1, t, line!());
-        y.set(y.get() + dy, t, line!());
+        y.set(y.read(t, line!()) + dy, t, line!());
         Particle::__gpu_place_alive(p).set(true, t, line!());
         let id = Particle::__gpu_place_id(p);
-        id.set(id.get() * 2, t, line!());
+        id.set(id.read(t, line!()) * 2, t, line!());
     }
 }
 
@@ -393,7 +393,7 @@ fn places_write_one_field_of_an_element() {
 fn poke_read_only_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
     let bodies = args.slice::<Body>(0);
     let mass = Body::__gpu_place_mass(bodies.place(0, t, line!()));
-    mass.set(mass.get() + 1.0, t, 4242);
+    mass.set(mass.read(t, 4242) + 1.0, t, 4242);
 }
 
 static POKE_READ_ONLY: Kernel = Kernel::__generated_v2(
@@ -434,7 +434,7 @@ fn past_the_end_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
     let i = global_x(t);
     // Element 3 of a [f32; 3]: the place exists nowhere, reads zeros and ignores writes.
     let z = Body::__gpu_place_pos(bodies.place(i, t, 10)).index(3, t, 4343);
-    z.set(z.get() + 1.0, t, 11);
+    z.set(z.read(t, 11) + 1.0, t, 11);
     // An element past the slice's end: the same.
     let beyond = bodies.place(bodies.len() + i, t, 20);
     Body::__gpu_place_mass(beyond).set(1.0, t, 21);

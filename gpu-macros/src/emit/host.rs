@@ -188,6 +188,8 @@ pub fn emit_host(
             quote!(#stream.launch_generic(&KERNEL, &[#(#template_args),*], #config, &[#(#args),*])),
         )
     };
+    // The race checker names memory by the parameters' names.
+    let kernel_static = quote!(#kernel_static.__with_param_names(&[#(#param_names),*]));
     // wgmma exists only on sm_90a: such a kernel is compiled for exactly compute capability 9.0.
     let kernel_static = if source.text.contains("rs_wgmma") {
         quote!(#kernel_static.__arch_specific(9, 0))

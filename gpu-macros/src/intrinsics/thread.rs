@@ -147,7 +147,7 @@ impl SyncOp {
     /// The CPU twin's Rust of a call.
     pub fn cpu(self, w: &mut dyn CpuWriter) -> String {
         match self {
-            SyncOp::SyncThreads => w.template("__t.sync_threads()"),
+            SyncOp::SyncThreads => w.template("__t.at({line}).sync_threads()"),
             SyncOp::ThreadFence => w.template("__t.thread_fence()"),
             SyncOp::ThreadFenceBlock => w.template("__t.thread_fence_block()"),
             SyncOp::ThreadFenceSystem => w.template("__t.thread_fence_system()"),

@@ -170,7 +170,7 @@ impl WarpOp {
             // Every lane in the mask reads each lane's value in turn, the same sequence of
             // shuffles in every lane, so any mask works.
             WarpOp::Reduce(op) => w.template(
-                &"{ let (__mask, __value) = ({0}, {1}); \
+                &"{ let (__mask, __value) = ({0}, {1}); __t.at({line}); \
                   let mut __result = __t.shfl_sync(__mask, __value, __mask.trailing_zeros()); \
                   let mut __lanes = __mask & __mask.wrapping_sub(1); \
                   while __lanes != 0 { \
@@ -185,12 +185,13 @@ impl WarpOp {
                         },
                     ),
             ),
-            WarpOp::SyncWarp
-            | WarpOp::Shuffle(_)
-            | WarpOp::Vote(_)
-            | WarpOp::LaneId
-            | WarpOp::WarpSize
-            | WarpOp::ActiveMask => w.template(&format!("__t.{}({{args}})", self.name())),
+            // The line names the operation in the race checker's reports.
+            WarpOp::SyncWarp | WarpOp::Shuffle(_) | WarpOp::Vote(_) | WarpOp::ActiveMask => {
+                w.template(&format!("__t.at({{line}}).{}({{args}})", self.name()))
+            }
+            WarpOp::LaneId | WarpOp::WarpSize => {
+                w.template(&format!("__t.{}({{args}})", self.name()))
+            }
         }
     }
 

@@ -240,6 +240,20 @@ pub(crate) fn resolve_checked(launch: Option<bool>, kernel_default: bool) -> boo
     launch.or_else(env_checked).unwrap_or(kernel_default)
 }
 
+/// Whether a CPU launch runs under the race checker: the launch's choice, else on when the
+/// device has it on or `GPU_RACECHECK` says so.
+pub(crate) fn resolve_racecheck(launch: Option<bool>, device: bool) -> bool {
+    launch.unwrap_or_else(|| device || env_racecheck())
+}
+
+/// `GPU_RACECHECK`, read once per process.
+fn env_racecheck() -> bool {
+    static ENV: OnceLock<bool> = OnceLock::new();
+    *ENV.get_or_init(|| {
+        parse_checked_env(std::env::var("GPU_RACECHECK").ok().as_deref()).unwrap_or(false)
+    })
+}
+
 /// `GPU_CHECKED`, read once per process.
 fn env_checked() -> Option<bool> {
     static ENV: OnceLock<Option<bool>> = OnceLock::new();

@@ -8,6 +8,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::core::backend::Backend;
+use crate::core::race::RaceSite;
 
 /// The runtime's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -336,6 +337,62 @@ pub enum Error {
         kernel: String,
         /// What went wrong and what to do.
         reason: String,
+    },
+
+    /// The race checker found two threads touching one word of memory, at least one of them
+    /// writing, with nothing ordering them (no barrier, warp operation or fence between them).
+    #[error(
+        "data race in kernel `{kernel}` on {memory}[{index}]: {first}, and {second}, with \
+         nothing ordering them; {advice}"
+    )]
+    DataRace {
+        /// The kernel's name, with its template arguments when generic.
+        kernel: String,
+        /// The memory: a parameter (`out`) or a shared array (`shared tile`).
+        memory: String,
+        /// The element's index in it.
+        index: usize,
+        /// The earlier access.
+        first: Box<RaceSite>,
+        /// The later access, which found the earlier one.
+        second: Box<RaceSite>,
+        /// What to write instead.
+        advice: &'static str,
+    },
+
+    /// A barrier or warp operation that some thread it names never reaches: it returned, or
+    /// waits at another one (on a GPU, a hang or undefined behaviour).
+    #[error(
+        "divergent barrier in kernel `{kernel}`: {waiting}, but {other}; every thread of the \
+         block that has not returned must reach the same sync_threads (every lane a warp \
+         operation's mask names, the same warp operation): move the barrier out of the \
+         condition, or let every thread reach it before returning"
+    )]
+    DivergentBarrier {
+        /// The kernel's name, with its template arguments when generic.
+        kernel: String,
+        /// A thread that waits.
+        waiting: Box<RaceSite>,
+        /// A thread that does not come: it returned, or waits elsewhere.
+        other: Box<RaceSite>,
+    },
+
+    /// The race checker saw a thread read shared memory that no thread of its block wrote in
+    /// this launch: on a GPU it holds whatever the last block left there.
+    #[error(
+        "kernel `{kernel}` reads {memory}[{index}] before any thread of its block wrote it: \
+         {read}; on a GPU shared memory starts with garbage, not zeros: write it first (and \
+         sync_threads() before other threads read it)"
+    )]
+    UninitializedShared {
+        /// The kernel's name, with its template arguments when generic.
+        kernel: String,
+        /// The shared array.
+        memory: String,
+        /// The element's index in it.
+        index: usize,
+        /// The read.
+        read: Box<RaceSite>,
     },
 
     /// A kernel-cache file operation failed (only surfaced by explicit cache calls).

@@ -107,6 +107,8 @@ pub(crate) struct KernelSpec {
     /// The messages of its `assert!`s and `panic!`s; `None` when it has none, and then its
     /// unchecked builds need no error slot.
     assertions: Option<AssertionMessages>,
+    /// The parameters' Rust names, for the race checker's reports (empty when unknown).
+    param_names: &'static [&'static str],
 }
 
 impl KernelSpec {
@@ -131,6 +133,7 @@ impl KernelSpec {
             checked_by_default,
             arch_specific: None,
             assertions: None,
+            param_names: &[],
         }
     }
 
@@ -155,6 +158,7 @@ impl KernelSpec {
             checked_by_default,
             arch_specific: None,
             assertions: None,
+            param_names: &[],
         }
     }
 
@@ -173,6 +177,19 @@ impl KernelSpec {
             assertions: Some(messages),
             ..self
         }
+    }
+
+    /// The same kernel with its parameters' Rust names.
+    pub(crate) const fn with_param_names(self, names: &'static [&'static str]) -> KernelSpec {
+        KernelSpec {
+            param_names: names,
+            ..self
+        }
+    }
+
+    /// Parameter `index`'s Rust name, when known.
+    pub(crate) fn param_name(&self, index: usize) -> Option<&'static str> {
+        self.param_names.get(index).copied()
     }
 
     /// The formatter of the kernel's assertion messages, if it has assertions.

@@ -120,6 +120,11 @@ pub struct LaunchConfig {
     /// launch; `None` leaves it to `GPU_CHECKED` (`1`/`0`), else the kernel's default (on in
     /// debug builds of the crate that defines it).
     pub checked: Option<bool>,
+    /// The CPU backend's race checker for this launch (data races, divergent barriers, reads
+    /// of unwritten shared memory); `None` leaves it to the device
+    /// ([`Gpu::cpu_racecheck`](crate::Gpu::cpu_racecheck)) and `GPU_RACECHECK` (`1`/`0`). A
+    /// CUDA device ignores it: run compute-sanitizer there.
+    pub racecheck: Option<bool>,
 }
 
 impl LaunchConfig {
@@ -130,6 +135,7 @@ impl LaunchConfig {
             block,
             shared_mem_bytes: 0,
             checked: None,
+            racecheck: None,
         }
     }
 
@@ -137,6 +143,14 @@ impl LaunchConfig {
     pub const fn checked(self, on: bool) -> Self {
         LaunchConfig {
             checked: Some(on),
+            ..self
+        }
+    }
+
+    /// The same launch with the CPU backend's race checker forced on or off.
+    pub const fn racecheck(self, on: bool) -> Self {
+        LaunchConfig {
+            racecheck: Some(on),
             ..self
         }
     }

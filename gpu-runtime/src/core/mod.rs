@@ -14,6 +14,7 @@ pub(crate) mod generic;
 pub(crate) mod info;
 pub(crate) mod kernel;
 pub(crate) mod launch;
+pub(crate) mod race;
 pub(crate) mod scalar;
 pub(crate) mod source;
 pub(crate) mod value;

@@ -119,6 +119,21 @@ impl CpuArg {
             }
     }
 
+    /// A slice argument's memory: its first byte, its length and its element's size.
+    pub(crate) fn memory(&self) -> Option<(usize, usize, usize)> {
+        if self.tag & SLICE_TAG == 0 {
+            return None;
+        }
+        let size = match self.value_ty {
+            Some(ty) => ty.size,
+            None => ScalarType::ALL
+                .into_iter()
+                .find(|&ty| type_tag(ty) == self.tag & !SLICE_TAG)?
+                .size(),
+        };
+        Some((self.ptr as usize, self.len, size))
+    }
+
     fn describe(&self) -> String {
         let ty = match self.value_ty {
             Some(ty) => ty.to_string(),

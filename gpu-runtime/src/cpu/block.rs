@@ -11,6 +11,7 @@ use std::cell::{Cell, RefCell};
 use crate::core::launch::DeviceLimits;
 use crate::core::value::Value;
 use crate::cpu::memory::{RawMemory, HOST_ALIGN};
+use crate::cpu::racecheck::{BlockRace, Region};
 use crate::cpu::warp::WARP_SIZE;
 
 /// More static shared-memory declarations than any kernel has; bounds the slot table.
@@ -25,6 +26,8 @@ pub(crate) struct BlockShared {
     live: [Cell<u32>; WARP_SIZE as usize],
     /// Threads per block.
     threads: u32,
+    /// The race checker's block state, when the launch runs under it.
+    race: Option<BlockRace>,
 }
 
 struct SharedMemory {
@@ -87,8 +90,14 @@ impl Slot {
 }
 
 impl BlockShared {
-    /// State for blocks of `threads` threads with `dynamic_bytes` of dynamic shared memory.
-    pub(crate) fn new(threads: u32, dynamic_bytes: u32, limits: DeviceLimits) -> BlockShared {
+    /// State for blocks of `threads` threads with `dynamic_bytes` of dynamic shared memory,
+    /// with the race checker's when `racecheck`.
+    pub(crate) fn new(
+        threads: u32,
+        dynamic_bytes: u32,
+        limits: DeviceLimits,
+        racecheck: bool,
+    ) -> BlockShared {
         BlockShared {
             memory: RefCell::new(SharedMemory {
                 slots: Vec::new(),
@@ -101,7 +110,14 @@ impl BlockShared {
             mma: RefCell::new(MmaStage::default()),
             live: std::array::from_fn(|_| Cell::new(0)),
             threads,
+            race: racecheck.then(|| BlockRace::new(threads)),
         }
+    }
+
+    /// The race checker's block state, when the launch runs under it.
+    #[inline(always)]
+    pub(crate) fn race(&self) -> Option<&BlockRace> {
+        self.race.as_ref()
     }
 
     /// Starts a new block: shared memory reads as zero again, every lane is live.
@@ -124,6 +140,11 @@ impl BlockShared {
     pub(crate) fn retire(&self, linear: u32) {
         let warp = &self.live[(linear / WARP_SIZE) as usize % WARP_SIZE as usize];
         warp.set(warp.get() & !(1 << (linear % WARP_SIZE)));
+    }
+
+    /// Lanes that exist in warp `warp` of the block.
+    pub(crate) fn lanes(&self, warp: u32) -> u32 {
+        lanes_in_warp(self.threads, warp)
     }
 
     /// Lanes of warp `warp` still running.
@@ -167,9 +188,14 @@ impl BlockShared {
             .map(|buffers| buffers[(seq % 2) as usize])
     }
 
-    /// Static shared memory for declaration `slot`, `len` elements of `T`: its address, or why
-    /// it cannot be had.
-    pub(crate) fn shared_array<T: Value>(&self, slot: u32, len: usize) -> Result<*mut u8, String> {
+    /// Static shared memory for declaration `slot`, `len` elements of `T` called `name`: its
+    /// address, or why it cannot be had.
+    pub(crate) fn shared_array<T: Value>(
+        &self,
+        slot: u32,
+        len: usize,
+        name: &str,
+    ) -> Result<*mut u8, String> {
         let mut memory = self
             .memory
             .try_borrow_mut()
@@ -203,6 +229,19 @@ impl BlockShared {
             .map_err(|err| format!("allocating shared array {slot}: {err}"))?;
         let ptr = raw.as_ptr();
         memory.static_bytes = static_bytes;
+        if let Some(race) = &self.race {
+            let name = if name.is_empty() {
+                format!("shared array {slot}")
+            } else {
+                format!("shared array `{name}`")
+            };
+            race.name_region(Region::new(
+                ptr as usize,
+                len,
+                std::mem::size_of::<T>(),
+                name,
+            ));
+        }
         memory.slots[index] = Some(Slot {
             memory: raw,
             bytes,
@@ -228,6 +267,10 @@ impl BlockShared {
             let Ok(raw) = RawMemory::zeroed(bytes) else {
                 return empty;
             };
+            if let Some(race) = &self.race {
+                let name = "dynamic shared memory".to_string();
+                race.name_region(Region::new(raw.as_ptr() as usize, bytes, 1, name));
+            }
             memory.dynamic = Some(Slot {
                 memory: raw,
                 bytes,
@@ -289,7 +332,7 @@ mod tests {
         assert_eq!(lanes_in_warp(100, 0), u32::MAX);
         assert_eq!(lanes_in_warp(100, 3), 0b1111);
         assert_eq!(lanes_in_warp(100, 4), 0);
-        let block = BlockShared::new(40, 0, DeviceLimits::SM_90);
+        let block = BlockShared::new(40, 0, DeviceLimits::SM_90, false);
         block.begin_block();
         assert_eq!(block.live_mask(1), 0xff);
         block.retire(33);
@@ -301,28 +344,32 @@ mod tests {
 
     #[test]
     fn shared_slots_are_per_block_and_zeroed() {
-        let block = BlockShared::new(32, 64, DeviceLimits::SM_90);
+        let block = BlockShared::new(32, 64, DeviceLimits::SM_90, false);
         block.begin_block();
-        let a = block.shared_array::<f32>(0, 16).unwrap();
+        let a = block.shared_array::<f32>(0, 16, "").unwrap();
         // SAFETY: 16 f32s of block memory, nothing else uses them in this test.
         unsafe { a.cast::<f32>().write(5.0) };
-        assert_eq!(block.shared_array::<f32>(0, 16).unwrap(), a, "same memory");
+        assert_eq!(
+            block.shared_array::<f32>(0, 16, "").unwrap(),
+            a,
+            "same memory"
+        );
         // SAFETY: as above.
         assert_eq!(unsafe { a.cast::<f32>().read() }, 5.0);
         block.begin_block();
-        let again = block.shared_array::<f32>(0, 16).unwrap();
+        let again = block.shared_array::<f32>(0, 16, "").unwrap();
         // SAFETY: as above.
         assert_eq!(
             unsafe { again.cast::<f32>().read() },
             0.0,
             "zeroed per block"
         );
-        assert!(block.shared_array::<f32>(0, 17).is_err());
+        assert!(block.shared_array::<f32>(0, 17, "").is_err());
         let (dynamic, bytes) = block.dynamic_shared();
         assert_eq!(bytes, 64);
         assert_eq!(dynamic as usize % HOST_ALIGN, 0);
-        let too_big = block.shared_array::<u32>(1, 12 * 1024).unwrap_err();
+        let too_big = block.shared_array::<u32>(1, 12 * 1024, "").unwrap_err();
         assert!(too_big.contains("static shared memory"), "{too_big}");
-        assert!(block.shared_array::<u32>(MAX_SLOTS, 1).is_err());
+        assert!(block.shared_array::<u32>(MAX_SLOTS, 1, "").is_err());
     }
 }

@@ -9,8 +9,8 @@ use crate::cpu::warp::Deposit;
 /// Why a coroutine thread suspended.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Wait {
-    /// At `sync_threads`.
-    Block,
+    /// At the `sync_threads` of this source line.
+    Block(u32),
     /// In a warp operation.
     Warp(Deposit),
     /// Polling an mbarrier: runnable again after the others have run.

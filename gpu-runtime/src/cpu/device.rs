@@ -74,11 +74,14 @@ pub(crate) struct CpuDevice {
     pub(crate) default_stream: Arc<CpuStream>,
     next_stream: AtomicU64,
     pending: Mutex<Vec<PendingPanic>>,
+    /// Whether every launch runs under the race checker unless the launch says otherwise.
+    pub(crate) racecheck: bool,
 }
 
 impl CpuDevice {
-    pub(crate) fn new() -> CpuDevice {
+    pub(crate) fn new(racecheck: bool) -> CpuDevice {
         CpuDevice {
+            racecheck,
             default_stream: Arc::new(CpuStream {
                 id: 0,
                 launches: AtomicU64::new(0),
@@ -192,7 +195,7 @@ mod tests {
 
     #[test]
     fn panics_are_reported_per_stream_once() {
-        let device = CpuDevice::new();
+        let device = CpuDevice::new(false);
         device.record_panic(panic_on(1, 0, 10));
         device.record_panic(panic_on(1, 3, 11));
         device.record_panic(panic_on(2, 0, 20));

@@ -35,6 +35,7 @@ use crate::cpu::block::BlockShared;
 use crate::cpu::coroutine::{ThreadCoroutine, Yielder};
 use crate::cpu::device::{CpuDevice, CpuStream, PendingPanic};
 use crate::cpu::launch_state::{Failure, LaunchState};
+use crate::cpu::racecheck::{RaceCheck, RaceReport, Region};
 use crate::cpu::schedule::{panic_text, Scheduler};
 use crate::cpu::thread::{run_thread, Dim3, ThreadCtx, ThreadExit};
 use crate::cpu::CpuKernelFn;
@@ -79,6 +80,8 @@ pub(crate) struct CpuLaunch<'k> {
     pub(crate) limits: DeviceLimits,
     /// Whether the launch runs in checked mode (`debug_assert!` is active).
     pub(crate) checked: bool,
+    /// Whether the launch runs under the race checker.
+    pub(crate) racecheck: bool,
 }
 
 impl CpuDevice {
@@ -100,17 +103,35 @@ impl CpuDevice {
             config,
             limits,
             checked,
+            racecheck,
         } = launch;
         let display = || rust_instantiation(kernel, template_args);
-        let state = LaunchState::new(checked);
+        let grid_dim = Dim3::new(config.grid.x, config.grid.y, config.grid.z);
+        let block_dim = Dim3::new(config.block.x, config.block.y, config.block.z);
+        let race = racecheck.then(|| {
+            let params = args
+                .iter()
+                .enumerate()
+                .filter_map(|(index, arg)| {
+                    let (start, len, elem) = arg.memory()?;
+                    let name = match kernel.param_name(index) {
+                        Some(name) => format!("`{name}`"),
+                        None => format!("parameter {index}"),
+                    };
+                    Some(Region::new(start, len, elem, name))
+                })
+                .collect();
+            RaceCheck::new(kernel.file(), grid_dim, block_dim, params)
+        });
+        let state = LaunchState::new(checked, race);
         let cpu_args = CpuArgs::new(args, template_args, &state);
         let grid = Grid {
             twin,
             needs_sync,
             args: &cpu_args,
             state: &state,
-            grid_dim: Dim3::new(config.grid.x, config.grid.y, config.grid.z),
-            block_dim: Dim3::new(config.block.x, config.block.y, config.block.z),
+            grid_dim,
+            block_dim,
             dynamic_shared: config.shared_mem_bytes,
             limits,
         };
@@ -119,8 +140,14 @@ impl CpuDevice {
 
         let seq = stream.next_launch();
         let LaunchState {
-            violation, error, ..
+            violation,
+            error,
+            race,
+            ..
         } = state;
+        if let Some(report) = race.and_then(RaceCheck::into_report) {
+            return Err(race_error(display(), report));
+        }
         if let Some(reason) = error.into_inner() {
             return Err(Error::CpuBackend {
                 kernel: display(),
@@ -146,6 +173,41 @@ impl CpuDevice {
             });
         }
         Ok(())
+    }
+}
+
+/// The error a race checker's report makes.
+fn race_error(kernel: String, report: RaceReport) -> Error {
+    match report {
+        RaceReport::Race {
+            memory,
+            index,
+            first,
+            second,
+            advice,
+        } => Error::DataRace {
+            kernel,
+            memory,
+            index,
+            first: Box::new(first),
+            second: Box::new(second),
+            advice,
+        },
+        RaceReport::Divergent { waiting, other } => Error::DivergentBarrier {
+            kernel,
+            waiting: Box::new(waiting),
+            other: Box::new(other),
+        },
+        RaceReport::Uninitialized {
+            memory,
+            index,
+            read,
+        } => Error::UninitializedShared {
+            kernel,
+            memory,
+            index,
+            read: Box::new(read),
+        },
     }
 }
 
@@ -249,13 +311,22 @@ impl<'g, 'l> Worker<'g, 'l> {
     fn new(grid: &'g Grid<'l>) -> Self {
         Worker {
             grid,
-            block: BlockShared::new(grid.threads_per_block(), grid.dynamic_shared, grid.limits),
+            block: BlockShared::new(
+                grid.threads_per_block(),
+                grid.dynamic_shared,
+                grid.limits,
+                grid.state.race.is_some(),
+            ),
             stacks: Vec::new(),
         }
     }
 
     fn run_block(&mut self, block: u64) {
         self.block.begin_block();
+        if let Some(race) = self.block.race() {
+            // Grids the checker can finish have far fewer than 2^32 blocks.
+            race.begin(u32::try_from(block).unwrap_or(u32::MAX));
+        }
         if self.grid.needs_sync {
             self.run_coroutines(block);
         } else {
@@ -273,6 +344,13 @@ impl<'g, 'l> Worker<'g, 'l> {
             block: &self.block,
             launch: self.grid.state,
             yielder: std::ptr::null(),
+            race: self
+                .grid
+                .state
+                .race
+                .as_ref()
+                .map_or(std::ptr::null(), |race| race as *const RaceCheck),
+            site: std::cell::Cell::new(0),
         }
     }
 

@@ -4,6 +4,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
+use crate::cpu::racecheck::RaceCheck;
+
 /// A checked-mode violation or a failed assertion, as the GPU's error slot records it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Violation {
@@ -28,7 +30,7 @@ pub(crate) enum Failure {
 }
 
 /// What the threads of one launch report, from any worker.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct LaunchState {
     /// Whether the launch runs in checked mode (`debug_assert!` is active).
     pub(crate) checked: bool,
@@ -38,13 +40,16 @@ pub(crate) struct LaunchState {
     pub(crate) error: OnceLock<String>,
     /// Set with `error`: blocks not yet started are skipped.
     aborted: AtomicBool,
+    /// The race checker, when the launch runs under it.
+    pub(crate) race: Option<RaceCheck>,
 }
 
 impl LaunchState {
-    /// A launch's state, checked or not.
-    pub(crate) fn new(checked: bool) -> LaunchState {
+    /// A launch's state, checked or not, under the race checker `race` or not.
+    pub(crate) fn new(checked: bool, race: Option<RaceCheck>) -> LaunchState {
         LaunchState {
             checked,
+            race,
             ..LaunchState::default()
         }
     }
@@ -63,6 +68,6 @@ impl LaunchState {
     /// Whether the launch has failed, so blocks not yet started are skipped.
     #[inline]
     pub(crate) fn aborted(&self) -> bool {
-        self.aborted.load(Ordering::Relaxed)
+        self.aborted.load(Ordering::Relaxed) || self.race.as_ref().is_some_and(RaceCheck::reported)
     }
 }

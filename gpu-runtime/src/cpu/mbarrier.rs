@@ -30,7 +30,8 @@ pub fn mbarrier_init(t: &ThreadCtx, bars: CpuSlice<'_, u64>, index: usize, count
 
 /// `mbarrier.arrive`: one arrival on `bars[index]`; the phase's last completes it.
 pub fn mbarrier_arrive(t: &ThreadCtx, bars: CpuSlice<'_, u64>, index: usize, line: u32) {
-    let word = bars.get(index, t, line);
+    // Atomic to the race checker: arrivals race by design.
+    let word = bars.atomic_load(index, t, line);
     let (pending, expected) = (word & COUNT_MASK, (word >> 32) & COUNT_MASK);
     if expected == 0 {
         t.contract_error(format!(
@@ -44,7 +45,11 @@ pub fn mbarrier_arrive(t: &ThreadCtx, bars: CpuSlice<'_, u64>, index: usize, lin
     } else {
         word - 1
     };
-    bars.set(index, next, t, line);
+    bars.atomic_exchange(index, next, t, line);
+    if let (Some(_), Some(local)) = (t.racing(), t.block().race()) {
+        // What the arriving threads did before is ordered before what the waiters do after.
+        local.arrive(bars.addr(index), pending <= 1);
+    }
 }
 
 /// `mbarrier.try_wait.parity` in a loop: returns once the phase of parity `parity & 1` of
@@ -53,7 +58,10 @@ pub fn mbarrier_wait(t: &ThreadCtx, bars: CpuSlice<'_, u64>, index: usize, parit
     let waited = u64::from(parity & 1) << 63;
     for _ in 0..MAX_POLLS {
         // The current phase has the other parity once the awaited one completed.
-        if bars.get(index, t, line) & PARITY != waited {
+        if bars.atomic_load(index, t, line) & PARITY != waited {
+            if let (Some(_), Some(local)) = (t.racing(), t.block().race()) {
+                local.acquire(t.linear, bars.addr(index));
+            }
             return;
         }
         if !t.spin() {

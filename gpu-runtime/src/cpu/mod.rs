@@ -37,6 +37,7 @@ mod mbarrier;
 mod memory;
 mod mma;
 mod place;
+mod racecheck;
 mod schedule;
 mod shared_memory;
 mod slice;

@@ -6,6 +6,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use crate::core::value::{zero, Value};
+use crate::cpu::racecheck::AccessKind;
 use crate::cpu::slice::FAIL_INDEX;
 use crate::cpu::thread::ThreadCtx;
 
@@ -75,15 +76,22 @@ impl<'a, T: Value> CpuPlace<'a, T> {
         }
     }
 
-    /// The value (zeros for a place whose index was out of bounds).
+    /// The value, read by thread `t` at source `line` (zeros for a place whose index was out
+    /// of bounds).
     #[inline(always)]
-    pub fn get(&self) -> T {
+    pub fn read(&self, t: &ThreadCtx, line: u32) -> T {
         if self.ptr.is_null() {
-            zero()
-        } else {
-            // SAFETY: non-null, so valid for 'a (`new`'s contract); accessed atomically.
-            unsafe { T::__load(self.ptr) }
+            return zero();
         }
+        let p = self.ptr;
+        if let Some(race) = t.racing() {
+            // SAFETY: as below.
+            return race.access(t, p as usize, AccessKind::Read, line, || unsafe {
+                T::__load(p)
+            });
+        }
+        // SAFETY: non-null, so valid for 'a (`new`'s contract); accessed atomically.
+        unsafe { T::__load(p) }
     }
 
     /// Stores `value`; a write to a read-only slice is reported for source `line` and stores
@@ -91,9 +99,17 @@ impl<'a, T: Value> CpuPlace<'a, T> {
     #[inline(always)]
     pub fn set(&self, value: T, t: &ThreadCtx, line: u32) {
         if self.writable {
+            let p = self.ptr;
+            if let Some(race) = t.racing() {
+                // SAFETY: as below.
+                race.access(t, p as usize, AccessKind::Write, line, || unsafe {
+                    T::__store(p, value)
+                });
+                return;
+            }
             // SAFETY: writable places are valid for writes (`new`'s contract; absent ones are
             // never writable).
-            unsafe { T::__store(self.ptr, value) }
+            unsafe { T::__store(p, value) }
         } else if !self.ptr.is_null() {
             refused_write(self.index, t, line);
         }

@@ -6,9 +6,11 @@ use std::panic::{self, AssertUnwindSafe};
 
 use corosensei::CoroutineResult;
 
+use crate::core::race::SiteAction;
 use crate::cpu::block::BlockShared;
 use crate::cpu::coroutine::{ThreadCoroutine, Wait};
 use crate::cpu::launch_state::LaunchState;
+use crate::cpu::racecheck::{RaceCheck, RaceReport};
 use crate::cpu::thread::Dim3;
 use crate::cpu::warp::{Rendezvous, WARP_SIZE};
 
@@ -39,6 +41,8 @@ pub(crate) struct Scheduler {
     warps: Vec<Rendezvous>,
     live: u32,
     at_barrier: u32,
+    /// Per thread: the line of the barrier it waits at.
+    lines: Vec<u32>,
 }
 
 impl Scheduler {
@@ -50,6 +54,7 @@ impl Scheduler {
             warps: vec![Rendezvous::default(); threads.div_ceil(WARP_SIZE) as usize],
             live: threads,
             at_barrier: 0,
+            lines: vec![0; threads as usize],
         }
     }
 
@@ -66,12 +71,17 @@ impl Scheduler {
         // One catch_unwind around the whole loop rather than one per resume: a switch is a few
         // nanoseconds, and every extra call level between switches costs a mispredicted return.
         let mut current = 0;
+        let race = state.race.as_ref();
         let ran = panic::catch_unwind(AssertUnwindSafe(|| {
-            self.schedule(coroutines, block, &mut current);
+            self.schedule(coroutines, block, race, &mut current);
         }));
         match ran {
             Ok(()) if self.live > 0 => {
-                state.contract_error(self.describe_deadlock(block_idx, block));
+                if race.is_some_and(|race| self.divergent_deadlock(block, race)) {
+                    // The race report is the launch's error; the block only has to end.
+                } else {
+                    state.contract_error(self.describe_deadlock(block_idx, block));
+                }
             }
             Ok(()) => {}
             Err(payload) => state.contract_error(format!(
@@ -88,6 +98,7 @@ impl Scheduler {
         &mut self,
         coroutines: &mut [ThreadCoroutine],
         block: &BlockShared,
+        race: Option<&RaceCheck>,
         current: &mut u32,
     ) {
         while let Some(linear) = self.runnable.pop_front() {
@@ -97,10 +108,11 @@ impl Scheduler {
             *current = linear;
             let warp = linear / WARP_SIZE;
             match coroutine.resume(self.input[linear as usize]) {
-                CoroutineResult::Yield(Wait::Block) => {
+                CoroutineResult::Yield(Wait::Block(line)) => {
                     self.status[linear as usize] = Status::AtBarrier;
+                    self.lines[linear as usize] = line;
                     self.at_barrier += 1;
-                    self.release_barrier();
+                    self.release_barrier(block, race);
                 }
                 CoroutineResult::Yield(Wait::Spin) => {
                     self.runnable.push_back(linear);
@@ -108,23 +120,26 @@ impl Scheduler {
                 CoroutineResult::Yield(Wait::Warp(deposit)) => {
                     self.status[linear as usize] = Status::InWarpOp;
                     self.warps[warp as usize].deposit(linear % WARP_SIZE, deposit);
-                    self.release_warp(warp, block);
+                    self.release_warp(warp, block, race);
                 }
                 CoroutineResult::Return(()) => {
                     self.status[linear as usize] = Status::Returned;
                     self.live -= 1;
                     block.retire(linear);
-                    self.release_barrier();
-                    self.release_warp(warp, block);
+                    self.release_barrier(block, race);
+                    self.release_warp(warp, block, race);
                 }
             }
         }
     }
 
     /// Releases the block barrier once every live thread waits at it.
-    fn release_barrier(&mut self) {
+    fn release_barrier(&mut self, block: &BlockShared, race: Option<&RaceCheck>) {
         if self.at_barrier == 0 || self.at_barrier < self.live {
             return;
+        }
+        if let Some(race) = race {
+            self.check_barrier(block, race);
         }
         for (linear, status) in self.status.iter_mut().enumerate() {
             if *status == Status::AtBarrier {
@@ -136,13 +151,16 @@ impl Scheduler {
     }
 
     /// Releases every group of warp `warp` whose lanes have all deposited.
-    fn release_warp(&mut self, warp: u32, block: &BlockShared) {
+    fn release_warp(&mut self, warp: u32, block: &BlockShared, race: Option<&RaceCheck>) {
         let live = block.live_mask(warp);
         let mut results = [0u64; WARP_SIZE as usize];
         let Some(rendezvous) = self.warps.get_mut(warp as usize) else {
             return;
         };
         while let Some(group) = rendezvous.ready_group(live) {
+            if let Some(race) = race {
+                check_warp_group(rendezvous, warp, group, block, race);
+            }
             rendezvous.release(group, &mut results);
             let mut members = group;
             while members != 0 {
@@ -154,6 +172,81 @@ impl Scheduler {
                 self.runnable.push_back(linear as u32);
             }
         }
+    }
+
+    /// The race checker's view of a barrier about to release: every thread that has not
+    /// returned waits at it; one that returned, or waits at another line, never comes.
+    fn check_barrier(&self, block: &BlockShared, race: &RaceCheck) {
+        let Some(local) = block.race() else {
+            return;
+        };
+        local.barrier();
+        if race.reported() {
+            return;
+        }
+        let Some(waiter) = self.status.iter().position(|&s| s == Status::AtBarrier) else {
+            return;
+        };
+        let line = self.lines[waiter];
+        let other = self
+            .status
+            .iter()
+            .enumerate()
+            .find_map(|(thread, &status)| {
+                let thread = thread as u32;
+                match status {
+                    Status::Returned => {
+                        Some((thread, local.last_line(thread), SiteAction::Returned))
+                    }
+                    Status::AtBarrier if self.lines[thread as usize] != line => Some((
+                        thread,
+                        self.lines[thread as usize],
+                        SiteAction::Waits("sync_threads"),
+                    )),
+                    Status::AtBarrier | Status::Runnable | Status::InWarpOp => None,
+                }
+            });
+        if let Some((thread, other_line, action)) = other {
+            let block_linear = local.block_linear();
+            race.report(RaceReport::Divergent {
+                waiting: race.site(
+                    block_linear,
+                    waiter as u32,
+                    line,
+                    SiteAction::Waits("sync_threads"),
+                ),
+                other: race.site(block_linear, thread, other_line, action),
+            });
+        }
+    }
+
+    /// Under the race checker, a deadlock between a barrier and a warp operation is a
+    /// divergent barrier; reports it and returns true, or returns false for another deadlock.
+    fn divergent_deadlock(&self, block: &BlockShared, race: &RaceCheck) -> bool {
+        let Some(local) = block.race() else {
+            return false;
+        };
+        let at = |wanted: Status| self.status.iter().position(|&s| s == wanted);
+        let (Some(barrier), Some(warp_op)) = (at(Status::AtBarrier), at(Status::InWarpOp)) else {
+            return false;
+        };
+        let deposit = self.warps[warp_op / WARP_SIZE as usize].deposit_of(warp_op as u32);
+        let block_linear = local.block_linear();
+        race.report(RaceReport::Divergent {
+            waiting: race.site(
+                block_linear,
+                warp_op as u32,
+                deposit.line,
+                SiteAction::Waits(deposit.op.name()),
+            ),
+            other: race.site(
+                block_linear,
+                barrier as u32,
+                self.lines[barrier],
+                SiteAction::Waits("sync_threads"),
+            ),
+        });
+        true
     }
 
     fn describe_deadlock(&self, block_idx: Dim3, block: &BlockShared) -> String {
@@ -185,6 +278,62 @@ impl Scheduler {
             count(Status::Returned)
         )
     }
+}
+
+/// The race checker's view of warp `warp`'s lanes `group` about to complete a warp operation:
+/// every lane its masks name must take part in the same operation (a lane that returned never
+/// will); then the group's lanes are ordered with each other.
+fn check_warp_group(
+    rendezvous: &Rendezvous,
+    warp: u32,
+    group: u32,
+    block: &BlockShared,
+    race: &RaceCheck,
+) {
+    let Some(local) = block.race() else {
+        return;
+    };
+    if !race.reported() {
+        let exited = block.lanes(warp) & !block.live_mask(warp);
+        let first = rendezvous.deposit_of(group.trailing_zeros());
+        let mut members = group;
+        while members != 0 {
+            let lane = members.trailing_zeros();
+            members &= members - 1;
+            let deposit = rendezvous.deposit_of(lane);
+            let thread = warp * WARP_SIZE + lane;
+            let waiting = |line, op: &'static str| {
+                race.site(local.block_linear(), thread, line, SiteAction::Waits(op))
+            };
+            let other = if deposit.mask & exited != 0 {
+                let gone = warp * WARP_SIZE + (deposit.mask & exited).trailing_zeros();
+                Some(race.site(
+                    local.block_linear(),
+                    gone,
+                    local.last_line(gone),
+                    SiteAction::Returned,
+                ))
+            } else if deposit.op != first.op {
+                let first_thread = warp * WARP_SIZE + group.trailing_zeros();
+                Some(race.site(
+                    local.block_linear(),
+                    first_thread,
+                    first.line,
+                    SiteAction::Waits(first.op.name()),
+                ))
+            } else {
+                None
+            };
+            if let Some(other) = other {
+                race.report(RaceReport::Divergent {
+                    waiting: waiting(deposit.line, deposit.op.name()),
+                    other,
+                });
+                break;
+            }
+        }
+    }
+    local.warp_op(warp, group);
 }
 
 pub(crate) fn describe_dim(d: Dim3) -> String {

@@ -9,7 +9,18 @@ impl ThreadCtx {
     /// Static shared memory: `len` elements of `T` for declaration `slot` (0, 1, ... in the
     /// kernel), the same memory for every thread of the block, zeroed when the block starts.
     pub fn shared_array<T: Value>(&self, slot: u32, len: usize) -> CpuSlice<'_, T> {
-        match self.block().shared_array::<T>(slot, len) {
+        self.shared_array_named(slot, len, "")
+    }
+
+    /// [`ThreadCtx::shared_array`] for an array the kernel calls `name` (the race checker's
+    /// reports name it).
+    pub fn shared_array_named<T: Value>(
+        &self,
+        slot: u32,
+        len: usize,
+        name: &'static str,
+    ) -> CpuSlice<'_, T> {
+        match self.block().shared_array::<T>(slot, len, name) {
             // SAFETY: the block's memory for this slot holds at least `len` elements, is
             // 64-byte aligned, zero-initialised (valid for every Value) and written only through
             // CpuSlices of this block's threads, which all run on this OS thread; it outlives

@@ -7,6 +7,7 @@ use crate::core::element::RmwOp;
 use crate::core::scalar::Scalar;
 use crate::core::value::{zero, Value};
 use crate::cpu::place::CpuPlace;
+use crate::cpu::racecheck::AccessKind;
 use crate::cpu::thread::ThreadCtx;
 
 /// Checked-mode violation kind: index out of bounds.
@@ -91,6 +92,11 @@ impl<'a, T: Value> CpuSlice<'a, T> {
         }
     }
 
+    /// The address of element `index`, naming it to the race checker.
+    pub(crate) fn addr(&self, index: usize) -> usize {
+        (self.ptr as usize).wrapping_add(index.wrapping_mul(std::mem::size_of::<T>()))
+    }
+
     /// Number of elements.
     #[inline(always)]
     pub fn len(&self) -> usize {
@@ -108,8 +114,16 @@ impl<'a, T: Value> CpuSlice<'a, T> {
     #[inline(always)]
     pub fn get(&self, index: usize, t: &ThreadCtx, line: u32) -> T {
         if index < self.len {
-            // SAFETY: in bounds of memory valid for 'a (from_raw's contract); accessed atomically.
-            unsafe { T::__load(self.ptr.add(index)) }
+            // SAFETY: in bounds of memory valid for 'a (from_raw's contract).
+            let p = unsafe { self.ptr.add(index) };
+            if let Some(race) = t.racing() {
+                // SAFETY: as below.
+                return race.access(t, p as usize, AccessKind::Read, line, || unsafe {
+                    T::__load(p)
+                });
+            }
+            // SAFETY: in bounds of memory valid for 'a; accessed atomically.
+            unsafe { T::__load(p) }
         } else {
             out_of_bounds(index, self.len, t, line);
             zero()
@@ -121,7 +135,16 @@ impl<'a, T: Value> CpuSlice<'a, T> {
     pub fn set(&self, index: usize, value: T, t: &ThreadCtx, line: u32) {
         if index < self.write_len {
             // SAFETY: in bounds of memory valid for writes (write_len is 0 unless writable).
-            unsafe { T::__store(self.ptr.add(index), value) }
+            let p = unsafe { self.ptr.add(index) };
+            if let Some(race) = t.racing() {
+                // SAFETY: as below.
+                race.access(t, p as usize, AccessKind::Write, line, || unsafe {
+                    T::__store(p, value)
+                });
+                return;
+            }
+            // SAFETY: as above.
+            unsafe { T::__store(p, value) }
         } else {
             refused_write::<T>(index, self.len, t, line);
         }
@@ -189,6 +212,9 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     /// bounds, reports index `index + 1` and returns zeros.
     #[inline(always)]
     pub fn load2(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; 2] {
+        if t.racing().is_some() && self.vector_start(index, 2, self.len, t, line).is_some() {
+            return [self.get(index, t, line), self.get(index + 1, t, line)];
+        }
         match self.vector_start(index, 2, self.len, t, line) {
             // SAFETY: `vector_start` checked that both elements are in bounds.
             Some(p) => unsafe { [T::load(p), T::load(p.add(1))] },
@@ -201,6 +227,12 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     #[inline(always)]
     pub fn store2(&self, index: usize, value: [T; 2], t: &ThreadCtx, line: u32) {
         if let Some(p) = self.vector_start(index, 2, self.write_len, t, line) {
+            if t.racing().is_some() {
+                for (k, v) in value.into_iter().enumerate() {
+                    self.set(index + k, v, t, line);
+                }
+                return;
+            }
             for (k, v) in value.into_iter().enumerate() {
                 // SAFETY: `vector_start` checked both elements against the writable length.
                 unsafe { T::store(p.add(k), v) }
@@ -212,6 +244,9 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     /// multiple of 4); out of bounds, reports index `index + 3` and returns zeros.
     #[inline(always)]
     pub fn load4(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; 4] {
+        if t.racing().is_some() && self.vector_start(index, 4, self.len, t, line).is_some() {
+            return std::array::from_fn(|k| self.get(index + k, t, line));
+        }
         match self.vector_start(index, 4, self.len, t, line) {
             // SAFETY: `vector_start` checked that all four elements are in bounds.
             Some(p) => unsafe {
@@ -231,6 +266,12 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     #[inline(always)]
     pub fn store4(&self, index: usize, value: [T; 4], t: &ThreadCtx, line: u32) {
         if let Some(p) = self.vector_start(index, 4, self.write_len, t, line) {
+            if t.racing().is_some() {
+                for (k, v) in value.into_iter().enumerate() {
+                    self.set(index + k, v, t, line);
+                }
+                return;
+            }
             for (k, v) in value.into_iter().enumerate() {
                 // SAFETY: `vector_start` checked all four elements against the writable length.
                 unsafe { T::store(p.add(k), v) }
@@ -241,7 +282,17 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     /// `atomic_load`: a relaxed atomic read, as every element read is here.
     #[inline]
     pub fn atomic_load(&self, index: usize, t: &ThreadCtx, line: u32) -> T {
-        self.get(index, t, line)
+        match t.racing() {
+            Some(race) if index < self.len => {
+                // SAFETY: in bounds of memory valid for 'a; accessed atomically.
+                let p = unsafe { self.ptr.add(index) };
+                // SAFETY: as above.
+                race.access(t, p as usize, AccessKind::AtomicRead, line, || unsafe {
+                    T::load(p)
+                })
+            }
+            _ => self.get(index, t, line),
+        }
     }
 
     /// `atomic_add`: returns the old value (integers wrap).
@@ -305,7 +356,15 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     ) -> T {
         if index < self.write_len {
             // SAFETY: in bounds of writable memory; atomic.
-            unsafe { T::compare_exchange(self.ptr.add(index), current, new) }
+            let p = unsafe { self.ptr.add(index) };
+            if let Some(race) = t.racing() {
+                // SAFETY: as above.
+                return race.access(t, p as usize, AccessKind::AtomicWrite, line, || unsafe {
+                    T::compare_exchange(p, current, new)
+                });
+            }
+            // SAFETY: as above.
+            unsafe { T::compare_exchange(p, current, new) }
         } else {
             refused_write::<T>(index, self.len, t, line);
             T::from_bits(0)
@@ -318,7 +377,12 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
             // SAFETY: in bounds of writable memory; atomic.
             let p = unsafe { self.ptr.add(index) };
             // SAFETY: as above.
-            match unsafe { T::rmw(p, op, value) } {
+            let rmw = || unsafe { T::rmw(p, op, value) };
+            let old = match t.racing() {
+                Some(race) => race.access(t, p as usize, AccessKind::AtomicWrite, line, rmw),
+                None => rmw(),
+            };
+            match old {
                 Some(old) => old,
                 None => {
                     t.contract_error(format!(

@@ -2,6 +2,7 @@
 //! warp exchanges, and the checked-mode error report. Its shared memory is in
 //! `shared_memory.rs`, above `CpuSlice`, which reports through it.
 
+use std::cell::Cell;
 use std::sync::atomic::{fence, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -10,6 +11,7 @@ use crate::core::scalar::Scalar;
 use crate::cpu::block::BlockShared;
 use crate::cpu::coroutine::{Wait, Yielder};
 use crate::cpu::launch_state::{Failure, LaunchState, Violation};
+use crate::cpu::racecheck::RaceCheck;
 use crate::cpu::warp::{Deposit, WarpOp, WARP_SIZE};
 
 /// Three dimensions of an index or a size, as CUDA's `dim3`/`uint3`.
@@ -61,6 +63,10 @@ pub struct ThreadCtx {
     /// The thread's coroutine when the kernel synchronizes; null for barrier-free kernels,
     /// whose threads run one after another as plain calls.
     pub(crate) yielder: *const Yielder,
+    /// The launch's race checker; null when it is off.
+    pub(crate) race: *const RaceCheck,
+    /// The source line of the synchronizing operation the thread is about to run.
+    pub(crate) site: Cell<u32>,
 }
 
 impl ThreadCtx {
@@ -77,6 +83,27 @@ impl ThreadCtx {
     pub(crate) fn block(&self) -> &BlockShared {
         // SAFETY: as for `launch`: the block state outlives every thread run in it.
         unsafe { &*self.block }
+    }
+
+    /// The launch's race checker, when it is on.
+    #[inline(always)]
+    pub(crate) fn racing(&self) -> Option<&RaceCheck> {
+        // SAFETY: non-null only while the launch's checker, which outlives every thread run,
+        // is alive (set from the launch state).
+        unsafe { self.race.as_ref() }
+    }
+
+    /// Notes that the synchronizing operation called next is at source `line` (the race
+    /// checker names it in reports); returns `self` to call it on.
+    #[inline(always)]
+    pub fn at(&self, line: u32) -> &Self {
+        self.site.set(line);
+        if self.racing().is_some() {
+            if let Some(local) = self.block().race() {
+                local.seen(self.linear, line);
+            }
+        }
+        self
     }
 
     /// The coroutine to suspend, `None` for a barrier-free kernel.
@@ -132,7 +159,7 @@ impl ThreadCtx {
     pub fn sync_threads(&self) {
         match self.yielder() {
             Some(yielder) => {
-                yielder.suspend(Wait::Block);
+                yielder.suspend(Wait::Block(self.site.get()));
             }
             None => self.needs_sync_error("sync_threads"),
         }
@@ -162,6 +189,9 @@ impl ThreadCtx {
     #[inline]
     pub fn thread_fence(&self) {
         fence(Ordering::SeqCst);
+        if let Some(race) = self.racing() {
+            race.fence(self);
+        }
     }
 
     /// `__threadfence_block()`: a sequentially consistent fence.
@@ -173,7 +203,7 @@ impl ThreadCtx {
     /// `__threadfence_system()`: a sequentially consistent fence.
     #[inline]
     pub fn thread_fence_system(&self) {
-        fence(Ordering::SeqCst);
+        self.thread_fence();
     }
 
     /// `__activemask()`: the lanes of this warp that exist and have not returned. (Between
@@ -312,6 +342,7 @@ impl ThreadCtx {
             mask,
             bits,
             arg,
+            line: self.site.get(),
         };
         match self.yielder() {
             Some(yielder) => yielder.suspend(Wait::Warp(deposit)),

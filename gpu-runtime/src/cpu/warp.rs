@@ -57,6 +57,8 @@ pub(crate) struct Deposit {
     pub(crate) bits: u64,
     /// Source lane, delta or lane mask (shuffles).
     pub(crate) arg: u32,
+    /// The source line of the call, for the race checker's reports.
+    pub(crate) line: u32,
 }
 
 const NO_DEPOSIT: Deposit = Deposit {
@@ -64,6 +66,7 @@ const NO_DEPOSIT: Deposit = Deposit {
     mask: 0,
     bits: 0,
     arg: 0,
+    line: 0,
 };
 
 /// One warp's deposits while its lanes wait.
@@ -93,6 +96,11 @@ impl Rendezvous {
     /// Lanes waiting.
     pub(crate) fn waiting(&self) -> u32 {
         self.waiting
+    }
+
+    /// What lane `lane` deposited (meaningful while it waits).
+    pub(crate) fn deposit_of(&self, lane: u32) -> Deposit {
+        self.deposits[(lane % WARP_SIZE) as usize]
     }
 
     /// A set of waiting lanes that can all proceed, given the lanes still `live`: a waiting
@@ -198,6 +206,7 @@ mod tests {
                     mask: u32::MAX,
                     bits: value(lane),
                     arg,
+                    line: 0,
                 },
             );
         }
@@ -248,6 +257,7 @@ mod tests {
             mask: 0xffff,
             bits,
             arg: 8,
+            line: 0,
         };
         for lane in 0..15 {
             r.deposit(lane, half(u64::from(lane)));
@@ -271,6 +281,7 @@ mod tests {
                     mask: 0xffff_0000,
                     bits: 1,
                     arg: 0,
+                    line: 0,
                 },
             );
         }
@@ -285,7 +296,8 @@ mod tests {
                     op: WarpOp::Ballot,
                     mask: u32::MAX,
                     bits: 1,
-                    arg: 0
+                    arg: 0,
+                    line: 0,
                 }
             ),
             8

@@ -103,7 +103,8 @@ impl Twin<'_> {
             }
             ExprKind::Index { base, .. } if self.memory_place(*base).is_some() => {
                 let place = self.memory_place(id).expect("a part of memory");
-                format!("{place}.get()")
+                let line = self.function.expr(id).span.line();
+                format!("{place}.read(__t, {line})")
             }
             ExprKind::Index { base, index } => match self.types.expr(*base) {
                 Ty::Array { len, .. } => {
@@ -263,7 +264,11 @@ impl Twin<'_> {
                     .borrow_mut()
                     .slot(self.index, id.0 as usize, instance);
                 let len = len.rust();
-                format!("__t.shared_array::<{}>({slot}, {len})", self.rust_ty(*elem))
+                let name = self.binding.take().unwrap_or_default();
+                format!(
+                    "__t.shared_array_named::<{}>({slot}, {len}, {name:?})",
+                    self.rust_ty(*elem)
+                )
             }
             ExprKind::DynamicShared { elem } => {
                 format!("__t.dynamic_shared::<{}>()", self.rust_ty(*elem))

@@ -73,6 +73,7 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
             out: String::new(),
             needs_sync: false,
             wanted: Vec::new(),
+            binding: None,
         };
         writer.function();
         needs_sync |= writer.needs_sync;
@@ -205,6 +206,8 @@ struct Twin<'a> {
     needs_sync: bool,
     /// The generic device functions this body calls, with their concrete type arguments.
     wanted: Vec<(String, Vec<(u8, Scalar)>)>,
+    /// The name a `let` binds the expression being written to, for shared arrays' names.
+    binding: Option<String>,
 }
 
 /// One intrinsic call being spelled: the twin's answers to what the spelling asks.

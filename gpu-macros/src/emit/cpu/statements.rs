@@ -33,7 +33,9 @@ impl Twin<'_> {
         let code = match &stmt.kind {
             StmtKind::Let { local, init } => {
                 let name = self.local_name(*local);
+                self.binding = Some(name.clone());
                 let value = self.expr(*init);
+                self.binding = None;
                 match self.types.local(*local) {
                     _ if name == "_" => format!("let _ = {value};"),
                     Ty::Scalar(s) => format!("let mut {name}: {} = {value};", self.rust_type(s)),
@@ -117,7 +119,8 @@ impl Twin<'_> {
                 code.push('}');
                 code
             }
-            StmtKind::Return(None) => "return;".to_string(),
+            // The line tells the race checker where a returned thread left.
+            StmtKind::Return(None) => format!("{{ __t.at({line}); return; }}"),
             StmtKind::Return(Some(value)) => format!("return {};", self.expr(*value)),
             StmtKind::Block(block) => self.block(block),
             StmtKind::Expr(expr) => format!("{};", self.expr(*expr)),

@@ -62,7 +62,8 @@ impl Twin<'_> {
             return builtin.cpu(name);
         }
         if let Some(place) = self.memory_place(id) {
-            return format!("{place}.get()");
+            let line = self.function.expr(id).span.line();
+            return format!("{place}.read(__t, {line})");
         }
         let base = self.expr(base);
         format!("{base}.{name}")
