@@ -3,23 +3,30 @@
 //! An entry is `<dir>/<sha256 hex>.<cubin|ptx>`: a fixed header (magic, format, kind, payload
 //! length, payload sha256) and the payload. Anything that does not check out is treated as a
 //! miss, deleted and rebuilt; I/O failures never fail a launch.
+//!
+//! The checksum catches damage, not a planted CUBIN: the directory is created `0700` and its
+//! entries `0600`, and nothing is loaded from (or written to) a directory or file that another
+//! user owns or that its group or others can write ([`crate::core::trust`]); the runtime warns
+//! once and compiles instead.
 
 use std::ffi::OsString;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
 
 use crate::core::error::{Error, Result};
+use crate::core::trust::{self, Distrust};
 
 /// Where compiled kernels are kept between processes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CacheConfig {
     /// No disk cache: every process compiles its kernels once.
     Disabled,
-    /// Cache compiled kernels in this directory (created on first write).
+    /// Cache compiled kernels in this directory (created `0700` on first write). It is used only
+    /// while owned by this user and not writable by group or others.
     Dir(PathBuf),
 }
 
@@ -236,15 +243,46 @@ pub(crate) enum Lookup {
     Corrupt,
     /// No entry (or it could not be read).
     Miss,
+    /// The directory or the entry could be written by someone else, so it was not read.
+    Untrusted,
 }
 
-/// Reads and verifies an entry, deleting it when it is damaged.
+/// Reads and verifies an entry, deleting it when it is damaged; loads nothing from a directory
+/// or file someone else could have written (warning once).
 pub(crate) fn read_entry(dir: &Path, key: &[u8; 32], kind: ArtifactKind) -> Lookup {
-    let path = entry_path(dir, key, kind);
-    let bytes = match fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(_) => return Lookup::Miss,
+    read_entry_for(dir, key, kind, trust::current_uid())
+}
+
+/// [`read_entry`] as the user `uid`, so tests can check the ownership rule without root.
+fn read_entry_for(dir: &Path, key: &[u8; 32], kind: ArtifactKind, uid: u32) -> Lookup {
+    // Someone else could have written it: refused with a warning. Not there, not a directory
+    // or file, or unreadable: nothing to load, as for any missing entry.
+    let refuse = |path: &Path, why: Distrust| match why {
+        Distrust::OtherOwner { .. } | Distrust::Writable { .. } => {
+            trust::warn_once(dir, path, &why);
+            Lookup::Untrusted
+        }
+        Distrust::NotDirectory | Distrust::NotFile | Distrust::Unreadable(_) => Lookup::Miss,
     };
+    if let Err(why) = trust::trusted_dir_for(dir, uid) {
+        return refuse(dir, why);
+    }
+    let path = entry_path(dir, key, kind);
+    let Ok(mut file) = fs::File::open(&path) else {
+        return Lookup::Miss;
+    };
+    // The open file's own metadata, so the file checked is the file read.
+    let checked = file
+        .metadata()
+        .map_err(|err| Distrust::Unreadable(err.kind()))
+        .and_then(|meta| trust::trusted_file_for(&meta, uid));
+    if let Err(why) = checked {
+        return refuse(&path, why);
+    }
+    let mut bytes = Vec::new();
+    if file.read_to_end(&mut bytes).is_err() {
+        return Lookup::Miss;
+    }
     match decode_entry(&bytes, kind) {
         Some(payload) => Lookup::Hit(payload.to_vec()),
         None => {
@@ -259,7 +297,9 @@ pub(crate) fn remove_entry(dir: &Path, key: &[u8; 32], kind: ArtifactKind) {
     let _ = fs::remove_file(entry_path(dir, key, kind));
 }
 
-/// Writes an entry atomically: readers see the old file, no file, or the whole new one.
+/// Writes an entry atomically: readers see the old file, no file, or the whole new one. The
+/// directory is created private to this user; one someone else could write is refused
+/// (warning once), since entries there could be replaced.
 pub(crate) fn write_entry(
     dir: &Path,
     key: &[u8; 32],
@@ -267,7 +307,14 @@ pub(crate) fn write_entry(
     payload: &[u8],
 ) -> io::Result<PathBuf> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    fs::create_dir_all(dir)?;
+    trust::create_private_dir(dir)?;
+    if let Err(why) = trust::trusted_dir(dir) {
+        trust::warn_once(dir, dir, &why);
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{} {why}", dir.display()),
+        ));
+    }
     let path = entry_path(dir, key, kind);
     // Unique per process and call, in the same directory so the rename cannot cross filesystems.
     let tmp = dir.join(format!(
@@ -276,7 +323,7 @@ pub(crate) fn write_entry(
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
-    let result = fs::File::create(&tmp)
+    let result = trust::create_private_file(&tmp)
         .and_then(|mut file| file.write_all(&encode_entry(kind, payload)))
         .and_then(|()| fs::rename(&tmp, &path));
     if result.is_err() {
@@ -419,6 +466,112 @@ mod tests {
         assert_eq!(
             read_entry(&nested, &key, ArtifactKind::Cubin),
             Lookup::Corrupt
+        );
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[cfg(unix)]
+    fn chmod(path: &Path, mode: u32) {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_cache_directory_and_entries_are_private() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("gpu-dsl").join("kernels");
+        let key = [7u8; 32];
+        let path = write_entry(&dir, &key, ArtifactKind::Cubin, b"binary").unwrap();
+        assert_eq!(mode(&root.path().join("gpu-dsl")), 0o700);
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(
+            read_entry(&dir, &key, ArtifactKind::Cubin),
+            Lookup::Hit(b"binary".to_vec())
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn nothing_is_loaded_from_or_written_to_a_directory_others_can_write() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("kernels");
+        let key = [8u8; 32];
+        let path = write_entry(&dir, &key, ArtifactKind::Cubin, b"binary").unwrap();
+        for shared in [0o777, 0o770, 0o730] {
+            chmod(&dir, shared);
+            assert_eq!(
+                read_entry(&dir, &key, ArtifactKind::Cubin),
+                Lookup::Untrusted,
+                "{shared:o}"
+            );
+            assert!(path.exists(), "a refused entry is left alone");
+            let err = write_entry(&dir, &[9u8; 32], ArtifactKind::Cubin, b"other").unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+            assert!(
+                err.to_string().contains("writable by its group or others"),
+                "{err}"
+            );
+            assert_eq!(
+                fs::read_dir(&dir).unwrap().count(),
+                1,
+                "nothing was written"
+            );
+        }
+        // Made private again, it is used again.
+        chmod(&dir, 0o700);
+        assert_eq!(
+            read_entry(&dir, &key, ArtifactKind::Cubin),
+            Lookup::Hit(b"binary".to_vec())
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_entry_others_can_write_is_not_loaded_and_is_replaced() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("kernels");
+        let key = [10u8; 32];
+        let path = write_entry(&dir, &key, ArtifactKind::Ptx, b"ptx").unwrap();
+        for shared in [0o660, 0o620, 0o666] {
+            chmod(&path, shared);
+            assert_eq!(
+                read_entry(&dir, &key, ArtifactKind::Ptx),
+                Lookup::Untrusted,
+                "{shared:o}"
+            );
+        }
+        // The rebuilt kernel's write replaces it with a private file.
+        write_entry(&dir, &key, ArtifactKind::Ptx, b"ptx").unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(
+            read_entry(&dir, &key, ArtifactKind::Ptx),
+            Lookup::Hit(b"ptx".to_vec())
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn entries_of_another_user_are_not_loaded() {
+        // Files of another user need root to make; the reader is told it is someone else.
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("kernels");
+        let key = [11u8; 32];
+        write_entry(&dir, &key, ArtifactKind::Cubin, b"binary").unwrap();
+        let me = trust::current_uid();
+        assert_eq!(
+            read_entry_for(&dir, &key, ArtifactKind::Cubin, me),
+            Lookup::Hit(b"binary".to_vec())
+        );
+        assert_eq!(
+            read_entry_for(&dir, &key, ArtifactKind::Cubin, me.wrapping_add(1)),
+            Lookup::Untrusted
         );
     }
 

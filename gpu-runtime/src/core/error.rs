@@ -39,7 +39,10 @@ pub enum Error {
     NoCublas,
 
     /// A cuBLAS call failed.
-    #[error("cuBLAS error while {context}: {status}")]
+    #[error(
+        "cuBLAS error while {context}: {status}; check the matrix shapes and that earlier work on \
+         the stream succeeded (synchronize to find out), else update the CUDA toolkit's cuBLAS"
+    )]
     Blas {
         /// What the runtime was doing.
         context: &'static str,
@@ -72,7 +75,11 @@ pub enum Error {
     },
 
     /// A CUDA driver call failed.
-    #[error("CUDA driver error while {context}: {source}")]
+    #[error(
+        "CUDA driver error while {context}: {source}; after a kernel fault the device is unusable \
+         until the process restarts (GPU_CHECKED=1 finds the faulting access), otherwise check \
+         the driver with nvidia-smi"
+    )]
     Driver {
         /// What the runtime was doing.
         context: &'static str,
@@ -123,7 +130,11 @@ pub enum Error {
     },
 
     /// An NVRTC call other than the compilation itself failed.
-    #[error("NVRTC error while {context}: {source}{}", log_suffix(.log))]
+    #[error(
+        "NVRTC error while {context}: {source}; check that the target architecture is one this \
+         NVRTC supports (nvrtc_version() says which NVRTC is loaded), else reinstall NVRTC{}",
+        log_suffix(.log)
+    )]
     Nvrtc {
         /// What the runtime was doing.
         context: &'static str,
@@ -236,7 +247,10 @@ pub enum Error {
     },
 
     /// A kernel definition that cannot be compiled or loaded as given.
-    #[error("kernel `{kernel}` is malformed: {reason}")]
+    #[error(
+        "kernel `{kernel}` is malformed: {reason}; #[kernel] never builds such a kernel, so fix \
+         the hand-built Kernel's parts (or report the macro's output as a bug)"
+    )]
     InvalidKernel {
         /// The kernel's name.
         kernel: String,

@@ -256,7 +256,7 @@ impl DeviceLimits {
         if block.threads() > u64::from(self.max_threads_per_block) {
             return invalid(format!(
                 "block of {} threads exceeds the device limit of {} threads per block \
-                 (block is {} x {} x {})",
+                 (block is {} x {} x {}); use smaller blocks and more of them",
                 block.threads(),
                 self.max_threads_per_block,
                 block.x,
@@ -269,7 +269,8 @@ impl DeviceLimits {
         for ((axis, dim), max) in axes.iter().zip(block_dims).zip(self.max_block_dim) {
             if dim > max {
                 return invalid(format!(
-                    "block {axis} dimension of {dim} threads exceeds the device limit of {max}"
+                    "block {axis} dimension of {dim} threads exceeds the device limit of {max}; \
+                     move threads to another dimension or to more blocks"
                 ));
             }
         }
@@ -288,7 +289,7 @@ impl DeviceLimits {
         if shared_mem_bytes > shared_max {
             return invalid(format!(
                 "dynamic shared memory of {shared_mem_bytes} bytes exceeds the device limit of \
-                 {shared_max} bytes per block"
+                 {shared_max} bytes per block; use smaller tiles per block (and more blocks)"
             ));
         }
         Ok(())
@@ -339,7 +340,8 @@ pub(crate) fn plan_for_function(
     if total > u64::from(optin) {
         return Err(Error::InvalidLaunch(format!(
             "kernel `{kernel}` declares {} bytes of static shared memory; with {} dynamic bytes the \
-             block needs {total} bytes, over the device limit of {optin} bytes per block",
+             block needs {total} bytes, over the device limit of {optin} bytes per block; \
+             shrink its shared arrays or the dynamic allocation",
             function.static_shared_bytes, config.shared_mem_bytes
         )));
     }

@@ -1,7 +1,7 @@
 //! The bottom layer: backend-neutral data every other layer shares. Errors, the backend
 //! choice, scalar types and their host representation, kernel descriptions and template
-//! arguments, launch geometry and limits, device properties, checked-mode records and the
-//! disk-cache format. It imports nothing above it: no CUDA, no CPU backend, no public front.
+//! arguments, launch geometry and limits, device properties, checked-mode records, the
+//! disk-cache format and which directories it may load code from. It imports nothing above it: no CUDA, no CPU backend, no public front.
 
 pub(crate) mod assertion;
 pub(crate) mod backend;
@@ -17,4 +17,5 @@ pub(crate) mod launch;
 pub(crate) mod race;
 pub(crate) mod scalar;
 pub(crate) mod source;
+pub(crate) mod trust;
 pub(crate) mod value;

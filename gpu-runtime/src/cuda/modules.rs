@@ -281,7 +281,8 @@ impl CudaDevice {
                     }
                 }
                 Lookup::Corrupt => bump(&COUNTERS.disk_rejected),
-                Lookup::Miss => {}
+                // Already warned about; compiled below, and not written back there.
+                Lookup::Untrusted | Lookup::Miss => {}
             }
         }
 
