@@ -298,3 +298,50 @@ fn switch_costs() {
         thread_ns / coroutine_ns
     ));
 }
+
+/// What the race checker costs: the same launches with it off and on (a shadow per word
+/// touched, checked on every access), and the same results either way.
+#[test]
+fn racecheck_cost() {
+    let n = elements() / 16;
+    let gpu = Gpu::cpu();
+    let stream = gpu.default_stream();
+    let xs: Vec<f32> = (0..n).map(|i| (i % 4) as f32).collect();
+    let x = DeviceBuffer::from_host(&stream, &xs).unwrap();
+    let mut results = Vec::new();
+    let mut times = Vec::new();
+    for racecheck in [false, true] {
+        let mut y = DeviceBuffer::from_host(&stream, &vec![1.0f32; n]).unwrap();
+        let saxpy = best_of(3, || {
+            let config = LaunchConfig::for_len(n, 256).racecheck(racecheck);
+            let args = [
+                KernelArg::scalar(2.0f32),
+                KernelArg::slice(&x),
+                KernelArg::slice_mut(&mut y),
+            ];
+            stream.launch(&SAXPY, config, &args).unwrap();
+        });
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, 1).unwrap();
+        let reduce = best_of(3, || {
+            out.copy_from_host(&stream, &[0.0]).unwrap();
+            let config = LaunchConfig::for_len(n, 1024).racecheck(racecheck);
+            let args = [KernelArg::slice(&x), KernelArg::slice_mut(&mut out)];
+            stream.launch(&BLOCK_REDUCE, config, &args).unwrap();
+        });
+        results.push((y.to_host(&stream).unwrap(), out.to_host(&stream).unwrap()));
+        times.push((saxpy, reduce));
+    }
+    assert_eq!(results[0], results[1], "the checker changes no result");
+    let ratio = |on: Duration, off: Duration| on.as_secs_f64() / off.as_secs_f64();
+    say(&format!(
+        "cpu_bench racecheck ({n} f32) on {}: saxpy {:.2} ms off, {:.2} ms on ({:.1}x); \
+         shared-memory tree reduction {:.2} ms off, {:.2} ms on ({:.1}x)",
+        gpu.name(),
+        times[0].0.as_secs_f64() * 1e3,
+        times[1].0.as_secs_f64() * 1e3,
+        ratio(times[1].0, times[0].0),
+        times[0].1.as_secs_f64() * 1e3,
+        times[1].1.as_secs_f64() * 1e3,
+        ratio(times[1].1, times[0].1),
+    ));
+}

@@ -21,6 +21,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
@@ -30,6 +31,31 @@ use crate::cpu::warp::WARP_SIZE;
 
 /// Locks of the global shadow: enough that blocks on different workers rarely meet.
 const SHARDS: usize = 64;
+
+/// Hashes an address with one multiplication: the shadow is keyed by addresses only, and
+/// SipHash would cost more than the rest of a check.
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_usize(&mut self, addr: usize) {
+        // Fibonacci hashing; the high bits, which HashMap uses, mix every address bit.
+        self.0 = (addr as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A word's shadow by its address.
+type ShadowMap = HashMap<usize, Shadow, BuildHasherDefault<AddressHasher>>;
 
 /// How an access touches its word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,7 +173,7 @@ pub(crate) struct RaceCheck {
     block_dim: Dim3,
     /// The slice parameters' memory.
     params: Vec<Region>,
-    global: Vec<Mutex<HashMap<usize, Shadow>>>,
+    global: Vec<Mutex<ShadowMap>>,
     /// Fences so far in the launch.
     clock: AtomicU32,
     /// Each fencing thread's fence times, in order, by (block, thread).
@@ -180,7 +206,9 @@ impl RaceCheck {
             grid_dim,
             block_dim,
             params,
-            global: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            global: (0..SHARDS)
+                .map(|_| Mutex::new(ShadowMap::default()))
+                .collect(),
             clock: AtomicU32::new(0),
             fences: Mutex::new(HashMap::new()),
             block_fences: Mutex::new(HashMap::new()),
@@ -233,18 +261,24 @@ impl RaceCheck {
             time: self.clock.load(Ordering::SeqCst),
             kind,
         };
-        if let Some(region) = local.region(addr) {
+        if local.is_shared(addr) {
             let result = op();
             let mut shared = local.shared.borrow_mut();
             let shadow = shared.entry(addr).or_default();
-            if shadow.write.is_none() && kind != AccessKind::Write {
+            let unwritten = shadow.write.is_none() && kind != AccessKind::Write;
+            let race = self.update(shadow, now, local);
+            drop(shared);
+            let Some(region) = local.region(addr) else {
+                return result;
+            };
+            if unwritten {
                 let _ = self.unwritten.set(RaceReport::Uninitialized {
                     memory: region.name.clone(),
                     index: region.index(addr),
                     read: self.site(now.block, now.thread, line, kind.action()),
                 });
             }
-            if let Some(earlier) = self.update(shadow, now, local) {
+            if let Some(earlier) = race {
                 self.report_race(&region, addr, earlier, now, true);
             }
             return result;
@@ -408,7 +442,7 @@ pub(crate) struct BlockRace {
     /// The running block's linear index.
     block: Cell<u32>,
     regions: RefCell<Vec<Region>>,
-    shared: RefCell<HashMap<usize, Shadow>>,
+    shared: RefCell<ShadowMap>,
     /// Barriers released in the block.
     epoch: Cell<u32>,
     /// mbarrier arrivals in the block.
@@ -429,7 +463,7 @@ impl BlockRace {
         BlockRace {
             block: Cell::new(0),
             regions: RefCell::new(Vec::new()),
-            shared: RefCell::new(HashMap::new()),
+            shared: RefCell::new(ShadowMap::default()),
             epoch: Cell::new(0),
             tick: Cell::new(0),
             acquired: RefCell::new(vec![0; threads]),
@@ -460,6 +494,11 @@ impl BlockRace {
         if !regions.iter().any(|r| r.start == region.start) {
             regions.push(region);
         }
+    }
+
+    /// Whether `addr` is in the block's shared memory.
+    fn is_shared(&self, addr: usize) -> bool {
+        self.regions.borrow().iter().any(|r| r.holds(addr))
     }
 
     /// The shared memory holding `addr`, if it is shared memory.
