@@ -478,14 +478,10 @@ fn gemm_tensor_core() {
 }
 
 /// `wgmma` over more k-tiles (6) than its pipeline has stages (4), so the producer refills
-/// stages the consumers have freed. Ignored: the checker reports the refill as racing with the
-/// consumers' operand reads, because the CPU backend runs each lane's share of the warpgroup
-/// multiply as that lane's own reads and `wgmma_wait` orders nothing between lanes, while lane 0
-/// alone frees the stage for its warp. On the GPU the multiply and `wgmma.wait_group` are
-/// warp-collective (`.sync.aligned`): once lane 0's wait returns, the whole warp's reads of the
-/// stage are done, so lane 0's `mbarrier_arrive` does order them before the refill.
+/// stages the consumers have freed. Lane 0 alone frees a stage for its warp, after
+/// `wgmma_wait`: the checker must treat that wait as the warp-collective instruction it is on a
+/// GPU (`.sync.aligned`), after which every lane's operand reads are done.
 #[test]
-#[ignore = "false report: wgmma_wait is not a warp-wide ordering point in the race checker"]
 fn gemm_tensor_core_wgmma_refilling_stages() {
     let spec = Gemm::new(136, 40, 328).alpha(0.5).beta(1.0);
     tensor_case(

@@ -276,7 +276,15 @@ impl ThreadCtx {
     pub fn wgmma_commit(&self) {}
 
     /// `wgmma.wait_group n`: nothing to wait for, as the CPU's multiplies run at their call.
-    pub fn wgmma_wait(&self, _pending: u32) {}
+    /// Under the race checker it is what it is on a GPU, an instruction the whole warp runs
+    /// together (`.sync.aligned`): after it every lane's operand reads are done, which a
+    /// kernel relies on when one lane then frees the operands' stage for the others.
+    pub fn wgmma_wait(&self, _pending: u32) {
+        if self.racing().is_some() && self.yielder().is_some() {
+            let warp = self.linear / WARP_SIZE;
+            self.warp(WarpOp::Sync, self.block().live_mask(warp), 0, 0);
+        }
+    }
 
     /// `fence.proxy.async`: the CPU has one view of shared memory, so nothing to order.
     pub fn fence_proxy_async(&self) {}
