@@ -4,6 +4,7 @@
 //! CUBIN, which loads without a driver JIT step and caches better.
 
 use std::ffi::{c_char, c_int, CStr, CString};
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cudarc::nvrtc::result::{self as nvrtc, NvrtcError};
@@ -120,7 +121,42 @@ impl Target {
         if checked {
             options.push(CHECKED_DEFINE.to_string());
         }
+        if device_debug().is_some() {
+            options.push("--device-debug".to_string());
+        }
         options
+    }
+}
+
+/// Where kernels' CUDA sources are written for cuda-gdb when `GPU_DEVICE_DEBUG=1`: they are
+/// then compiled with `--device-debug` (no optimisation, full debug information) under their
+/// path, so the debugger lists the generated source line by line. Read once per process.
+pub(crate) fn device_debug() -> Option<&'static Path> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let on = std::env::var("GPU_DEVICE_DEBUG").is_ok_and(|v| matches!(v.trim(), "1" | "true"));
+        on.then(|| std::env::temp_dir().join("gpu-dsl-device-debug"))
+    })
+    .as_deref()
+}
+
+/// The name NVRTC gives the program: under `GPU_DEVICE_DEBUG`, the path of a copy of its
+/// source that cuda-gdb can open (the bare name if it cannot be written).
+fn program_name(kernel: &KernelSpec) -> String {
+    let file = format!("{}.cu", kernel.name());
+    let Some(dir) = device_debug() else {
+        return file;
+    };
+    let path = dir.join(&file);
+    match std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, kernel.source())) {
+        Ok(()) => path.to_string_lossy().into_owned(),
+        Err(err) => {
+            eprintln!(
+                "GPU_DEVICE_DEBUG: cannot write {} ({err}); cuda-gdb will not list its source",
+                path.display()
+            );
+            file
+        }
     }
 }
 
@@ -305,8 +341,7 @@ fn compile_unguarded(
         reason: reason.to_string(),
     };
     let source = CString::new(kernel.source()).map_err(|_| malformed("NUL byte in source"))?;
-    let name =
-        CString::new(format!("{}.cu", kernel.name())).map_err(|_| malformed("NUL byte in name"))?;
+    let name = CString::new(program_name(kernel)).map_err(|_| malformed("NUL byte in name"))?;
     if options.iter().any(|o| o.contains('\0')) {
         return Err(malformed("NUL byte in a compiler option"));
     }

@@ -21,100 +21,20 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::core::race::{RaceSite, SiteAction};
+use crate::cpu::racecheck::shadow::{Access, Dense, Shadow, ShadowMap};
 use crate::cpu::thread::{Dim3, ThreadCtx};
 use crate::cpu::warp::WARP_SIZE;
 
+mod shadow;
+
+pub(crate) use shadow::AccessKind;
+
 /// Locks of the global shadow: enough that blocks on different workers rarely meet.
 const SHARDS: usize = 64;
-
-/// Hashes an address with one multiplication: the shadow is keyed by addresses only, and
-/// SipHash would cost more than the rest of a check.
-#[derive(Default)]
-struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-
-    fn write_usize(&mut self, addr: usize) {
-        // Fibonacci hashing; the high bits, which HashMap uses, mix every address bit.
-        self.0 = (addr as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-/// A word's shadow by its address.
-type ShadowMap = HashMap<usize, Shadow, BuildHasherDefault<AddressHasher>>;
-
-/// How an access touches its word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AccessKind {
-    /// A plain read.
-    Read,
-    /// A plain write.
-    Write,
-    /// An atomic read.
-    AtomicRead,
-    /// An atomic read-modify-write or exchange.
-    AtomicWrite,
-}
-
-impl AccessKind {
-    fn atomic(self) -> bool {
-        matches!(self, AccessKind::AtomicRead | AccessKind::AtomicWrite)
-    }
-
-    fn writes(self) -> bool {
-        matches!(self, AccessKind::Write | AccessKind::AtomicWrite)
-    }
-
-    fn action(self) -> SiteAction {
-        match self {
-            AccessKind::Read => SiteAction::Read,
-            AccessKind::Write => SiteAction::Write,
-            AccessKind::AtomicRead => SiteAction::AtomicRead,
-            AccessKind::AtomicWrite => SiteAction::AtomicWrite,
-        }
-    }
-}
-
-/// One access, as the shadow of its word remembers it.
-#[derive(Clone, Copy, Debug)]
-struct Access {
-    /// The block's linear index in the grid.
-    block: u32,
-    /// The thread's linear index in its block.
-    thread: u32,
-    line: u32,
-    /// The block's barrier count when it happened.
-    epoch: u32,
-    /// The block's mbarrier arrivals when it happened.
-    tick: u32,
-    /// Its warp's operation count when it happened.
-    warp_gen: u32,
-    /// The launch's fence count when it happened.
-    time: u32,
-    kind: AccessKind,
-}
-
-/// What one word of memory remembers.
-#[derive(Clone, Copy, Debug, Default)]
-struct Shadow {
-    write: Option<Access>,
-    /// Reads since `write`, by up to two threads: any third thread differs from one of them.
-    reads: [Option<Access>; 2],
-}
 
 /// A named piece of memory: a parameter's slice or a shared array.
 #[derive(Clone, Debug)]
@@ -173,6 +93,9 @@ pub(crate) struct RaceCheck {
     block_dim: Dim3,
     /// The slice parameters' memory.
     params: Vec<Region>,
+    /// Their shadows, where they could be allocated.
+    dense: Vec<Dense>,
+    /// The shadow of global memory outside `dense`.
     global: Vec<Mutex<ShadowMap>>,
     /// Fences so far in the launch.
     clock: AtomicU32,
@@ -201,11 +124,16 @@ impl RaceCheck {
         block_dim: Dim3,
         params: Vec<Region>,
     ) -> Self {
+        let dense = params
+            .iter()
+            .filter_map(|r| Dense::new(r.start, (r.end - r.start) / r.elem, r.elem))
+            .collect();
         RaceCheck {
             file,
             grid_dim,
             block_dim,
             params,
+            dense,
             global: (0..SHARDS)
                 .map(|_| Mutex::new(ShadowMap::default()))
                 .collect(),
@@ -259,13 +187,13 @@ impl RaceCheck {
             tick: local.tick.get(),
             warp_gen: local.warp_gen(t.linear),
             time: self.clock.load(Ordering::SeqCst),
-            kind,
+            ..Access::new(kind)
         };
         if local.is_shared(addr) {
             let result = op();
             let mut shared = local.shared.borrow_mut();
             let shadow = shared.entry(addr).or_default();
-            let unwritten = shadow.write.is_none() && kind != AccessKind::Write;
+            let unwritten = shadow.write.get().is_none() && kind != AccessKind::Write;
             let race = self.update(shadow, now, local);
             drop(shared);
             let Some(region) = local.region(addr) else {
@@ -283,11 +211,19 @@ impl RaceCheck {
             }
             return result;
         }
-        let mut global = lock(&self.global[(addr >> 6) % SHARDS]);
-        let result = op();
-        let shadow = global.entry(addr).or_default();
-        if let Some(earlier) = self.update(shadow, now, local) {
-            drop(global);
+        let (result, race) = match self.dense.iter().find(|d| d.holds(addr)) {
+            Some(dense) => dense.with(addr, |shadow| {
+                let result = op();
+                (result, self.update(shadow, now, local))
+            }),
+            None => {
+                let mut global = lock(&self.global[(addr >> 6) % SHARDS]);
+                let result = op();
+                let shadow = global.entry(addr).or_default();
+                (result, self.update(shadow, now, local))
+            }
+        };
+        if let Some(earlier) = race {
             let region = self
                 .params
                 .iter()
@@ -302,35 +238,43 @@ impl RaceCheck {
     /// Checks `now` against `shadow` and records it; returns the earlier access it races with.
     fn update(&self, shadow: &mut Shadow, now: Access, local: &BlockRace) -> Option<Access> {
         let conflicts = |earlier: &Access| {
-            let both_atomic = earlier.kind.atomic() && now.kind.atomic();
+            let both_atomic = earlier.kind().atomic() && now.kind().atomic();
             !both_atomic && !self.ordered(earlier, &now, local)
         };
-        if let Some(write) = shadow.write.filter(|w| conflicts(w)) {
+        if let Some(write) = shadow.write.get().filter(|w| conflicts(w)) {
             return Some(write);
         }
-        if now.kind.writes() {
-            if let Some(read) = shadow.reads.iter().flatten().find(|r| conflicts(r)) {
-                return Some(*read);
+        if now.kind().writes() {
+            if let Some(read) = shadow
+                .reads
+                .iter()
+                .filter_map(|r| r.get())
+                .find(|r| conflicts(r))
+            {
+                return Some(read);
             }
-            shadow.write = Some(now);
-            shadow.reads = [None, None];
+            shadow.write = now;
+            shadow.reads = [Access::NONE; 2];
             return None;
         }
         // Keep two readers: this one in place of itself, of an empty slot, or of a reader
         // ordered before it (which any later write is ordered after too).
+        let present = |r: &Access| r.get();
         let slot = shadow
             .reads
             .iter()
-            .position(|r| r.is_some_and(|r| r.block == now.block && r.thread == now.thread))
-            .or_else(|| shadow.reads.iter().position(Option::is_none))
+            .position(|r| {
+                present(r).is_some_and(|r| r.block == now.block && r.thread == now.thread)
+            })
+            .or_else(|| shadow.reads.iter().position(|r| present(r).is_none()))
             .or_else(|| {
                 shadow
                     .reads
                     .iter()
-                    .position(|r| r.is_some_and(|r| self.ordered(&r, &now, local)))
+                    .position(|r| present(r).is_some_and(|r| self.ordered(&r, &now, local)))
             })
             .unwrap_or(1);
-        shadow.reads[slot] = Some(now);
+        shadow.reads[slot] = now;
         None
     }
 
@@ -395,9 +339,9 @@ impl RaceCheck {
                 earlier.block,
                 earlier.thread,
                 earlier.line,
-                earlier.kind.action(),
+                earlier.kind().action(),
             ),
-            second: self.site(now.block, now.thread, now.line, now.kind.action()),
+            second: self.site(now.block, now.thread, now.line, now.kind().action()),
             advice,
         });
     }
