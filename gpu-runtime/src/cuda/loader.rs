@@ -41,9 +41,29 @@ impl Library {
         static NVRTC: OnceLock<bool> = OnceLock::new();
         static CUBLAS: OnceLock<bool> = OnceLock::new();
         match self {
-            Library::Driver => *DRIVER.get_or_init(|| probe(cudarc::driver::sys::is_culib_present)),
+            Library::Driver => *DRIVER.get_or_init(|| {
+                keep_driver_loaded();
+                probe(cudarc::driver::sys::is_culib_present)
+            }),
             Library::Nvrtc => *NVRTC.get_or_init(|| probe(cudarc::nvrtc::sys::is_culib_present)),
             Library::Cublas => *CUBLAS.get_or_init(|| probe(cudarc::cublas::sys::is_culib_present)),
+        }
+    }
+}
+
+/// Loads libcuda for the rest of the process before the probe loads and unloads it: cuda-gdb
+/// prepares its view of the GPU when libcuda is first loaded, and sees no kernel at all once
+/// that first copy is unloaded and another loaded (as it is when the probe's handle is
+/// dropped before cudarc loads its own).
+fn keep_driver_loaded() {
+    #[cfg(unix)]
+    for name in [c"libcuda.so.1", c"libcuda.so"] {
+        // SAFETY: dlopen of a NUL-terminated name; the handle is never closed, so libcuda
+        // stays loaded as it would be after cudarc's own load, and its initialisers are the
+        // ones cudarc's load would run.
+        let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        if !handle.is_null() {
+            return;
         }
     }
 }
