@@ -1,6 +1,8 @@
-//! The macros never panic: kernels and device functions, valid and mutated token by token, go
-//! through the whole expansion, which must give tokens (an expansion or `compile_error!`s).
-//! `GPU_MACRO_CASES` sets the number of cases (default 256, as in CI).
+//! The macros never panic: kernels and device functions, valid and mutated token by token, and
+//! items built from a grammar of Rust that puts arbitrary syntax in every position the parser
+//! visits, go through the whole expansion, which must give tokens (an expansion or
+//! `compile_error!`s). `GPU_MACRO_CASES` sets the number of cases of each test (default 256,
+//! as in CI).
 
 use crate::chain;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
@@ -173,6 +175,240 @@ proptest! {
             }
         }
         let text = tokens.join(" ");
+        prop_assert!(expand(&text).is_ok(), "the macro panicked on: {}", text);
+    }
+}
+
+/// Rust expressions: leaves of every kind the parser meets, and every form of expression
+/// around them, nested.
+fn expression() -> impl Strategy<Value = String> {
+    let leaf = prop::sample::select(vec![
+        "x",
+        "y",
+        "i",
+        "a",
+        "n",
+        "self",
+        "T",
+        "N",
+        "Body::G",
+        "0",
+        "1u8",
+        "2.5f32",
+        "1e9",
+        "-3",
+        "'c'",
+        "\"s\"",
+        "true",
+        "0xff",
+        "1_000usize",
+        "global_idx().x",
+        "thread_idx().y",
+        "x.len()",
+        "lane_id()",
+        "()",
+        "[]",
+        "..",
+    ])
+    .prop_map(str::to_string);
+    leaf.prop_recursive(4, 48, 3, |inner| {
+        let op = prop::sample::select(vec![
+            "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", "&&", "||",
+            "=", "+=", "..", "..=",
+        ]);
+        let unary = prop::sample::select(vec!["-", "!", "*", "&", "&mut "]);
+        let method = prop::sample::select(vec![
+            "min",
+            "max",
+            "abs",
+            "sqrt",
+            "wrapping_add",
+            "count_ones",
+            "load4",
+            "store2",
+            "atomic_add",
+            "to_bits",
+            "step_by",
+            "len",
+            "unknown",
+        ]);
+        let call = prop::sample::select(vec![
+            "shfl_down_sync",
+            "sync_threads",
+            "shared_array::<f32, 4>",
+            "atomic_add",
+            "f",
+            "Body::new",
+            "min",
+            "ballot_sync",
+            "wgmma",
+            "dynamic_shared::<u32>",
+        ]);
+        let field = prop::sample::select(vec!["x", "0", "1", "len", "mass"]);
+        prop_oneof![
+            (inner.clone(), op, inner.clone()).prop_map(|(a, op, b)| format!("{a} {op} {b}")),
+            (unary, inner.clone()).prop_map(|(u, a)| format!("{u}{a}")),
+            inner.clone().prop_map(|a| format!("({a})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("[{a}, {b}]")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("[{a}; {b}]")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{a}[{b}]")),
+            (inner.clone(), field).prop_map(|(a, f)| format!("{a}.{f}")),
+            (inner.clone(), method, inner.clone()).prop_map(|(a, m, b)| format!("{a}.{m}({b})")),
+            (inner.clone(), ty()).prop_map(|(a, t)| format!("{a} as {t}")),
+            (call, inner.clone(), inner.clone()).prop_map(|(f, a, b)| format!("{f}({a}, {b})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("if {a} {{ {b} }} else {{ {c} }}")),
+            (inner.clone(), pattern(), inner.clone(), inner.clone())
+                .prop_map(|(a, p, b, c)| format!("match {a} {{ {p} => {b}, _ => {c} }}")),
+            (pattern(), inner.clone(), inner.clone())
+                .prop_map(|(p, a, b)| format!("{{ let {p} = {a}; {b} }}")),
+            inner.clone().prop_map(|a| format!("loop {{ break {a}; }}")),
+            (pattern(), inner.clone()).prop_map(|(p, a)| format!("|{p}| {a}")),
+            (inner.clone(), inner.clone())
+                .prop_map(|(a, b)| format!("Body {{ mass: {a}, pos: {b} }}")),
+            inner
+                .clone()
+                .prop_map(|a| format!("println!(\"{{}} {{:.3}}\", {a})")),
+            inner
+                .clone()
+                .prop_map(|a| format!("assert!({a}, \"{{}}\", {a})")),
+            inner.clone().prop_map(|a| format!("unsafe {{ {a} }}")),
+            inner.clone().prop_map(|a| format!("{a}?")),
+            inner.clone().prop_map(|a| format!("return {a}")),
+            inner.clone().prop_map(|a| format!("{a}.await")),
+            inner.prop_map(|a| format!("vec![{a}]")),
+        ]
+    })
+}
+
+/// Rust types: the kernel language's and others it must refuse.
+fn ty() -> impl Strategy<Value = String> {
+    let leaf = prop::sample::select(vec![
+        "f32", "f64", "u8", "i32", "u64", "usize", "bool", "f16", "bf16", "T", "Self", "Body",
+        "str", "()", "!", "_", "i128", "char", "String",
+    ])
+    .prop_map(str::to_string);
+    leaf.prop_recursive(3, 12, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|t| format!("&{t}")),
+            inner.clone().prop_map(|t| format!("&mut {t}")),
+            inner.clone().prop_map(|t| format!("&[{t}]")),
+            inner.clone().prop_map(|t| format!("&mut [{t}]")),
+            inner.clone().prop_map(|t| format!("[{t}; 4]")),
+            inner.clone().prop_map(|t| format!("[{t}; N]")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b})")),
+            inner.clone().prop_map(|t| format!("Option<{t}>")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("fn({a}) -> {b}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("impl Fn({a}) -> {b}")),
+            inner.clone().prop_map(|t| format!("*const {t}")),
+            inner.prop_map(|t| format!("DeviceBuffer<{t}>")),
+        ]
+    })
+}
+
+/// Rust patterns.
+fn pattern() -> impl Strategy<Value = String> {
+    let leaf = prop::sample::select(vec![
+        "x", "mut y", "_", "0", "1..=3", "ref r", "\"s\"", "Body::A", "Op::Add",
+    ])
+    .prop_map(str::to_string);
+    leaf.prop_recursive(2, 8, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}, {b})")),
+            inner.clone().prop_map(|a| format!("[{a}, ..]")),
+            inner
+                .clone()
+                .prop_map(|a| format!("Body {{ mass: {a}, .. }}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{a} | {b}")),
+            inner.clone().prop_map(|a| format!("&{a}")),
+            inner.prop_map(|a| format!("Some({a})")),
+        ]
+    })
+}
+
+/// Statements, each with a pattern, type or expression in each of its positions.
+fn statement() -> impl Strategy<Value = String> {
+    let expr = expression;
+    prop_oneof![
+        (pattern(), ty(), expr()).prop_map(|(p, t, e)| format!("let {p}: {t} = {e};")),
+        (pattern(), expr()).prop_map(|(p, e)| format!("let {p} = {e};")),
+        expr().prop_map(|e| format!("{e};")),
+        (expr(), expr()).prop_map(|(a, b)| format!("{a} = {b};")),
+        (expr(), expr()).prop_map(|(a, b)| format!("{a} += {b};")),
+        (pattern(), expr(), expr()).prop_map(|(p, a, b)| format!("for {p} in {a} {{ {b}; }}")),
+        (expr(), expr()).prop_map(|(a, b)| format!("while {a} {{ {b}; }}")),
+        (expr(), expr()).prop_map(|(a, b)| format!("if {a} {{ {b}; }}")),
+        expr().prop_map(|e| format!("#[unroll({e})] for j in 0..4 {{ }}")),
+        (ty(), expr()).prop_map(|(t, e)| format!("const C: {t} = {e};")),
+        (pattern(), expr()).prop_map(|(p, e)| format!("let {p} = {e} else {{ return; }};")),
+        Just("fn inner() {}".to_string()),
+        Just("return;".to_string()),
+        expr(),
+    ]
+}
+
+/// A function with a pattern, type or expression in every position of its signature and body.
+fn function() -> impl Strategy<Value = String> {
+    let prefix = prop::sample::select(vec![
+        "",
+        "pub ",
+        "#[inline] ",
+        "unsafe ",
+        "async ",
+        "const ",
+        "extern \"C\" ",
+        "pub(crate) ",
+    ]);
+    let generics = prop_oneof![
+        Just(String::new()),
+        Just("<T: Float>".to_string()),
+        Just("<const N: usize>".to_string()),
+        Just("<'a, T>".to_string()),
+        prop::sample::select(vec!["Float", "Integer", "Number", "Copy", "Fn(f32) -> f32"])
+            .prop_map(|b| format!("<T: {b}, const N: usize>")),
+        ty().prop_map(|t| format!("<F: Fn({t}) -> {t}>")),
+    ];
+    let params = proptest::collection::vec((pattern(), ty()), 0..4).prop_map(|params| {
+        let params: Vec<String> = params
+            .into_iter()
+            .map(|(p, t)| format!("{p}: {t}"))
+            .collect();
+        params.join(", ")
+    });
+    let ret = prop_oneof![Just(String::new()), ty().prop_map(|t| format!("-> {t}"))];
+    let body = proptest::collection::vec(statement(), 0..5).prop_map(|s| s.join(" "));
+    (prefix, generics, params, ret, body)
+        .prop_map(|(pre, g, p, r, b)| format!("{pre}fn k{g}({p}) {r} {{ {b} }}"))
+}
+
+/// `#[device]` items besides functions: structs, enums and impl blocks, with arbitrary types
+/// and expressions where fields, discriminants and methods go.
+fn device_item() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (ty(), ty()).prop_map(|(a, b)| format!(
+            "#[derive(Clone, Copy)] #[repr(C)] pub struct Body {{ pub mass: {a}, pub pos: {b} }}"
+        )),
+        (ty(), ty(), expression()).prop_map(|(a, b, e)| format!(
+            "impl Body {{ pub const G: {a} = {e}; pub fn m(&self, v: {b}) -> {a} {{ {e} }} }}"
+        )),
+        (ty(), expression())
+            .prop_map(|(t, e)| format!("impl Add<{t}> for Body {{ type Output = Body; fn add(self, o: {t}) -> Body {{ {e} }} }}")),
+        expression().prop_map(|e| format!("#[repr(u32)] #[derive(Clone, Copy)] enum Op {{ Add = {e}, Mul }}")),
+        (ty(), ty()).prop_map(|(a, b)| format!("struct Pair({a}, {b});")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_functions_never_panic(text in function()) {
+        prop_assert!(expand(&text).is_ok(), "the macro panicked on: {}", text);
+    }
+
+    #[test]
+    fn generated_device_items_never_panic(text in device_item()) {
         prop_assert!(expand(&text).is_ok(), "the macro panicked on: {}", text);
     }
 }
