@@ -1,5 +1,6 @@
 //! Benchmarks of the library kernels against a reference measured in the same run: a device-copy
-//! kernel (16-byte loads and stores) for the bandwidth-bound ones, cuBLAS for GEMM. Times are
+//! kernel (16-byte loads and stores) for the bandwidth-bound ones, cuBLAS for GEMM, and for the
+//! host time of a launch, the same kernel launched through cudarc directly. Times are
 //! CUDA-event medians after a warm-up; bandwidth counts bytes read plus bytes written, as the
 //! copy does; GEMM throughput counts 2·m·n·k floating-point operations.
 //!
@@ -23,6 +24,61 @@ fn copy_f32(x: &[f32], y: &mut [f32]) {
     for i in (vectors * 4 + global_idx().x..y.len()).step_by(grid_size().x) {
         y[i] = x[i];
     }
+}
+
+/// The smallest useful launch: one scalar and one slice, one block.
+#[kernel]
+fn launch_probe(a: f32, y: &mut [f32]) {
+    let i = global_idx().x;
+    if i < y.len() {
+        y[i] *= a;
+    }
+}
+
+/// Host microseconds per launch of `launch_probe` (unchecked) through `Stream::launch`, and
+/// through cudarc directly: the best of five rounds of 10,000 launches each, the two
+/// alternating so that both see the same machine.
+fn launch_row(stream: &Stream) -> gpu::Result<Row> {
+    const LAUNCHES: u32 = 10_000;
+    let mut y = DeviceBuffer::<f32>::zeroed(stream, 32)?;
+    let config = LaunchConfig::new(Grid::x(1), Block::x(32)).checked(false);
+    let mut ours = f64::INFINITY;
+    let mut raw = f64::INFINITY;
+    for round in 0..6 {
+        let start = std::time::Instant::now();
+        for _ in 0..LAUNCHES {
+            launch_probe::launch(stream, config, 1.0, &mut y)?;
+        }
+        let ours_us = start.elapsed().as_secs_f64() * 1e6 / f64::from(LAUNCHES);
+        stream.synchronize()?;
+        let raw_time = gpu::runtime::__bench::raw_cudarc_launches(
+            stream,
+            &launch_probe::KERNEL,
+            config,
+            1.0,
+            &mut y,
+            LAUNCHES,
+        )?;
+        stream.synchronize()?;
+        // Round 0 warms both paths up.
+        if round > 0 {
+            ours = ours.min(ours_us);
+            raw = raw.min(raw_time.as_secs_f64() * 1e6 / f64::from(LAUNCHES));
+        }
+    }
+    println!(
+        "launch host time: {ours:.2} µs per launch, raw cudarc {raw:.2} µs: {:.3} x raw",
+        ours / raw
+    );
+    Ok(Row {
+        workload: "launch (host)".into(),
+        size: "1 scalar, 1 slice".into(),
+        ms: ours * 1e-3,
+        rate: 1.0 / ours,
+        unit: "M/s",
+        reference: "raw cudarc launch",
+        reference_rate: Some(1.0 / raw),
+    })
 }
 
 /// Which workloads to measure: all, or those whose name contains one of the `--only` words.
@@ -395,6 +451,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     rows.extend(gemm_rows(&stream, on_gpu, &only)?);
+    if on_gpu && only.wants("launch") {
+        rows.push(launch_row(&stream)?);
+    }
 
     println!(
         "{:<22} {:>12} {:>10} {:>10} {:<8} {:>10} {:>7}  reference",

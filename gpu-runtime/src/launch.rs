@@ -186,3 +186,44 @@ pub(crate) fn cpu_args<'s, 'a>(
     }
     Ok((unpacked, exclusive))
 }
+
+/// What benchmarks compare the runtime with; not part of the API.
+#[doc(hidden)]
+pub mod __bench {
+    use std::time::Duration;
+
+    use crate::buffer::DeviceBuffer;
+    use crate::compile::compile_to_ptx;
+    use crate::core::error::{Error, Result};
+    use crate::core::launch::LaunchConfig;
+    use crate::dispatch::{DeviceImpl, QueueImpl};
+    use crate::kernel::Kernel;
+    use crate::stream::Stream;
+
+    /// Host time of `launches` launches of `kernel`, whose parameters are `(f32, &mut [f32])`,
+    /// through cudarc directly on `stream`'s CUDA stream: the same PTX in a module of its own,
+    /// without the runtime's checks, cache lookup or bookkeeping. `Stream::launch`'s overhead
+    /// is measured against it.
+    pub fn raw_cudarc_launches(
+        stream: &Stream,
+        kernel: &'static Kernel,
+        config: LaunchConfig,
+        a: f32,
+        y: &mut DeviceBuffer<f32>,
+        launches: u32,
+    ) -> Result<Duration> {
+        let (QueueImpl::Cuda(queue), DeviceImpl::Cuda(device)) =
+            (&stream.queue, stream.gpu.device())
+        else {
+            return Err(Error::CudaOnly {
+                what: "the raw cudarc launch reference",
+            });
+        };
+        let ptx = compile_to_ptx(kernel, device.arch)?;
+        let len = y.len() as u64;
+        let memory = y.cuda_memory_mut().ok_or(Error::CudaOnly {
+            what: "the raw cudarc launch reference",
+        })?;
+        queue.raw_launches(device, ptx, kernel.name(), config, a, memory, len, launches)
+    }
+}

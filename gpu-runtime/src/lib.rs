@@ -85,6 +85,8 @@ mod event;
 mod graph;
 mod kernel;
 mod launch;
+#[doc(hidden)]
+pub use launch::__bench;
 mod pinned;
 mod select;
 mod stream;

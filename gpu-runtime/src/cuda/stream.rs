@@ -3,9 +3,11 @@
 
 use std::cell::RefMut;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaStream, DeviceRepr, LaunchArgs, PushKernelArg};
+use cudarc::nvrtc::Ptx;
 
 use crate::core::cache::CacheConfig;
 use crate::core::checks::{resolve_checked, PendingChecks};
@@ -17,7 +19,7 @@ use crate::core::scalar::ScalarValue;
 use crate::core::value::ValueBytes;
 use crate::cuda::device::CudaDevice;
 use crate::cuda::event::CudaMarker;
-use crate::cuda::memory::LaunchMemory;
+use crate::cuda::memory::{CudaMemory, LaunchMemory};
 
 /// A CUDA stream and the checked launches queued on it.
 #[derive(Clone)]
@@ -177,6 +179,52 @@ impl CudaQueue {
             device.device_checks.note_launch();
         }
         Ok(())
+    }
+}
+
+impl CudaQueue {
+    /// Host time of `launches` launches of the entry `entry` of `ptx`, a kernel with parameters
+    /// `(f32, &mut [f32])`, through cudarc alone: its own module, no argument checks, no module
+    /// cache, no checked-mode count. The reference for the launch path's overhead.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn raw_launches(
+        &self,
+        device: &CudaDevice,
+        ptx: String,
+        entry: &str,
+        config: LaunchConfig,
+        a: f32,
+        y: &mut CudaMemory<f32>,
+        len: u64,
+        launches: u32,
+    ) -> Result<Duration> {
+        let module = device
+            .ctx
+            .load_module(Ptx::from_src(ptx))
+            .map_err(Error::driver("loading the reference module"))?;
+        let function = module
+            .load_function(entry)
+            .map_err(Error::driver("finding the reference kernel"))?;
+        let cuda_config = cudarc::driver::LaunchConfig {
+            grid_dim: (config.grid.x, config.grid.y, config.grid.z),
+            block_dim: (config.block.x, config.block.y, config.block.z),
+            shared_mem_bytes: config.shared_mem_bytes,
+        };
+        let start = Instant::now();
+        for _ in 0..launches {
+            let mut builder = self.stream.launch_builder(&function);
+            builder.arg(&a);
+            y.push_mut(&mut builder);
+            builder.arg(&len);
+            // SAFETY: the caller's kernel takes `(f32, &mut [f32])`, which the ABI passes as
+            // the f32, the device pointer and its u64 length, pushed here in that order; `y`
+            // is a live allocation of `len` f32 on this device, borrowed mutably for the loop.
+            unsafe { builder.launch(cuda_config) }.map_err(|source| Error::Launch {
+                kernel: "launch-overhead reference",
+                source: source.into(),
+            })?;
+        }
+        Ok(start.elapsed())
     }
 }
 
