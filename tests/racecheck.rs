@@ -174,6 +174,40 @@ fn a_shuffle_naming_lanes_that_returned_is_divergent() {
     assert_eq!(out.to_host(&stream).unwrap(), want);
 }
 
+/// Each thread reads its neighbour's element of dynamic shared memory without a barrier.
+#[kernel]
+fn dynamic_neighbour(out: &mut [f32]) {
+    let tile = dynamic_shared::<f32>();
+    let t = thread_idx().x as usize;
+    tile[t] = t as f32;
+    out[t] = tile[(t + 1) % 64];
+}
+
+#[test]
+fn dynamic_shared_memory_is_named_and_indexed_by_element() {
+    let stream = Gpu::cpu_racecheck().default_stream();
+    let mut out = DeviceBuffer::<f32>::zeroed(&stream, 64).unwrap();
+    let config = config(1, 64).with_shared_mem(64 * 4);
+    let err = dynamic_neighbour::launch(&stream, config, &mut out).unwrap_err();
+    let Error::DataRace {
+        memory,
+        index,
+        first,
+        second,
+        ..
+    } = &err
+    else {
+        panic!("expected a data race, got {err}");
+    };
+    assert_eq!(memory, "dynamic shared memory (as f32)", "{err}");
+    assert_eq!(*index, 1, "{err}");
+    assert_eq!(
+        (first.action, second.action),
+        (SiteAction::Read, SiteAction::Write),
+        "{err}"
+    );
+}
+
 #[test]
 fn the_checker_is_chosen_per_launch() {
     let host = random_f32(128, 4);
@@ -220,5 +254,6 @@ fn planted_kernels_compile_with_nvrtc() {
         (&planted::reads_written_shared::KERNEL, &[]),
         (&planted::shuffle_after_exit::KERNEL, &[]),
         (&planted::shuffle_then_guard::KERNEL, &[]),
+        (&dynamic_neighbour::KERNEL, &[]),
     ]);
 }

@@ -267,10 +267,6 @@ impl BlockShared {
             let Ok(raw) = RawMemory::zeroed(bytes) else {
                 return empty;
             };
-            if let Some(race) = &self.race {
-                let name = "dynamic shared memory".to_string();
-                race.name_region(Region::new(raw.as_ptr() as usize, bytes, 1, name));
-            }
             memory.dynamic = Some(Slot {
                 memory: raw,
                 bytes,

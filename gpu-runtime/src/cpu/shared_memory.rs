@@ -2,6 +2,7 @@
 //! the launch's dynamic bytes, as `CpuSlice`s.
 
 use crate::core::value::Value;
+use crate::cpu::racecheck::Region;
 use crate::cpu::slice::CpuSlice;
 use crate::cpu::thread::ThreadCtx;
 
@@ -38,6 +39,13 @@ impl ThreadCtx {
     pub fn dynamic_shared<T: Value>(&self) -> CpuSlice<'_, T> {
         let (ptr, bytes) = self.block().dynamic_shared();
         let len = bytes.checked_div(std::mem::size_of::<T>()).unwrap_or(0);
+        if let (Some(_), Some(race), true) = (self.racing(), self.block().race(), bytes > 0) {
+            // Named with the first view's element type, so reports index elements, not bytes.
+            race.name_region_with(ptr as usize, || {
+                let name = format!("dynamic shared memory (as {})", T::ELEM);
+                Region::new(ptr as usize, len, std::mem::size_of::<T>(), name)
+            });
+        }
         // SAFETY: as for `shared_array`: `bytes` zeroed, aligned bytes of this block.
         unsafe { CpuSlice::from_raw(ptr.cast::<T>(), len, true) }
     }

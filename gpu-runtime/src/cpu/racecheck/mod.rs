@@ -434,9 +434,14 @@ impl BlockRace {
 
     /// Names shared memory at `start` (once per worker: the memory is reused by its blocks).
     pub(crate) fn name_region(&self, region: Region) {
+        self.name_region_with(region.start, || region);
+    }
+
+    /// Names the shared memory at `start` with `region()` unless it already has a name.
+    pub(crate) fn name_region_with(&self, start: usize, region: impl FnOnce() -> Region) {
         let mut regions = self.regions.borrow_mut();
-        if !regions.iter().any(|r| r.start == region.start) {
-            regions.push(region);
+        if !regions.iter().any(|r| r.start == start) {
+            regions.push(region());
         }
     }
 
