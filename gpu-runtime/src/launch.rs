@@ -58,8 +58,16 @@ impl Stream {
         config: LaunchConfig,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
-        let kinds: Vec<ParamKind> = args.iter().map(KernelArg::kind).collect();
-        check_args(kernel.name(), params, &kinds)?;
+        // The list of kinds is only built to describe a mismatch.
+        let matches = args.len() == params.len()
+            && args
+                .iter()
+                .zip(params)
+                .all(|(arg, param)| arg.kind() == *param);
+        if !matches {
+            let kinds: Vec<ParamKind> = args.iter().map(KernelArg::kind).collect();
+            check_args(kernel.name(), params, &kinds)?;
+        }
         for (index, arg) in args.iter().enumerate() {
             let what = || format!("argument {index} of kernel `{}`", kernel.name());
             match &arg.inner {

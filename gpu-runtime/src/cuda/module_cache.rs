@@ -2,7 +2,7 @@
 //! that find one by kernel or by content.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::CUfunction_attribute_enum as FuncAttr;
@@ -72,6 +72,8 @@ impl LoadedKernel {
 #[derive(Default)]
 pub(crate) struct ModuleCache {
     maps: Mutex<Maps>,
+    /// Bumped whenever entries are dropped, so threads' recent-launch caches drop theirs.
+    generation: AtomicU64,
 }
 
 /// Loaded variants of one kernel in one mode, by template arguments (empty when not generic).
@@ -96,5 +98,15 @@ impl ModuleCache {
         self.maps
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The current generation of the cache's entries.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Starts a new generation: entries handed out before are not to be reused.
+    pub(crate) fn invalidate(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
     }
 }

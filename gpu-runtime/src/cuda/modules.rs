@@ -1,5 +1,6 @@
 //! Getting a launchable function for a kernel: in-process cache, then disk cache, then NVRTC.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -62,6 +63,59 @@ static COUNTERS: Counters = Counters {
     disk_write_failures: AtomicU64::new(0),
 };
 
+/// What identifies a loaded non-generic kernel in a thread's recent launches.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct RecentKey {
+    /// The `CudaDevice`, which lives as long as the process (devices are never closed).
+    device: usize,
+    /// The kernel's `static`.
+    kernel: usize,
+    checked: bool,
+    /// The device's module-cache generation: forgetting compiled kernels starts a new one.
+    generation: u64,
+}
+
+/// Slots of a thread's recent launches: a training step's handful of kernels fits.
+const RECENT_SLOTS: usize = 32;
+
+/// One slot: the kernel it holds, and its function.
+type RecentSlot = Option<(RecentKey, Arc<LoadedKernel>)>;
+
+thread_local! {
+    /// The kernels this thread launched lately, by the address of their `static`: a launch
+    /// in a hot loop finds its function here without taking the device's cache lock.
+    static RECENT: RefCell<[RecentSlot; RECENT_SLOTS]> =
+        const { RefCell::new([const { None }; RECENT_SLOTS]) };
+}
+
+fn recent_slot(key: &RecentKey) -> usize {
+    // Statics are at least 8-byte aligned; nearby kernels land in different slots.
+    (key.kernel >> 3) % RECENT_SLOTS
+}
+
+/// The loaded kernel `key` names, if this thread launched it lately.
+fn recent(key: &RecentKey) -> Option<Arc<LoadedKernel>> {
+    RECENT
+        .try_with(|recent| {
+            let recent = recent.try_borrow().ok()?;
+            match &recent[recent_slot(key)] {
+                Some((found, loaded)) if found == key => Some(loaded.clone()),
+                _ => None,
+            }
+        })
+        .ok()
+        .flatten()
+}
+
+/// Remembers `loaded` as the kernel `key` names, in place of whatever shared its slot.
+fn remember(key: RecentKey, loaded: &Arc<LoadedKernel>) {
+    let _ = RECENT.try_with(|recent| {
+        if let Ok(mut recent) = recent.try_borrow_mut() {
+            recent[recent_slot(&key)] = Some((key, loaded.clone()));
+        }
+    });
+}
+
 fn bump(counter: &AtomicU64) {
     counter.fetch_add(1, Ordering::Relaxed);
 }
@@ -95,6 +149,7 @@ impl CudaDevice {
     /// cache), so the next use goes to disk or NVRTC. Functions already handed out stay valid.
     pub(crate) fn forget_compiled(&self, kernel: &'static KernelSpec) {
         let mut maps = self.modules.lock();
+        self.modules.invalidate();
         let address = kernel.address();
         for checked in [false, true] {
             if let Some(variants) = maps.by_kernel.remove(&(address, checked)) {
@@ -108,6 +163,7 @@ impl CudaDevice {
     /// Drops every in-process entry of this device.
     pub(crate) fn clear_compiled(&self) {
         let mut maps = self.modules.lock();
+        self.modules.invalidate();
         maps.by_kernel.clear();
         maps.by_content.clear();
     }
@@ -120,6 +176,17 @@ impl CudaDevice {
         template_args: &[TemplateArg],
         cache: impl FnOnce() -> CacheConfig,
     ) -> Result<Arc<LoadedKernel>> {
+        // Fastest path: a kernel this thread launched lately on this device, without a lock.
+        let recent_key = template_args.is_empty().then(|| RecentKey {
+            device: self as *const CudaDevice as usize,
+            kernel: kernel.address(),
+            checked,
+            generation: self.modules.generation(),
+        });
+        if let Some(found) = recent_key.as_ref().and_then(recent) {
+            bump(&COUNTERS.memory_hits);
+            return Ok(found);
+        }
         // Fast path without reading the cache setting.
         if let Some(found) = self
             .modules
@@ -129,10 +196,17 @@ impl CudaDevice {
             .and_then(|variants| variants.get(template_args))
         {
             bump(&COUNTERS.memory_hits);
-            return Ok(found.clone());
+            let found = found.clone();
+            if let Some(key) = recent_key {
+                remember(key, &found);
+            }
+            return Ok(found);
         }
-        self.lookup_or_build(kernel, checked, template_args, &cache())
-            .map(|(loaded, _)| loaded)
+        let (loaded, _) = self.lookup_or_build(kernel, checked, template_args, &cache())?;
+        if let Some(key) = recent_key {
+            remember(key, &loaded);
+        }
+        Ok(loaded)
     }
 
     fn lookup_or_build(
