@@ -110,7 +110,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
     let twin = if emit::cpu::supported(&program) {
         let twin = emit::cpu::emit_twin(&program, &types, &rt.to_string());
         match twin.source.parse::<TokenStream>() {
-            Ok(tokens) => Some((tokens, twin.needs_sync)),
+            Ok(tokens) => Some((tokens, twin.needs_sync, twin.block)),
             Err(error) => {
                 let message = format!("internal error: the CPU twin does not parse ({error})");
                 return quote!(compile_error!(#message););

@@ -22,7 +22,9 @@ use crate::core::kernel::KernelSpec;
 use crate::core::launch::{DeviceLimits, LaunchConfig};
 use crate::core::scalar::Scalar;
 use crate::core::value::Value;
-use crate::cpu::{self, CpuArg, CpuDevice, CpuKernelFn, CpuLaunch, CpuStream, HostBuffer};
+use crate::cpu::{
+    self, CpuArg, CpuBlockFn, CpuDevice, CpuKernelFn, CpuLaunch, CpuStream, HostBuffer,
+};
 use crate::cuda::device::CudaDevice;
 use crate::cuda::event::CudaMarker;
 use crate::cuda::graph::CudaReplay;
@@ -220,6 +222,7 @@ impl QueueImpl {
         let Launch {
             kernel,
             twin,
+            block_twin,
             needs_sync,
             template_args,
             config,
@@ -244,6 +247,7 @@ impl QueueImpl {
                 let launch = CpuLaunch {
                     kernel,
                     twin,
+                    block_twin,
                     needs_sync,
                     template_args,
                     config,
@@ -295,6 +299,8 @@ pub(crate) struct Launch<'k> {
     pub(crate) kernel: &'static KernelSpec,
     /// Its CPU twin, if it has one.
     pub(crate) twin: Option<CpuKernelFn>,
+    /// Its twin of a whole block, for a barrier-free kernel.
+    pub(crate) block_twin: Option<CpuBlockFn>,
     /// Whether the twin synchronizes.
     pub(crate) needs_sync: bool,
     /// The instantiation's template arguments (empty for a plain kernel).

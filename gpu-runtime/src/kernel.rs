@@ -9,13 +9,15 @@ use crate::core::kernel::TemplateParam;
 use crate::core::kernel::{KernelSpec, ParamKind};
 use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
 use crate::core::value::{ElemType, StoredValue, Value, ValueBytes};
-use crate::cpu::CpuKernelFn;
+use crate::cpu::{CpuBlockFn, CpuKernelFn};
 
 /// A kernel as the macro emits it: built in a `static`.
 pub struct Kernel {
     /// What every backend reads: source, entry, parameters, checks.
     spec: KernelSpec,
     cpu_twin: Option<CpuKernelFn>,
+    /// The twin of a whole block, for barrier-free kernels.
+    cpu_block: Option<CpuBlockFn>,
     needs_sync: bool,
 }
 
@@ -84,6 +86,7 @@ impl Kernel {
         Kernel {
             spec,
             cpu_twin: None,
+            cpu_block: None,
             needs_sync: false,
         }
     }
@@ -97,6 +100,17 @@ impl Kernel {
         Kernel {
             cpu_twin: Some(twin),
             needs_sync,
+            ..self
+        }
+    }
+
+    /// The same kernel with the twin of a whole block, which the CPU backend calls once per
+    /// block of a barrier-free kernel instead of the thread twin once per thread. Chained
+    /// after `with_cpu` in the `static`'s initializer.
+    #[doc(hidden)]
+    pub const fn __with_cpu_block(self, block: CpuBlockFn) -> Kernel {
+        Kernel {
+            cpu_block: Some(block),
             ..self
         }
     }
@@ -140,6 +154,11 @@ impl Kernel {
     /// The CPU twin the CPU backend runs, if the kernel has one.
     pub fn cpu_twin(&self) -> Option<CpuKernelFn> {
         self.cpu_twin
+    }
+
+    /// The twin of a whole block the CPU backend runs for a barrier-free kernel, if it has one.
+    pub(crate) fn cpu_block(&self) -> Option<CpuBlockFn> {
+        self.cpu_block
     }
 
     /// Whether the CPU twin needs barriers or warp rendezvous (and so runs its threads as

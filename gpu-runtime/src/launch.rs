@@ -82,6 +82,7 @@ impl Stream {
         let launch = Launch {
             kernel: kernel.spec(),
             twin: kernel.cpu_twin(),
+            block_twin: kernel.cpu_block(),
             needs_sync: kernel.needs_sync(),
             template_args,
             config,

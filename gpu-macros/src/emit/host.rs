@@ -14,7 +14,7 @@ use quote::{format_ident, quote};
 pub fn emit_host(
     kernel: &Function,
     source: &HostSource,
-    twin: Option<(TokenStream, bool)>,
+    twin: Option<(TokenStream, bool, bool)>,
     assertions: Option<TokenStream>,
     rt: &TokenStream,
 ) -> TokenStream {
@@ -198,9 +198,13 @@ pub fn emit_host(
     };
     // The CPU backend runs the twin; generic kernels have none yet.
     let (twin_items, kernel_static) = match twin {
-        Some((items, needs_sync)) => (
+        Some((items, needs_sync, false)) => (
             items,
             quote!(#kernel_static.with_cpu(__cpu_twin, #needs_sync)),
+        ),
+        Some((items, needs_sync, true)) => (
+            items,
+            quote!(#kernel_static.with_cpu(__cpu_twin, #needs_sync).__with_cpu_block(__cpu_block)),
         ),
         None => (quote!(), kernel_static),
     };

@@ -38,7 +38,7 @@ use crate::cpu::launch_state::{Failure, LaunchState};
 use crate::cpu::racecheck::{RaceCheck, RaceReport, Region};
 use crate::cpu::schedule::{panic_text, Scheduler};
 use crate::cpu::thread::{run_thread, Dim3, ThreadCtx, ThreadExit};
-use crate::cpu::CpuKernelFn;
+use crate::cpu::{CpuBlockFn, CpuKernelFn};
 
 /// Stack of each coroutine thread.
 const STACK_BYTES: usize = 256 * 1024;
@@ -70,6 +70,8 @@ pub(crate) struct CpuLaunch<'k> {
     pub(crate) kernel: &'k KernelSpec,
     /// Its twin, from [`twin_of`].
     pub(crate) twin: CpuKernelFn,
+    /// Its twin of a whole block, for a barrier-free kernel.
+    pub(crate) block_twin: Option<CpuBlockFn>,
     /// Whether the twin synchronizes (and so runs its threads as coroutines).
     pub(crate) needs_sync: bool,
     /// The instantiation's template arguments.
@@ -98,6 +100,7 @@ impl CpuDevice {
         let CpuLaunch {
             kernel,
             twin,
+            block_twin,
             needs_sync,
             template_args,
             config,
@@ -127,6 +130,7 @@ impl CpuDevice {
         let cpu_args = CpuArgs::new(args, template_args, &state);
         let grid = Grid {
             twin,
+            block_twin,
             needs_sync,
             args: &cpu_args,
             state: &state,
@@ -214,6 +218,7 @@ fn race_error(kernel: String, report: RaceReport) -> Error {
 /// One launch's grid.
 struct Grid<'l> {
     twin: CpuKernelFn,
+    block_twin: Option<CpuBlockFn>,
     needs_sync: bool,
     args: &'l CpuArgs<'l>,
     state: &'l LaunchState,
@@ -366,6 +371,10 @@ impl<'g, 'l> Worker<'g, 'l> {
         let mut first = 0;
         loop {
             let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+                if let Some(block_twin) = grid.block_twin {
+                    block_twin(args, &mut ctx, first);
+                    return;
+                }
                 let mut linear = 0;
                 for z in 0..dim.z {
                     for y in 0..dim.y {

@@ -73,3 +73,8 @@ pub fn from_bits<T: Scalar>(bits: u64) -> T {
 /// A kernel's CPU twin: runs one thread of the kernel, reading the launch's arguments from
 /// `args` and its indices, shared memory and warp from `t`.
 pub type CpuKernelFn = fn(&CpuArgs<'_>, &ThreadCtx);
+
+/// A barrier-free kernel's twin of a whole block: reads the arguments once and runs the
+/// kernel for each thread of `t`'s block from linear index `first` on
+/// ([`ThreadCtx::__each_thread`]), so the compiler sees one loop instead of a call per thread.
+pub type CpuBlockFn = fn(&CpuArgs<'_>, &mut ThreadCtx, u32);

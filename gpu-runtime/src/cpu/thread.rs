@@ -106,6 +106,27 @@ impl ThreadCtx {
         self
     }
 
+    /// Runs `body` as each thread of the block in turn, from linear index `first` on (x
+    /// fastest), with this context's indices set for it: the loop of a block twin.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __each_thread(&mut self, first: u32, mut body: impl FnMut(&ThreadCtx)) {
+        let dim = self.block_dim;
+        let mut linear = 0;
+        for z in 0..dim.z {
+            for y in 0..dim.y {
+                for x in 0..dim.x {
+                    if linear >= first {
+                        self.thread_idx = Dim3 { x, y, z };
+                        self.linear = linear;
+                        body(self);
+                    }
+                    linear += 1;
+                }
+            }
+        }
+    }
+
     /// The coroutine to suspend, `None` for a barrier-free kernel.
     #[inline(always)]
     fn yielder(&self) -> Option<&Yielder> {

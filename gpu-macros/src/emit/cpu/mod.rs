@@ -24,6 +24,9 @@ use std::fmt::Write;
 pub struct CpuTwin {
     pub source: String,
     pub needs_sync: bool,
+    /// Whether the source also has `__cpu_block`, which runs a whole block of a barrier-free
+    /// kernel in one call.
+    pub block: bool,
 }
 
 /// Emits the CPU twin; `rt` is the runtime crate's path as Rust source.
@@ -74,6 +77,7 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
             needs_sync: false,
             wanted: Vec::new(),
             binding: None,
+            block: false,
         };
         writer.function();
         needs_sync |= writer.needs_sync;
@@ -86,6 +90,27 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
             }
         }
     }
+    // A barrier-free kernel without generics also gets a twin of a whole block: its arguments
+    // read once, and a loop over the block's threads around its inlined body.
+    let block = !needs_sync && program.root().generics.is_empty();
+    if block {
+        let mut writer = Twin {
+            rt,
+            program,
+            function: program.root(),
+            types: &types[0],
+            index: 0,
+            slots: &slots,
+            subst: &[],
+            out: String::new(),
+            needs_sync: false,
+            wanted: Vec::new(),
+            binding: None,
+            block: true,
+        };
+        writer.function();
+        source.push_str(&writer.out);
+    }
     // With type parameters, `__cpu_twin` picks the body; with const parameters alone, the
     // one body is `__cpu_twin` itself.
     if instantiations.iter().any(|s| !s.is_empty()) {
@@ -96,7 +121,11 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
         "#[inline(always)]\nfn __gpu_idx(i: usize, len: usize, t: &{rt}::cpu::ThreadCtx, line: u32) -> usize {{\n\
          if i < len {{ i }} else {{ t.fail(1, line, i as u64, len as u64); 0 }}\n}}"
     );
-    CpuTwin { source, needs_sync }
+    CpuTwin {
+        source,
+        needs_sync,
+        block,
+    }
 }
 
 /// The runtime's number of each static shared array: per declaration (function, expression)
@@ -208,6 +237,8 @@ struct Twin<'a> {
     wanted: Vec<(String, Vec<(u8, Scalar)>)>,
     /// The name a `let` binds the expression being written to, for shared arrays' names.
     binding: Option<String>,
+    /// Whether this is the kernel's block twin (`__cpu_block`).
+    block: bool,
 }
 
 /// One intrinsic call being spelled: the twin's answers to what the spelling asks.
@@ -326,6 +357,12 @@ impl Twin<'_> {
         let rt = self.rt;
         let _ = writeln!(self.out, "{ALLOWS}");
         match f.kind {
+            FnKind::Kernel if self.block => {
+                let _ = writeln!(
+                    self.out,
+                    "fn __cpu_block(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{"
+                );
+            }
             FnKind::Kernel => {
                 let name = format!("__cpu_twin{}", suffix(self.subst));
                 let _ = writeln!(
@@ -414,7 +451,61 @@ impl Twin<'_> {
                 );
             }
         }
-        self.block_body(&f.body);
+        if self.block {
+            self.block_loop();
+        } else {
+            self.block_body(&f.body);
+        }
         let _ = writeln!(self.out, "}}");
+    }
+
+    /// The block twin's body: the parameters read once, then every thread of the block from
+    /// `__gpu_first` on, each with its own copies of the by-value parameters (which the body
+    /// may change).
+    fn block_loop(&mut self) {
+        let f = self.function;
+        let mut decode = String::new();
+        let mut copies = String::new();
+        for (i, param) in f.params.iter().enumerate() {
+            let name = self.local_name(param.local);
+            let line = match param.ty {
+                Ty::Scalar(s) => format!(
+                    "let {name}: {0} = __gpu_args.scalar::<{0}>({i});",
+                    self.rust_type(s)
+                ),
+                Ty::Enum(def) => format!(
+                    "let {name}: {0} = __gpu_args.scalar::<{0}>({i});",
+                    self.rust_type(def.0.repr)
+                ),
+                Ty::Slice { elem, .. } => format!(
+                    "let {name} = __gpu_args.slice::<{}>({i});",
+                    self.rust_ty(*elem)
+                ),
+                Ty::Array {
+                    elem,
+                    len: Len::Known(len),
+                } if param.constant => format!(
+                    "let {name}: [{ty}; {len}] = __gpu_args.constant::<{ty}, {len}>({i});",
+                    ty = self.rust_ty(*elem)
+                ),
+                ty => format!(
+                    "let {name}: {0} = __gpu_args.value::<{0}>({i});",
+                    self.rust_ty(ty)
+                ),
+            };
+            let _ = writeln!(decode, "{line}");
+            let by_value = !matches!(param.ty, Ty::Slice { .. })
+                && !matches!(param.ty, Ty::Array { .. } if param.constant);
+            if by_value {
+                let _ = write!(copies, "let mut {name} = {name}; ");
+            }
+        }
+        self.out.push_str(&decode);
+        let _ = writeln!(
+            self.out,
+            "__gpu_block.__each_thread(__gpu_first, |__t| {{ {copies}"
+        );
+        self.block_body(&f.body);
+        let _ = writeln!(self.out, "}});");
     }
 }
