@@ -364,30 +364,14 @@ impl<'g, 'l> Worker<'g, 'l> {
         let grid = self.grid;
         let twin = grid.twin;
         let args = grid.args;
-        let dim = grid.block_dim;
         let mut ctx = self.context(grid.block_idx(block));
         // One catch_unwind around the loop, not one per thread; a thread ended by a failed
         // assertion restarts the loop after it.
         let mut first = 0;
         loop {
-            let ran = panic::catch_unwind(AssertUnwindSafe(|| {
-                if let Some(block_twin) = grid.block_twin {
-                    block_twin(args, &mut ctx, first);
-                    return;
-                }
-                let mut linear = 0;
-                for z in 0..dim.z {
-                    for y in 0..dim.y {
-                        for x in 0..dim.x {
-                            if linear >= first {
-                                ctx.thread_idx = Dim3 { x, y, z };
-                                ctx.linear = linear;
-                                twin(args, &ctx);
-                            }
-                            linear += 1;
-                        }
-                    }
-                }
+            let ran = panic::catch_unwind(AssertUnwindSafe(|| match grid.block_twin {
+                Some(block_twin) => block_twin(args, &mut ctx, first),
+                None => ctx.__each_thread(first, |t| twin(args, t)),
             }));
             match ran {
                 Ok(()) => return,

@@ -383,34 +383,7 @@ impl Twin<'_> {
                     }
                 }
                 for (i, param) in f.params.iter().enumerate() {
-                    let name = self.local_name(param.local);
-                    let line = match param.ty {
-                        Ty::Scalar(s) => format!(
-                            "let mut {name}: {} = __gpu_args.scalar::<{}>({i});",
-                            self.rust_type(s),
-                            self.rust_type(s)
-                        ),
-                        // The launcher passes an enum as its `repr` integer.
-                        Ty::Enum(def) => format!(
-                            "let mut {name}: {0} = __gpu_args.scalar::<{0}>({i});",
-                            self.rust_type(def.0.repr)
-                        ),
-                        Ty::Slice { elem, .. } => format!(
-                            "let {name} = __gpu_args.slice::<{}>({i});",
-                            self.rust_ty(*elem)
-                        ),
-                        Ty::Array {
-                            elem,
-                            len: Len::Known(len),
-                        } if param.constant => format!(
-                            "let {name}: [{ty}; {len}] = __gpu_args.constant::<{ty}, {len}>({i});",
-                            ty = self.rust_ty(*elem)
-                        ),
-                        ty => format!(
-                            "let mut {name}: {0} = __gpu_args.value::<{0}>({i});",
-                            self.rust_ty(ty)
-                        ),
-                    };
+                    let (line, _) = self.read_param(i, param, "mut ");
                     let _ = writeln!(self.out, "{line}");
                 }
             }
@@ -459,6 +432,54 @@ impl Twin<'_> {
         let _ = writeln!(self.out, "}}");
     }
 
+    /// The `let` that reads kernel parameter `i` from the launch's arguments, binding by-value
+    /// ones with `binding` (`"mut "` where the body may change them); and whether the
+    /// parameter is by value (slices and `#[constant]` tables are views).
+    fn read_param(&self, i: usize, param: &Param, binding: &str) -> (String, bool) {
+        let name = self.local_name(param.local);
+        match param.ty {
+            Ty::Scalar(s) => (
+                format!(
+                    "let {binding}{name}: {0} = __gpu_args.scalar::<{0}>({i});",
+                    self.rust_type(s)
+                ),
+                true,
+            ),
+            // The launcher passes an enum as its `repr` integer.
+            Ty::Enum(def) => (
+                format!(
+                    "let {binding}{name}: {0} = __gpu_args.scalar::<{0}>({i});",
+                    self.rust_type(def.0.repr)
+                ),
+                true,
+            ),
+            Ty::Slice { elem, .. } => (
+                format!(
+                    "let {name} = __gpu_args.slice::<{}>({i});",
+                    self.rust_ty(*elem)
+                ),
+                false,
+            ),
+            Ty::Array {
+                elem,
+                len: Len::Known(len),
+            } if param.constant => (
+                format!(
+                    "let {name}: [{ty}; {len}] = __gpu_args.constant::<{ty}, {len}>({i});",
+                    ty = self.rust_ty(*elem)
+                ),
+                false,
+            ),
+            ty => (
+                format!(
+                    "let {binding}{name}: {0} = __gpu_args.value::<{0}>({i});",
+                    self.rust_ty(ty)
+                ),
+                true,
+            ),
+        }
+    }
+
     /// The block twin's body: the parameters read once, then every thread of the block from
     /// `__gpu_first` on, each with its own copies of the by-value parameters (which the body
     /// may change).
@@ -467,36 +488,10 @@ impl Twin<'_> {
         let mut decode = String::new();
         let mut copies = String::new();
         for (i, param) in f.params.iter().enumerate() {
-            let name = self.local_name(param.local);
-            let line = match param.ty {
-                Ty::Scalar(s) => format!(
-                    "let {name}: {0} = __gpu_args.scalar::<{0}>({i});",
-                    self.rust_type(s)
-                ),
-                Ty::Enum(def) => format!(
-                    "let {name}: {0} = __gpu_args.scalar::<{0}>({i});",
-                    self.rust_type(def.0.repr)
-                ),
-                Ty::Slice { elem, .. } => format!(
-                    "let {name} = __gpu_args.slice::<{}>({i});",
-                    self.rust_ty(*elem)
-                ),
-                Ty::Array {
-                    elem,
-                    len: Len::Known(len),
-                } if param.constant => format!(
-                    "let {name}: [{ty}; {len}] = __gpu_args.constant::<{ty}, {len}>({i});",
-                    ty = self.rust_ty(*elem)
-                ),
-                ty => format!(
-                    "let {name}: {0} = __gpu_args.value::<{0}>({i});",
-                    self.rust_ty(ty)
-                ),
-            };
+            let (line, by_value) = self.read_param(i, param, "");
             let _ = writeln!(decode, "{line}");
-            let by_value = !matches!(param.ty, Ty::Slice { .. })
-                && !matches!(param.ty, Ty::Array { .. } if param.constant);
             if by_value {
+                let name = self.local_name(param.local);
                 let _ = write!(copies, "let mut {name} = {name}; ");
             }
         }
