@@ -90,31 +90,36 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
             }
         }
     }
-    // A barrier-free kernel without generics also gets a twin of a whole block: its arguments
-    // read once, and a loop over the block's threads around its inlined body.
-    let block = !needs_sync && program.root().generics.is_empty();
+    // A barrier-free kernel also gets a twin of a whole block per instantiation: its
+    // arguments read once, and a loop over the block's threads around its inlined body.
+    let block = !needs_sync;
     if block {
-        let mut writer = Twin {
-            rt,
-            program,
-            function: program.root(),
-            types: &types[0],
-            index: 0,
-            slots: &slots,
-            subst: &[],
-            out: String::new(),
-            needs_sync: false,
-            wanted: Vec::new(),
-            binding: None,
-            block: true,
-        };
-        writer.function();
-        source.push_str(&writer.out);
+        for substitution in &instantiations {
+            let mut writer = Twin {
+                rt,
+                program,
+                function: program.root(),
+                types: &types[0],
+                index: 0,
+                slots: &slots,
+                subst: substitution,
+                out: String::new(),
+                needs_sync: false,
+                wanted: Vec::new(),
+                binding: None,
+                block: true,
+            };
+            writer.function();
+            source.push_str(&writer.out);
+        }
     }
-    // With type parameters, `__cpu_twin` picks the body; with const parameters alone, the
-    // one body is `__cpu_twin` itself.
+    // With type parameters, `__cpu_twin` (and `__cpu_block`) picks the body; with const
+    // parameters alone, the one body is `__cpu_twin` itself.
     if instantiations.iter().any(|s| !s.is_empty()) {
-        source.push_str(&dispatcher(program.root(), &instantiations, rt));
+        source.push_str(&dispatcher(program.root(), &instantiations, rt, false));
+        if block {
+            source.push_str(&dispatcher(program.root(), &instantiations, rt, true));
+        }
     }
     let _ = writeln!(
         source,
@@ -181,7 +186,25 @@ fn suffix(substitution: &[(u8, Scalar)]) -> String {
 }
 
 /// `__cpu_twin` for a generic kernel: picks the body of the launch's type arguments.
-fn dispatcher(kernel: &Function, instantiations: &[Vec<(u8, Scalar)>], rt: &str) -> String {
+fn dispatcher(
+    kernel: &Function,
+    instantiations: &[Vec<(u8, Scalar)>],
+    rt: &str,
+    block: bool,
+) -> String {
+    let (name, signature, call) = if block {
+        (
+            "__cpu_block",
+            format!("__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32"),
+            "__gpu_args, __gpu_block, __gpu_first",
+        )
+    } else {
+        (
+            "__cpu_twin",
+            format!("__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx"),
+            "__gpu_args, __t",
+        )
+    };
     let params: Vec<u8> = kernel
         .generics
         .iter()
@@ -202,13 +225,13 @@ fn dispatcher(kernel: &Function, instantiations: &[Vec<(u8, Scalar)>], rt: &str)
             .collect();
         let _ = writeln!(
             arms,
-            "({},) => __cpu_twin{}(__gpu_args, __t),",
+            "({},) => {name}{}({call}),",
             pattern.join(", "),
             suffix(substitution)
         );
     }
     format!(
-        "{ALLOWS}\nfn __cpu_twin(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{\n\
+        "{ALLOWS}\nfn {name}({signature}) {{\n\
          match ({},) {{\n{arms}\
          other => panic!(\"generic kernel `{}` has no CPU twin for {{other:?}}: on the CPU it runs for the types its bound allows\"),\n}}\n}}\n",
         scrutinee.join(", "),
@@ -357,18 +380,19 @@ impl Twin<'_> {
         let rt = self.rt;
         let _ = writeln!(self.out, "{ALLOWS}");
         match f.kind {
-            FnKind::Kernel if self.block => {
-                let _ = writeln!(
-                    self.out,
-                    "fn __cpu_block(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{"
-                );
-            }
             FnKind::Kernel => {
-                let name = format!("__cpu_twin{}", suffix(self.subst));
-                let _ = writeln!(
-                    self.out,
-                    "fn {name}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{"
-                );
+                let suffix = suffix(self.subst);
+                let _ = if self.block {
+                    writeln!(
+                        self.out,
+                        "fn __cpu_block{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{"
+                    )
+                } else {
+                    writeln!(
+                        self.out,
+                        "fn __cpu_twin{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{"
+                    )
+                };
                 for generic in &f.generics {
                     if let GenericParam::Const(name) = generic {
                         let index = f
@@ -382,7 +406,8 @@ impl Twin<'_> {
                         );
                     }
                 }
-                for (i, param) in f.params.iter().enumerate() {
+                // The block twin reads the parameters in `block_loop`.
+                for (i, param) in f.params.iter().enumerate().filter(|_| !self.block) {
                     let (line, _) = self.read_param(i, param, "mut ");
                     let _ = writeln!(self.out, "{line}");
                 }
