@@ -212,68 +212,57 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     /// bounds, reports index `index + 1` and returns zeros.
     #[inline(always)]
     pub fn load2(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; 2] {
-        if t.racing().is_some() && self.vector_start(index, 2, self.len, t, line).is_some() {
-            return [self.get(index, t, line), self.get(index + 1, t, line)];
-        }
-        match self.vector_start(index, 2, self.len, t, line) {
-            // SAFETY: `vector_start` checked that both elements are in bounds.
-            Some(p) => unsafe { [T::load(p), T::load(p.add(1))] },
-            None => [T::from_bits(0); 2],
-        }
+        self.load_lanes(index, t, line)
     }
 
     /// Stores `value` to elements `index..index + 2`; out of bounds, reports index
     /// `index + 1` and stores nothing.
     #[inline(always)]
     pub fn store2(&self, index: usize, value: [T; 2], t: &ThreadCtx, line: u32) {
-        if let Some(p) = self.vector_start(index, 2, self.write_len, t, line) {
-            if t.racing().is_some() {
-                for (k, v) in value.into_iter().enumerate() {
-                    self.set(index + k, v, t, line);
-                }
-                return;
-            }
-            for (k, v) in value.into_iter().enumerate() {
-                // SAFETY: `vector_start` checked both elements against the writable length.
-                unsafe { T::store(p.add(k), v) }
-            }
-        }
+        self.store_lanes(index, value, t, line);
     }
 
     /// Elements `index..index + 4` (one 16-byte load on a GPU, where `index` must be a
     /// multiple of 4); out of bounds, reports index `index + 3` and returns zeros.
     #[inline(always)]
     pub fn load4(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; 4] {
-        if t.racing().is_some() && self.vector_start(index, 4, self.len, t, line).is_some() {
-            return std::array::from_fn(|k| self.get(index + k, t, line));
-        }
-        match self.vector_start(index, 4, self.len, t, line) {
-            // SAFETY: `vector_start` checked that all four elements are in bounds.
-            Some(p) => unsafe {
-                [
-                    T::load(p),
-                    T::load(p.add(1)),
-                    T::load(p.add(2)),
-                    T::load(p.add(3)),
-                ]
-            },
-            None => [T::from_bits(0); 4],
-        }
+        self.load_lanes(index, t, line)
     }
 
     /// Stores `value` to elements `index..index + 4`; out of bounds, reports index
     /// `index + 3` and stores nothing.
     #[inline(always)]
     pub fn store4(&self, index: usize, value: [T; 4], t: &ThreadCtx, line: u32) {
-        if let Some(p) = self.vector_start(index, 4, self.write_len, t, line) {
-            if t.racing().is_some() {
-                for (k, v) in value.into_iter().enumerate() {
-                    self.set(index + k, v, t, line);
-                }
-                return;
-            }
-            for (k, v) in value.into_iter().enumerate() {
-                // SAFETY: `vector_start` checked all four elements against the writable length.
+        self.store_lanes(index, value, t, line);
+    }
+
+    /// Elements `index..index + N` as one vector access; under the race checker, element by
+    /// element, so each word is checked.
+    #[inline(always)]
+    fn load_lanes<const N: usize>(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; N] {
+        let Some(p) = self.vector_start(index, N, self.len, t, line) else {
+            return [T::from_bits(0); N];
+        };
+        if t.racing().is_some() {
+            return std::array::from_fn(|k| self.get(index + k, t, line));
+        }
+        // SAFETY: `vector_start` checked that all N elements are in bounds.
+        std::array::from_fn(|k| unsafe { T::load(p.add(k)) })
+    }
+
+    /// Stores `value` to elements `index..index + N` as one vector access; under the race
+    /// checker, element by element.
+    #[inline(always)]
+    fn store_lanes<const N: usize>(&self, index: usize, value: [T; N], t: &ThreadCtx, line: u32) {
+        let Some(p) = self.vector_start(index, N, self.write_len, t, line) else {
+            return;
+        };
+        let racing = t.racing().is_some();
+        for (k, v) in value.into_iter().enumerate() {
+            if racing {
+                self.set(index + k, v, t, line);
+            } else {
+                // SAFETY: `vector_start` checked all N elements against the writable length.
                 unsafe { T::store(p.add(k), v) }
             }
         }
