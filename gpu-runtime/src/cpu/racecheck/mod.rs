@@ -196,6 +196,9 @@ impl RaceCheck {
             let unwritten = shadow.write.get().is_none() && kind != AccessKind::Write;
             let race = self.update(shadow, now, local);
             drop(shared);
+            if !unwritten && race.is_none() {
+                return result;
+            }
             let Some(region) = local.region(addr) else {
                 return result;
             };
