@@ -132,11 +132,7 @@ impl CudaQueue {
             loaded.allow_dynamic_shared_mem(&device.ctx, bytes)?;
         }
 
-        let cuda_config = cudarc::driver::LaunchConfig {
-            grid_dim: (config.grid.x, config.grid.y, config.grid.z),
-            block_dim: (config.block.x, config.block.y, config.block.z),
-            shared_mem_bytes: config.shared_mem_bytes,
-        };
+        let cuda_config = cuda_config(&config);
         let mut builder = self.stream.launch_builder(&loaded.function);
         for arg in args.iter_mut() {
             match arg {
@@ -205,11 +201,7 @@ impl CudaQueue {
         let function = module
             .load_function(entry)
             .map_err(Error::driver("finding the reference kernel"))?;
-        let cuda_config = cudarc::driver::LaunchConfig {
-            grid_dim: (config.grid.x, config.grid.y, config.grid.z),
-            block_dim: (config.block.x, config.block.y, config.block.z),
-            shared_mem_bytes: config.shared_mem_bytes,
-        };
+        let cuda_config = cuda_config(&config);
         let start = Instant::now();
         for _ in 0..launches {
             let mut builder = self.stream.launch_builder(&function);
@@ -225,6 +217,15 @@ impl CudaQueue {
             })?;
         }
         Ok(start.elapsed())
+    }
+}
+
+/// `config` as cudarc's launch takes it.
+fn cuda_config(config: &LaunchConfig) -> cudarc::driver::LaunchConfig {
+    cudarc::driver::LaunchConfig {
+        grid_dim: (config.grid.x, config.grid.y, config.grid.z),
+        block_dim: (config.block.x, config.block.y, config.block.z),
+        shared_mem_bytes: config.shared_mem_bytes,
     }
 }
 
