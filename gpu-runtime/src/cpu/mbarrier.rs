@@ -46,7 +46,7 @@ pub fn mbarrier_arrive(t: &ThreadCtx, bars: CpuSlice<'_, u64>, index: usize, lin
         word - 1
     };
     bars.atomic_exchange(index, next, t, line);
-    if let (Some(_), Some(local)) = (t.racing(), t.block().race()) {
+    if let Some(local) = t.block().race() {
         // What the arriving threads did before is ordered before what the waiters do after.
         local.arrive(bars.addr(index), pending <= 1);
     }
@@ -59,7 +59,7 @@ pub fn mbarrier_wait(t: &ThreadCtx, bars: CpuSlice<'_, u64>, index: usize, parit
     for _ in 0..MAX_POLLS {
         // The current phase has the other parity once the awaited one completed.
         if bars.atomic_load(index, t, line) & PARITY != waited {
-            if let (Some(_), Some(local)) = (t.racing(), t.block().race()) {
+            if let Some(local) = t.block().race() {
                 local.acquire(t.linear, bars.addr(index));
             }
             return;

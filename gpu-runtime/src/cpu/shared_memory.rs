@@ -39,7 +39,7 @@ impl ThreadCtx {
     pub fn dynamic_shared<T: Value>(&self) -> CpuSlice<'_, T> {
         let (ptr, bytes) = self.block().dynamic_shared();
         let len = bytes.checked_div(std::mem::size_of::<T>()).unwrap_or(0);
-        if let (Some(_), Some(race), true) = (self.racing(), self.block().race(), bytes > 0) {
+        if let (Some(race), true) = (self.block().race(), bytes > 0) {
             // Named with the first view's element type, so reports index elements, not bytes.
             race.name_region_with(ptr as usize, || {
                 let name = format!("dynamic shared memory (as {})", T::ELEM);
