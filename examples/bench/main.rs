@@ -11,6 +11,7 @@
 
 mod port_kernels;
 mod ports;
+mod shapes;
 
 use gpu::kernels::gemm::{self, Gemm, GemmInput};
 use gpu::kernels::{map, reduce, scan, stencil};
@@ -464,6 +465,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     rows.extend(gemm_rows(&stream, on_gpu, &only)?);
     if on_gpu {
         rows.extend(ports::rows(&stream, &only)?);
+        if only.wants("gemm shape") {
+            rows.extend(shapes::rows(&stream)?);
+        }
     }
     if on_gpu && only.wants("launch") {
         rows.push(launch_row(&stream)?);
