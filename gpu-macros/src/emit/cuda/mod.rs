@@ -19,6 +19,8 @@ mod indexing;
 mod intrinsics;
 mod narrow;
 pub(crate) mod ranges;
+#[cfg(test)]
+mod ranges_tests;
 mod statements;
 mod user_types;
 

@@ -66,6 +66,11 @@ impl Bound {
                 BoundOp::Div => x.checked_div(*y).unwrap_or(*x),
                 BoundOp::Min => *x.min(y),
             }),
+            // Identities, so a condition reads as written: `N`, not `0 + N`.
+            (Bound::Num(0), _) if op == BoundOp::Add => b.clone(),
+            (Bound::Num(1), _) if op == BoundOp::Mul => b.clone(),
+            (_, Bound::Num(0)) if matches!(op, BoundOp::Add | BoundOp::Sub) => a.clone(),
+            (_, Bound::Num(1)) if matches!(op, BoundOp::Mul | BoundOp::Div) => a.clone(),
             _ => Bound::Op(op, Rc::new(a.clone()), Rc::new(b.clone())),
         }
     }
