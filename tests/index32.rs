@@ -79,6 +79,19 @@ fn neighbour_difference(x: &[f32], out: &mut [f32]) {
     }
 }
 
+/// Neighbours clamped to the block's tile with `max`/`min`: `t.max(1) - 1` cannot wrap.
+#[kernel]
+fn clamped_neighbours(x: &[f32], out: &mut [f32]) {
+    let tile = shared_array::<f32, 256>();
+    let t = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + t;
+    tile[t] = if i < x.len() { x[i] } else { 0.0 };
+    sync_threads();
+    if i < out.len() {
+        out[i] = tile[t.max(1) - 1] + tile[(t + 1).min(255)];
+    }
+}
+
 /// Products past 32 bits, a `u32` product that wraps at 32 bits, and a wrapping subtraction:
 /// each result differs from Rust's if the arithmetic were narrowed.
 #[kernel]
@@ -115,6 +128,7 @@ fn kernels_compile_with_nvrtc() {
         (&transpose_tiled::KERNEL, &[]),
         (&stencil_2d::KERNEL, &[]),
         (&neighbour_difference::KERNEL, &[]),
+        (&clamped_neighbours::KERNEL, &[]),
         (&wide_products::KERNEL, &[]),
     ]);
 }
@@ -226,6 +240,29 @@ fn guarded_subtraction_of_a_thread_index() {
                     x_host[i]
                 };
                 assert_eq!(got[i], expected, "{i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn neighbours_clamped_with_min_and_max() {
+    for device in devices() {
+        let stream = device.default_stream();
+        let n = 600;
+        let x_host = random_f32(n, 8);
+        let x = DeviceBuffer::from_host(&stream, &x_host).unwrap();
+        for checked in [true, false] {
+            let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+            let config =
+                LaunchConfig::new(Grid::x(n.div_ceil(256) as u32), Block::x(256)).checked(checked);
+            clamped_neighbours::launch(&stream, config, &x, &mut out).unwrap();
+            let got = out.to_host(&stream).unwrap();
+            let tile = |i: usize| x_host.get(i).copied().unwrap_or(0.0);
+            for (i, got) in got.iter().enumerate() {
+                let (block, t) = (i / 256 * 256, i % 256);
+                let expected = tile(block + t.max(1) - 1) + tile(block + (t + 1).min(255));
+                assert_eq!(*got, expected, "{i}");
             }
         }
     }

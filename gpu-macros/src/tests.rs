@@ -726,7 +726,7 @@ fn k(m: usize, x: &mut [u32]) {
     let far = block_idx().x as usize * 4096 + tx;
     let y = global_idx().y;
     let lane = lane_id() as usize;
-    let packed = (tx >> 5) * 33 + (lane & 31) + (y << 2) % 7 + safe / W;
+    let packed = (tx >> 5) * 33 + (lane & 31) + (y << 2) % 7 + safe / W + tx.min(lane);
     let mut count = 0usize;
     for i in 0..m {
         count += i;

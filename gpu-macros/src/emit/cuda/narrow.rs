@@ -72,7 +72,10 @@ impl<'a> Emitter<'a> {
                 self.narrow_local(*local)?;
                 Some(format!("((unsigned long long){})", self.name(*local)))
             }
-            ExprKind::Binary { .. } | ExprKind::Field { .. } => {
+            ExprKind::Binary { .. }
+            | ExprKind::Field { .. }
+            | ExprKind::Method { .. }
+            | ExprKind::Select { .. } => {
                 let ty = self.index_type(Some(id), None)?;
                 let code = self.narrow_code(id, &ty);
                 Some(format!("((unsigned long long){code})"))
@@ -184,6 +187,31 @@ impl<'a> Emitter<'a> {
                         format!("({l} {} {r})", op.symbol())
                     }
                 }
+            }
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } => {
+                let a = self.narrow_code(*receiver, ty);
+                let b = self.narrow_code(args[0], ty);
+                let helper = self.use_helper(if method == "min" { "rs_min" } else { "rs_max" });
+                format!(
+                    "{helper}({}, {})",
+                    super::strip_outer_parens(&a),
+                    super::strip_outer_parens(&b)
+                )
+            }
+            ExprKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
+                let cond = self.expr(*cond);
+                let a = self.narrow_code(*then_value, ty);
+                let b = self.narrow_code(*else_value, ty);
+                format!("({cond} ? {a} : {b})")
             }
             _ => unreachable!("ranges: no fact for this expression"),
         }

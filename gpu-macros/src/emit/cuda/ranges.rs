@@ -54,6 +54,7 @@ pub enum BoundOp {
     /// Dividing by 0 leaves the dividend.
     Div,
     Min,
+    Max,
 }
 
 impl Bound {
@@ -65,6 +66,7 @@ impl Bound {
                 BoundOp::Mul => x.saturating_mul(*y),
                 BoundOp::Div => x.checked_div(*y).unwrap_or(*x),
                 BoundOp::Min => *x.min(y),
+                BoundOp::Max => *x.max(y),
             }),
             // Identities, so a condition reads as written: `N`, not `0 + N`.
             (Bound::Num(0), _) if op == BoundOp::Add => b.clone(),
@@ -88,6 +90,7 @@ impl Bound {
                     (Some(x), Some(y)) => Some(x.min(y)),
                     (x, y) => x.or(y),
                 },
+                BoundOp::Max => Some(a.upper()?.max(b.upper()?)),
             },
         }
     }
@@ -101,6 +104,7 @@ impl Bound {
                 BoundOp::Add => a.lower().saturating_add(b.lower()),
                 BoundOp::Mul => a.lower().saturating_mul(b.lower()),
                 BoundOp::Min => a.lower().min(b.lower()),
+                BoundOp::Max => a.lower().max(b.lower()),
                 BoundOp::Sub | BoundOp::Div => 0,
             },
         }
@@ -120,7 +124,9 @@ impl Bound {
             }
         }
         match self {
-            Bound::Op(BoundOp::Add, a, b) => a.dominates(other) || b.dominates(other),
+            Bound::Op(BoundOp::Add | BoundOp::Max, a, b) => {
+                a.dominates(other) || b.dominates(other)
+            }
             Bound::Op(BoundOp::Mul, a, b) => {
                 (b.lower() >= 1 && a.dominates(other)) || (a.lower() >= 1 && b.dominates(other))
             }
@@ -141,6 +147,7 @@ impl Bound {
                     BoundOp::Mul => "mul",
                     BoundOp::Div => "div",
                     BoundOp::Min => "min",
+                    BoundOp::Max => "max",
                 };
                 format!("rs_bound_{name}({}, {})", a.cuda(), b.cuda())
             }
@@ -445,8 +452,45 @@ impl Walk<'_> {
             // code is its operand's. Signed values and `bool`s have none.
             ExprKind::Cast { expr, .. } => self.fact(*expr),
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } if matches!(method.as_str(), "min" | "max") && args.len() == 1 => {
+                let op = if method == "min" {
+                    BoundOp::Min
+                } else {
+                    BoundOp::Max
+                };
+                self.either(*receiver, args[0], op, op)
+            }
+            ExprKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
+                self.fact(*cond);
+                self.either(*then_value, *else_value, BoundOp::Min, BoundOp::Max)
+            }
             _ => None,
         }
+    }
+
+    /// One of two values (`a.min(b)`, `a.max(b)`, `if c { a } else { b }`): `lo` and `hi`
+    /// combine the operands' bounds.
+    fn either(&mut self, a: ExprId, b: ExprId, lo: BoundOp, hi: BoundOp) -> Option<Fact> {
+        let a = self.fact(a);
+        let b = self.fact(b);
+        let (a, b) = (a?, b?);
+        let mut cond = a.cond;
+        cond.extend(b.cond);
+        Some(Fact {
+            lo: Bound::op(lo, &a.lo, &b.lo),
+            hi: Bound::op(hi, &a.hi, &b.hi),
+            cond,
+            varies: a.varies || b.varies,
+        })
     }
 
     fn binary(&mut self, op: BinOp, lhs: ExprId, rhs: ExprId) -> Option<Fact> {

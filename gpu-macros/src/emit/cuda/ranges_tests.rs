@@ -47,6 +47,10 @@ fn k(n: usize, x: &[u64], out: &mut [u32]) {
     let down = tx >> 5;
     let up = tx << 3;
     let far = tx << 40;
+    let smaller = tx.min(lane);
+    let larger = row.max(tz);
+    let picked = if n > 3 { tx } else { lane + 2048 };
+    let unknown_min = tx.min(n);
     let mut changed = tx;
     changed += 1;
     let from_memory = x[0] as usize;
@@ -55,7 +59,7 @@ fn k(n: usize, x: &[u64], out: &mut [u32]) {
     let wrapping_u32 = thread_idx().x * 5_000_000;
     let widened_u32 = (thread_idx().x * 5_000_000) as usize;
     out[0] = (row + col + y + gx + lane + dim + wraps + safe + quarter + by_param + rem + masked
-        + down + up + far + changed + from_memory + read + tz) as u32 + indexed + wrapping_u32
+        + down + up + far + smaller + larger + picked + unknown_min + changed + from_memory + read + tz) as u32 + indexed + wrapping_u32
         + widened_u32 as u32;
 }
 "#;
@@ -81,6 +85,11 @@ fn operators_follow_interval_arithmetic() {
     assert_eq!(bounds(INDICES, "masked"), Some((0, 255 + 3)));
     assert_eq!(bounds(INDICES, "down"), Some((0, 31)));
     assert_eq!(bounds(INDICES, "up"), Some((0, 1023 * 8)));
+    assert_eq!(bounds(INDICES, "smaller"), Some((0, 31)));
+    assert_eq!(bounds(INDICES, "larger"), Some((0, 65534 * 32 + 1023)));
+    assert_eq!(bounds(INDICES, "picked"), Some((0, 31 + 2048)));
+    // `tx.min(n)` is at most 1023, but `n` itself is computed in 64 bits.
+    assert_eq!(bounds(INDICES, "unknown_min"), None);
 }
 
 #[test]

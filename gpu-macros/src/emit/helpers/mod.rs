@@ -307,6 +307,7 @@ __host__ __device__ constexpr unsigned long long rs_bound_sub(unsigned long long
 __host__ __device__ constexpr unsigned long long rs_bound_mul(unsigned long long a, unsigned long long b) { return a != 0ull && b > ~0ull / a ? ~0ull : a * b; }
 __host__ __device__ constexpr unsigned long long rs_bound_div(unsigned long long a, unsigned long long b) { return b == 0ull ? a : a / b; }
 __host__ __device__ constexpr unsigned long long rs_bound_min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+__host__ __device__ constexpr unsigned long long rs_bound_max(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
 ",
     },
     Helper {
