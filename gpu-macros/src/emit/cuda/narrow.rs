@@ -11,7 +11,7 @@
 //! function, that is `unsigned int` when the bound fits and `unsigned long long` (the 64-bit
 //! computation, unchanged) when it does not.
 
-use super::ranges::{cond_cuda, is_wide};
+use super::ranges::{cond_cuda, is_wide, Fact};
 use super::{fresh, Emitter};
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
@@ -20,14 +20,11 @@ use crate::types::{Scalar, Ty};
 const NARROW: &str = "unsigned int";
 
 impl<'a> Emitter<'a> {
-    /// The C++ type a fact with this condition computes in: `unsigned int`, or the alias that
-    /// the C++ compiler resolves from the condition.
-    fn index_type(&mut self, id: Option<ExprId>, local: Option<LocalId>) -> Option<String> {
-        let fact = match (id, local) {
-            (Some(id), _) => self.ranges.expr(id)?,
-            (None, Some(local)) => self.ranges.local(local)?,
-            (None, None) => return None,
-        };
+    /// The C++ type a narrowed expression or variable with this fact computes in: `unsigned
+    /// int`, or the alias that the C++ compiler resolves from the fact's condition; `None` for
+    /// a value of constants alone, which is written as it is.
+    fn index_type(&mut self, fact: Option<Fact>) -> Option<String> {
+        let fact = fact?;
         if !fact.varies {
             return None;
         }
@@ -44,6 +41,12 @@ impl<'a> Emitter<'a> {
         Some(alias)
     }
 
+    /// The C++ type expression `id` is computed in, if it is narrowed.
+    fn expr_index_type(&mut self, id: ExprId) -> Option<String> {
+        let fact = self.ranges.expr(id).cloned();
+        self.index_type(fact)
+    }
+
     /// The declarations of the aliases the function's code used, for the top of its body.
     pub(super) fn index_type_declarations(&self) -> Vec<String> {
         self.index_types
@@ -57,7 +60,8 @@ impl<'a> Emitter<'a> {
         if !is_wide(self.types.local(local)) {
             return None;
         }
-        self.index_type(None, Some(local))
+        let fact = self.ranges.local(local).cloned();
+        self.index_type(fact)
     }
 
     /// `id`'s narrowed code widened to `unsigned long long`, where it is a computation worth
@@ -76,7 +80,7 @@ impl<'a> Emitter<'a> {
             | ExprKind::Field { .. }
             | ExprKind::Method { .. }
             | ExprKind::Select { .. } => {
-                let ty = self.index_type(Some(id), None)?;
+                let ty = self.expr_index_type(id)?;
                 let code = self.narrow_code(id, &ty);
                 Some(format!("((unsigned long long){code})"))
             }
@@ -89,7 +93,7 @@ impl<'a> Emitter<'a> {
         if to != Scalar::U32 || !is_wide(self.types.expr(expr)) {
             return None;
         }
-        let ty = self.index_type(Some(expr), None)?;
+        let ty = self.expr_index_type(expr)?;
         let code = self.narrow_code(expr, &ty);
         Some(if ty == NARROW {
             code
@@ -106,7 +110,7 @@ impl<'a> Emitter<'a> {
         if matches!(self.kernel.expr(index).kind, ExprKind::Lit(_)) {
             return None;
         }
-        let ty = self.index_type(Some(index), None)?;
+        let ty = self.expr_index_type(index)?;
         Some(self.narrow_code(index, &ty))
     }
 
