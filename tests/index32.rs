@@ -8,7 +8,9 @@ mod common;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
 use gpu::prelude::*;
-use gpu::runtime::{compile_to_ptx, test_device, test_nvrtc, Backend};
+use gpu::runtime::{
+    compile_to_ptx, compile_to_ptx_generic, test_device, test_nvrtc, Backend, TemplateArg,
+};
 
 const TILE: usize = 32;
 const T: usize = 16;
@@ -112,6 +114,15 @@ fn wide_products(out: &mut [u64]) {
     }
 }
 
+/// A product whose fit depends on the instantiation: the C++ compiler computes it in 32 bits
+/// for a small `STEP` and in 64 for a large one.
+#[kernel]
+fn scaled_by_step<const STEP: usize>(out: &mut [u64]) {
+    let t = thread_idx().x as usize;
+    let scaled = t * STEP + (STEP - 1);
+    out[t] = (scaled >> 9) as u64;
+}
+
 /// The test device, and the CPU backend too where that is a GPU.
 fn devices() -> Vec<Gpu> {
     let device = test_device();
@@ -130,6 +141,8 @@ fn kernels_compile_with_nvrtc() {
         (&neighbour_difference::KERNEL, &[]),
         (&clamped_neighbours::KERNEL, &[]),
         (&wide_products::KERNEL, &[]),
+        (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 10)]),
+        (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 30)]),
     ]);
 }
 
@@ -298,6 +311,30 @@ fn products_past_32_bits_stay_exact() {
     }
 }
 
+#[test]
+fn const_generic_products_pick_their_width_per_instantiation() {
+    for device in devices() {
+        let stream = device.default_stream();
+        let threads = 1024;
+        for checked in [true, false] {
+            let config = LaunchConfig::new(Grid::x(1), Block::x(threads as u32)).checked(checked);
+            let mut small = DeviceBuffer::zeroed(&stream, threads).unwrap();
+            scaled_by_step::launch::<{ 1 << 10 }>(&stream, config, &mut small).unwrap();
+            let mut large = DeviceBuffer::zeroed(&stream, threads).unwrap();
+            scaled_by_step::launch::<{ 1 << 30 }>(&stream, config, &mut large).unwrap();
+            let (small, large) = (
+                small.to_host(&stream).unwrap(),
+                large.to_host(&stream).unwrap(),
+            );
+            for t in 0..threads {
+                let expected = |step: usize| ((t * step + (step - 1)) >> 9) as u64;
+                assert_eq!(small[t], expected(1 << 10), "small, thread {t}");
+                assert_eq!(large[t], expected(1 << 30), "large, thread {t}");
+            }
+        }
+    }
+}
+
 /// 64-bit integer instructions in PTX: wide multiplies, 64-bit adds, shifts, compares and
 /// conversions between the widths.
 fn wide_integer_ops(ptx: &str) -> usize {
@@ -335,4 +372,21 @@ fn tiled_matmul_ptx_has_32_bit_shared_indices() {
         "only `col` (block_idx().x * TILE, past 32 bits) multiplies wide:\n{ptx}"
     );
     assert!(wide <= 25, "{wide} 64-bit integer instructions:\n{ptx}");
+}
+/// The C++ compiler picks the width per instantiation: `t * STEP` shifts right in 32 bits for
+/// a small `STEP` and in 64 bits for one whose products need them.
+#[test]
+fn const_generic_width_is_chosen_by_the_cpp_compiler() {
+    if !test_nvrtc() {
+        return;
+    }
+    let ptx = |step: u64| {
+        compile_to_ptx_generic(&scaled_by_step::KERNEL, &[TemplateArg::Const(step)], (9, 0))
+            .unwrap()
+            .ptx
+    };
+    let (small, large) = (ptx(1 << 10), ptx(1 << 30));
+    assert!(!small.contains("shr.u64"), "{small}");
+    assert!(small.contains("shr.u32"), "{small}");
+    assert!(large.contains("shr.u64"), "{large}");
 }
