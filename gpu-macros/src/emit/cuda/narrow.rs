@@ -13,6 +13,7 @@
 
 use super::ranges::{cond_cuda, is_wide, Fact};
 use super::{fresh, Emitter};
+use crate::intrinsics::Builtin;
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
 
@@ -140,16 +141,30 @@ impl<'a> Emitter<'a> {
                 let ExprKind::Builtin(builtin) = &kernel.expr(*base).kind else {
                     unreachable!("ranges: only builtins' fields have facts")
                 };
-                // `global_idx()` and `grid_size()` along y and z, in the operand's type.
-                let product = builtin.cuda(name);
-                let product = product
-                    .strip_prefix("((unsigned long long)")
-                    .and_then(|rest| rest.strip_suffix(')'))
-                    .unwrap_or(&product);
-                if ty == NARROW {
-                    format!("({product})")
-                } else {
-                    format!("(({ty}){product})")
+                // `global_idx()` and `grid_size()` (along y and z: x does not fit), with the
+                // first operand in `ty` so the whole computes in it.
+                let a = name;
+                let first = |code: String| {
+                    if ty == NARROW {
+                        code
+                    } else {
+                        format!("(({ty}){code})")
+                    }
+                };
+                match builtin {
+                    Builtin::GlobalIdx => format!(
+                        "({} * blockDim.{a} + threadIdx.{a})",
+                        first(format!("blockIdx.{a}"))
+                    ),
+                    Builtin::GridSize => {
+                        format!("({} * blockDim.{a})", first(format!("gridDim.{a}")))
+                    }
+                    Builtin::ThreadIdx
+                    | Builtin::BlockIdx
+                    | Builtin::BlockDim
+                    | Builtin::GridDim => {
+                        unreachable!("checked: the u32 builtins are not usize")
+                    }
                 }
             }
             ExprKind::Cast { expr, .. } => {
