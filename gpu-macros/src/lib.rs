@@ -70,6 +70,13 @@ pub fn __kernel_resume(input: TokenStream) -> TokenStream {
 /// and `impl` blocks after it): the snapshot tests' entry.
 #[cfg(test)]
 fn cuda_source_of(rust: &str) -> Result<String, String> {
+    let (program, types) = checked_program_of(rust)?;
+    Ok(emit::cuda::emit_program(&program, &types))
+}
+
+/// The program in `rust` (its first function the kernel), parsed and type checked.
+#[cfg(test)]
+fn checked_program_of(rust: &str) -> Result<(ir::Program, Vec<check::Types>), String> {
     let file: syn::File = syn::parse_str(rust).map_err(|e| e.to_string())?;
     let cx = ctxt::Ctxt::default();
     let gathered: Vec<chain::Gathered> = file
@@ -130,7 +137,7 @@ fn cuda_source_of(rust: &str) -> Result<String, String> {
         check::check_program(&cx, &program)
     };
     match (cx.into_compile_errors(), types) {
-        (None, Some(types)) => Ok(emit::cuda::emit_program(&program, &types)),
+        (None, Some(types)) => Ok((program, types)),
         (errors, _) => Err(errors.map(|e| e.to_string()).unwrap_or_default()),
     }
 }

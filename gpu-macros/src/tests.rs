@@ -676,3 +676,66 @@ fn format_strings_are_checked() {
         assert!(errors.contains(message), "{kernel}: {errors}");
     }
 }
+
+/// The tiled matrix multiply as Rust users write it: the thread and block indices, the shared
+/// memory indices and the inner loop's counter compute in 32 bits (`TILE`, a module constant,
+/// is known only to the C++ compiler, which picks the width from its value); everything that
+/// involves the unknown `n` stays 64-bit.
+#[test]
+fn narrowed_tiled_matmul() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn matmul_tiled(n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    let tile_a = shared_array::<f32, { TILE * TILE }>();
+    let tile_b = shared_array::<f32, { TILE * TILE }>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let row = block_idx().y as usize * TILE + ty;
+    let col = block_idx().x as usize * TILE + tx;
+    let mut sum = 0.0f32;
+    for t in 0..n / TILE {
+        tile_a[ty * TILE + tx] = a[row * n + t * TILE + tx];
+        tile_b[ty * TILE + tx] = b[(t * TILE + ty) * n + col];
+        sync_threads();
+        for k in 0..TILE {
+            sum += tile_a[ty * TILE + k] * tile_b[k * TILE + tx];
+        }
+        sync_threads();
+    }
+    c[row * n + col] = sum;
+}
+"#
+    )
+    .replace('\u{1}', "$"));
+}
+
+/// What stays 64-bit: a subtraction that may wrap (`tx - 1`), a product past 32 bits
+/// (`block_idx().x * 4096`), parameters, mutable variables and loops bounded by them; and what
+/// is narrowed: a subtraction that cannot wrap, a division by a non-zero constant, shifts,
+/// `global_idx().y` and `lane_id()`.
+#[test]
+fn narrowed_and_wide_index_arithmetic() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn k(m: usize, x: &mut [u32]) {
+    const W: usize = 64;
+    let tile = shared_array::<u32, 256>();
+    let tx = thread_idx().x as usize;
+    let wraps = tx - 1;
+    let safe = (tx + W) - 1;
+    let far = block_idx().x as usize * 4096 + tx;
+    let y = global_idx().y;
+    let lane = lane_id() as usize;
+    let packed = (tx >> 5) * 33 + (lane & 31) + (y << 2) % 7 + safe / W + tx.min(lane);
+    let mut count = 0usize;
+    for i in 0..m {
+        count += i;
+    }
+    for j in (0..W).step_by(32) {
+        tile[(j + tx) % 256] = packed as u32;
+    }
+    x[far] = tile[wraps % 256] + (count + m) as u32;
+}
+"#
+    ));
+}

@@ -29,6 +29,9 @@ impl<'a> Emitter<'a> {
     /// The C++ code of an expression; compound expressions come parenthesised so they can be
     /// embedded anywhere without precedence surprises.
     pub(super) fn expr(&mut self, id: ExprId) -> String {
+        if let Some(code) = self.widened(id) {
+            return code;
+        }
         let kernel = self.kernel;
         match &kernel.expr(id).kind {
             ExprKind::Lit(lit) => self.literal(lit, self.types.scalar(id)),
@@ -68,6 +71,9 @@ impl<'a> Emitter<'a> {
                     Ty::Enum(def) => def.0.repr,
                     _ => self.types.scalar(*expr),
                 };
+                if let Some(code) = self.narrow_cast(*expr, *to) {
+                    return code;
+                }
                 let inner = self.expr(*expr);
                 self.cast(inner, from, *to)
             }

@@ -8,7 +8,15 @@ impl<'a> Emitter<'a> {
     /// The index expression of `base[index]`, bounds-checked in checked mode (a constant index
     /// into an array is checked here, at compile time, instead).
     pub(super) fn checked_index(&mut self, base: ExprId, index: ExprId, loc: Loc) -> String {
-        let code = self.expr(index);
+        // Shared memory and local arrays are addressed in 32 bits: an index that fits stays so.
+        let narrow = match self.types.expr(base) {
+            Ty::Shared { .. } | Ty::Array { .. } => self.narrow_index(index),
+            _ => None,
+        };
+        let code = match narrow {
+            Some(code) => code,
+            None => self.expr(index),
+        };
         let code = strip_outer_parens(&code).to_string();
         let len = self.length_of(base);
         if let (

@@ -7,8 +7,9 @@
 //!
 //! One `Emitter` writes a function; its methods are spread over files by what they write:
 //! [`statements`], [`expressions`], [`indexing`] (checked indices), [`constants`],
-//! [`intrinsics`] (answering what the spellings in `crate::intrinsics` ask) and [`format`]
-//! (assertions and `printf`).
+//! [`intrinsics`] (answering what the spellings in `crate::intrinsics` ask), [`format`]
+//! (assertions and `printf`) and [`narrow`] (32-bit index arithmetic, where [`ranges`] proves
+//! it exact).
 
 mod closures;
 mod constants;
@@ -16,6 +17,10 @@ mod expressions;
 mod format;
 mod indexing;
 mod intrinsics;
+mod narrow;
+pub(crate) mod ranges;
+#[cfg(test)]
+mod ranges_tests;
 mod statements;
 mod user_types;
 
@@ -169,6 +174,11 @@ struct Emitter<'a> {
     loops: Vec<LoopLabels>,
     /// The function's position in the program, for its assertions' ids.
     function_index: usize,
+    /// What is known of the function's unsigned values, for 32-bit index arithmetic.
+    ranges: ranges::Ranges,
+    /// The index type aliases used (their C++ condition, their name), declared at the top of
+    /// the function's body.
+    index_types: Vec<(String, String)>,
 }
 
 /// A loop as `break`/`continue` see it: its Rust label, and the C++ labels that a labelled
@@ -365,6 +375,8 @@ impl<'a> Emitter<'a> {
                 .iter()
                 .position(|name| *name == kernel.name)
                 .unwrap_or(0),
+            ranges: ranges::Ranges::of(kernel, types),
+            index_types: Vec::new(),
         }
     }
 
@@ -486,7 +498,18 @@ impl<'a> Emitter<'a> {
         let signature = self.signature();
         self.out.line(&format!("{signature} {{"));
         self.out.indent();
+        // The body first, so the index type aliases it uses are known and declared above it.
+        let mut body = Writer::new();
+        body.indent();
+        let head = std::mem::replace(&mut self.out, body);
         self.block_body(&self.kernel.body);
+        let body = std::mem::replace(&mut self.out, head).finish();
+        for declaration in self.index_type_declarations() {
+            self.out.line(&declaration);
+        }
+        if !body.is_empty() {
+            self.out.raw_line(body.trim_end_matches('\n'));
+        }
         self.out.dedent();
         self.out.line("}");
     }

@@ -73,6 +73,13 @@ impl<'a> Emitter<'a> {
                 ));
                 self.len_names.push((*local, len_name));
             }
+            StmtKind::Let { local, init } if self.narrow_local(*local).is_some() => {
+                let ty = self.narrow_local(*local).expect("matched above");
+                let value = self.narrow_code(*init, &ty);
+                let name = self.name(*local).to_string();
+                self.out
+                    .line(&format!("{ty} {name} = {};", strip_outer_parens(&value)));
+            }
             StmtKind::Let { local, init } => {
                 let ty = self.types.local(*local);
                 let name = self.name(*local).to_string();
@@ -520,11 +527,21 @@ impl<'a> Emitter<'a> {
         let Ty::Scalar(scalar) = self.types.local(var) else {
             unreachable!("checked: loop variables are integers");
         };
-        let ty = cuda_type(scalar);
         let name = self.name(var).to_string();
         let end_name = fresh(&mut self.taken, &format!("{name}_end"));
-        let start_code = self.expr(start);
-        let end_code = self.expr(end);
+        // A counter whose every value fits in 32 bits counts in 32 bits, bound included.
+        let (ty, start_code, end_code) = match self.narrow_local(var) {
+            Some(ty) => {
+                let start_code = self.narrow_code(start, &ty);
+                let end_code = self.narrow_code(end, &ty);
+                (ty, start_code, end_code)
+            }
+            None => (
+                cuda_type(scalar).to_string(),
+                self.expr(start),
+                self.expr(end),
+            ),
+        };
         let pragma = match unroll {
             Unroll::Default => None,
             Unroll::Full => Some("#pragma unroll".to_string()),

@@ -1,0 +1,238 @@
+//! 32-bit index arithmetic: a `usize`/`u64` expression that [`super::ranges`] proves fits in
+//! 32 bits (it and every intermediate result) is computed in `unsigned int`, as CUDA C code
+//! computes indices in `int`, and widened to `unsigned long long` only where a 64-bit value is
+//! needed: a global-memory index, an operand of an unknown 64-bit value, an argument. A shared
+//! memory or local array index stays 32-bit, and so do variables and loop counters whose whole
+//! range fits. The result is the 64-bit result bit for bit (no intermediate wraps in either
+//! width), so Rust's semantics are kept.
+//!
+//! A fit that depends on a constant only the C++ compiler sees (a module `const`, a const
+//! generic) is decided there: the code computes in a type alias, declared at the top of the
+//! function, that is `unsigned int` when the bound fits and `unsigned long long` (the 64-bit
+//! computation, unchanged) when it does not.
+
+use super::ranges::{cond_cuda, is_wide, Fact};
+use super::{fresh, Emitter};
+use crate::intrinsics::Builtin;
+use crate::ir::*;
+use crate::types::{Scalar, Ty};
+
+/// The 32-bit type: what a narrowed expression computes in when its fit is known here.
+const NARROW: &str = "unsigned int";
+
+impl<'a> Emitter<'a> {
+    /// The C++ type a narrowed expression or variable with this fact computes in: `unsigned
+    /// int`, or the alias that the C++ compiler resolves from the fact's condition; `None` for
+    /// a value of constants alone, which is written as it is.
+    fn index_type(&mut self, fact: Option<Fact>) -> Option<String> {
+        let fact = fact?;
+        if !fact.varies {
+            return None;
+        }
+        if fact.cond.is_empty() {
+            return Some(NARROW.to_string());
+        }
+        let cond = cond_cuda(&fact.cond);
+        if let Some((_, alias)) = self.index_types.iter().find(|(c, _)| *c == cond) {
+            return Some(alias.clone());
+        }
+        self.use_helper("rs_narrow");
+        let alias = fresh(&mut self.taken, "index_t");
+        self.index_types.push((cond, alias.clone()));
+        Some(alias)
+    }
+
+    /// The C++ type expression `id` is computed in, if it is narrowed.
+    fn expr_index_type(&mut self, id: ExprId) -> Option<String> {
+        let fact = self.ranges.expr(id).cloned();
+        self.index_type(fact)
+    }
+
+    /// The declarations of the aliases the function's code used, for the top of its body.
+    pub(super) fn index_type_declarations(&self) -> Vec<String> {
+        self.index_types
+            .iter()
+            .map(|(cond, alias)| format!("typedef typename rs_index_type<({cond})>::type {alias};"))
+            .collect()
+    }
+
+    /// The C++ type of a `let` or loop variable whose every value fits in 32 bits.
+    pub(super) fn narrow_local(&mut self, local: LocalId) -> Option<String> {
+        if !is_wide(self.types.local(local)) {
+            return None;
+        }
+        let fact = self.ranges.local(local).cloned();
+        self.index_type(fact)
+    }
+
+    /// `id`'s narrowed code widened to `unsigned long long`, where it is a computation worth
+    /// narrowing; `None` to spell it as usual (a literal or a constant is the same either way).
+    pub(super) fn widened(&mut self, id: ExprId) -> Option<String> {
+        if !is_wide(self.types.expr(id)) {
+            return None;
+        }
+        let kernel = self.kernel;
+        match &kernel.expr(id).kind {
+            ExprKind::Local(local) => {
+                self.narrow_local(*local)?;
+                Some(format!("((unsigned long long){})", self.name(*local)))
+            }
+            ExprKind::Binary { .. }
+            | ExprKind::Field { .. }
+            | ExprKind::Method { .. }
+            | ExprKind::Select { .. } => {
+                let ty = self.expr_index_type(id)?;
+                let code = self.narrow_code(id, &ty);
+                Some(format!("((unsigned long long){code})"))
+            }
+            _ => None,
+        }
+    }
+
+    /// `expr as u32` of a narrowed `expr`: its 32-bit code, which the cast does not change.
+    pub(super) fn narrow_cast(&mut self, expr: ExprId, to: Scalar) -> Option<String> {
+        if to != Scalar::U32 || !is_wide(self.types.expr(expr)) {
+            return None;
+        }
+        let ty = self.expr_index_type(expr)?;
+        let code = self.narrow_code(expr, &ty);
+        Some(if ty == NARROW {
+            code
+        } else {
+            format!("((unsigned int){code})")
+        })
+    }
+
+    /// The code of a shared-memory or local array index: 32-bit where it fits.
+    pub(super) fn narrow_index(&mut self, index: ExprId) -> Option<String> {
+        if !is_wide(self.types.expr(index)) {
+            return None;
+        }
+        if matches!(self.kernel.expr(index).kind, ExprKind::Lit(_)) {
+            return None;
+        }
+        let ty = self.expr_index_type(index)?;
+        Some(self.narrow_code(index, &ty))
+    }
+
+    /// The code of `id` (which has a fact) computed in `ty` at every step.
+    pub(super) fn narrow_code(&mut self, id: ExprId, ty: &str) -> String {
+        let kernel = self.kernel;
+        let convert = |code: &str| {
+            if ty == NARROW {
+                code.to_string()
+            } else {
+                format!("(({ty}){code})")
+            }
+        };
+        match &kernel.expr(id).kind {
+            ExprKind::Lit(Lit::Int { value, .. }) if ty == NARROW => format!("{value}u"),
+            ExprKind::Lit(Lit::Int { value, .. }) => format!("(({ty}){value}ull)"),
+            ExprKind::Local(local) => {
+                let name = self.name(*local).to_string();
+                match self.narrow_local(*local) {
+                    Some(own) if own == ty => name,
+                    _ => format!("(({ty}){name})"),
+                }
+            }
+            ExprKind::Outer(constant) => format!("(({ty}){})", constant.cuda()),
+            ExprKind::GenericConst(name) => format!("(({ty}){name})"),
+            ExprKind::Field { base, name, .. } => {
+                let ExprKind::Builtin(builtin) = &kernel.expr(*base).kind else {
+                    unreachable!("ranges: only builtins' fields have facts")
+                };
+                // `global_idx()` and `grid_size()` (along y and z: x does not fit), with the
+                // first operand in `ty` so the whole computes in it.
+                let a = name;
+                let first = |code: String| {
+                    if ty == NARROW {
+                        code
+                    } else {
+                        format!("(({ty}){code})")
+                    }
+                };
+                match builtin {
+                    Builtin::GlobalIdx => format!(
+                        "({} * blockDim.{a} + threadIdx.{a})",
+                        first(format!("blockIdx.{a}"))
+                    ),
+                    Builtin::GridSize => {
+                        format!("({} * blockDim.{a})", first(format!("gridDim.{a}")))
+                    }
+                    Builtin::ThreadIdx
+                    | Builtin::BlockIdx
+                    | Builtin::BlockDim
+                    | Builtin::GridDim => {
+                        unreachable!("checked: the u32 builtins are not usize")
+                    }
+                }
+            }
+            ExprKind::Cast { expr, .. } => {
+                if is_wide(self.types.expr(*expr)) {
+                    return self.narrow_code(*expr, ty);
+                }
+                let inner = self.expr(*expr);
+                match self.types.expr(*expr) {
+                    Ty::Scalar(Scalar::U32) => convert(&inner),
+                    // `unsigned char`/`short` would promote to `int`.
+                    _ => format!("(({ty}){inner})"),
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let l = self.narrow_code(*lhs, ty);
+                match op {
+                    BinOp::Div | BinOp::Rem => {
+                        let r = self.narrow_code(*rhs, ty);
+                        self.use_helper("rs_div");
+                        let helper = if *op == BinOp::Div {
+                            "rs_div"
+                        } else {
+                            "rs_rem"
+                        };
+                        let line = kernel.expr(*rhs).span.line();
+                        format!(
+                            "{helper}({}, {}, {line})",
+                            super::strip_outer_parens(&l),
+                            super::strip_outer_parens(&r)
+                        )
+                    }
+                    // The amount is below 32 (ranges), so masking with 31 is Rust's masking.
+                    BinOp::Shl | BinOp::Shr => {
+                        let r = self.expr(*rhs);
+                        format!("({l} {} ((unsigned int)({r}) & 31u))", op.symbol())
+                    }
+                    _ => {
+                        let r = self.narrow_code(*rhs, ty);
+                        format!("({l} {} {r})", op.symbol())
+                    }
+                }
+            }
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } => {
+                let a = self.narrow_code(*receiver, ty);
+                let b = self.narrow_code(args[0], ty);
+                let helper = self.use_helper(if method == "min" { "rs_min" } else { "rs_max" });
+                format!(
+                    "{helper}({}, {})",
+                    super::strip_outer_parens(&a),
+                    super::strip_outer_parens(&b)
+                )
+            }
+            ExprKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
+                let cond = self.expr(*cond);
+                let a = self.narrow_code(*then_value, ty);
+                let b = self.narrow_code(*else_value, ty);
+                format!("({cond} ? {a} : {b})")
+            }
+            _ => unreachable!("ranges: no fact for this expression"),
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! Index-heavy kernels written as Rust users write them (`usize` indices from `thread_idx()`,
+//! `block_idx()` and constants), whose CUDA computes the indices that provably fit in 32 bits
+//! in `unsigned int`: each runs on every backend at hand, checked and unchecked, and is
+//! compared with plain Rust. Products and subtractions that do not fit stay 64-bit, which the
+//! edge cases check by results that differ if they were narrowed.
+
+mod common;
+
+use common::{assert_compiles_with_nvrtc, random_f32};
+use gpu::prelude::*;
+use gpu::runtime::{
+    compile_to_ptx, compile_to_ptx_generic, test_device, test_nvrtc, Backend, TemplateArg,
+};
+
+const TILE: usize = 32;
+const T: usize = 16;
+/// A multiplier whose products with a thread index need more than 32 bits.
+const WIDE_STEP: usize = 1 << 23;
+
+#[kernel]
+fn matmul_tiled(n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    let tile_a = shared_array::<f32, { TILE * TILE }>();
+    let tile_b = shared_array::<f32, { TILE * TILE }>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let row = block_idx().y as usize * TILE + ty;
+    let col = block_idx().x as usize * TILE + tx;
+    let mut sum = 0.0f32;
+    for t in 0..n / TILE {
+        tile_a[ty * TILE + tx] = a[row * n + t * TILE + tx];
+        tile_b[ty * TILE + tx] = b[(t * TILE + ty) * n + col];
+        sync_threads();
+        for k in 0..TILE {
+            sum += tile_a[ty * TILE + k] * tile_b[k * TILE + tx];
+        }
+        sync_threads();
+    }
+    c[row * n + col] = sum;
+}
+
+#[kernel]
+fn transpose_tiled(width: usize, height: usize, input: &[f32], output: &mut [f32]) {
+    let tile = shared_array::<f32, { T * (T + 1) }>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let x = block_idx().x as usize * T + tx;
+    let y = block_idx().y as usize * T + ty;
+    if x < width && y < height {
+        tile[ty * (T + 1) + tx] = input[y * width + x];
+    }
+    sync_threads();
+    let out_x = block_idx().y as usize * T + tx;
+    let out_y = block_idx().x as usize * T + ty;
+    if out_x < height && out_y < width {
+        output[out_y * height + out_x] = tile[tx * (T + 1) + ty];
+    }
+}
+
+#[kernel]
+fn stencil_2d(width: usize, height: usize, input: &[f32], output: &mut [f32]) {
+    let x = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    let y = block_idx().y as usize * block_dim().y as usize + thread_idx().y as usize;
+    if x >= 1 && y >= 1 && x + 1 < width && y + 1 < height {
+        let c = y * width + x;
+        output[c] =
+            (input[c - 1] + input[c + 1] + input[c - width] + input[c + width]) * 0.25 - input[c];
+    }
+}
+
+#[kernel]
+fn neighbour_difference(x: &[f32], out: &mut [f32]) {
+    let tile = shared_array::<f32, 256>();
+    let t = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + t;
+    tile[t] = if i < x.len() { x[i] } else { 0.0 };
+    sync_threads();
+    if t > 0 && i < out.len() {
+        out[i] = tile[t] - tile[t - 1];
+    } else if i < out.len() {
+        out[i] = tile[t];
+    }
+}
+
+/// Neighbours clamped to the block's tile with `max`/`min`: `t.max(1) - 1` cannot wrap.
+#[kernel]
+fn clamped_neighbours(x: &[f32], out: &mut [f32]) {
+    let tile = shared_array::<f32, 256>();
+    let t = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + t;
+    tile[t] = if i < x.len() { x[i] } else { 0.0 };
+    sync_threads();
+    if i < out.len() {
+        out[i] = tile[t.max(1) - 1] + tile[(t + 1).min(255)];
+    }
+}
+
+/// Products past 32 bits, a `u32` product that wraps at 32 bits, and a wrapping subtraction:
+/// each result differs from Rust's if the arithmetic were narrowed.
+#[kernel]
+fn wide_products(out: &mut [u64]) {
+    let t = thread_idx().x as usize;
+    let i = block_idx().x as usize * block_dim().x as usize + t;
+    let literal = (t * (1 << 23)) >> 20;
+    let constant = (t * WIDE_STEP) / (WIDE_STEP >> 3);
+    let wrapped_u32 = (thread_idx().x.wrapping_mul(5_000_000)) as usize % 1_000_003;
+    let wrapped_sub = t.wrapping_sub(1) >> 40;
+    let fits = (t * 4_000_000 + 4095) >> 12;
+    if i * 5 + 4 < out.len() {
+        out[i * 5] = literal as u64;
+        out[i * 5 + 1] = constant as u64;
+        out[i * 5 + 2] = wrapped_u32 as u64;
+        out[i * 5 + 3] = wrapped_sub as u64;
+        out[i * 5 + 4] = fits as u64;
+    }
+}
+
+/// A product whose fit depends on the instantiation: the C++ compiler computes it in 32 bits
+/// for a small `STEP` and in 64 for a large one.
+#[kernel]
+fn scaled_by_step<const STEP: usize>(out: &mut [u64]) {
+    let t = thread_idx().x as usize;
+    let scaled = t * STEP + (STEP - 1);
+    out[t] = (scaled >> 9) as u64;
+}
+
+/// The test device, and the CPU backend too where that is a GPU.
+fn devices() -> Vec<Gpu> {
+    let device = test_device();
+    match device.backend() {
+        Backend::Cuda => vec![device, Gpu::cpu()],
+        Backend::Cpu => vec![device],
+    }
+}
+
+#[test]
+fn kernels_compile_with_nvrtc() {
+    assert_compiles_with_nvrtc(&[
+        (&matmul_tiled::KERNEL, &[]),
+        (&transpose_tiled::KERNEL, &[]),
+        (&stencil_2d::KERNEL, &[]),
+        (&neighbour_difference::KERNEL, &[]),
+        (&clamped_neighbours::KERNEL, &[]),
+        (&wide_products::KERNEL, &[]),
+        (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 10)]),
+        (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 30)]),
+    ]);
+}
+
+#[test]
+fn tiled_matmul_with_usize_indices() {
+    for device in devices() {
+        let stream = device.default_stream();
+        for n in [32, 96] {
+            let a_host = random_f32(n * n, 3);
+            let b_host = random_f32(n * n, 4);
+            let a = DeviceBuffer::from_host(&stream, &a_host).unwrap();
+            let b = DeviceBuffer::from_host(&stream, &b_host).unwrap();
+            for checked in [true, false] {
+                let mut c = DeviceBuffer::zeroed(&stream, n * n).unwrap();
+                let grid = Grid::xy((n / TILE) as u32, (n / TILE) as u32);
+                let config = LaunchConfig::new(grid, Block::xy(32, 32)).checked(checked);
+                matmul_tiled::launch(&stream, config, n, &a, &b, &mut c).unwrap();
+                let got = c.to_host(&stream).unwrap();
+                for i in 0..n {
+                    for j in 0..n {
+                        let expected: f64 = (0..n)
+                            .map(|p| a_host[i * n + p] as f64 * b_host[p * n + j] as f64)
+                            .sum();
+                        let g = got[i * n + j] as f64;
+                        assert!(
+                            (g - expected).abs() < 1e-4 * n as f64,
+                            "n={n} [{i},{j}]: {g} vs {expected}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn shared_memory_transpose() {
+    for device in devices() {
+        let stream = device.default_stream();
+        let (width, height) = (37, 50);
+        let input_host = random_f32(width * height, 5);
+        let input = DeviceBuffer::from_host(&stream, &input_host).unwrap();
+        for checked in [true, false] {
+            let mut output = DeviceBuffer::zeroed(&stream, width * height).unwrap();
+            let grid = Grid::xy(width.div_ceil(T) as u32, height.div_ceil(T) as u32);
+            let config = LaunchConfig::new(grid, Block::xy(T as u32, T as u32)).checked(checked);
+            transpose_tiled::launch(&stream, config, width, height, &input, &mut output).unwrap();
+            let got = output.to_host(&stream).unwrap();
+            for y in 0..height {
+                for x in 0..width {
+                    assert_eq!(got[x * height + y], input_host[y * width + x], "({x}, {y})");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn two_dimensional_stencil() {
+    for device in devices() {
+        let stream = device.default_stream();
+        let (width, height) = (45, 70);
+        let input_host = random_f32(width * height, 6);
+        let input = DeviceBuffer::from_host(&stream, &input_host).unwrap();
+        for checked in [true, false] {
+            let mut output = DeviceBuffer::zeroed(&stream, width * height).unwrap();
+            let grid = Grid::xy(width.div_ceil(16) as u32, height.div_ceil(8) as u32);
+            let config = LaunchConfig::new(grid, Block::xy(16, 8)).checked(checked);
+            stencil_2d::launch(&stream, config, width, height, &input, &mut output).unwrap();
+            let got = output.to_host(&stream).unwrap();
+            for y in 0..height {
+                for x in 0..width {
+                    let c = y * width + x;
+                    let expected = if x >= 1 && y >= 1 && x + 1 < width && y + 1 < height {
+                        (input_host[c - 1]
+                            + input_host[c + 1]
+                            + input_host[c - width]
+                            + input_host[c + width])
+                            * 0.25
+                            - input_host[c]
+                    } else {
+                        0.0
+                    };
+                    assert!((got[c] - expected).abs() <= 1e-6, "({x}, {y})");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn guarded_subtraction_of_a_thread_index() {
+    for device in devices() {
+        let stream = device.default_stream();
+        let n = 700;
+        let x_host = random_f32(n, 7);
+        let x = DeviceBuffer::from_host(&stream, &x_host).unwrap();
+        for checked in [true, false] {
+            let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+            let config =
+                LaunchConfig::new(Grid::x(n.div_ceil(256) as u32), Block::x(256)).checked(checked);
+            neighbour_difference::launch(&stream, config, &x, &mut out).unwrap();
+            let got = out.to_host(&stream).unwrap();
+            for i in 0..n {
+                let expected = if i % 256 > 0 {
+                    x_host[i] - x_host[i - 1]
+                } else {
+                    x_host[i]
+                };
+                assert_eq!(got[i], expected, "{i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn neighbours_clamped_with_min_and_max() {
+    for device in devices() {
+        let stream = device.default_stream();
+        let n = 600;
+        let x_host = random_f32(n, 8);
+        let x = DeviceBuffer::from_host(&stream, &x_host).unwrap();
+        for checked in [true, false] {
+            let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+            let config =
+                LaunchConfig::new(Grid::x(n.div_ceil(256) as u32), Block::x(256)).checked(checked);
+            clamped_neighbours::launch(&stream, config, &x, &mut out).unwrap();
+            let got = out.to_host(&stream).unwrap();
+            let tile = |i: usize| x_host.get(i).copied().unwrap_or(0.0);
+            for (i, got) in got.iter().enumerate() {
+                let (block, t) = (i / 256 * 256, i % 256);
+                let expected = tile(block + t.max(1) - 1) + tile(block + (t + 1).min(255));
+                assert_eq!(*got, expected, "{i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn products_past_32_bits_stay_exact() {
+    for device in devices() {
+        let stream = device.default_stream();
+        let (blocks, threads) = (2, 1024);
+        for checked in [true, false] {
+            let mut out = DeviceBuffer::zeroed(&stream, blocks * threads * 5).unwrap();
+            let config = LaunchConfig::new(Grid::x(blocks as u32), Block::x(threads as u32))
+                .checked(checked);
+            wide_products::launch(&stream, config, &mut out).unwrap();
+            let got = out.to_host(&stream).unwrap();
+            for b in 0..blocks {
+                for t in 0..threads {
+                    let i = b * threads + t;
+                    let expected = [
+                        (t * (1 << 23)) >> 20,
+                        (t * WIDE_STEP) / (WIDE_STEP >> 3),
+                        ((t as u32).wrapping_mul(5_000_000)) as usize % 1_000_003,
+                        t.wrapping_sub(1) >> 40,
+                        (t * 4_000_000 + 4095) >> 12,
+                    ];
+                    for (k, expected) in expected.into_iter().enumerate() {
+                        assert_eq!(got[i * 5 + k], expected as u64, "thread {t}, value {k}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn const_generic_products_pick_their_width_per_instantiation() {
+    for device in devices() {
+        let stream = device.default_stream();
+        let threads = 1024;
+        for checked in [true, false] {
+            let config = LaunchConfig::new(Grid::x(1), Block::x(threads as u32)).checked(checked);
+            let mut small = DeviceBuffer::zeroed(&stream, threads).unwrap();
+            scaled_by_step::launch::<{ 1 << 10 }>(&stream, config, &mut small).unwrap();
+            let mut large = DeviceBuffer::zeroed(&stream, threads).unwrap();
+            scaled_by_step::launch::<{ 1 << 30 }>(&stream, config, &mut large).unwrap();
+            let (small, large) = (
+                small.to_host(&stream).unwrap(),
+                large.to_host(&stream).unwrap(),
+            );
+            for t in 0..threads {
+                let expected = |step: usize| ((t * step + (step - 1)) >> 9) as u64;
+                assert_eq!(small[t], expected(1 << 10), "small, thread {t}");
+                assert_eq!(large[t], expected(1 << 30), "large, thread {t}");
+            }
+        }
+    }
+}
+
+/// 64-bit integer instructions in PTX: wide multiplies, 64-bit adds, shifts, compares and
+/// conversions between the widths.
+fn wide_integer_ops(ptx: &str) -> usize {
+    ptx.lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|op| {
+            op.starts_with("mul.wide")
+                || op.starts_with("mad.wide")
+                || op.starts_with("cvt.u64.u32")
+                || op.starts_with("cvt.u32.u64")
+                || [".s64", ".u64", ".b64"].iter().any(|w| op.ends_with(w))
+                    && !op.starts_with("ld.")
+                    && !op.starts_with("st.")
+                    && !op.starts_with("cvta")
+                    && !op.starts_with("mov")
+        })
+        .count()
+}
+
+/// The tiled matrix multiply's PTX computes its shared-memory and thread/block indices in 32
+/// bits: the 64-bit integer instructions left are those of the unknown `n` (the tile loop's
+/// counter and the global addresses).
+#[test]
+fn tiled_matmul_ptx_has_32_bit_shared_indices() {
+    if !test_nvrtc() {
+        return;
+    }
+    let ptx = compile_to_ptx(&matmul_tiled::KERNEL, (9, 0)).unwrap();
+    let wide = wide_integer_ops(&ptx);
+    println!("tiled matmul: {wide} 64-bit integer instructions in the PTX");
+    // `row` (block_idx().y * TILE + ty) is one 32-bit multiply-add, not a wide multiply.
+    assert_eq!(
+        ptx.matches("mul.wide").count(),
+        1,
+        "only `col` (block_idx().x * TILE, past 32 bits) multiplies wide:\n{ptx}"
+    );
+    assert!(wide <= 25, "{wide} 64-bit integer instructions:\n{ptx}");
+}
+/// The C++ compiler picks the width per instantiation: `t * STEP` shifts right in 32 bits for
+/// a small `STEP` and in 64 bits for one whose products need them.
+#[test]
+fn const_generic_width_is_chosen_by_the_cpp_compiler() {
+    if !test_nvrtc() {
+        return;
+    }
+    let ptx = |step: u64| {
+        compile_to_ptx_generic(&scaled_by_step::KERNEL, &[TemplateArg::Const(step)], (9, 0))
+            .unwrap()
+            .ptx
+    };
+    let (small, large) = (ptx(1 << 10), ptx(1 << 30));
+    assert!(!small.contains("shr.u64"), "{small}");
+    assert!(small.contains("shr.u32"), "{small}");
+    assert!(large.contains("shr.u64"), "{large}");
+}
