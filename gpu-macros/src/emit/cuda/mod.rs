@@ -90,6 +90,7 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
         definitions.push('\n');
     }
     let mut emitter = Emitter::new(program, program.root(), &types[0], &function_names);
+    emitter.grid_word = intrinsics::calls_grid_sync(program);
     emitter.function();
     helpers.extend(emitter.helpers.iter().copied());
     // A type parameter that may be `f16` or `bf16` needs their C++ types at instantiation.
@@ -169,6 +170,9 @@ struct Emitter<'a> {
     loops: Vec<LoopLabels>,
     /// The function's position in the program, for its assertions' ids.
     function_index: usize,
+    /// Whether this is a kernel that reaches `grid_sync`: it takes its grid barrier's word as
+    /// a hidden last parameter.
+    grid_word: bool,
 }
 
 /// A loop as `break`/`continue` see it: its Rust label, and the C++ labels that a labelled
@@ -365,6 +369,7 @@ impl<'a> Emitter<'a> {
                 .iter()
                 .position(|name| *name == kernel.name)
                 .unwrap_or(0),
+            grid_word: false,
         }
     }
 
@@ -446,6 +451,9 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
+        if self.grid_word {
+            params.push(intrinsics::GRID_WORD_PARAM.to_string());
+        }
         let head = match self.kernel.kind {
             FnKind::Kernel if !self.kernel.generics.is_empty() => {
                 format!(
@@ -486,6 +494,9 @@ impl<'a> Emitter<'a> {
         let signature = self.signature();
         self.out.line(&format!("{signature} {{"));
         self.out.indent();
+        if self.grid_word {
+            self.out.line(intrinsics::GRID_WORD_PROLOGUE);
+        }
         self.block_body(&self.kernel.body);
         self.out.dedent();
         self.out.line("}");
