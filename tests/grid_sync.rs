@@ -7,7 +7,7 @@ mod common;
 
 use common::assert_compiles_with_nvrtc;
 use gpu::prelude::*;
-use gpu::runtime::{test_device, Backend, Error, SiteAction};
+use gpu::runtime::{test_device, Backend, Error, SiteAction, TemplateArg};
 
 /// The CPU backend, and the GPU when there is one.
 fn devices() -> Vec<Gpu> {
@@ -419,6 +419,168 @@ fn leaving_before_a_grid_sync_others_wait_at_is_a_divergent_barrier() {
     );
 }
 
+/// Every thread of block 1 fails an assertion before the grid barrier the others wait at.
+#[kernel]
+fn block_panics_before_grid_sync(out: &mut [u32]) {
+    let i = global_idx().x;
+    assert!(block_idx().x != 1, "block {} gives up", block_idx().x);
+    grid_sync();
+    out[i] = 1;
+}
+
+#[test]
+fn a_panic_before_a_grid_sync_is_reported_instead_of_hanging() {
+    for gpu in devices() {
+        let stream = gpu.default_stream();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, 256).unwrap();
+        let err = block_panics_before_grid_sync::launch(&stream, racecheck_config(), &mut out)
+            .and_then(|()| stream.synchronize())
+            .expect_err("the failed assertion");
+        let Error::KernelPanic { message, block, .. } = &err else {
+            panic!("{:?}: expected a kernel panic, got {err}", gpu.backend());
+        };
+        assert_eq!(
+            (message.as_str(), *block),
+            ("block 1 gives up", [1, 0, 0]),
+            "{err}"
+        );
+    }
+}
+
+/// Half the block waits at a block barrier, the other half at a grid barrier.
+#[kernel]
+fn barrier_mismatch(out: &mut [u32]) {
+    if thread_idx().x < 32 {
+        sync_threads();
+    } else {
+        grid_sync();
+    }
+    out[global_idx().x] = 1;
+}
+
+#[test]
+fn threads_split_between_sync_threads_and_grid_sync_are_divergent() {
+    let gpu = Gpu::cpu_racecheck();
+    let stream = gpu.default_stream();
+    let mut out = DeviceBuffer::<u32>::zeroed(&stream, 256).unwrap();
+    let err = barrier_mismatch::launch(&stream, racecheck_config(), &mut out)
+        .expect_err("divergent barriers");
+    let Error::DivergentBarrier { waiting, other, .. } = &err else {
+        panic!("expected a divergent barrier, got {err}");
+    };
+    assert_eq!(
+        (waiting.action, other.action),
+        (
+            SiteAction::Waits("sync_threads"),
+            SiteAction::Waits("grid_sync")
+        ),
+        "{err}"
+    );
+    let gpu = Gpu::cpu();
+    let stream = gpu.default_stream();
+    let mut out = DeviceBuffer::<u32>::zeroed(&stream, 256).unwrap();
+    let err =
+        barrier_mismatch::launch(&stream, racecheck_config(), &mut out).expect_err("a deadlock");
+    let text = err.to_string();
+    assert!(
+        text.contains("32 thread(s) wait at sync_threads")
+            && text.contains("32 more wait at grid_sync"),
+        "{text}"
+    );
+}
+
+/// A generic kernel that publishes `input`, then reads another block's element.
+#[kernel]
+fn generic_rotate<T: Number>(shift: usize, input: &[T], values: &mut [T], out: &mut [T]) {
+    let i = global_idx().x;
+    let n = values.len();
+    if i < n {
+        values[i] = input[i];
+    }
+    grid_sync();
+    if i < n {
+        out[i] = values[(i + shift) % n];
+    }
+}
+
+fn rotate_generic<T: Number + PartialEq + std::fmt::Debug>(gpu: &Gpu, input: &[T]) {
+    let stream = gpu.default_stream();
+    let block = Block::x(96);
+    let max = stream
+        .max_cooperative_blocks_generic(
+            &generic_rotate::KERNEL,
+            &[TemplateArg::of::<T>()],
+            LaunchConfig::new(Grid::x(1), block),
+        )
+        .unwrap();
+    let blocks = max.min(5);
+    let n = input.len().min(blocks as usize * 96);
+    let shift = 131;
+    let x = DeviceBuffer::from_host(&stream, &input[..n]).unwrap();
+    let mut values = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let config = LaunchConfig::new(Grid::x(blocks), block);
+    generic_rotate::launch(&stream, config, shift, &x, &mut values, &mut out).unwrap();
+    let want: Vec<T> = (0..n).map(|i| input[(i + shift) % n]).collect();
+    assert_eq!(out.to_host(&stream).unwrap(), want, "{:?}", gpu.backend());
+}
+
+#[test]
+fn a_generic_kernel_can_call_grid_sync() {
+    assert!(generic_rotate::KERNEL.cooperative());
+    for gpu in devices() {
+        let floats: Vec<f32> = (0..480).map(|i| i as f32 * 0.5 - 7.0).collect();
+        rotate_generic(&gpu, &floats);
+        let ints: Vec<i64> = (0..480).map(|i| i * i - 1000).collect();
+        rotate_generic(&gpu, &ints);
+    }
+}
+
+#[test]
+fn cooperative_launches_on_two_streams_meet_at_their_own_words() {
+    let gpu = test_device();
+    if gpu.backend() != Backend::Cuda {
+        eprintln!("skipped: concurrent streams need a CUDA device");
+        return;
+    }
+    let streams = [gpu.new_stream().unwrap(), gpu.new_stream().unwrap()];
+    let block = Block::x(256);
+    let max = streams[0]
+        .max_cooperative_blocks(&heat_steps::KERNEL, LaunchConfig::new(Grid::x(1), block))
+        .unwrap();
+    // A quarter of the device each, so both can be resident at once.
+    let blocks = (max / 4).max(1);
+    let n = blocks as usize * 256 * 2 + 5;
+    let initial: Vec<f32> = (0..n).map(|i| ((i * 37) % 101) as f32).collect();
+    let steps = 200;
+    let mut buffers: Vec<_> = streams
+        .iter()
+        .map(|s| {
+            (
+                DeviceBuffer::from_host(s, &initial).unwrap(),
+                DeviceBuffer::zeroed(s, n).unwrap(),
+            )
+        })
+        .collect();
+    let config = LaunchConfig::new(Grid::x(blocks), block);
+    for _ in 0..3 {
+        for (stream, (a, b)) in streams.iter().zip(&mut buffers) {
+            heat_steps::launch(stream, config, steps, 0.25, a, b).unwrap();
+        }
+    }
+    let want = heat_reference(
+        &heat_reference(&heat_reference(&initial, steps, 0.25), steps, 0.25),
+        steps,
+        0.25,
+    );
+    for (stream, (a, _)) in streams.iter().zip(&buffers) {
+        let got = a.to_host(stream).unwrap();
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!((g - w).abs() <= 1e-3 * w.abs().max(1.0), "[{i}] {g} vs {w}");
+        }
+    }
+}
+
 #[test]
 fn a_captured_graph_replays_a_cooperative_kernel() {
     let gpu = test_device();
@@ -472,5 +634,8 @@ fn compiles_with_nvrtc() {
         (&rotate_through_device_fn::KERNEL, &[]),
         (&phased_shift::KERNEL, &[]),
         (&thread_leaves_early::KERNEL, &[]),
+        (&block_panics_before_grid_sync::KERNEL, &[]),
+        (&generic_rotate::KERNEL, &[TemplateArg::of::<f32>()]),
+        (&generic_rotate::KERNEL, &[TemplateArg::of::<i64>()]),
     ]);
 }

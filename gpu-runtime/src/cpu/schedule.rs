@@ -300,18 +300,37 @@ impl Scheduler {
         }
     }
 
-    /// Under the race checker, a deadlock between a barrier and a warp operation is a
-    /// divergent barrier; reports it and returns true, or returns false for another deadlock.
+    /// Under the race checker, a deadlock between a barrier and a warp operation or a grid
+    /// barrier is a divergent barrier; reports it and returns true, or returns false for
+    /// another deadlock.
     fn divergent_deadlock(&self, block: &BlockShared, race: &RaceCheck) -> bool {
         let Some(local) = block.race() else {
             return false;
         };
         let at = |wanted: Status| self.status.iter().position(|&s| s == wanted);
+        let block_linear = local.block_linear();
+        // Threads at a block barrier and at a grid barrier wait for each other.
+        if let (Some(barrier), Some(grid)) = (at(Status::AtBarrier), at(Status::AtGrid)) {
+            race.report(RaceReport::Divergent {
+                waiting: race.site(
+                    block_linear,
+                    barrier as u32,
+                    self.lines[barrier],
+                    SiteAction::Waits("sync_threads"),
+                ),
+                other: race.site(
+                    block_linear,
+                    grid as u32,
+                    self.lines[grid],
+                    SiteAction::Waits("grid_sync"),
+                ),
+            });
+            return true;
+        }
         let (Some(barrier), Some(warp_op)) = (at(Status::AtBarrier), at(Status::InWarpOp)) else {
             return false;
         };
         let deposit = self.warps[warp_op / WARP_SIZE as usize].deposit_of(warp_op as u32);
-        let block_linear = local.block_linear();
         race.report(RaceReport::Divergent {
             waiting: race.site(
                 block_linear,

@@ -414,8 +414,8 @@ __device__ __forceinline__ void rs_cp_async_wait(unsigned int n) {
 // device functions. Sense reversal on the word: thread 0 of each block adds 1, block 0 adds
 // 0x80000000 - (blocks - 1), so the sum flips the top bit exactly when the last block arrives
 // and leaves the low bits as they were: the word needs no reset between barriers or launches.
-// Once a thread has panicked (error slot set) the barrier stops waiting, so the launch ends
-// and reports the panic instead of hanging on a block that exited.
+// Once a thread of this kernel has panicked (the error slot holds its id) the barrier stops
+// waiting, so the launch ends and reports the panic instead of hanging on a thread that exited.
 __shared__ unsigned int* rs_grid_word;
 __device__ __noinline__ void rs_grid_sync() {
     __syncthreads();
@@ -427,7 +427,8 @@ __device__ __noinline__ void rs_grid_sync() {
         const unsigned int old = atomicAdd((unsigned int*)word, first ? 0x80000000u - (blocks - 1u) : 1u);
         while (((*word ^ old) & 0x80000000u) == 0u) {
 #if defined(GPU_CHECKED) || defined(RS_ASSERTS)
-            if (rs_error_slot_ptr != 0 && *(volatile unsigned int*)&rs_error_slot_ptr->flag != 0u) break;
+            if (rs_error_slot_ptr != 0 && *(volatile unsigned int*)&rs_error_slot_ptr->flag != 0u
+                && *(volatile unsigned int*)&rs_error_slot_ptr->kernel_id == rs_kernel_id) break;
 #endif
         }
         __threadfence();

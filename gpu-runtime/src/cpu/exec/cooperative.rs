@@ -83,9 +83,15 @@ impl Grid<'_> {
                 // Every block has returned.
                 break;
             };
-            if let Some(done) = residents.iter().find(|r| r.phase == Phase::Done) {
-                self.block_never_arrives(waiting, done);
-                break;
+            // After a panic a GPU's grid barriers stop waiting (the launch then reports it), so
+            // a block whose threads all ended in a failed assertion does not hang the others.
+            let panicked = self.state.violation.get().is_some();
+            match residents.iter().find(|r| r.phase == Phase::Done) {
+                Some(done) if !panicked => {
+                    self.block_never_arrives(waiting, done);
+                    break;
+                }
+                Some(_) | None => {}
             }
             for resident in &mut residents {
                 resident.scheduler.release_grid(&resident.shared, race);
