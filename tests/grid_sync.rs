@@ -224,6 +224,62 @@ fn a_grid_sync_in_a_device_function_makes_the_kernel_cooperative() {
     }
 }
 
+/// A 2D grid of 2D blocks: every thread stages its value through dynamic shared memory,
+/// publishes it, and after the grid barrier reads one another block published.
+#[kernel]
+fn staged_rotate_2d(shift: usize, values: &mut [u32], out: &mut [u32]) {
+    let stage = dynamic_shared::<u32>();
+    let threads = (block_dim().x * block_dim().y) as usize;
+    let t = (thread_idx().y * block_dim().x + thread_idx().x) as usize;
+    let block = (block_idx().y * grid_dim().x + block_idx().x) as usize;
+    let i = block * threads + t;
+    let n = values.len();
+    stage[t] = (i as u32) ^ 0x5a5a;
+    sync_threads();
+    if i < n {
+        values[i] = stage[threads - 1 - t];
+    }
+    grid_sync();
+    if i < n {
+        out[i] = values[(i + shift) % n];
+    }
+}
+
+#[test]
+fn two_dimensional_grids_with_dynamic_shared_memory_meet_at_grid_sync() {
+    for gpu in devices() {
+        let stream = gpu.default_stream();
+        let block = Block::xy(16, 8);
+        let small = LaunchConfig::new(Grid::x(1), block).with_shared_mem(128 * 4);
+        let max = stream
+            .max_cooperative_blocks(&staged_rotate_2d::KERNEL, small)
+            .unwrap();
+        if gpu.backend() == Backend::Cuda {
+            // More shared memory per block, fewer resident blocks.
+            let big = LaunchConfig::new(Grid::x(1), block).with_shared_mem(64 * 1024);
+            let fewer = stream
+                .max_cooperative_blocks(&staged_rotate_2d::KERNEL, big)
+                .unwrap();
+            assert!(fewer >= 1 && fewer < max, "{fewer} vs {max}");
+        }
+        let grid = Grid::xy(3, 2);
+        assert!(max >= 6, "{max}");
+        let n = 6 * 128 - 9;
+        let shift = 200;
+        let mut values = DeviceBuffer::zeroed(&stream, n).unwrap();
+        let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+        let config = LaunchConfig::new(grid, block).with_shared_mem(128 * 4);
+        staged_rotate_2d::launch(&stream, config, shift, &mut values, &mut out).unwrap();
+        // Thread t of a block published the value of thread 127 - t of the same block.
+        let published = |i: usize| {
+            let (block, t) = (i / 128, i % 128);
+            ((block * 128 + 127 - t) as u32) ^ 0x5a5a
+        };
+        let want: Vec<u32> = (0..n).map(|i| published((i + shift) % n)).collect();
+        assert_eq!(out.to_host(&stream).unwrap(), want, "{:?}", gpu.backend());
+    }
+}
+
 #[test]
 fn a_grid_larger_than_the_device_holds_is_refused_with_the_numbers() {
     for gpu in devices() {
@@ -635,6 +691,7 @@ fn compiles_with_nvrtc() {
         (&phased_shift::KERNEL, &[]),
         (&thread_leaves_early::KERNEL, &[]),
         (&block_panics_before_grid_sync::KERNEL, &[]),
+        (&staged_rotate_2d::KERNEL, &[]),
         (&generic_rotate::KERNEL, &[TemplateArg::of::<f32>()]),
         (&generic_rotate::KERNEL, &[TemplateArg::of::<i64>()]),
     ]);
