@@ -36,9 +36,11 @@ pub(crate) fn max_cooperative_blocks(block_threads: u32) -> u32 {
 /// One resident block of a cooperative grid.
 struct Resident {
     block_idx: Dim3,
+    /// Declared before `shared`, so dropped before it (should the runner unwind): the threads
+    /// point at it.
+    coroutines: Vec<ThreadCoroutine>,
     /// Boxed: the block's threads point at it while it moves around in the runner's list.
     shared: Box<BlockShared>,
-    coroutines: Vec<ThreadCoroutine>,
     scheduler: Scheduler,
     phase: Phase,
 }
@@ -158,8 +160,8 @@ impl Grid<'_> {
         }
         Resident {
             block_idx,
-            shared,
             coroutines,
+            shared,
             scheduler: Scheduler::new(threads),
             // Not started: the first phase runs it.
             phase: Phase::AtGrid,
