@@ -34,7 +34,8 @@ impl Stream {
         template_args: &[TemplateArg],
         config: LaunchConfig,
     ) -> Result<u32> {
-        if kernel.is_generic() {
+        // A plain kernel (from `max_cooperative_blocks`) takes no template arguments.
+        if kernel.is_generic() || !template_args.is_empty() {
             check_template_args(kernel.spec(), template_args)?;
         }
         let limits = self.gpu.limits();

@@ -995,6 +995,30 @@ fn a_cooperative_grid_larger_than_the_device_holds_names_the_numbers() {
 }
 
 #[test]
+fn the_residency_query_checks_template_arguments_as_a_launch_does() {
+    let (_, stream) = device();
+    let shape = LaunchConfig::new(Grid::x(1), Block::x(32));
+    let err = stream
+        .max_cooperative_blocks(&GENERIC_FILL, shape)
+        .unwrap_err();
+    assert!(matches!(err, Error::TemplateArgs { .. }), "{err}");
+    says(&err.to_string(), &["generic_fill", "launch_generic"]);
+    let err = stream
+        .max_cooperative_blocks_generic(&GRID_BARRIER, &[TemplateArg::of::<f32>()], shape)
+        .unwrap_err();
+    assert!(matches!(err, Error::TemplateArgs { .. }), "{err}");
+    let err = stream
+        .max_cooperative_blocks_generic(&GENERIC_FILL, &[TemplateArg::Const(3)], shape)
+        .unwrap_err();
+    assert!(matches!(err, Error::TemplateArgs { .. }), "{err}");
+    // The block shape is checked against the device like a launch's.
+    let err = stream
+        .max_cooperative_blocks(&GRID_BARRIER, LaunchConfig::new(Grid::x(1), Block::x(2048)))
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidLaunch(_)), "{err}");
+}
+
+#[test]
 fn a_twin_that_waits_at_a_grid_barrier_needs_a_cooperative_kernel() {
     let stream = Gpu::cpu().new_stream().unwrap();
     let err = stream
