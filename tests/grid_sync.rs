@@ -409,6 +409,51 @@ fn the_race_checker_orders_accesses_across_a_grid_sync() {
     assert_eq!(memory, "`last`", "{err}");
 }
 
+#[test]
+fn the_race_checker_finds_nothing_in_the_correct_multi_phase_kernels() {
+    let gpu = Gpu::cpu_racecheck();
+    let stream = gpu.default_stream();
+
+    let n = 3 * 128 * 2 + 7;
+    let initial: Vec<f32> = (0..n).map(|i| (i % 13) as f32).collect();
+    let mut a = DeviceBuffer::from_host(&stream, &initial).unwrap();
+    let mut b = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let config = LaunchConfig::new(Grid::x(3), Block::x(128));
+    heat_steps::launch(&stream, config, 6, 0.25, &mut a, &mut b).unwrap();
+    let want = heat_reference(&initial, 6, 0.25);
+    let got = a.to_host(&stream).unwrap();
+    assert!(got
+        .iter()
+        .zip(&want)
+        .all(|(g, w)| (g - w).abs() <= 1e-4 * w.abs().max(1.0)));
+
+    let host: Vec<u32> = (0..5000).collect();
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut partials = DeviceBuffer::zeroed(&stream, 4).unwrap();
+    let mut total = DeviceBuffer::zeroed(&stream, 1).unwrap();
+    let config = LaunchConfig::new(Grid::x(4), Block::x(256));
+    sum_in_one_launch::launch(&stream, config, &x, &mut partials, &mut total).unwrap();
+    assert_eq!(
+        total.to_host(&stream).unwrap(),
+        [host.iter().map(|&v| u64::from(v)).sum::<u64>()]
+    );
+
+    let n = 6 * 128;
+    let mut values = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+    let config = LaunchConfig::new(Grid::xy(3, 2), Block::xy(16, 8)).with_shared_mem(128 * 4);
+    staged_rotate_2d::launch(&stream, config, 5, &mut values, &mut out).unwrap();
+
+    let mut values = DeviceBuffer::zeroed(&stream, 200).unwrap();
+    let mut out = DeviceBuffer::zeroed(&stream, 200).unwrap();
+    let config = LaunchConfig::new(Grid::x(4), Block::x(64));
+    rotate_through_device_fn::launch(&stream, config, 77, &mut values, &mut out).unwrap();
+    let want: Vec<u32> = (0..200)
+        .map(|i| (((i + 77) % 200) as u32) * 3 + 1)
+        .collect();
+    assert_eq!(out.to_host(&stream).unwrap(), want);
+}
+
 /// Thread 5 of each block returns before the grid barrier the others wait at.
 #[kernel]
 fn thread_leaves_early(out: &mut [u32]) {
