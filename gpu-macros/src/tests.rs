@@ -739,3 +739,24 @@ fn k(m: usize, x: &mut [u32]) {
 "#
     ));
 }
+
+#[test]
+fn grid_sync_in_a_device_function() {
+    insta::assert_snapshot!(cuda(
+        r#"
+fn phases(a: &mut [f32], b: &mut [f32]) {
+    let i = global_idx().x;
+    if i < a.len() {
+        a[i] = i as f32;
+    }
+    wait_for_all();
+    if i < b.len() {
+        b[i] = a[a.len() - 1 - i];
+    }
+}
+fn wait_for_all() {
+    grid_sync();
+}
+"#
+    ));
+}

@@ -268,6 +268,33 @@ impl QueueImpl {
         }
     }
 
+    /// The most blocks of `config`'s shape a cooperative launch of `kernel` may have: all
+    /// resident at once (on a GPU, the occupancy times the multiprocessors; on the CPU
+    /// backend, its thread budget).
+    pub(crate) fn max_cooperative_blocks(
+        &self,
+        device: &DeviceImpl,
+        kernel: &'static KernelSpec,
+        template_args: &[TemplateArg],
+        config: &LaunchConfig,
+        limits: &DeviceLimits,
+        cache: impl FnOnce() -> CacheConfig,
+    ) -> Result<u32> {
+        match (self, device) {
+            (QueueImpl::Cuda(_), DeviceImpl::Cuda(cuda)) => {
+                cuda.max_cooperative_blocks(kernel, template_args, config, limits, cache)
+            }
+            (QueueImpl::Cpu(_), DeviceImpl::Cpu(_)) => Ok(cpu::max_cooperative_blocks(
+                config.block.x * config.block.y * config.block.z,
+            )),
+            _ => Err(Error::WrongBackend {
+                what: "the stream".to_string(),
+                expected: device.backend(),
+                found: self.backend(),
+            }),
+        }
+    }
+
     /// Captures the work `record` queues into a CUDA graph; the CPU backend has none.
     pub(crate) fn capture(
         &self,

@@ -145,6 +145,23 @@ impl Kernel {
         }
     }
 
+    /// The same kernel, marked as calling `grid_sync` (directly or through a device function):
+    /// it launches cooperatively, every block co-resident, with its grid barrier's word as a
+    /// hidden last parameter. Chained in the `static`'s initializer.
+    #[doc(hidden)]
+    pub const fn __cooperative(self) -> Kernel {
+        Kernel {
+            spec: self.spec.cooperative_launch(),
+            ..self
+        }
+    }
+
+    /// Whether the kernel calls `grid_sync`, so that its launches need every block co-resident
+    /// (see [`crate::Stream::max_cooperative_blocks`]).
+    pub fn cooperative(&self) -> bool {
+        self.spec.cooperative()
+    }
+
     /// The compute capability the kernel is limited to, when it uses architecture-specific
     /// instructions (Hopper's `wgmma`: 9.0); `None` when it runs on any supported GPU.
     pub fn arch_specific(&self) -> Option<(u32, u32)> {
@@ -227,6 +244,7 @@ impl fmt::Debug for Kernel {
             .field("cpu_twin", &self.cpu_twin)
             .field("needs_sync", &self.needs_sync)
             .field("arch_specific", &self.spec.arch_specific())
+            .field("cooperative", &self.spec.cooperative())
             .finish()
     }
 }

@@ -75,6 +75,7 @@
 
 mod buffer;
 mod compile;
+mod cooperative;
 mod core;
 pub mod cpu;
 mod cuda;

@@ -909,6 +909,132 @@ fn a_kernel_without_a_cpu_twin_is_refused_by_the_cpu_backend() {
     );
 }
 
+fn grid_barrier_twin(_args: &CpuArgs<'_>, t: &ThreadCtx) {
+    t.at(7).grid_sync();
+}
+
+/// A hand-built kernel that waits at a grid barrier: cooperative, with the barrier's word as
+/// its hidden last parameter (which this one ignores).
+static GRID_BARRIER: Kernel = Kernel::__generated_v2(
+    "grid_barrier",
+    "grid_barrier",
+    "extern \"C\" __global__ void grid_barrier(unsigned int* word) { }",
+    &[],
+    "gpu-runtime/tests/bad_input.rs",
+    false,
+)
+.with_cpu(grid_barrier_twin, true)
+.__cooperative();
+
+/// The same twin in a kernel not marked cooperative.
+static UNMARKED_GRID_BARRIER: Kernel = Kernel::__generated_v2(
+    "unmarked_grid_barrier",
+    "unmarked_grid_barrier",
+    "extern \"C\" __global__ void unmarked_grid_barrier() { }",
+    &[],
+    "gpu-runtime/tests/bad_input.rs",
+    false,
+)
+.with_cpu(grid_barrier_twin, true);
+
+#[test]
+fn a_cooperative_grid_larger_than_the_device_holds_names_the_numbers() {
+    let mut devices = vec![Gpu::cpu()];
+    devices.extend(test_gpu());
+    for gpu in devices {
+        let stream = gpu.new_stream().unwrap();
+        let shape = LaunchConfig::new(Grid::x(1), Block::x(128));
+        let max = match stream.max_cooperative_blocks(&GRID_BARRIER, shape) {
+            Err(err @ Error::CooperativeUnsupported { .. }) => {
+                says(
+                    &err.to_string(),
+                    &["`grid_barrier`", "cooperative launch", "split"],
+                );
+                continue;
+            }
+            other => other.unwrap(),
+        };
+        stream
+            .launch(
+                &GRID_BARRIER,
+                LaunchConfig::new(Grid::x(max), Block::x(128)),
+                &[],
+            )
+            .unwrap();
+        stream.synchronize().unwrap();
+        let err = stream
+            .launch(
+                &GRID_BARRIER,
+                LaunchConfig::new(Grid::x(max + 1), Block::x(128)),
+                &[],
+            )
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::CooperativeGridTooLarge { blocks, max: m, block_threads: 128, .. }
+                if blocks == u64::from(max) + 1 && m == u64::from(max)),
+            "{err}"
+        );
+        says(
+            &err.to_string(),
+            &[
+                "`grid_barrier`",
+                &format!("{} blocks of 128 threads", max + 1),
+                &format!("at most {max} such blocks"),
+                "grid-stride loop",
+            ],
+        );
+    }
+    // The message of a GPU without cooperative launch, as built.
+    let err = Error::CooperativeUnsupported {
+        kernel: "k".to_string(),
+    };
+    says(
+        &err.to_string(),
+        &["`k`", "COOPERATIVE_LAUNCH", "separate launches"],
+    );
+}
+
+#[test]
+fn the_residency_query_checks_template_arguments_as_a_launch_does() {
+    let (_, stream) = device();
+    let shape = LaunchConfig::new(Grid::x(1), Block::x(32));
+    let err = stream
+        .max_cooperative_blocks(&GENERIC_FILL, shape)
+        .unwrap_err();
+    assert!(matches!(err, Error::TemplateArgs { .. }), "{err}");
+    says(&err.to_string(), &["generic_fill", "launch_generic"]);
+    let err = stream
+        .max_cooperative_blocks_generic(&GRID_BARRIER, &[TemplateArg::of::<f32>()], shape)
+        .unwrap_err();
+    assert!(matches!(err, Error::TemplateArgs { .. }), "{err}");
+    let err = stream
+        .max_cooperative_blocks_generic(&GENERIC_FILL, &[TemplateArg::Const(3)], shape)
+        .unwrap_err();
+    assert!(matches!(err, Error::TemplateArgs { .. }), "{err}");
+    // The block shape is checked against the device like a launch's.
+    let err = stream
+        .max_cooperative_blocks(&GRID_BARRIER, LaunchConfig::new(Grid::x(1), Block::x(2048)))
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidLaunch(_)), "{err}");
+}
+
+#[test]
+fn a_twin_that_waits_at_a_grid_barrier_needs_a_cooperative_kernel() {
+    let stream = Gpu::cpu().new_stream().unwrap();
+    let err = stream
+        .launch(
+            &UNMARKED_GRID_BARRIER,
+            LaunchConfig::new(Grid::x(2), Block::x(32)),
+            &[],
+        )
+        .unwrap_err();
+    assert!(matches!(err, Error::CpuBackend { .. }), "{err}");
+    says(
+        &err.to_string(),
+        &["grid_sync (line 7)", "not launched cooperatively"],
+    );
+}
+
 #[test]
 fn cuda_only_operations_on_the_cpu_backend_say_to_open_a_gpu() {
     let stream = Gpu::cpu().new_stream().unwrap();

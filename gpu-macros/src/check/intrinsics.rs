@@ -11,12 +11,16 @@ impl Checker<'_> {
     pub(super) fn intrinsic(&mut self, op: Op, args: &[ExprId], id: ExprId, loc: Loc) -> T {
         let signature = op.signature();
         let name = op.name();
-        if let Placement::Statement { message } = signature.placement {
-            if !self.statements.contains(&id) {
-                self.cx.error(loc, message);
-            }
+        let misplaced = matches!(signature.placement, Placement::Statement { .. })
+            && !self.statements.contains(&id);
+        if let (true, Placement::Statement { message }) = (misplaced, &signature.placement) {
+            self.cx.error(loc, *message);
         }
         let arg_ts: Vec<T> = args.iter().map(|arg| self.expr(*arg)).collect();
+        // One cause, one error: the misplaced call's result is not checked again where it goes.
+        if misplaced {
+            return T::Error;
+        }
         if let Arity::Counted = signature.arity {
             if !self.arity(&name, signature.args.len(), args.len(), loc) {
                 return T::Error;

@@ -196,6 +196,12 @@ pub fn emit_host(
     } else {
         kernel_static
     };
+    // A kernel that reaches grid_sync launches cooperatively, with its barrier's word.
+    let kernel_static = if source.text.contains("rs_grid_sync()") {
+        quote!(#kernel_static.__cooperative())
+    } else {
+        kernel_static
+    };
     // The CPU backend runs the twin; generic kernels have none yet.
     let (twin_items, kernel_static) = match twin {
         Some((items, needs_sync, false)) => (

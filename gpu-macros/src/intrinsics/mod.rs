@@ -363,6 +363,7 @@ mod tests {
     /// Every free-function intrinsic of the language, as users write them.
     const FUNCTIONS: &[&str] = &[
         "sync_threads",
+        "grid_sync",
         "thread_fence",
         "thread_fence_block",
         "thread_fence_system",

@@ -1,7 +1,7 @@
 //! Where a thread is and how it meets the others: the index builtins, block barriers,
 //! memory fences and the cycle counter.
 
-use super::{CpuWriter, CudaWriter, Ret, Signature};
+use super::{CpuWriter, CudaWriter, Placement, Ret, Signature};
 use crate::types::{Scalar, Ty};
 
 /// The index and dimension builtins: `thread_idx()` and the like, whose components are read
@@ -86,6 +86,9 @@ impl Builtin {
 pub enum SyncOp {
     /// `sync_threads()`: every thread of the block waits for the others.
     SyncThreads,
+    /// `grid_sync()`: every thread of the grid waits for the others; the kernel launches
+    /// cooperatively.
+    GridSync,
     /// `thread_fence()`: orders this thread's memory accesses device-wide.
     ThreadFence,
     /// `thread_fence_block()`: the same, for the block.
@@ -97,8 +100,9 @@ pub enum SyncOp {
 }
 
 impl SyncOp {
-    const ALL: [SyncOp; 5] = [
+    const ALL: [SyncOp; 6] = [
         SyncOp::SyncThreads,
+        SyncOp::GridSync,
         SyncOp::ThreadFence,
         SyncOp::ThreadFenceBlock,
         SyncOp::ThreadFenceSystem,
@@ -114,6 +118,7 @@ impl SyncOp {
     pub fn name(self) -> &'static str {
         match self {
             SyncOp::SyncThreads => "sync_threads",
+            SyncOp::GridSync => "grid_sync",
             SyncOp::ThreadFence => "thread_fence",
             SyncOp::ThreadFenceBlock => "thread_fence_block",
             SyncOp::ThreadFenceSystem => "thread_fence_system",
@@ -128,6 +133,10 @@ impl SyncOp {
             | SyncOp::ThreadFence
             | SyncOp::ThreadFenceBlock
             | SyncOp::ThreadFenceSystem => Signature::new(vec![], Ret::Unit),
+            SyncOp::GridSync => Signature::new(vec![], Ret::Unit).placement(Placement::Statement {
+                message: "`grid_sync()` is a statement (a grid-wide barrier) and gives no value: \
+                          write `grid_sync();` on its own line",
+            }),
             SyncOp::Clock64 => Signature::new(vec![], Ret::Scalar(Scalar::U64)),
         }
     }
@@ -136,6 +145,7 @@ impl SyncOp {
     pub fn cuda(self, w: &mut dyn CudaWriter) -> String {
         let code = match self {
             SyncOp::SyncThreads => "__syncthreads()",
+            SyncOp::GridSync => return w.template("rs_grid_sync()", Some("rs_grid_sync")),
             SyncOp::ThreadFence => "__threadfence()",
             SyncOp::ThreadFenceBlock => "__threadfence_block()",
             SyncOp::ThreadFenceSystem => "__threadfence_system()",
@@ -148,6 +158,7 @@ impl SyncOp {
     pub fn cpu(self, w: &mut dyn CpuWriter) -> String {
         match self {
             SyncOp::SyncThreads => w.template("__t.at({line}).sync_threads()"),
+            SyncOp::GridSync => w.template("__t.at({line}).grid_sync()"),
             SyncOp::ThreadFence => w.template("__t.thread_fence()"),
             SyncOp::ThreadFenceBlock => w.template("__t.thread_fence_block()"),
             SyncOp::ThreadFenceSystem => w.template("__t.thread_fence_system()"),
@@ -158,7 +169,7 @@ impl SyncOp {
     /// Whether every thread named must reach the call before any leaves it.
     pub fn synchronizes(self) -> bool {
         match self {
-            SyncOp::SyncThreads => true,
+            SyncOp::SyncThreads | SyncOp::GridSync => true,
             SyncOp::ThreadFence
             | SyncOp::ThreadFenceBlock
             | SyncOp::ThreadFenceSystem

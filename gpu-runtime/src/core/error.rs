@@ -172,6 +172,41 @@ pub enum Error {
         target: String,
     },
 
+    /// A kernel that calls `grid_sync` was launched with more blocks than the device can keep
+    /// resident at once: its grid barrier would wait forever for blocks that cannot start.
+    #[error(
+        "kernel `{kernel}` calls grid_sync, so all its blocks must be resident at once, but the \
+         launch asks for {blocks} blocks of {block_threads} threads ({shared_bytes} bytes of \
+         dynamic shared memory) and {device} holds at most {max} such blocks; launch at most \
+         {max} blocks (Stream::max_cooperative_blocks gives the number) and cover the data \
+         with a grid-stride loop"
+    )]
+    CooperativeGridTooLarge {
+        /// The kernel's name.
+        kernel: String,
+        /// Blocks the launch asked for.
+        blocks: u64,
+        /// Threads per block.
+        block_threads: u32,
+        /// Dynamic shared memory per block.
+        shared_bytes: u32,
+        /// The most blocks of that shape the device holds at once.
+        max: u64,
+        /// The device, for the message ("this GPU", "the CPU backend").
+        device: &'static str,
+    },
+
+    /// A kernel that calls `grid_sync` was launched on a GPU without cooperative launch.
+    #[error(
+        "kernel `{kernel}` calls grid_sync, which needs a cooperative launch, and this GPU does \
+         not support one (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0); split the kernel at its \
+         grid_sync calls into separate launches, or run it on the CPU backend"
+    )]
+    CooperativeUnsupported {
+        /// The kernel's name.
+        kernel: String,
+    },
+
     /// NVRTC cannot produce code that this GPU can run.
     #[error(
         "NVRTC {nvrtc_version} cannot generate code for sm_{}{} (it supports {supported}): install \
@@ -378,8 +413,9 @@ pub enum Error {
     /// waits at another one (on a GPU, a hang or undefined behaviour).
     #[error(
         "divergent barrier in kernel `{kernel}`: {waiting}, but {other}; every thread of the \
-         block that has not returned must reach the same sync_threads (every lane a warp \
-         operation's mask names, the same warp operation): move the barrier out of the \
+         block that has not returned must reach the same sync_threads (every thread of the \
+         grid, the same grid_sync; every lane a warp operation's mask names, the same warp \
+         operation): move the barrier out of the \
          condition, or let every thread reach it before returning"
     )]
     DivergentBarrier {

@@ -109,6 +109,9 @@ pub(crate) struct KernelSpec {
     assertions: Option<AssertionMessages>,
     /// The parameters' Rust names, for the race checker's reports (empty when unknown).
     param_names: &'static [&'static str],
+    /// Whether it calls `grid_sync`: launched cooperatively (every block co-resident), with
+    /// its grid barrier's word as a hidden last parameter.
+    cooperative: bool,
 }
 
 impl KernelSpec {
@@ -134,6 +137,7 @@ impl KernelSpec {
             arch_specific: None,
             assertions: None,
             param_names: &[],
+            cooperative: false,
         }
     }
 
@@ -159,6 +163,7 @@ impl KernelSpec {
             arch_specific: None,
             assertions: None,
             param_names: &[],
+            cooperative: false,
         }
     }
 
@@ -185,6 +190,19 @@ impl KernelSpec {
             param_names: names,
             ..self
         }
+    }
+
+    /// The same kernel, marked as calling `grid_sync`.
+    pub(crate) const fn cooperative_launch(self) -> KernelSpec {
+        KernelSpec {
+            cooperative: true,
+            ..self
+        }
+    }
+
+    /// Whether the kernel calls `grid_sync`, and so needs every block co-resident.
+    pub(crate) fn cooperative(&self) -> bool {
+        self.cooperative
     }
 
     /// Parameter `index`'s Rust name, when known.

@@ -11,6 +11,8 @@ use crate::cpu::warp::Deposit;
 pub(crate) enum Wait {
     /// At the `sync_threads` of this source line.
     Block(u32),
+    /// At the `grid_sync` of this source line.
+    Grid(u32),
     /// In a warp operation.
     Warp(Deposit),
     /// Polling an mbarrier: runnable again after the others have run.

@@ -40,6 +40,10 @@ use crate::cpu::schedule::{panic_text, Scheduler};
 use crate::cpu::thread::{run_thread, Dim3, ThreadCtx, ThreadExit};
 use crate::cpu::{CpuBlockFn, CpuKernelFn};
 
+mod cooperative;
+
+pub(crate) use cooperative::max_cooperative_blocks;
+
 /// Stack of each coroutine thread.
 const STACK_BYTES: usize = 256 * 1024;
 /// Launches of at most this many threads run on the calling thread: handing them to rayon's
@@ -109,6 +113,9 @@ impl CpuDevice {
             racecheck,
         } = launch;
         let display = || rust_instantiation(kernel, template_args);
+        if kernel.cooperative() {
+            check_cooperative(kernel, &config)?;
+        }
         let grid_dim = Dim3::new(config.grid.x, config.grid.y, config.grid.z);
         let block_dim = Dim3::new(config.block.x, config.block.y, config.block.z);
         let race = racecheck.then(|| {
@@ -132,6 +139,7 @@ impl CpuDevice {
             twin,
             block_twin,
             needs_sync,
+            cooperative: kernel.cooperative(),
             args: &cpu_args,
             state: &state,
             grid_dim,
@@ -180,6 +188,24 @@ impl CpuDevice {
     }
 }
 
+/// Refuses a cooperative launch with more blocks than the CPU backend keeps resident.
+fn check_cooperative(kernel: &KernelSpec, config: &LaunchConfig) -> Result<()> {
+    let blocks = config.grid.x as u64 * config.grid.y as u64 * config.grid.z as u64;
+    let block_threads = config.block.x * config.block.y * config.block.z;
+    let max = u64::from(max_cooperative_blocks(block_threads));
+    if blocks <= max {
+        return Ok(());
+    }
+    Err(Error::CooperativeGridTooLarge {
+        kernel: kernel.name().to_string(),
+        blocks,
+        block_threads,
+        shared_bytes: config.shared_mem_bytes,
+        max,
+        device: "the CPU backend",
+    })
+}
+
 /// The error a race checker's report makes.
 fn race_error(kernel: String, report: RaceReport) -> Error {
     match report {
@@ -220,6 +246,8 @@ struct Grid<'l> {
     twin: CpuKernelFn,
     block_twin: Option<CpuBlockFn>,
     needs_sync: bool,
+    /// Whether the kernel calls `grid_sync`: every block resident at once.
+    cooperative: bool,
     args: &'l CpuArgs<'l>,
     state: &'l LaunchState,
     grid_dim: Dim3,
@@ -235,6 +263,10 @@ impl Grid<'_> {
     }
 
     fn run(&self) {
+        if self.cooperative {
+            self.run_cooperative();
+            return;
+        }
         let blocks =
             u64::from(self.grid_dim.x) * u64::from(self.grid_dim.y) * u64::from(self.grid_dim.z);
         let threads = u64::from(self.threads_per_block());
@@ -389,7 +421,7 @@ impl<'g, 'l> Worker<'g, 'l> {
         let grid = self.grid;
         let threads = grid.threads_per_block();
         let block_idx = grid.block_idx(block);
-        if let Err(reason) = self.reserve_stacks(threads as usize) {
+        if let Err(reason) = take_stacks(&mut self.stacks, threads as usize) {
             grid.state.contract_error(reason);
             return;
         }
@@ -411,7 +443,7 @@ impl<'g, 'l> Worker<'g, 'l> {
             };
             // SAFETY: the body borrows `args` (alive for the whole launch) and points at
             // `self.block` and the launch state, which outlive this block: every coroutine is
-            // run to completion or unwound in `finish_coroutines` before this function returns,
+            // run to completion or unwound in `finish` before this function returns,
             // and none is ever forgotten.
             coroutines.push(unsafe { Coroutine::with_stack_unchecked(stack, body) });
         }
@@ -423,53 +455,7 @@ impl<'g, 'l> Worker<'g, 'l> {
             block_idx,
             |linear| grid.thread_idx(linear),
         );
-        self.finish_coroutines(coroutines);
-    }
-
-    /// Makes sure `count` stacks are at hand, from the thread's pool or newly mapped.
-    fn reserve_stacks(&mut self, count: usize) -> Result<(), String> {
-        if self.stacks.len() >= count {
-            return Ok(());
-        }
-        let missing = count - self.stacks.len();
-        let _ = STACKS.try_with(|pool| {
-            if let Ok(mut pool) = pool.try_borrow_mut() {
-                let take = missing.min(pool.len());
-                let start = pool.len() - take;
-                self.stacks.extend(pool.drain(start..));
-            }
-        });
-        while self.stacks.len() < count {
-            let stack = DefaultStack::new(STACK_BYTES).map_err(|err| {
-                format!(
-                    "mapping a {} KiB coroutine stack for one of the block's {count} threads \
-                     failed ({err}); use smaller blocks, or fewer worker threads \
-                     (RAYON_NUM_THREADS)",
-                    STACK_BYTES / 1024
-                )
-            })?;
-            self.stacks.push(stack);
-        }
-        Ok(())
-    }
-
-    /// Ends every coroutine that has not returned and keeps the stacks.
-    fn finish_coroutines(&mut self, coroutines: Vec<ThreadCoroutine>) {
-        for mut coroutine in coroutines {
-            if !coroutine.done() {
-                if cfg!(panic = "unwind") {
-                    // Runs the destructors of the suspended thread's locals.
-                    let _ = panic::catch_unwind(AssertUnwindSafe(|| coroutine.force_unwind()));
-                }
-                if !coroutine.done() {
-                    // SAFETY: reached only when unwinding is impossible (panic = "abort") or
-                    // failed; the thread's locals are then leaked, never used again: twins keep
-                    // no self-referential or pinned values on their stacks.
-                    unsafe { coroutine.force_reset() };
-                }
-            }
-            self.stacks.push(coroutine.into_stack());
-        }
+        finish(coroutines, &mut self.stacks);
     }
 
     #[cold]
@@ -484,5 +470,51 @@ impl<'g, 'l> Worker<'g, 'l> {
             block.z,
             panic_text(payload)
         ));
+    }
+}
+
+/// Makes sure `stacks` holds `count` stacks, from the thread's pool or newly mapped.
+fn take_stacks(stacks: &mut Vec<DefaultStack>, count: usize) -> Result<(), String> {
+    if stacks.len() >= count {
+        return Ok(());
+    }
+    let missing = count - stacks.len();
+    let _ = STACKS.try_with(|pool| {
+        if let Ok(mut pool) = pool.try_borrow_mut() {
+            let take = missing.min(pool.len());
+            let start = pool.len() - take;
+            stacks.extend(pool.drain(start..));
+        }
+    });
+    while stacks.len() < count {
+        let stack = DefaultStack::new(STACK_BYTES).map_err(|err| {
+            format!(
+                "mapping a {} KiB coroutine stack for one of the launch's {count} \
+                 coroutine threads failed ({err}); use fewer or smaller blocks, or fewer worker \
+                 threads (RAYON_NUM_THREADS)",
+                STACK_BYTES / 1024
+            )
+        })?;
+        stacks.push(stack);
+    }
+    Ok(())
+}
+
+/// Ends every coroutine of a block that has not returned and keeps the stacks.
+fn finish(coroutines: Vec<ThreadCoroutine>, stacks: &mut Vec<DefaultStack>) {
+    for mut coroutine in coroutines {
+        if !coroutine.done() {
+            if cfg!(panic = "unwind") {
+                // Runs the destructors of the suspended thread's locals.
+                let _ = panic::catch_unwind(AssertUnwindSafe(|| coroutine.force_unwind()));
+            }
+            if !coroutine.done() {
+                // SAFETY: reached only when unwinding is impossible (panic = "abort") or
+                // failed; the thread's locals are then leaked, never used again: twins keep no
+                // self-referential or pinned values on their stacks.
+                unsafe { coroutine.force_reset() };
+            }
+        }
+        stacks.push(coroutine.into_stack());
     }
 }

@@ -57,7 +57,7 @@ pub use wgmma::{wgmma, wgmma_desc};
 
 pub(crate) use args::CpuArg;
 pub(crate) use device::{device_info, CpuDevice, CpuStream};
-pub(crate) use exec::{twin_of, CpuLaunch};
+pub(crate) use exec::{max_cooperative_blocks, twin_of, CpuLaunch};
 pub(crate) use memory::HostBuffer;
 
 /// `x.to_bits()` on a kernel's type parameter: its bits, zero-extended to a `u64`.

@@ -19,8 +19,21 @@ use crate::cpu::warp::{Rendezvous, WARP_SIZE};
 enum Status {
     Runnable,
     AtBarrier,
+    /// At a `grid_sync`: released by the cooperative grid's runner once every block waits.
+    AtGrid,
     InWarpOp,
     Returned,
+}
+
+/// Where a block's threads stand when none can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Every thread has returned.
+    Done,
+    /// Every thread that has not returned waits at a `grid_sync`.
+    AtGrid,
+    /// The block failed (deadlock, divergence, a panicking twin), recorded in the launch state.
+    Failed,
 }
 
 /// The message of a panic payload.
@@ -41,6 +54,7 @@ pub(crate) struct Scheduler {
     warps: Vec<Rendezvous>,
     live: u32,
     at_barrier: u32,
+    at_grid: u32,
     /// Per thread: the line of the barrier it waits at.
     lines: Vec<u32>,
 }
@@ -54,6 +68,7 @@ impl Scheduler {
             warps: vec![Rendezvous::default(); threads.div_ceil(WARP_SIZE) as usize],
             live: threads,
             at_barrier: 0,
+            at_grid: 0,
             lines: vec![0; threads as usize],
         }
     }
@@ -68,6 +83,26 @@ impl Scheduler {
         block_idx: Dim3,
         thread_idx: impl Fn(u32) -> Dim3,
     ) {
+        if self.run_phase(coroutines, block, state, block_idx, thread_idx) == Phase::AtGrid {
+            state.contract_error(format!(
+                "its threads wait at grid_sync (line {}), but it was not launched cooperatively: \
+                 the kernel must be marked cooperative (Kernel::__cooperative, which the \
+                 #[kernel] macro adds to every kernel that reaches grid_sync)",
+                self.grid_line()
+            ));
+        }
+    }
+
+    /// Runs the block's threads until none can run: all returned, or all that have not wait
+    /// at a `grid_sync`, or a failure recorded in `state`.
+    pub(crate) fn run_phase(
+        &mut self,
+        coroutines: &mut [ThreadCoroutine],
+        block: &BlockShared,
+        state: &LaunchState,
+        block_idx: Dim3,
+        thread_idx: impl Fn(u32) -> Dim3,
+    ) -> Phase {
         // One catch_unwind around the whole loop rather than one per resume: a switch is a few
         // nanoseconds, and every extra call level between switches costs a mispredicted return.
         let mut current = 0;
@@ -76,6 +111,7 @@ impl Scheduler {
             self.schedule(coroutines, block, race, &mut current);
         }));
         match ran {
+            Ok(()) if self.live > 0 && self.at_grid == self.live => return Phase::AtGrid,
             Ok(()) if self.live > 0 => {
                 if race.is_some_and(|race| self.divergent_deadlock(block, race)) {
                     // The race report is the launch's error; the block only has to end.
@@ -83,7 +119,7 @@ impl Scheduler {
                     state.contract_error(self.describe_deadlock(block_idx, block));
                 }
             }
-            Ok(()) => {}
+            Ok(()) => return Phase::Done,
             Err(payload) => state.contract_error(format!(
                 "its CPU twin panicked in thread {} of block {}: {}",
                 describe_dim(thread_idx(current)),
@@ -91,6 +127,41 @@ impl Scheduler {
                 panic_text(payload.as_ref())
             )),
         }
+        Phase::Failed
+    }
+
+    /// The line of a `grid_sync` a thread of the block waits at (0 when none does).
+    pub(crate) fn grid_line(&self) -> u32 {
+        self.status
+            .iter()
+            .position(|&s| s == Status::AtGrid)
+            .map_or(0, |thread| self.lines[thread])
+    }
+
+    /// A thread of the block that waits at a `grid_sync`, with its line.
+    pub(crate) fn grid_waiter(&self) -> Option<(u32, u32)> {
+        let thread = self.status.iter().position(|&s| s == Status::AtGrid)?;
+        Some((thread as u32, self.lines[thread]))
+    }
+
+    /// Releases the block's threads from the `grid_sync` every live thread of the grid waits
+    /// at; under the race checker, first reports a thread of the block that returned or waits
+    /// at another `grid_sync`, and orders everything before the barrier before everything
+    /// after it.
+    pub(crate) fn release_grid(&mut self, block: &BlockShared, race: Option<&RaceCheck>) {
+        if let Some(race) = race {
+            self.check_waiters(block, race, Status::AtGrid, "grid_sync");
+            if let Some(local) = block.race() {
+                local.grid_barrier();
+            }
+        }
+        for (linear, status) in self.status.iter_mut().enumerate() {
+            if *status == Status::AtGrid {
+                *status = Status::Runnable;
+                self.runnable.push_back(linear as u32);
+            }
+        }
+        self.at_grid = 0;
     }
 
     /// Resumes runnable threads until none is left; `current` names the one running.
@@ -113,6 +184,11 @@ impl Scheduler {
                     self.lines[linear as usize] = line;
                     self.at_barrier += 1;
                     self.release_barrier(block, race);
+                }
+                CoroutineResult::Yield(Wait::Grid(line)) => {
+                    self.status[linear as usize] = Status::AtGrid;
+                    self.lines[linear as usize] = line;
+                    self.at_grid += 1;
                 }
                 CoroutineResult::Yield(Wait::Spin) => {
                     self.runnable.push_back(linear);
@@ -139,7 +215,10 @@ impl Scheduler {
             return;
         }
         if let Some(race) = race {
-            self.check_barrier(block, race);
+            if let Some(local) = block.race() {
+                local.barrier();
+            }
+            self.check_waiters(block, race, Status::AtBarrier, "sync_threads");
         }
         for (linear, status) in self.status.iter_mut().enumerate() {
             if *status == Status::AtBarrier {
@@ -174,17 +253,23 @@ impl Scheduler {
         }
     }
 
-    /// The race checker's view of a barrier about to release: every thread that has not
-    /// returned waits at it; one that returned, or waits at another line, never comes.
-    fn check_barrier(&self, block: &BlockShared, race: &RaceCheck) {
+    /// The race checker's view of a barrier (`waiting` threads at the operation `name`) about
+    /// to release: every thread that has not returned waits at it; one that returned, or waits
+    /// at another line, never comes.
+    fn check_waiters(
+        &self,
+        block: &BlockShared,
+        race: &RaceCheck,
+        waiting: Status,
+        name: &'static str,
+    ) {
         let Some(local) = block.race() else {
             return;
         };
-        local.barrier();
         if race.reported() {
             return;
         }
-        let Some(waiter) = self.status.iter().position(|&s| s == Status::AtBarrier) else {
+        let Some(waiter) = self.status.iter().position(|&s| s == waiting) else {
             return;
         };
         let line = self.lines[waiter];
@@ -198,40 +283,54 @@ impl Scheduler {
                     Status::Returned => {
                         Some((thread, local.last_line(thread), SiteAction::Returned))
                     }
-                    Status::AtBarrier if self.lines[thread as usize] != line => Some((
-                        thread,
-                        self.lines[thread as usize],
-                        SiteAction::Waits("sync_threads"),
-                    )),
-                    Status::AtBarrier | Status::Runnable | Status::InWarpOp => None,
+                    status if status == waiting && self.lines[thread as usize] != line => {
+                        Some((thread, self.lines[thread as usize], SiteAction::Waits(name)))
+                    }
+                    Status::AtBarrier | Status::AtGrid | Status::Runnable | Status::InWarpOp => {
+                        None
+                    }
                 }
             });
         if let Some((thread, other_line, action)) = other {
             let block_linear = local.block_linear();
             race.report(RaceReport::Divergent {
-                waiting: race.site(
-                    block_linear,
-                    waiter as u32,
-                    line,
-                    SiteAction::Waits("sync_threads"),
-                ),
+                waiting: race.site(block_linear, waiter as u32, line, SiteAction::Waits(name)),
                 other: race.site(block_linear, thread, other_line, action),
             });
         }
     }
 
-    /// Under the race checker, a deadlock between a barrier and a warp operation is a
-    /// divergent barrier; reports it and returns true, or returns false for another deadlock.
+    /// Under the race checker, a deadlock between a barrier and a warp operation or a grid
+    /// barrier is a divergent barrier; reports it and returns true, or returns false for
+    /// another deadlock.
     fn divergent_deadlock(&self, block: &BlockShared, race: &RaceCheck) -> bool {
         let Some(local) = block.race() else {
             return false;
         };
         let at = |wanted: Status| self.status.iter().position(|&s| s == wanted);
+        let block_linear = local.block_linear();
+        // Threads at a block barrier and at a grid barrier wait for each other.
+        if let (Some(barrier), Some(grid)) = (at(Status::AtBarrier), at(Status::AtGrid)) {
+            race.report(RaceReport::Divergent {
+                waiting: race.site(
+                    block_linear,
+                    barrier as u32,
+                    self.lines[barrier],
+                    SiteAction::Waits("sync_threads"),
+                ),
+                other: race.site(
+                    block_linear,
+                    grid as u32,
+                    self.lines[grid],
+                    SiteAction::Waits("grid_sync"),
+                ),
+            });
+            return true;
+        }
         let (Some(barrier), Some(warp_op)) = (at(Status::AtBarrier), at(Status::InWarpOp)) else {
             return false;
         };
         let deposit = self.warps[warp_op / WARP_SIZE as usize].deposit_of(warp_op as u32);
-        let block_linear = local.block_linear();
         race.report(RaceReport::Divergent {
             waiting: race.site(
                 block_linear,
@@ -266,9 +365,13 @@ impl Scheduler {
         } else {
             format!(" ({})", warps.join("; "))
         };
+        let grid = match count(Status::AtGrid) {
+            0 => String::new(),
+            n => format!(" ({n} more wait at grid_sync)"),
+        };
         format!(
             "deadlock in block {}: {} thread(s) wait at sync_threads and {} in warp \
-             operations{warp_detail}, {} have returned, and none can proceed. Every thread of a \
+             operations{warp_detail}{grid}, {} have returned, and none can proceed. Every thread of a \
              block that has not returned must reach the same sync_threads, and every live lane \
              named in a warp operation's mask the same warp operation (on a GPU this hangs or \
              is undefined)",

@@ -186,6 +186,17 @@ impl ThreadCtx {
         }
     }
 
+    /// `grid_sync()`: waits until every thread of the grid that has not returned arrives; the
+    /// kernel runs as a cooperative launch, every block resident at once.
+    pub fn grid_sync(&self) {
+        match self.yielder() {
+            Some(yielder) => {
+                yielder.suspend(Wait::Grid(self.site.get()));
+            }
+            None => self.needs_sync_error("grid_sync"),
+        }
+    }
+
     /// Lets the block's other threads run before this one goes on (polling an mbarrier);
     /// false, with the error reported, for a kernel that runs its threads one after another.
     pub(crate) fn spin(&self) -> bool {

@@ -14,6 +14,7 @@ use crate::core::error::{Error, Result};
 use crate::core::info::DeviceInfo;
 use crate::cuda::capture_gate::CaptureGate;
 use crate::cuda::error_slot::ErrorSlot;
+use crate::cuda::grid_word::GridWord;
 use crate::cuda::loader::{guarded, Library};
 use crate::cuda::module_cache::ModuleCache;
 
@@ -30,6 +31,8 @@ pub(crate) struct CudaDevice {
     pub(crate) default_checks: Arc<PendingChecks>,
     /// Checked launches on any stream, for a device-wide synchronization.
     pub(crate) device_checks: PendingChecks,
+    /// The default stream's grid-barrier word (shared by every handle to it).
+    pub(crate) default_grid_word: Arc<GridWord>,
     /// Keeps device-wide synchronizations out of captures in progress.
     pub(crate) capture_gate: CaptureGate,
 }
@@ -65,6 +68,7 @@ impl CudaDevice {
             error_slot: OnceLock::new(),
             default_checks: Arc::default(),
             device_checks: PendingChecks::default(),
+            default_grid_word: Arc::default(),
             capture_gate: CaptureGate::default(),
         };
         Ok((device, info))

@@ -34,6 +34,9 @@ impl CudaQueue {
         }
         let checked_before = checks.launched();
         let launches_before = checks.kernel_launches();
+        // A cooperative kernel in the capture takes the stream's grid-barrier word, which must
+        // not be allocated inside the capture (it would become a node of the graph).
+        self.grid_word.address(stream)?;
         // Everything queued before, on any stream, is finished: the captured work depends on
         // nothing outside the graph.
         device.synchronize()?;

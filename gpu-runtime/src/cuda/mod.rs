@@ -7,7 +7,8 @@
 //! synchronizations out of captures in progress),
 //! `compile` (NVRTC), `module_cache` (the loaded kernels of a device), `modules` (compiling and
 //! loading them, with the disk cache), `error_slot` (the checked-mode error slot), `checked`
-//! (wiring checked modules to it and reporting panics) and `blas` (cuBLAS). `device` holds only
+//! (wiring checked modules to it and reporting panics), `grid_word` (a stream's grid-barrier
+//! word), `cooperative` (cooperative launches: residency limits) and `blas` (cuBLAS). `device` holds only
 //! what a `CudaDevice` is; the files that add its methods import it, and it imports only the
 //! leaves its fields need, so the files use each other in one direction. It uses only the core
 //! layer; the public types reach it through the front's dispatch (`crate::dispatch`).
@@ -16,11 +17,13 @@ pub(crate) mod blas;
 pub(crate) mod capture_gate;
 pub(crate) mod checked;
 pub(crate) mod compile;
+pub(crate) mod cooperative;
 pub(crate) mod device;
 mod error;
 pub(crate) mod error_slot;
 pub(crate) mod event;
 pub(crate) mod graph;
+pub(crate) mod grid_word;
 pub(crate) mod loader;
 pub(crate) mod memory;
 pub(crate) mod module_cache;

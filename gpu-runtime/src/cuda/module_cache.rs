@@ -23,6 +23,9 @@ pub(crate) struct LoadedKernel {
     pub(crate) content: [u8; 32],
     /// The dynamic shared memory this function has been opted into so far.
     dynamic_smem_allowed: AtomicU32,
+    /// Resident blocks per (threads per block, dynamic shared memory) asked so far, for
+    /// cooperative launches.
+    pub(crate) resident_blocks: Mutex<Vec<((u32, u32), u32)>>,
 }
 
 impl LoadedKernel {
@@ -39,6 +42,7 @@ impl LoadedKernel {
             has_checks,
             content,
             dynamic_smem_allowed: AtomicU32::new(0),
+            resident_blocks: Mutex::new(Vec::new()),
         }
     }
 

@@ -19,6 +19,7 @@ use crate::core::scalar::ScalarValue;
 use crate::core::value::ValueBytes;
 use crate::cuda::device::CudaDevice;
 use crate::cuda::event::CudaMarker;
+use crate::cuda::grid_word::GridWord;
 use crate::cuda::memory::{CudaMemory, LaunchMemory};
 
 /// A CUDA stream and the checked launches queued on it.
@@ -27,6 +28,8 @@ pub(crate) struct CudaQueue {
     pub(crate) stream: Arc<CudaStream>,
     /// Checked launches queued here, shared by every handle to this queue.
     pub(crate) checks: Arc<PendingChecks>,
+    /// The word its cooperative launches meet at in `grid_sync`.
+    pub(crate) grid_word: Arc<GridWord>,
 }
 
 /// A launch argument unpacked into storage that outlives cudarc's launch builder.
@@ -44,7 +47,11 @@ pub(crate) enum CudaArg<'s> {
 impl CudaDevice {
     /// The device's default (legacy NULL) stream.
     pub(crate) fn default_queue(&self) -> CudaQueue {
-        CudaQueue::new(self.default_stream.clone(), self.default_checks.clone())
+        CudaQueue::new(
+            self.default_stream.clone(),
+            self.default_checks.clone(),
+            self.default_grid_word.clone(),
+        )
     }
 
     /// A new non-blocking stream.
@@ -53,7 +60,7 @@ impl CudaDevice {
             .ctx
             .new_stream()
             .map_err(Error::driver("creating a stream"))?;
-        Ok(CudaQueue::new(stream, Arc::default()))
+        Ok(CudaQueue::new(stream, Arc::default(), Arc::default()))
     }
 
     /// Blocks until all work on the device has finished; reports faults and checked-mode
@@ -70,8 +77,16 @@ impl CudaDevice {
 }
 
 impl CudaQueue {
-    pub(crate) fn new(stream: Arc<CudaStream>, checks: Arc<PendingChecks>) -> CudaQueue {
-        CudaQueue { stream, checks }
+    pub(crate) fn new(
+        stream: Arc<CudaStream>,
+        checks: Arc<PendingChecks>,
+        grid_word: Arc<GridWord>,
+    ) -> CudaQueue {
+        CudaQueue {
+            stream,
+            checks,
+            grid_word,
+        }
     }
 
     /// The driver's handle, for messages.
@@ -131,6 +146,14 @@ impl CudaQueue {
         if let SharedMemPlan::OptIn(bytes) = plan {
             loaded.allow_dynamic_shared_mem(&device.ctx, bytes)?;
         }
+        // A kernel that reaches grid_sync: its blocks must all fit, and it takes its stream's
+        // barrier word as a hidden last parameter.
+        let grid_word = if kernel.cooperative() {
+            device.check_resident(kernel, &loaded, &config)?;
+            Some(self.grid_word.address(&self.stream)?)
+        } else {
+            None
+        };
 
         let cuda_config = cuda_config(&config);
         let mut builder = self.stream.launch_builder(&loaded.function);
@@ -154,6 +177,9 @@ impl CudaQueue {
                 }
             }
         }
+        if let Some(word) = &grid_word {
+            builder.arg(word);
+        }
         // SAFETY: the arguments match the kernel's parameters (instantiated for a generic one)
         // in number, kind, element type and mutability (checked by the caller), and the macro
         // emits the entry (or the template NVRTC instantiated and lowered) with exactly that
@@ -164,8 +190,15 @@ impl CudaQueue {
         // table's first byte stays within it). Every pointer is a live allocation on this
         // stream's device, kept alive by the borrows in `args`; cudarc orders the launch after
         // pending writes to the buffers (and records its own) through their events. The lengths,
-        // scalar values, value bytes and tables live in `args`, which outlives `builder`.
-        unsafe { builder.launch(cuda_config) }.map_err(|source| Error::Launch {
+        // scalar values, value bytes and tables live in `args`, which outlives `builder`. A
+        // cooperative kernel's hidden last parameter is its stream's grid-barrier word, a live
+        // zero-initialised `u32` allocation of this device, kept while the stream lives; the
+        // grid was checked to be co-resident, which cuLaunchCooperativeKernel also enforces.
+        let launched = match grid_word {
+            Some(_) => unsafe { builder.launch_cooperative(cuda_config) },
+            None => unsafe { builder.launch(cuda_config) },
+        };
+        launched.map_err(|source| Error::Launch {
             kernel: kernel.name(),
             source: source.into(),
         })?;

@@ -2,9 +2,34 @@
 //! `intrinsics/`) asks of it.
 
 use super::{cuda_type, fresh, strip_outer_parens, Emitter};
-use crate::intrinsics::{CudaWriter, Op};
+use crate::intrinsics::{CudaWriter, Op, SyncOp};
 use crate::ir::*;
 use crate::types::{Len, Scalar, Ty};
+
+/// The hidden last parameter of a kernel that reaches `grid_sync`: its grid barrier's word,
+/// which the runtime allocates per stream.
+pub(super) const GRID_WORD_PARAM: &str = "unsigned int* rs_grid_word_arg";
+
+/// The kernel's first statement when it has that parameter: thread 0 of each block, the thread
+/// that spins in `rs_grid_sync`, keeps the word where device functions can reach it.
+pub(super) const GRID_WORD_PROLOGUE: &str =
+    "if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) rs_grid_word = rs_grid_word_arg;";
+
+/// Whether any function of `program` calls `grid_sync`, so that its kernel launches
+/// cooperatively and takes the barrier's word.
+pub(super) fn calls_grid_sync(program: &Program) -> bool {
+    program.functions.iter().any(|function| {
+        function.exprs.iter().any(|expr| {
+            matches!(
+                expr.kind,
+                ExprKind::Intrinsic {
+                    op: Op::Sync(SyncOp::GridSync),
+                    ..
+                }
+            )
+        })
+    })
+}
 
 impl Emitter<'_> {
     /// Spells a call of `op`; for a `let` initializer, writes the declaration of `target`.

@@ -95,6 +95,7 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
         definitions.push('\n');
     }
     let mut emitter = Emitter::new(program, program.root(), &types[0], &function_names);
+    emitter.grid_word = intrinsics::calls_grid_sync(program);
     emitter.function();
     helpers.extend(emitter.helpers.iter().copied());
     // A type parameter that may be `f16` or `bf16` needs their C++ types at instantiation.
@@ -179,6 +180,9 @@ struct Emitter<'a> {
     /// The index type aliases used (their C++ condition, their name), declared at the top of
     /// the function's body.
     index_types: Vec<(String, String)>,
+    /// Whether this is a kernel that reaches `grid_sync`: it takes its grid barrier's word as
+    /// a hidden last parameter.
+    grid_word: bool,
 }
 
 /// A loop as `break`/`continue` see it: its Rust label, and the C++ labels that a labelled
@@ -377,6 +381,7 @@ impl<'a> Emitter<'a> {
                 .unwrap_or(0),
             ranges: ranges::Ranges::of(kernel, types),
             index_types: Vec::new(),
+            grid_word: false,
         }
     }
 
@@ -458,6 +463,9 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
+        if self.grid_word {
+            params.push(intrinsics::GRID_WORD_PARAM.to_string());
+        }
         let head = match self.kernel.kind {
             FnKind::Kernel if !self.kernel.generics.is_empty() => {
                 format!(
@@ -498,6 +506,9 @@ impl<'a> Emitter<'a> {
         let signature = self.signature();
         self.out.line(&format!("{signature} {{"));
         self.out.indent();
+        if self.grid_word {
+            self.out.line(intrinsics::GRID_WORD_PROLOGUE);
+        }
         // The body first, so the index type aliases it uses are known and declared above it.
         let mut body = Writer::new();
         body.indent();

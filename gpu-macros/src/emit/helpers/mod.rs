@@ -422,6 +422,39 @@ __device__ __forceinline__ void rs_cp_async_wait(unsigned int n) {
 ",
     },
     Helper {
+        name: "rs_grid_sync",
+        needs: &["rs_checked"],
+        code: "\
+// grid_sync(): a barrier for every thread of a cooperative launch (all blocks resident). The
+// runtime passes each launch a zeroed word of its stream as the kernel's last parameter
+// (launches on one stream never overlap); the kernel's thread 0 keeps it in shared memory for
+// device functions. Sense reversal on the word: thread 0 of each block adds 1, block 0 adds
+// 0x80000000 - (blocks - 1), so the sum flips the top bit exactly when the last block arrives
+// and leaves the low bits as they were: the word needs no reset between barriers or launches.
+// Once a thread of this kernel has panicked (the error slot holds its id) the barrier stops
+// waiting, so the launch ends and reports the panic instead of hanging on a thread that exited.
+__shared__ unsigned int* rs_grid_word;
+__device__ __noinline__ void rs_grid_sync() {
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        volatile unsigned int* word = rs_grid_word;
+        const unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
+        const bool first = blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
+        __threadfence();
+        const unsigned int old = atomicAdd((unsigned int*)word, first ? 0x80000000u - (blocks - 1u) : 1u);
+        while (((*word ^ old) & 0x80000000u) == 0u) {
+#if defined(GPU_CHECKED) || defined(RS_ASSERTS)
+            if (rs_error_slot_ptr != 0 && *(volatile unsigned int*)&rs_error_slot_ptr->flag != 0u
+                && *(volatile unsigned int*)&rs_error_slot_ptr->kernel_id == rs_kernel_id) break;
+#endif
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+",
+    },
+    Helper {
         name: "rs_uniform_f32",
         needs: &[],
         code: "\

@@ -7,6 +7,8 @@
 //!   *epoch*);
 //! - for lanes of one warp, a warp operation both took part in after the first access;
 //! - an mbarrier phase the second thread waited for, completed after the first access;
+//! - in any two blocks, a `grid_sync` between them (each block counts the grid barriers it
+//!   passed, and all blocks of a cooperative grid pass each one together);
 //! - across blocks (global memory), a `thread_fence` by the first thread after its access, and
 //!   a later one by a thread of the second thread's block: the fence-and-flag handshake of
 //!   "last block" reductions and decoupled look-back scans. The checker does not follow the
@@ -187,6 +189,7 @@ impl RaceCheck {
             tick: local.tick.get(),
             warp_gen: local.warp_gen(t.linear),
             time: self.clock.load(Ordering::SeqCst),
+            grid: local.grid.get(),
             ..Access::new(kind)
         };
         if local.is_shared(addr) {
@@ -283,6 +286,10 @@ impl RaceCheck {
 
     /// Whether `earlier` is ordered before `now` (a later access by the thread `local` runs).
     fn ordered(&self, earlier: &Access, now: &Access, local: &BlockRace) -> bool {
+        // Every thread of the grid passes each grid_sync together.
+        if earlier.grid < now.grid {
+            return true;
+        }
         if earlier.block == now.block {
             return earlier.thread == now.thread
                 || earlier.epoch < now.epoch
@@ -392,6 +399,8 @@ pub(crate) struct BlockRace {
     shared: RefCell<ShadowMap>,
     /// Barriers released in the block.
     epoch: Cell<u32>,
+    /// `grid_sync`s the block has passed: the same count in every block of a cooperative grid.
+    grid: Cell<u32>,
     /// mbarrier arrivals in the block.
     tick: Cell<u32>,
     /// Per thread: the arrivals before the latest mbarrier phase it waited for.
@@ -412,6 +421,7 @@ impl BlockRace {
             regions: RefCell::new(Vec::new()),
             shared: RefCell::new(ShadowMap::default()),
             epoch: Cell::new(0),
+            grid: Cell::new(0),
             tick: Cell::new(0),
             acquired: RefCell::new(vec![0; threads]),
             lines: RefCell::new(vec![0; threads]),
@@ -428,6 +438,7 @@ impl BlockRace {
         self.block.set(block);
         self.shared.borrow_mut().clear();
         self.epoch.set(0);
+        self.grid.set(0);
         self.tick.set(0);
         self.acquired.borrow_mut().fill(0);
         self.lines.borrow_mut().fill(0);
@@ -486,6 +497,12 @@ impl BlockRace {
     /// A `sync_threads` released every thread of the block.
     pub(crate) fn barrier(&self) {
         self.epoch.set(self.epoch.get() + 1);
+    }
+
+    /// A `grid_sync` released every thread of the grid: it is a barrier of the block too.
+    pub(crate) fn grid_barrier(&self) {
+        self.grid.set(self.grid.get() + 1);
+        self.barrier();
     }
 
     /// An arrival on the mbarrier at `addr`; `completes` when it ends the phase.

@@ -86,6 +86,8 @@ pub(super) struct Access {
     pub(super) warp_gen: u32,
     /// The launch's fence count when it happened.
     pub(super) time: u32,
+    /// The `grid_sync`s its block had passed when it happened.
+    pub(super) grid: u32,
     /// An `AccessKind`, or 0 where there is no access.
     pub(super) kind: u8,
 }
@@ -100,6 +102,7 @@ impl Access {
         tick: 0,
         warp_gen: 0,
         time: 0,
+        grid: 0,
         kind: 0,
     };
 
