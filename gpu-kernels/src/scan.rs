@@ -10,10 +10,9 @@ use gpu_runtime::{DeviceBuffer, Number, Result, Stream};
 
 /// Threads per block.
 const THREADS: usize = 256;
-/// Elements per thread, moved as four `load4`s and `store4`s (16 bytes each for 4-byte types).
-const ITEMS: usize = 16;
-/// Elements per tile.
-pub const TILE: usize = THREADS * ITEMS;
+/// Elements per tile: 16 per thread, moved as 16-byte `load4`s and `store4`s for 4-byte types
+/// (two 16-byte accesses each for 8-byte types).
+pub const TILE: usize = THREADS * 16;
 
 /// The associative operation of a scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,10 +48,12 @@ pub enum ScanKind {
 // both paths, which hung or faulted (illegal instruction) on an H100.
 //
 // Publishing: a tile's state and value are one 64-bit word, `(epoch << 2 | state) << 32 | bits`
-// (state 1: aggregate, 2: inclusive prefix), for 4-byte types (`PACKED`): one atomic exchange
-// publishes both, one load reads both, with no fence on either side. 8-byte types keep a `u32`
-// flag beside a value slot per state, ordered by fences. A flag from an earlier scan has another
-// epoch and reads as "nothing yet", so nothing is ever cleared.
+// (state 1: aggregate, 2: inclusive prefix), for 4-byte types (`WORDS` = 1): one atomic exchange
+// publishes both, one load reads both, with no fence on either side. 8-byte types (`WORDS` = 2)
+// publish two such words, each with the state and half the value's bits; a reader takes the
+// value only when both words carry the same state and epoch, so again no fence is needed. A
+// state from an earlier scan has another epoch and reads as "nothing yet", so nothing is ever
+// cleared.
 //
 // What the H100 showed (f32 sum, 2^28, × device copy), one step at a time: tickets from an
 // atomic counter, flags and values in separate words read with atomic read-modify-writes, 512
@@ -66,30 +67,35 @@ pub enum ScanKind {
 // lost (0.77 to 0.71 with atomic polls); 128-thread tiles did no better; the pause's length,
 // 0 to 3000 cycles, moved nothing beyond noise. The bounds would cost 8-byte types spills
 // (about 400 bytes a thread), so they run the same body under looser bounds.
+//
+// f64 sum, 2^28, × device copy: a `u32` flag beside value slots, ordered by fences: 0.72. The
+// two-word states: 0.91. Loads through shared memory too, since L2 was 93% busy and L1 hit only
+// 44% of the second halves of the 32-byte loads: 0.99. Also tried, with the two-word states:
+// 8 elements a thread (2048-element tiles) at 6 blocks per SM, 0.93, at 7 or 8 (spills), 0.83;
+// 12 a thread at 4, 5 or 6 blocks, 0.90, 0.95 and 0.88 (0.97 at 5 with staged loads).
 macro_rules! scan_kernel {
-    ($(#[$attr:meta])* $name:ident, $blocks:literal) => {
+    ($(#[$attr:meta])* $name:ident, blocks: $blocks:literal, staged_loads: $staged:literal) => {
         $(#[$attr])*
         #[kernel(launch_bounds(256, $blocks))]
-        fn $name<T: Number, const OP: usize, const PACKED: usize>(
+        fn $name<T: Number, const OP: usize, const WORDS: usize>(
             identity: T,
             exclusive: bool,
             epoch: u32,
             x: &[T],
             y: &mut [T],
             words: &mut [u64],
-            flags: &mut [u32],
-            values: &mut [T],
         ) {
             const WARPS: usize = 8;
             const ITEMS: usize = 16;
             const TILE: usize = 4096;
+            // Each warp's 512 elements in `staging`, padded by one per 32.
+            const WARP_STRIDE: usize = 528;
             // Cycles between polls of predecessors that have not published yet (CUB pauses too): each
             // poll is L2 traffic that the tiles' own loads and stores compete with.
             const BACKOFF: u64 = 1000;
             let warp_totals = shared_array::<T, 8>();
             let tile_prefix = shared_array::<T, 1>();
-            // Each warp's 512 outputs, padded: 8 × 528.
-            let staging = shared_array::<T, 4224>();
+            let staging = shared_array::<T, { 8 * 528 }>();
             let t = thread_idx().x as usize;
             let tile = block_idx().x as usize;
             let start = tile * TILE + t * ITEMS;
@@ -97,9 +103,27 @@ macro_rules! scan_kernel {
             // Only the last tile can be partial; it takes guarded scalar accesses.
             let full = tile * TILE + TILE <= n;
 
-            // Array lengths must be literals: 16 is ITEMS.
-            let mut items = [identity; 16];
-            if full {
+            let mut items = [identity; 16]; // 16 is ITEMS
+            let lane = lane_id();
+            let warp = t / 32;
+            if full && $staged {
+                let base = warp * WARP_STRIDE;
+                // Each load4 of the warp covers 128 contiguous elements; the thread-owned layout
+                // is read back from shared memory.
+                let warp_start = tile * TILE + warp * 512;
+                for j in 0..ITEMS / 4 {
+                    let v = x.load4(warp_start + j * 128 + lane as usize * 4);
+                    for e in 0..4 {
+                        let i = j * 128 + lane as usize * 4 + e;
+                        staging[base + i + i / 32] = v[e];
+                    }
+                }
+                sync_warp();
+                for k in 0..ITEMS {
+                    let i = lane as usize * ITEMS + k;
+                    items[k] = staging[base + i + i / 32];
+                }
+            } else if full {
                 for j in 0..ITEMS / 4 {
                     let v = x.load4(start + j * 4);
                     for e in 0..4 {
@@ -126,8 +150,6 @@ macro_rules! scan_kernel {
             }
 
             // Inclusive scan of the thread totals across the warp, then the warp totals.
-            let lane = lane_id();
-            let warp = t / 32;
             let mut inclusive = items[ITEMS - 1];
             let mut offset = 1u32;
             while offset < 32 {
@@ -170,13 +192,13 @@ macro_rules! scan_kernel {
             if warp == 0 {
                 if lane == 0 {
                     let state = if tile == 0 { 2u32 } else { 1u32 };
-                    if PACKED != 0 {
-                        let word = ((epoch << 2 | state) as u64) << 32 | aggregate.to_bits();
-                        words.atomic_exchange(tile, word);
+                    let tag = ((epoch << 2 | state) as u64) << 32;
+                    let bits = aggregate.to_bits();
+                    if WORDS == 1 {
+                        words.atomic_exchange(tile, tag | bits);
                     } else {
-                        values[2 * tile + state as usize - 1] = aggregate;
-                        thread_fence();
-                        flags.atomic_exchange(tile, epoch << 2 | state);
+                        words.atomic_exchange(2 * tile, tag | (bits & 0xffff_ffff));
+                        words.atomic_exchange(2 * tile + 1, tag | (bits >> 32));
                     }
                 }
                 // The first warp looks back 32 tiles at a time: lane k reads tile `end - 1 - k`. Once
@@ -197,12 +219,18 @@ macro_rules! scan_kernel {
                         let mut value = identity;
                         if !before_start {
                             let mut flag = 0u32;
-                            if PACKED != 0 {
+                            if WORDS == 1 {
                                 let word = words.atomic_load(j);
                                 value = T::from_bits(word & 0xffff_ffff);
                                 flag = (word >> 32) as u32;
                             } else {
-                                flag = flags.atomic_load(j);
+                                let low = words.atomic_load(2 * j);
+                                let high = words.atomic_load(2 * j + 1);
+                                value = T::from_bits((low & 0xffff_ffff) | (high << 32));
+                                // Halves of two different states (or scans) are no value yet.
+                                if low >> 32 == high >> 32 {
+                                    flag = (low >> 32) as u32;
+                                }
                             }
                             state = if flag >> 2 == epoch { flag & 3 } else { 0 };
                         }
@@ -210,13 +238,6 @@ macro_rules! scan_kernel {
                             let since = clock64();
                             while clock64() - since < BACKOFF {}
                             continue;
-                        }
-                        if PACKED == 0 {
-                            // Each value was written before its flag: read it only after the flag.
-                            thread_fence();
-                            if !before_start {
-                                value = values.atomic_load(2 * j + state as usize - 1);
-                            }
                         }
                         let prefix_lanes = ballot_sync(0xffff_ffff, state == 2);
                         let stop = prefix_lanes.trailing_zeros();
@@ -253,12 +274,13 @@ macro_rules! scan_kernel {
                         } else {
                             prefix
                         };
-                        if PACKED != 0 {
-                            words.atomic_exchange(tile, ((epoch << 2 | 2) as u64) << 32 | total.to_bits());
+                        let tag = ((epoch << 2 | 2) as u64) << 32;
+                        let bits = total.to_bits();
+                        if WORDS == 1 {
+                            words.atomic_exchange(tile, tag | bits);
                         } else {
-                            values[2 * tile + 1] = total;
-                            thread_fence();
-                            flags.atomic_exchange(tile, epoch << 2 | 2);
+                            words.atomic_exchange(2 * tile, tag | (bits & 0xffff_ffff));
+                            words.atomic_exchange(2 * tile + 1, tag | (bits >> 32));
                         }
                     }
                 }
@@ -316,7 +338,7 @@ macro_rules! scan_kernel {
                 // sector would reach L2 as two 16-byte halves. The warp passes its 512 elements through
                 // shared memory so that each `store4` covers 512 contiguous bytes. One padding element
                 // per 32 keeps both sides free of bank conflicts.
-                let base = warp * 528;
+                let base = warp * WARP_STRIDE;
                 for k in 0..ITEMS {
                     let i = lane as usize * ITEMS + k;
                     staging[base + i + i / 32] = out[k];
@@ -345,54 +367,53 @@ macro_rules! scan_kernel {
 scan_kernel!(
     /// The scan of 4-byte types: 32 registers, so 8 blocks fill a multiprocessor.
     scan_tiles,
-    8
+    blocks: 8,
+    staged_loads: false
 );
 scan_kernel!(
     /// The scan of 8-byte types, with the registers they need (64: 4 blocks per
-    /// multiprocessor); under the 4-byte kernel's bounds they would spill about 400 bytes a
-    /// thread.
+    /// multiprocessor; under the 4-byte kernel's bounds they would spill about 400 bytes a
+    /// thread), and loads through shared memory as well as stores.
     scan_tiles_wide,
-    4
+    blocks: 4,
+    staged_loads: true
 );
 
 /// Scratch memory for [`scan`]: the tiles' published states and values, reused across calls
 /// of up to `capacity` elements.
 pub struct ScanScratch<T: Number> {
-    /// 4-byte types: one word per tile, state and value together.
+    /// Per tile, [`words_per_tile`] words of state and value.
     words: DeviceBuffer<u64>,
-    /// 8-byte types: one flag per tile and two value slots (aggregate, inclusive prefix).
-    flags: DeviceBuffer<u32>,
-    values: DeviceBuffer<T>,
-    /// The last scan's epoch: each scan's flags carry a new one, so none need clearing.
+    /// The last scan's epoch: each scan's states carry a new one, so none need clearing.
     epoch: u32,
+    _elements: std::marker::PhantomData<T>,
 }
 
 impl<T: Number> ScanScratch<T> {
     /// Scratch for scans of up to `capacity` elements.
     pub fn new(stream: &Stream, capacity: usize) -> Result<Self> {
         let tiles = capacity.div_ceil(TILE).max(1);
-        let (words, flags) = if packed::<T>() {
-            (tiles, 0)
-        } else {
-            (0, tiles)
-        };
         Ok(ScanScratch {
-            words: DeviceBuffer::zeroed(stream, words)?,
-            flags: DeviceBuffer::zeroed(stream, flags)?,
-            values: DeviceBuffer::zeroed(stream, 2 * flags)?,
+            words: DeviceBuffer::zeroed(stream, tiles * words_per_tile::<T>())?,
             epoch: 0,
+            _elements: std::marker::PhantomData,
         })
     }
 
     /// How many tiles the scratch has room for.
     fn tiles(&self) -> usize {
-        self.words.len().max(self.flags.len())
+        self.words.len() / words_per_tile::<T>()
     }
 }
 
-/// Whether `T`'s value fits beside its state in one 64-bit word.
-fn packed<T: Number>() -> bool {
-    std::mem::size_of::<T>() <= 4
+/// The 64-bit words of one tile's published state: one for 4-byte types (state and value),
+/// two for 8-byte types (state and half the value in each).
+fn words_per_tile<T: Number>() -> usize {
+    if std::mem::size_of::<T>() <= 4 {
+        1
+    } else {
+        2
+    }
 }
 
 /// The identity of `op` for `T`: what `combine(identity, x) = x` needs.
@@ -460,42 +481,31 @@ pub fn scan<T: ScanIdentity>(
     // Epochs run 1..2^30 (a zeroed flag is epoch 0), then wrap.
     scratch.epoch = scratch.epoch % ((1 << 30) - 1) + 1;
     let config = gpu_runtime::LaunchConfig::try_for_len(tiles * THREADS, THREADS as u32)?;
-    let launch = match (op, packed::<T>()) {
-        (ScanOp::Sum, true) => launch_op::<T, 0, 1>,
-        (ScanOp::Min, true) => launch_op::<T, 1, 1>,
-        (ScanOp::Max, true) => launch_op::<T, 2, 1>,
-        (ScanOp::Sum, false) => launch_op::<T, 0, 0>,
-        (ScanOp::Min, false) => launch_op::<T, 1, 0>,
-        (ScanOp::Max, false) => launch_op::<T, 2, 0>,
-    };
-    launch(stream, config, T::identity(op), kind, x, y, scratch)
-}
-
-/// One instantiation of the scan kernel: `OP` selects the operation in the kernel, `PACKED`
-/// (1 for 4-byte types) the one-word tile states.
-fn launch_op<T: ScanIdentity, const OP: usize, const PACKED: usize>(
-    stream: &Stream,
-    config: gpu_runtime::LaunchConfig,
-    identity: T,
-    kind: ScanKind,
-    x: &DeviceBuffer<T>,
-    y: &mut DeviceBuffer<T>,
-    s: &mut ScanScratch<T>,
-) -> Result<()> {
     let exclusive = kind == ScanKind::Exclusive;
-    let (words, flags, values) = (&mut s.words, &mut s.flags, &mut s.values);
-    if PACKED != 0 {
-        scan_tiles::launch::<T, OP, PACKED>(
-            stream, config, identity, exclusive, s.epoch, x, y, words, flags, values,
-        )
-    } else {
-        scan_tiles_wide::launch::<T, OP, PACKED>(
-            stream, config, identity, exclusive, s.epoch, x, y, words, flags, values,
-        )
+    let (identity, epoch, words) = (T::identity(op), scratch.epoch, &mut scratch.words);
+    match (op, words_per_tile::<T>() == 1) {
+        (ScanOp::Sum, true) => {
+            scan_tiles::launch::<T, 0, 1>(stream, config, identity, exclusive, epoch, x, y, words)
+        }
+        (ScanOp::Min, true) => {
+            scan_tiles::launch::<T, 1, 1>(stream, config, identity, exclusive, epoch, x, y, words)
+        }
+        (ScanOp::Max, true) => {
+            scan_tiles::launch::<T, 2, 1>(stream, config, identity, exclusive, epoch, x, y, words)
+        }
+        (ScanOp::Sum, false) => scan_tiles_wide::launch::<T, 0, 2>(
+            stream, config, identity, exclusive, epoch, x, y, words,
+        ),
+        (ScanOp::Min, false) => scan_tiles_wide::launch::<T, 1, 2>(
+            stream, config, identity, exclusive, epoch, x, y, words,
+        ),
+        (ScanOp::Max, false) => scan_tiles_wide::launch::<T, 2, 2>(
+            stream, config, identity, exclusive, epoch, x, y, words,
+        ),
     }
 }
 
 /// The kernels of this module: generic, instantiated at launch with the element type, the
-/// operation (`TemplateArg::Const`: 0 sum, 1 min, 2 max) and whether tile states are packed
-/// (`TemplateArg::Const(1)` for 4-byte types).
+/// operation (`TemplateArg::Const`: 0 sum, 1 min, 2 max) and the words of a tile's state
+/// (`TemplateArg::Const(1)` for 4-byte types, 2 for 8-byte types).
 pub const KERNELS: &[&gpu_runtime::Kernel] = &[&scan_tiles::KERNEL, &scan_tiles_wide::KERNEL];

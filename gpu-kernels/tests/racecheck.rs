@@ -264,7 +264,7 @@ fn scan_case<T: ScanIdentity + Bits>(what: &str, host: &[T], steps: &[(ScanOp, S
 
 /// Two tiles and a few elements: three blocks, so the second and third look back (through
 /// aggregates or inclusive prefixes) at their predecessors; every op and kind, and both ways
-/// of publishing a tile (4-byte types packed with their flag, 8-byte types beside it).
+/// of publishing a tile (4-byte types in one word with their state, 8-byte types split over two).
 #[test]
 fn scan() {
     use ScanKind::{Exclusive, Inclusive};

@@ -324,7 +324,7 @@ impl Twin<'_> {
     fn rust_ty(&self, ty: Ty) -> String {
         match ty {
             Ty::Scalar(s) => self.rust_type(s),
-            Ty::Array { elem, len } => format!("[{}; {}]", self.rust_ty(*elem), len.describe()),
+            Ty::Array { elem, len } => format!("[{}; {}]", self.rust_ty(*elem), len.rust()),
             Ty::Struct(def) => def.0.path.clone(),
             Ty::Enum(def) => self.rust_type(def.0.repr),
             Ty::Tuple(elems) => {
