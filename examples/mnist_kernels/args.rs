@@ -49,6 +49,11 @@ pub struct Args {
     #[arg(long)]
     pub bf16: bool,
 
+    /// Run the step as a launch per kernel (the library's GEMMs and MLP kernels) instead of
+    /// one cooperative launch.
+    #[arg(long)]
+    pub unfused: bool,
+
     /// Use only the first N training samples and the first N test samples.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,

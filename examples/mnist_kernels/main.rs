@@ -139,6 +139,7 @@ fn config(args: &Args) -> TrainConfig {
         } else {
             Precision::F32
         },
+        fused: !args.unfused,
     }
 }
 
@@ -157,8 +158,13 @@ fn describe(config: &TrainConfig, data: &Dataset) -> String {
         Precision::F32 => "f32",
         Precision::Bf16 => "bf16 mixed",
     };
+    let step = if config.fused {
+        "one launch a step"
+    } else {
+        "a launch per kernel"
+    };
     format!(
-        "MLP {}, {optimizer} lr {}, batch {}, {precision}",
+        "MLP {}, {optimizer} lr {}, batch {}, {precision}, {step}",
         sizes.join("-"),
         config.lr,
         config.batch

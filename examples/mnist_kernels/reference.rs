@@ -377,6 +377,7 @@ mod tests {
             optimizer,
             seed: 5,
             precision: Precision::F32,
+            fused: false,
         };
         let (mut progress_calls, mut epochs) = (0, Vec::new());
         let model = train(

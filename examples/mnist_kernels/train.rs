@@ -15,6 +15,8 @@ use gpu::prelude::*;
 use gpu::runtime::random::philox4x32_10;
 use gpu::runtime::{Backend, Graph};
 
+mod fused;
+
 /// The optimizer.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Optimizer {
@@ -53,6 +55,9 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Precision of the matrix products.
     pub precision: Precision,
+    /// The step as one cooperative launch (`gpu::kernels::mlp_step`) rather than a launch per
+    /// kernel of `gpu::kernels::mlp` and `gemm`.
+    pub fused: bool,
 }
 
 /// Images as f32 in [0,1] (row-major n × pixels) and labels 0..classes.
@@ -388,11 +393,18 @@ struct Trainer {
     batch: usize,
     optimizer: Optimizer,
     adam: mlp::Adam,
+    /// The packed model, when the step is one cooperative launch.
+    fused: Option<fused::Fused>,
 }
 
 impl Trainer {
     /// One step: gather, forward, loss, backward, update, advance the step state.
     fn step(&mut self, stream: &Stream) -> Result<(), gpu::Error> {
+        if let Some(fused) = &mut self.fused {
+            let (images, labels, perm) = (&self.images, &self.labels, &self.perm);
+            let (losses, correct) = (&mut self.losses, &mut self.correct);
+            return fused.step(stream, images, labels, perm, &mut self.state, losses, correct);
+        }
         let batch = self.batch;
         mlp::gather(
             stream,
@@ -591,7 +603,23 @@ impl Trainer {
             batch,
             optimizer: config.optimizer,
             adam: mlp::Adam::new(config.lr),
+            fused: if config.fused {
+                Some(fused::Fused::new(stream, config, model)?)
+            } else {
+                None
+            },
         })
+    }
+}
+
+impl Trainer {
+    /// Brings the per-layer parameter buffers up to date with the packed model, when the step
+    /// is fused (the evaluation and the returned model read them).
+    fn sync_layers(&mut self, stream: &Stream) -> gpu::Result<()> {
+        match &self.fused {
+            Some(fused) => fused.copy_to(stream, &mut self.layers),
+            None => Ok(()),
+        }
     }
 }
 
@@ -664,6 +692,9 @@ pub fn train(
         for (device, host) in reset.layers.iter_mut().zip(&model.layers) {
             device.reset(&stream, host)?;
         }
+        if let Some(fused) = &mut reset.fused {
+            fused.reset(&stream, &model)?;
+        }
     }
     let mut optimizer_steps = 0u32;
     for epoch in 1..=config.epochs {
@@ -700,7 +731,8 @@ pub fn train(
         stream.synchronize()?;
         let seconds = start.elapsed().as_secs_f64();
         optimizer_steps += steps as u32;
-        let trainer = trainer.borrow();
+        let mut trainer = trainer.borrow_mut();
+        trainer.sync_layers(&stream)?;
         let losses = trainer.losses.to_host(&stream)?;
         let correct = trainer.correct.to_host(&stream)?;
         let evaluation = evaluate_on(&stream, &trainer.layers, test, &test_set)?;
@@ -717,7 +749,8 @@ pub fn train(
         });
     }
     drop(graph);
-    let trainer = trainer.into_inner();
+    let mut trainer = trainer.into_inner();
+    trainer.sync_layers(&stream)?;
     let layers = trainer
         .layers
         .iter()
@@ -802,6 +835,7 @@ mod tests {
             optimizer: Optimizer::Adam,
             seed: 5,
             precision,
+            fused: false,
         }
     }
 
@@ -877,6 +911,28 @@ mod tests {
         one_step_matches_the_host_reference(Precision::Bf16, 3e-2);
     }
 
+    /// The fused step trains to the same model as the launch-per-kernel step, up to the
+    /// rounding of sums taken in another order.
+    #[test]
+    fn the_fused_step_trains_like_the_unfused_one() {
+        let gpu = test_device();
+        let data = random_data(48, 12, 3, 4);
+        for precision in [Precision::F32, Precision::Bf16] {
+            let mut config = config(precision);
+            config.epochs = 2;
+            let mut run = |fused: bool| {
+                config.fused = fused;
+                train(&gpu, &config, &data, &data, &mut |_| {}, &mut |_| {}).unwrap()
+            };
+            let (unfused, fused) = (run(false), run(true));
+            let tolerance = if precision == Precision::F32 { 1e-4 } else { 2e-2 };
+            for (l, (a, b)) in fused.layers.iter().zip(&unfused.layers).enumerate() {
+                assert_close(&a.weights, &b.weights, tolerance, &format!("layer {l} weights"));
+                assert_close(&a.bias, &b.bias, tolerance, &format!("layer {l} bias"));
+            }
+        }
+    }
+
     #[test]
     fn training_is_deterministic_and_learns() {
         let gpu = test_device();
@@ -893,6 +949,7 @@ mod tests {
         let mut config = config(Precision::F32);
         config.epochs = 30;
         config.lr = 1e-2;
+        config.fused = true;
         let run = || {
             let mut stats = Vec::new();
             let model = train(&gpu, &config, &data, &data, &mut |_| {}, &mut |e| {

@@ -1,0 +1,448 @@
+//! A multilayer perceptron's whole training step as one cooperative launch: gather, forward,
+//! softmax cross-entropy, backward and the optimizer update, phases separated by
+//! `grid_sync()`, for the small batches where a step of separate launches costs more in
+//! launch gaps than in work (see [`crate::mlp`] for those kernels).
+//!
+//! The model is packed: every layer's weights (inputs × outputs, row-major) then its bias, one
+//! layer after another, in one buffer, and gradients and optimizer moments alike
+//! ([`PackedModel`]). Activations and the gradients at hidden layers' pre-activations are packed
+//! per layer too, batch rows each. What changes from step to step lives in the
+//! [`crate::mlp::StepState`], so the launch can be replayed from a CUDA graph.
+//!
+//! The products run on the CUDA cores: at a batch of 64 the largest (64 × 784 × 128) is 6.4
+//! million multiply-adds, which the tensor cores would not shorten below the barriers' cost. In
+//! mixed precision (`ROUND` = 1) every operand of a product is rounded to bf16 first, as the
+//! tensor cores' inputs are, and products accumulate in f32.
+
+use gpu_macros::{device, kernel};
+use gpu_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
+
+use crate::block::block_combine;
+use crate::mlp::{Adam, StepState};
+
+/// Threads per block.
+const THREADS: u32 = 256;
+/// Columns of a forward task: one per lane.
+const COLUMNS: usize = 32;
+/// Slices of k a forward task splits the sum into: one per warp.
+const SLICES: usize = 8;
+
+/// `x` as the product's operand: rounded to bf16 in mixed precision.
+#[device]
+fn operand<const ROUND: usize>(x: f32) -> f32 {
+    if ROUND == 1 {
+        bf16::from_f32(x).to_f32()
+    } else {
+        x
+    }
+}
+
+/// One training step; `dims` = [inputs, outputs of layer 0, ..., classes]; `optimizer` 0 is
+/// Adam (`lr`, `beta1`, `beta2`, `eps`), 1 SGD (`lr`, `momentum`).
+#[kernel]
+fn mlp_train_step<const ROUND: usize>(
+    dims: &[u32],
+    images: &[f32],
+    labels: &[u32],
+    perm: &[u32],
+    state: &mut [u32],
+    params: &mut [f32],
+    grads: &mut [f32],
+    moment1: &mut [f32],
+    moment2: &mut [f32],
+    acts: &mut [f32],
+    deltas: &mut [f32],
+    rows: &mut [f32],
+    losses: &mut [f32],
+    correct: &mut [u32],
+    lr: f32,
+    beta1: f32,
+    beta2: f32,
+    eps: f32,
+    momentum: f32,
+    optimizer: u32,
+) {
+    let layers = dims.len() - 1;
+    let batch = rows.len() / 2;
+    // Read before the first grid_sync(); thread 0 advances the counters after the last one.
+    let slot = state[0] as usize;
+    let first_row = slot * batch;
+    let optimizer_step = state[1];
+    let tid = thread_idx().x as usize;
+    let block = block_idx().x as usize;
+    let blocks = grid_dim().x as usize;
+    let gid = global_idx().x;
+    let threads = grid_size().x;
+    let partial = shared_array::<f32, 256>();
+
+    // Forward: task (row, 32 columns) per block, each warp summing one eighth of k.
+    let mut param_offset = 0usize;
+    let mut act_offset = 0usize;
+    let mut input_offset = 0usize;
+    for l in 0..layers {
+        let inputs = dims[l] as usize;
+        let outputs = dims[l + 1] as usize;
+        let bias_offset = param_offset + inputs * outputs;
+        let groups = (outputs + COLUMNS - 1) / COLUMNS;
+        let slice = (inputs + SLICES - 1) / SLICES;
+        let c = tid % COLUMNS;
+        let s = tid / COLUMNS;
+        let mut task = block;
+        while task < batch * groups {
+            let row = task / groups;
+            let j = (task % groups) * COLUMNS + c;
+            let mut sum = 0.0f32;
+            if j < outputs {
+                let k_end = ((s + 1) * slice).min(inputs);
+                if l == 0 {
+                    let source = perm[first_row + row] as usize * inputs;
+                    for k in s * slice..k_end {
+                        let x = operand::<ROUND>(images[source + k]);
+                        sum += x * operand::<ROUND>(params[param_offset + k * outputs + j]);
+                    }
+                } else {
+                    let source = input_offset + row * inputs;
+                    for k in s * slice..k_end {
+                        let x = operand::<ROUND>(acts[source + k]);
+                        sum += x * operand::<ROUND>(params[param_offset + k * outputs + j]);
+                    }
+                }
+            }
+            partial[tid] = sum;
+            sync_threads();
+            if s == 0 && j < outputs {
+                let mut total = params[bias_offset + j];
+                for q in 0..SLICES {
+                    total += partial[q * COLUMNS + c];
+                }
+                let hidden = l + 1 < layers;
+                acts[act_offset + row * outputs + j] = if hidden { total.max(0.0) } else { total };
+            }
+            sync_threads();
+            task += blocks;
+        }
+        grid_sync();
+        input_offset = act_offset;
+        act_offset += batch * outputs;
+        param_offset = bias_offset + outputs;
+    }
+
+    // Softmax cross-entropy, a thread per row: the logits become the gradient of the batch's
+    // mean loss; each row's loss and hit go to `rows`.
+    let classes = dims[layers] as usize;
+    let logits = input_offset;
+    let scale = 1.0f32 / batch as f32;
+    for row in (gid..batch).step_by(threads) {
+        let base = logits + row * classes;
+        let mut best = acts[base];
+        let mut best_class = 0usize;
+        for c in 1..classes {
+            if acts[base + c] > best {
+                best = acts[base + c];
+                best_class = c;
+            }
+        }
+        let mut sum = 0.0f32;
+        for c in 0..classes {
+            sum += (acts[base + c] - best).exp();
+        }
+        let label = labels[perm[first_row + row] as usize] as usize;
+        rows[row] = sum.ln() - (acts[base + label] - best);
+        rows[batch + row] = if best_class == label { 1.0 } else { 0.0 };
+        let inv = 1.0f32 / sum;
+        for c in 0..classes {
+            let p = (acts[base + c] - best).exp() * inv;
+            let target = if c == label { 1.0f32 } else { 0.0f32 };
+            acts[base + c] = (p - target) * scale;
+        }
+    }
+    grid_sync();
+
+    // The batch's mean loss and hits, summed in a fixed order by block 0.
+    if block == 0 {
+        let mut loss = 0.0f32;
+        let mut hits = 0.0f32;
+        for row in (tid..batch).step_by(THREADS as usize) {
+            loss += rows[row];
+            hits += rows[batch + row];
+        }
+        let loss = block_combine(loss, 0.0, |a: f32, b: f32| a + b);
+        sync_threads();
+        let hits = block_combine(hits, 0.0, |a: f32, b: f32| a + b);
+        if tid == 0 {
+            losses[slot] = loss * scale;
+            correct[slot] = hits as u32;
+        }
+    }
+
+    // Backward, last layer first: the weight and bias gradients from this layer's dz, and the
+    // next layer down's dz through its ReLU.
+    let mut l = layers;
+    let mut out_offset = act_offset;
+    while l > 0 {
+        l -= 1;
+        let inputs = dims[l] as usize;
+        let outputs = dims[l + 1] as usize;
+        out_offset -= batch * outputs;
+        param_offset -= inputs * outputs + outputs;
+        let in_offset = if l > 0 { out_offset - batch * inputs } else { 0 };
+        let weights = inputs * outputs;
+        let below = if l > 0 { batch * inputs } else { 0 };
+        for t in (gid..weights + outputs + below).step_by(threads) {
+            if t < weights {
+                let i = t / outputs;
+                let j = t % outputs;
+                let mut sum = 0.0f32;
+                for r in 0..batch {
+                    let x = if l == 0 {
+                        images[perm[first_row + r] as usize * inputs + i]
+                    } else {
+                        acts[in_offset + r * inputs + i]
+                    };
+                    let dz = if l + 1 == layers {
+                        acts[out_offset + r * outputs + j]
+                    } else {
+                        deltas[out_offset + r * outputs + j]
+                    };
+                    sum += operand::<ROUND>(x) * operand::<ROUND>(dz);
+                }
+                grads[param_offset + t] = sum;
+            } else if t < weights + outputs {
+                let j = t - weights;
+                let mut sum = 0.0f32;
+                for r in 0..batch {
+                    sum += if l + 1 == layers {
+                        acts[out_offset + r * outputs + j]
+                    } else {
+                        deltas[out_offset + r * outputs + j]
+                    };
+                }
+                grads[param_offset + weights + j] = sum;
+            } else {
+                let u = t - weights - outputs;
+                let r = u / inputs;
+                let i = u % inputs;
+                let mut g = 0.0f32;
+                if acts[in_offset + u] > 0.0 {
+                    for j in 0..outputs {
+                        let dz = if l + 1 == layers {
+                            acts[out_offset + r * outputs + j]
+                        } else {
+                            deltas[out_offset + r * outputs + j]
+                        };
+                        let w = params[param_offset + i * outputs + j];
+                        g += operand::<ROUND>(dz) * operand::<ROUND>(w);
+                    }
+                }
+                deltas[in_offset + u] = g;
+            }
+        }
+        grid_sync();
+    }
+
+    // The optimizer, over every parameter at once.
+    if optimizer == 0 {
+        let t = (optimizer_step + 1) as f32;
+        let step = lr / (1.0f32 - beta1.powf(t));
+        let root2 = (1.0f32 - beta2.powf(t)).sqrt();
+        for i in (gid..params.len()).step_by(threads) {
+            let g = grads[i];
+            let mi = beta1 * moment1[i] + (1.0 - beta1) * g;
+            let vi = beta2 * moment2[i] + (1.0 - beta2) * g * g;
+            moment1[i] = mi;
+            moment2[i] = vi;
+            params[i] -= step * mi / (vi.sqrt() / root2 + eps);
+        }
+    } else {
+        for i in (gid..params.len()).step_by(threads) {
+            let vi = momentum * moment1[i] + grads[i];
+            moment1[i] = vi;
+            params[i] -= lr * vi;
+        }
+    }
+    if gid == 0 {
+        state[0] += 1;
+        state[1] += 1;
+    }
+}
+
+/// The optimizer a fused step applies.
+#[derive(Clone, Copy, Debug)]
+pub enum StepOptimizer {
+    /// Adam (PyTorch's formulation, no weight decay).
+    Adam(Adam),
+    /// SGD with momentum: learning rate and momentum.
+    Sgd {
+        /// The learning rate.
+        lr: f32,
+        /// The momentum factor.
+        momentum: f32,
+    },
+}
+
+/// A model's parameters, gradients and optimizer moments, each packed in one buffer (layer by
+/// layer: weights, then bias), with the step's activation buffers.
+pub struct PackedModel {
+    /// `[inputs, outputs of each layer...]`.
+    sizes: Vec<usize>,
+    dims: DeviceBuffer<u32>,
+    /// The parameters.
+    pub params: DeviceBuffer<f32>,
+    grads: DeviceBuffer<f32>,
+    moment1: DeviceBuffer<f32>,
+    moment2: DeviceBuffer<f32>,
+    acts: DeviceBuffer<f32>,
+    deltas: DeviceBuffer<f32>,
+    rows: DeviceBuffer<f32>,
+    batch: usize,
+    /// Blocks of the cooperative launch.
+    blocks: u32,
+}
+
+impl PackedModel {
+    /// Room for a model of `sizes` (`[inputs, hidden..., classes]`) trained on batches of
+    /// `batch`, its parameters `params` (packed as the module describes) and zero moments.
+    pub fn new(stream: &Stream, sizes: &[usize], batch: usize, params: &[f32]) -> Result<Self> {
+        if sizes.len() < 2 || sizes.contains(&0) || batch == 0 {
+            return Err(Error::InvalidLaunch(format!(
+                "mlp_step: a model needs an input size and at least one layer, none empty, and \
+                 a batch of at least one sample; got sizes {sizes:?} and batch {batch}"
+            )));
+        }
+        let expected = packed_len(sizes);
+        crate::map::same_len("mlp_step: packed parameters", expected, params.len())?;
+        let dims: Vec<u32> = sizes
+            .iter()
+            .map(|&s| u32::try_from(s))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|_| Error::InvalidLaunch("mlp_step: a layer wider than u32".into()))?;
+        let activations = batch * sizes[1..].iter().sum::<usize>();
+        let zeros = |n| DeviceBuffer::<f32>::zeroed(stream, n);
+        let config = LaunchConfig::new(Grid::x(1), Block::x(THREADS));
+        let kernel = &mlp_train_step::KERNEL;
+        let fit = |args: &[gpu_runtime::TemplateArg]| {
+            stream.max_cooperative_blocks_generic(kernel, args, config)
+        };
+        let most = fit(&[gpu_runtime::TemplateArg::Const(0)])?
+            .min(fit(&[gpu_runtime::TemplateArg::Const(1)])?);
+        // The CPU backend runs a cooperative grid's threads on one core, each a coroutine with
+        // a stack of its own: more blocks only cost memory there.
+        let blocks = match stream.gpu().backend() {
+            gpu_runtime::Backend::Cpu => most.min(2),
+            gpu_runtime::Backend::Cuda => most,
+        }
+        .max(1);
+        Ok(PackedModel {
+            sizes: sizes.to_vec(),
+            dims: DeviceBuffer::from_host(stream, &dims)?,
+            params: DeviceBuffer::from_host(stream, params)?,
+            grads: zeros(expected)?,
+            moment1: zeros(expected)?,
+            moment2: zeros(expected)?,
+            acts: zeros(activations)?,
+            deltas: zeros(activations)?,
+            rows: zeros(2 * batch)?,
+            batch,
+            blocks,
+        })
+    }
+
+    /// Back to `params` with zero moments.
+    pub fn reset(&mut self, stream: &Stream, params: &[f32]) -> Result<()> {
+        self.params.copy_from_host(stream, params)?;
+        let zeros = vec![0.0f32; params.len()];
+        self.moment1.copy_from_host(stream, &zeros)?;
+        self.moment2.copy_from_host(stream, &zeros)
+    }
+
+    /// The layer sizes, inputs first.
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+}
+
+/// Elements of a packed model of `sizes`: every layer's weights and bias.
+pub fn packed_len(sizes: &[usize]) -> usize {
+    sizes.windows(2).map(|p| p[0] * p[1] + p[1]).sum()
+}
+
+/// The data a step reads and the per-step results it writes.
+pub struct StepData<'a> {
+    /// Every sample's pixels, row after row.
+    pub images: &'a DeviceBuffer<f32>,
+    /// Every sample's class.
+    pub labels: &'a DeviceBuffer<u32>,
+    /// The epoch's order of samples: batch `b` is `perm[b·batch..][..batch]`.
+    pub perm: &'a DeviceBuffer<u32>,
+    /// Each step's mean loss, at the step's slot.
+    pub losses: &'a mut DeviceBuffer<f32>,
+    /// Each step's correct predictions, at the step's slot.
+    pub correct: &'a mut DeviceBuffer<u32>,
+}
+
+/// One training step of `model` on batch `state[0]` of `data`, as one cooperative launch;
+/// `mixed` rounds the products' operands to bf16.
+pub fn train_step(
+    stream: &Stream,
+    model: &mut PackedModel,
+    data: StepData<'_>,
+    state: &mut StepState,
+    optimizer: StepOptimizer,
+    mixed: bool,
+) -> Result<()> {
+    let pixels = model.sizes[0];
+    if data.perm.len() < model.batch {
+        return Err(Error::LengthMismatch {
+            what: "mlp_step: perm (at least one batch)",
+            expected: model.batch,
+            found: data.perm.len(),
+        });
+    }
+    if data.images.len() != data.labels.len() * pixels {
+        return Err(Error::LengthMismatch {
+            what: "mlp_step: images (labels × inputs)",
+            expected: data.labels.len() * pixels,
+            found: data.images.len(),
+        });
+    }
+    let (hyper, kind) = match optimizer {
+        StepOptimizer::Adam(a) => ([a.lr, a.beta1, a.beta2, a.eps, 0.0], 0),
+        StepOptimizer::Sgd { lr, momentum } => ([lr, 0.0, 0.0, 0.0, momentum], 1),
+    };
+    let [lr, beta1, beta2, eps, momentum] = hyper;
+    let config = LaunchConfig::new(Grid::x(model.blocks), Block::x(THREADS));
+    let m = model;
+    let launch = if mixed {
+        mlp_train_step::launch::<1>
+    } else {
+        mlp_train_step::launch::<0>
+    };
+    launch(
+        stream,
+        config,
+        &m.dims,
+        data.images,
+        data.labels,
+        data.perm,
+        &mut state.counters,
+        &mut m.params,
+        &mut m.grads,
+        &mut m.moment1,
+        &mut m.moment2,
+        &mut m.acts,
+        &mut m.deltas,
+        &mut m.rows,
+        data.losses,
+        data.correct,
+        lr,
+        beta1,
+        beta2,
+        eps,
+        momentum,
+        kind,
+    )
+}
+
+/// The kernel of this module, generic over `ROUND` (`TemplateArg::Const` 0, or 1 for bf16
+/// operands).
+pub const KERNELS: &[&gpu_runtime::Kernel] = &[&mlp_train_step::KERNEL];
