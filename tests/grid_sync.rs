@@ -2,12 +2,22 @@
 //! stencil, a one-launch reduction, a barrier inside a device function) compared with plain
 //! Rust, the residency limit and its error, and the race checker across grid barriers. Every
 //! test runs on the CPU backend, and on the GPU too where one is present.
+//!
+//! The tests take turns (`one_at_a_time`): a cooperative grid sized to all the device holds
+//! cannot be resident while another test's kernels occupy multiprocessors, and would wait at
+//! its first barrier for blocks that never start.
 
 mod common;
 
 use common::assert_compiles_with_nvrtc;
 use gpu::prelude::*;
 use gpu::runtime::{test_device, Backend, Error, SiteAction, TemplateArg};
+
+/// Held for the whole of a test, so that no two tests' kernels share the GPU.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// The CPU backend, and the GPU when there is one.
 fn devices() -> Vec<Gpu> {
@@ -64,6 +74,7 @@ fn heat_reference(initial: &[f32], steps: u32, alpha: f32) -> Vec<f32> {
 
 #[test]
 fn a_heat_stencil_runs_many_steps_in_one_launch_on_a_persistent_grid() {
+    let _turn = one_at_a_time();
     for gpu in devices() {
         let stream = gpu.default_stream();
         let block = Block::x(128);
@@ -154,6 +165,7 @@ fn sum_in_one_launch(x: &[u32], partials: &mut [u64], total: &mut [u64]) {
 
 #[test]
 fn a_global_sum_takes_one_launch() {
+    let _turn = one_at_a_time();
     for gpu in devices() {
         let stream = gpu.default_stream();
         let shape = LaunchConfig::new(Grid::x(1), Block::x(256));
@@ -207,6 +219,7 @@ fn rotate_through_device_fn(shift: usize, values: &mut [u32], out: &mut [u32]) {
 
 #[test]
 fn a_grid_sync_in_a_device_function_makes_the_kernel_cooperative() {
+    let _turn = one_at_a_time();
     assert!(rotate_through_device_fn::KERNEL.cooperative());
     assert!(heat_steps::KERNEL.cooperative());
     assert!(!plain_shift::KERNEL.cooperative());
@@ -247,6 +260,7 @@ fn staged_rotate_2d(shift: usize, values: &mut [u32], out: &mut [u32]) {
 
 #[test]
 fn two_dimensional_grids_with_dynamic_shared_memory_meet_at_grid_sync() {
+    let _turn = one_at_a_time();
     for gpu in devices() {
         let stream = gpu.default_stream();
         let block = Block::xy(16, 8);
@@ -282,6 +296,7 @@ fn two_dimensional_grids_with_dynamic_shared_memory_meet_at_grid_sync() {
 
 #[test]
 fn a_grid_larger_than_the_device_holds_is_refused_with_the_numbers() {
+    let _turn = one_at_a_time();
     for gpu in devices() {
         let stream = gpu.default_stream();
         for threads in [64u32, 256, 1024] {
@@ -377,6 +392,7 @@ fn racecheck_config() -> LaunchConfig {
 
 #[test]
 fn the_race_checker_orders_accesses_across_a_grid_sync() {
+    let _turn = one_at_a_time();
     let gpu = Gpu::cpu_racecheck();
     let stream = gpu.default_stream();
     let n = 256;
@@ -411,6 +427,7 @@ fn the_race_checker_orders_accesses_across_a_grid_sync() {
 
 #[test]
 fn the_race_checker_finds_nothing_in_the_correct_multi_phase_kernels() {
+    let _turn = one_at_a_time();
     let gpu = Gpu::cpu_racecheck();
     let stream = gpu.default_stream();
 
@@ -478,6 +495,7 @@ fn block_leaves_early(out: &mut [u32]) {
 
 #[test]
 fn leaving_before_a_grid_sync_others_wait_at_is_a_divergent_barrier() {
+    let _turn = one_at_a_time();
     let gpu = Gpu::cpu_racecheck();
     let stream = gpu.default_stream();
     let mut out = DeviceBuffer::<u32>::zeroed(&stream, 256).unwrap();
@@ -531,6 +549,7 @@ fn block_panics_before_grid_sync(out: &mut [u32]) {
 
 #[test]
 fn a_panic_before_a_grid_sync_is_reported_instead_of_hanging() {
+    let _turn = one_at_a_time();
     for gpu in devices() {
         let stream = gpu.default_stream();
         let mut out = DeviceBuffer::<u32>::zeroed(&stream, 256).unwrap();
@@ -561,6 +580,7 @@ fn barrier_mismatch(out: &mut [u32]) {
 
 #[test]
 fn threads_split_between_sync_threads_and_grid_sync_are_divergent() {
+    let _turn = one_at_a_time();
     let gpu = Gpu::cpu_racecheck();
     let stream = gpu.default_stream();
     let mut out = DeviceBuffer::<u32>::zeroed(&stream, 256).unwrap();
@@ -628,6 +648,7 @@ fn rotate_generic<T: Number + PartialEq + std::fmt::Debug>(gpu: &Gpu, input: &[T
 
 #[test]
 fn a_generic_kernel_can_call_grid_sync() {
+    let _turn = one_at_a_time();
     assert!(generic_rotate::KERNEL.cooperative());
     for gpu in devices() {
         let floats: Vec<f32> = (0..480).map(|i| i as f32 * 0.5 - 7.0).collect();
@@ -639,6 +660,7 @@ fn a_generic_kernel_can_call_grid_sync() {
 
 #[test]
 fn cooperative_launches_on_two_streams_meet_at_their_own_words() {
+    let _turn = one_at_a_time();
     let gpu = test_device();
     if gpu.backend() != Backend::Cuda {
         eprintln!("skipped: concurrent streams need a CUDA device");
@@ -684,6 +706,7 @@ fn cooperative_launches_on_two_streams_meet_at_their_own_words() {
 
 #[test]
 fn a_captured_graph_replays_a_cooperative_kernel() {
+    let _turn = one_at_a_time();
     let gpu = test_device();
     if gpu.backend() != Backend::Cuda {
         eprintln!("skipped: graphs need a CUDA device");
@@ -729,6 +752,7 @@ fn a_captured_graph_replays_a_cooperative_kernel() {
 
 #[test]
 fn compiles_with_nvrtc() {
+    let _turn = one_at_a_time();
     assert_compiles_with_nvrtc(&[
         (&heat_steps::KERNEL, &[]),
         (&sum_in_one_launch::KERNEL, &[]),

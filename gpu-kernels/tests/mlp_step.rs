@@ -84,10 +84,13 @@ impl Host {
         let (mut loss, mut hits) = (0.0f32, 0u32);
         for b in 0..batch {
             let row = &mut dz[b * classes..][..classes];
-            let (best_class, best) = row
-                .iter()
-                .enumerate()
-                .fold((0, f32::NEG_INFINITY), |m, (c, &v)| if v > m.1 { (c, v) } else { m });
+            let (best_class, best) =
+                row.iter()
+                    .enumerate()
+                    .fold(
+                        (0, f32::NEG_INFINITY),
+                        |m, (c, &v)| if v > m.1 { (c, v) } else { m },
+                    );
             let sum: f32 = row.iter().map(|v| (v - best).exp()).sum();
             let label = labels[rows[b] as usize] as usize;
             loss += sum.ln() - (row[label] - best);
@@ -116,7 +119,9 @@ impl Host {
                     for i in 0..inputs {
                         if acts[l][b * inputs + i] > 0.0 {
                             below[b * inputs + i] = (0..outputs)
-                                .map(|j| r(dz[b * outputs + j]) * r(self.params[w + i * outputs + j]))
+                                .map(|j| {
+                                    r(dz[b * outputs + j]) * r(self.params[w + i * outputs + j])
+                                })
                                 .sum();
                         }
                     }
@@ -125,8 +130,7 @@ impl Host {
             }
         }
         let t = (self.steps + 1) as f32;
-        for i in 0..self.params.len() {
-            let g = grads[i];
+        for (i, &g) in grads.iter().enumerate() {
             match optimizer {
                 StepOptimizer::Adam(a) => {
                     self.m1[i] = a.beta1 * self.m1[i] + (1.0 - a.beta1) * g;
@@ -205,7 +209,10 @@ fn check(sizes: &[usize], batch: usize, optimizer: StepOptimizer, mixed: bool) {
                 mixed,
             ));
         }
-        let what = format!("{:?} {sizes:?} batch {batch} {optimizer:?} mixed {mixed}", gpu.backend());
+        let what = format!(
+            "{:?} {sizes:?} batch {batch} {optimizer:?} mixed {mixed}",
+            gpu.backend()
+        );
         let found = model.params.to_host(&stream).unwrap();
         for (i, (f, e)) in found.iter().zip(&host.params).enumerate() {
             assert!(
@@ -213,12 +220,22 @@ fn check(sizes: &[usize], batch: usize, optimizer: StepOptimizer, mixed: bool) {
                 "{what}: parameter {i}: {f} against {e}"
             );
         }
-        let (losses, correct) = (losses.to_host(&stream).unwrap(), correct.to_host(&stream).unwrap());
+        let (losses, correct) = (
+            losses.to_host(&stream).unwrap(),
+            correct.to_host(&stream).unwrap(),
+        );
         for (step, &(loss, hits)) in expected.iter().enumerate() {
-            assert!((losses[step] - loss).abs() <= 1e-4 * loss.abs().max(1.0), "{what}: loss {step}");
+            assert!(
+                (losses[step] - loss).abs() <= 1e-4 * loss.abs().max(1.0),
+                "{what}: loss {step}"
+            );
             assert_eq!(correct[step], hits, "{what}: hits {step}");
         }
-        assert_eq!(state.get(&stream).unwrap(), (3, 3), "{what}: the step state moved on");
+        assert_eq!(
+            state.get(&stream).unwrap(),
+            (3, 3),
+            "{what}: the step state moved on"
+        );
     }
 }
 
@@ -257,13 +274,8 @@ fn both_instantiations_compile_with_nvrtc() {
     for round in [0, 1] {
         let args = [gpu_runtime::TemplateArg::Const(round)];
         for arch in [(8, 0), (9, 0)] {
-            gpu_runtime::check_with_nvrtc(
-                gpu_kernels::mlp_step::KERNELS[0],
-                &args,
-                arch,
-                false,
-            )
-            .unwrap();
+            gpu_runtime::check_with_nvrtc(gpu_kernels::mlp_step::KERNELS[0], &args, arch, false)
+                .unwrap();
         }
     }
 }

@@ -150,7 +150,8 @@ impl CudaQueue {
         // barrier word as a hidden last parameter.
         let grid_word = if kernel.cooperative() {
             device.check_resident(kernel, &loaded, &config)?;
-            Some(self.grid_word.address(&self.stream)?)
+            // A kernel that can panic may leave the word part-way (see `grid_word`).
+            Some(self.grid_word.for_launch(&self.stream, loaded.has_checks)?)
         } else {
             None
         };
