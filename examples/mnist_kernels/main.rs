@@ -158,7 +158,7 @@ fn describe(config: &TrainConfig, data: &Dataset) -> String {
         Precision::F32 => "f32",
         Precision::Bf16 => "bf16 mixed",
     };
-    let step = if config.fused {
+    let step = if train::runs_fused(config, data) {
         "one launch a step"
     } else {
         "a launch per kernel"

@@ -258,6 +258,17 @@ fn bf16_operands() {
     check(&[24, 16, 3], 4, StepOptimizer::Adam(Adam::new(1e-2)), true);
 }
 
+/// More classes than a forward task's 32 columns: the softmax takes a phase of its own.
+#[test]
+fn wide_logits() {
+    check(
+        &[12, 10, 40],
+        3,
+        StepOptimizer::Adam(Adam::new(1e-2)),
+        false,
+    );
+}
+
 #[test]
 fn a_bad_model_is_an_error() {
     let stream = Gpu::cpu().default_stream();

@@ -67,7 +67,14 @@ impl Fused {
             losses,
             correct,
         };
-        train_step(stream, &mut self.model, data, state, self.optimizer, self.mixed)
+        train_step(
+            stream,
+            &mut self.model,
+            data,
+            state,
+            self.optimizer,
+            self.mixed,
+        )
     }
 
     /// Copies the packed parameters into `layers`' own buffers.
