@@ -6,37 +6,22 @@
 
 mod common;
 
+/// The tiled matmul as users write it, shared with the benchmark of ported programs.
+#[allow(dead_code)]
+#[path = "../examples/bench/port_kernels.rs"]
+mod ports;
+
 use common::{assert_compiles_with_nvrtc, random_f32};
 use gpu::prelude::*;
 use gpu::runtime::{
     compile_to_ptx, compile_to_ptx_generic, test_device, test_nvrtc, Backend, TemplateArg,
 };
 
-const TILE: usize = 32;
+use ports::{matmul_tiled, TILE};
+
 const T: usize = 16;
 /// A multiplier whose products with a thread index need more than 32 bits.
 const WIDE_STEP: usize = 1 << 23;
-
-#[kernel]
-fn matmul_tiled(n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
-    let tile_a = shared_array::<f32, { TILE * TILE }>();
-    let tile_b = shared_array::<f32, { TILE * TILE }>();
-    let tx = thread_idx().x as usize;
-    let ty = thread_idx().y as usize;
-    let row = block_idx().y as usize * TILE + ty;
-    let col = block_idx().x as usize * TILE + tx;
-    let mut sum = 0.0f32;
-    for t in 0..n / TILE {
-        tile_a[ty * TILE + tx] = a[row * n + t * TILE + tx];
-        tile_b[ty * TILE + tx] = b[(t * TILE + ty) * n + col];
-        sync_threads();
-        for k in 0..TILE {
-            sum += tile_a[ty * TILE + k] * tile_b[k * TILE + tx];
-        }
-        sync_threads();
-    }
-    c[row * n + col] = sum;
-}
 
 /// The same product with its thread indices in mutable locals, which the range analysis leaves
 /// 64-bit: the baseline the narrowed kernel's PTX is compared with.

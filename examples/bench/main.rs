@@ -105,20 +105,40 @@ impl Only {
 
 /// Median milliseconds of `runs` launches after `warmup` more.
 fn median_ms(stream: &Stream, mut launch: impl FnMut() -> gpu::Result<()>) -> gpu::Result<f64> {
+    Ok(interleaved_ms(stream, &[()], |()| launch())?[0])
+}
+
+/// Median milliseconds of each of `configs` (run by `run`), 25 timed rounds after 5 untimed
+/// ones, every round running each configuration once, so that clock and cache warm-up treat
+/// every configuration alike.
+fn interleaved_ms<C: Copy>(
+    stream: &Stream,
+    configs: &[C],
+    mut run: impl FnMut(C) -> gpu::Result<()>,
+) -> gpu::Result<Vec<f64>> {
     let (warmup, runs) = (5, 25);
     for _ in 0..warmup {
-        launch()?;
+        for &config in configs {
+            run(config)?;
+        }
     }
     stream.synchronize()?;
-    let mut times = Vec::with_capacity(runs);
+    let mut times = vec![Vec::with_capacity(runs); configs.len()];
     for _ in 0..runs {
-        let start = stream.record_event()?;
-        launch()?;
-        let end = stream.record_event()?;
-        times.push(start.elapsed_ms(&end)? as f64);
+        for (i, &config) in configs.iter().enumerate() {
+            let start = stream.record_event()?;
+            run(config)?;
+            let end = stream.record_event()?;
+            times[i].push(start.elapsed_ms(&end)? as f64);
+        }
     }
-    times.sort_by(f64::total_cmp);
-    Ok(times[runs / 2])
+    Ok(times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_by(f64::total_cmp);
+            t[runs / 2]
+        })
+        .collect())
 }
 
 /// Median milliseconds of an inclusive or exclusive sum scan of `x`.

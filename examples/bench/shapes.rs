@@ -8,7 +8,7 @@ use gpu::kernels::gemm::tensor_core::{self, Instructions};
 use gpu::kernels::gemm::{self, Gemm, Tiles};
 use gpu::prelude::*;
 
-use crate::{gemm_input, Row};
+use crate::{gemm_input, interleaved_ms, Row};
 
 /// The f32 shapes: square powers of two and odd sizes, an MLP's batch-64 products, and skinny
 /// ones (one dimension small, or k short or long).
@@ -83,34 +83,6 @@ fn shape_row(workload: &str, spec: &Gemm, chosen_ms: f64, timed: &[(&str, f64)])
         reference: "best configuration",
         reference_rate: Some(tflops(best_ms)),
     }
-}
-
-/// Median milliseconds of each of `configs` (run by `run`), timed round-robin so that clock and
-/// cache warm-up treat every configuration alike.
-fn interleaved_ms<C: Copy>(
-    stream: &Stream,
-    configs: &[C],
-    mut run: impl FnMut(C) -> gpu::Result<()>,
-) -> gpu::Result<Vec<f64>> {
-    let (warmup, runs) = (5, 25);
-    let mut times = vec![Vec::with_capacity(runs); configs.len()];
-    for round in 0..warmup + runs {
-        for (i, &config) in configs.iter().enumerate() {
-            let start = stream.record_event()?;
-            run(config)?;
-            let end = stream.record_event()?;
-            if round >= warmup {
-                times[i].push(start.elapsed_ms(&end)? as f64);
-            }
-        }
-    }
-    Ok(times
-        .into_iter()
-        .map(|mut t| {
-            t.sort_by(f64::total_cmp);
-            t[t.len() / 2]
-        })
-        .collect())
 }
 
 /// One row per shape, f32 then f16.
