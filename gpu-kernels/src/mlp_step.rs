@@ -42,6 +42,9 @@ const THREADS: u32 = 256;
 const COLUMNS: usize = 32;
 /// Slices of k a forward task splits the sum into: one per warp.
 const SLICES: usize = 8;
+/// Weights of a layer small enough for one block to carry a row through it: read from L2 by
+/// each of the batch's blocks, a larger layer would take longer than a grid barrier.
+const SMALL: usize = 16384;
 
 /// `x` as the product's operand: rounded to bf16 in mixed precision.
 #[device]
@@ -51,6 +54,96 @@ fn operand<const ROUND: usize>(x: f32) -> f32 {
     } else {
         x
     }
+}
+
+/// One forward cell of a block: row `row`'s outputs `group * 32..` of a layer, each lane a
+/// column and each warp one eighth of the inputs, the warps' sums added in `partial`. The first
+/// layer reads its row (sample `sample`) from `images`, the others from `acts` at `input`.
+#[device]
+fn forward_cell<const ROUND: usize>(
+    images: &[f32],
+    params: &[f32],
+    acts: &mut [f32],
+    partial: &mut [f32],
+    inputs: usize,
+    outputs: usize,
+    hidden: bool,
+    param_offset: usize,
+    input_offset: usize,
+    act_offset: usize,
+    from_images: bool,
+    sample: usize,
+    row: usize,
+    group: usize,
+) {
+    let tid = thread_idx().x as usize;
+    let c = tid % COLUMNS;
+    let s = tid / COLUMNS;
+    let slice = (inputs + SLICES - 1) / SLICES;
+    let j = group * COLUMNS + c;
+    let mut sum = 0.0f32;
+    if j < outputs {
+        let k_end = ((s + 1) * slice).min(inputs);
+        if from_images {
+            let base = sample * inputs;
+            #[unroll(16)]
+            for k in s * slice..k_end {
+                let x = operand::<ROUND>(images[base + k]);
+                sum += x * operand::<ROUND>(params[param_offset + k * outputs + j]);
+            }
+        } else {
+            let base = input_offset + row * inputs;
+            #[unroll(16)]
+            for k in s * slice..k_end {
+                let x = operand::<ROUND>(acts[base + k]);
+                sum += x * operand::<ROUND>(params[param_offset + k * outputs + j]);
+            }
+        }
+    }
+    partial[tid] = sum;
+    sync_threads();
+    if s == 0 && j < outputs {
+        let mut total = params[param_offset + inputs * outputs + j];
+        for q in 0..SLICES {
+            total += partial[q * COLUMNS + c];
+        }
+        acts[act_offset + row * outputs + j] = if hidden { total.max(0.0) } else { total };
+    }
+    sync_threads();
+}
+
+/// The gradient at input `i` of a layer's row `row` (at `in_offset` in `acts`), through the
+/// ReLU that made it: the row's gradients `dz` (at `out_offset`, in `acts` for the last layer,
+/// else in `deltas`) times the weights' row `i` (at `param_offset`).
+#[device]
+fn input_gradient<const ROUND: usize>(
+    params: &[f32],
+    acts: &[f32],
+    deltas: &[f32],
+    inputs: usize,
+    outputs: usize,
+    last: bool,
+    param_offset: usize,
+    in_offset: usize,
+    out_offset: usize,
+    row: usize,
+    i: usize,
+) -> f32 {
+    let mut g = 0.0f32;
+    if acts[in_offset + row * inputs + i] > 0.0 {
+        let base = out_offset + row * outputs;
+        #[unroll(8)]
+        for j in 0..outputs {
+            let dz = if last {
+                acts[base + j]
+            } else {
+                deltas[base + j]
+            };
+            let w = params[param_offset + i * outputs + j];
+            g += operand::<ROUND>(dz) * operand::<ROUND>(w);
+        }
+    }
+    g
 }
 
 /// One training step; `dims` = [inputs, outputs of layer 0, ..., classes]; `optimizer` 0 is
@@ -90,91 +183,171 @@ fn mlp_train_step<const ROUND: usize>(
     let gid = global_idx().x;
     let threads = grid_size().x;
     let partial = shared_array::<f32, 256>();
+    // Layers `split..` are small enough for a block to carry a row through them alone.
+    let mut split = layers;
+    while split > 0 && dims[split - 1] as usize * dims[split] as usize <= SMALL {
+        split -= 1;
+    }
 
-    // Forward: task (row, 32 columns) per block, each warp summing one eighth of k.
+    // The large layers' forward products, spread over the grid: task (row, 32 columns) per
+    // block, a barrier after each layer.
     let mut param_offset = 0usize;
     let mut act_offset = 0usize;
     let mut input_offset = 0usize;
-    for l in 0..layers {
+    for l in 0..split {
         let inputs = dims[l] as usize;
         let outputs = dims[l + 1] as usize;
-        let bias_offset = param_offset + inputs * outputs;
         let groups = (outputs + COLUMNS - 1) / COLUMNS;
-        let slice = (inputs + SLICES - 1) / SLICES;
-        let c = tid % COLUMNS;
-        let s = tid / COLUMNS;
         let mut task = block;
         while task < batch * groups {
             let row = task / groups;
-            let j = (task % groups) * COLUMNS + c;
-            let mut sum = 0.0f32;
-            if j < outputs {
-                let k_end = ((s + 1) * slice).min(inputs);
-                if l == 0 {
-                    let source = perm[first_row + row] as usize * inputs;
-                    #[unroll(16)]
-                    for k in s * slice..k_end {
-                        let x = operand::<ROUND>(images[source + k]);
-                        sum += x * operand::<ROUND>(params[param_offset + k * outputs + j]);
-                    }
-                } else {
-                    let source = input_offset + row * inputs;
-                    #[unroll(16)]
-                    for k in s * slice..k_end {
-                        let x = operand::<ROUND>(acts[source + k]);
-                        sum += x * operand::<ROUND>(params[param_offset + k * outputs + j]);
-                    }
-                }
-            }
-            partial[tid] = sum;
-            sync_threads();
-            if s == 0 && j < outputs {
-                let mut total = params[bias_offset + j];
-                for q in 0..SLICES {
-                    total += partial[q * COLUMNS + c];
-                }
-                let hidden = l + 1 < layers;
-                acts[act_offset + row * outputs + j] = if hidden { total.max(0.0) } else { total };
-            }
-            sync_threads();
+            let sample = if l == 0 {
+                perm[first_row + row] as usize
+            } else {
+                0
+            };
+            forward_cell::<ROUND>(
+                images,
+                params,
+                acts,
+                partial,
+                inputs,
+                outputs,
+                l + 1 < layers,
+                param_offset,
+                input_offset,
+                act_offset,
+                l == 0,
+                sample,
+                row,
+                task % groups,
+            );
             task += blocks;
         }
         grid_sync();
         input_offset = act_offset;
         act_offset += batch * outputs;
-        param_offset = bias_offset + outputs;
+        param_offset += inputs * outputs + outputs;
     }
 
-    // Softmax cross-entropy, a thread per row: the logits become the gradient of the batch's
-    // mean loss; each row's loss and hit go to `rows`.
+    // A block per row through the small layers, the softmax cross-entropy (the logits become
+    // the gradient of the batch's mean loss; the row's loss and hit go to `rows`) and back down
+    // to the gradients at the small layers' inputs: no row waits on another.
     let classes = dims[layers] as usize;
-    let logits = input_offset;
     let scale = 1.0f32 / batch as f32;
-    for row in (gid..batch).step_by(threads) {
-        let base = logits + row * classes;
-        let mut best = acts[base];
-        let mut best_class = 0usize;
-        for c in 1..classes {
-            if acts[base + c] > best {
-                best = acts[base + c];
-                best_class = c;
+    let (split_param, split_act, split_input) = (param_offset, act_offset, input_offset);
+    for row in (block..batch).step_by(blocks) {
+        let mut param_offset = split_param;
+        let mut act_offset = split_act;
+        let mut input_offset = split_input;
+        let sample = perm[first_row + row] as usize;
+        for l in split..layers {
+            let inputs = dims[l] as usize;
+            let outputs = dims[l + 1] as usize;
+            for group in 0..(outputs + COLUMNS - 1) / COLUMNS {
+                forward_cell::<ROUND>(
+                    images,
+                    params,
+                    acts,
+                    partial,
+                    inputs,
+                    outputs,
+                    l + 1 < layers,
+                    param_offset,
+                    input_offset,
+                    act_offset,
+                    l == 0,
+                    sample,
+                    row,
+                    group,
+                );
+            }
+            input_offset = act_offset;
+            act_offset += batch * outputs;
+            param_offset += inputs * outputs + outputs;
+        }
+        if tid == 0 {
+            let base = input_offset + row * classes;
+            let mut best = acts[base];
+            let mut best_class = 0usize;
+            for c in 1..classes {
+                if acts[base + c] > best {
+                    best = acts[base + c];
+                    best_class = c;
+                }
+            }
+            let mut sum = 0.0f32;
+            for c in 0..classes {
+                sum += (acts[base + c] - best).exp();
+            }
+            let label = labels[sample] as usize;
+            rows[row] = sum.ln() - (acts[base + label] - best);
+            rows[batch + row] = if best_class == label { 1.0 } else { 0.0 };
+            let inv = 1.0f32 / sum;
+            for c in 0..classes {
+                let p = (acts[base + c] - best).exp() * inv;
+                let target = if c == label { 1.0f32 } else { 0.0f32 };
+                acts[base + c] = (p - target) * scale;
             }
         }
-        let mut sum = 0.0f32;
-        for c in 0..classes {
-            sum += (acts[base + c] - best).exp();
-        }
-        let label = labels[perm[first_row + row] as usize] as usize;
-        rows[row] = sum.ln() - (acts[base + label] - best);
-        rows[batch + row] = if best_class == label { 1.0 } else { 0.0 };
-        let inv = 1.0f32 / sum;
-        for c in 0..classes {
-            let p = (acts[base + c] - best).exp() * inv;
-            let target = if c == label { 1.0f32 } else { 0.0f32 };
-            acts[base + c] = (p - target) * scale;
+        sync_threads();
+        let mut l = layers;
+        let mut out_offset = act_offset;
+        while l > split.max(1) {
+            l -= 1;
+            let inputs = dims[l] as usize;
+            let outputs = dims[l + 1] as usize;
+            out_offset -= batch * outputs;
+            param_offset -= inputs * outputs + outputs;
+            let in_offset = out_offset - batch * inputs;
+            for i in (tid..inputs).step_by(THREADS as usize) {
+                deltas[in_offset + row * inputs + i] = input_gradient::<ROUND>(
+                    params,
+                    acts,
+                    deltas,
+                    inputs,
+                    outputs,
+                    l + 1 == layers,
+                    param_offset,
+                    in_offset,
+                    out_offset,
+                    row,
+                    i,
+                );
+            }
+            sync_threads();
         }
     }
     grid_sync();
+
+    // The large layers' input gradients, spread over the grid, a barrier after each layer.
+    let mut out_offset = split_act;
+    let mut param_offset = split_param;
+    let mut l = split;
+    while l > 1 {
+        l -= 1;
+        let inputs = dims[l] as usize;
+        let outputs = dims[l + 1] as usize;
+        out_offset -= batch * outputs;
+        param_offset -= inputs * outputs + outputs;
+        let in_offset = out_offset - batch * inputs;
+        for u in (gid..batch * inputs).step_by(threads) {
+            deltas[in_offset + u] = input_gradient::<ROUND>(
+                params,
+                acts,
+                deltas,
+                inputs,
+                outputs,
+                l + 1 == layers,
+                param_offset,
+                in_offset,
+                out_offset,
+                u / inputs,
+                u % inputs,
+            );
+        }
+        grid_sync();
+    }
 
     // The batch's mean loss and hits, summed in a fixed order by block 0.
     if block == 0 {
@@ -193,96 +366,64 @@ fn mlp_train_step<const ROUND: usize>(
         }
     }
 
-    // Backward, last layer first: the weight and bias gradients from this layer's dz, and the
-    // next layer down's dz through its ReLU.
-    let mut l = layers;
-    let mut out_offset = act_offset;
-    while l > 0 {
-        l -= 1;
+    // Every parameter's gradient, a sum over the batch, and at once its optimizer update: no
+    // thread reads a parameter another one writes after the last barrier.
+    let t_adam = (optimizer_step + 1) as f32;
+    let step = lr / (1.0f32 - beta1.powf(t_adam));
+    let root2 = (1.0f32 - beta2.powf(t_adam)).sqrt();
+    for t in (gid..params.len()).step_by(threads) {
+        // The layer of parameter t, its first parameter and its outputs' place in `acts`.
+        let mut l = 0usize;
+        let mut first = 0usize;
+        let mut out_offset = 0usize;
+        while t >= first + (dims[l] as usize + 1) * dims[l + 1] as usize {
+            first += (dims[l] as usize + 1) * dims[l + 1] as usize;
+            out_offset += batch * dims[l + 1] as usize;
+            l += 1;
+        }
         let inputs = dims[l] as usize;
         let outputs = dims[l + 1] as usize;
-        out_offset -= batch * outputs;
-        param_offset -= inputs * outputs + outputs;
-        let in_offset = if l > 0 {
-            out_offset - batch * inputs
-        } else {
-            0
-        };
-        let weights = inputs * outputs;
-        let below = if l > 0 { batch * inputs } else { 0 };
-        for t in (gid..weights + outputs + below).step_by(threads) {
-            if t < weights {
-                let i = t / outputs;
-                let j = t % outputs;
-                let mut sum = 0.0f32;
-                #[unroll(8)]
-                for r in 0..batch {
-                    let x = if l == 0 {
-                        images[perm[first_row + r] as usize * inputs + i]
-                    } else {
-                        acts[in_offset + r * inputs + i]
-                    };
-                    let dz = if l + 1 == layers {
-                        acts[out_offset + r * outputs + j]
-                    } else {
-                        deltas[out_offset + r * outputs + j]
-                    };
-                    sum += operand::<ROUND>(x) * operand::<ROUND>(dz);
-                }
-                grads[param_offset + t] = sum;
-            } else if t < weights + outputs {
-                let j = t - weights;
-                let mut sum = 0.0f32;
-                #[unroll(8)]
-                for r in 0..batch {
-                    sum += if l + 1 == layers {
-                        acts[out_offset + r * outputs + j]
-                    } else {
-                        deltas[out_offset + r * outputs + j]
-                    };
-                }
-                grads[param_offset + weights + j] = sum;
+        let last = l + 1 == layers;
+        let local = t - first;
+        let mut g = 0.0f32;
+        if local < inputs * outputs {
+            let i = local / outputs;
+            let j = local % outputs;
+            let in_offset = if l > 0 {
+                out_offset - batch * inputs
             } else {
-                let u = t - weights - outputs;
-                let r = u / inputs;
-                let i = u % inputs;
-                let mut g = 0.0f32;
-                if acts[in_offset + u] > 0.0 {
-                    #[unroll(8)]
-                    for j in 0..outputs {
-                        let dz = if l + 1 == layers {
-                            acts[out_offset + r * outputs + j]
-                        } else {
-                            deltas[out_offset + r * outputs + j]
-                        };
-                        let w = params[param_offset + i * outputs + j];
-                        g += operand::<ROUND>(dz) * operand::<ROUND>(w);
-                    }
-                }
-                deltas[in_offset + u] = g;
+                0
+            };
+            #[unroll(8)]
+            for r in 0..batch {
+                let x = if l == 0 {
+                    images[perm[first_row + r] as usize * inputs + i]
+                } else {
+                    acts[in_offset + r * inputs + i]
+                };
+                let at = out_offset + r * outputs + j;
+                let dz = if last { acts[at] } else { deltas[at] };
+                g += operand::<ROUND>(x) * operand::<ROUND>(dz);
+            }
+        } else {
+            let j = local - inputs * outputs;
+            #[unroll(8)]
+            for r in 0..batch {
+                let at = out_offset + r * outputs + j;
+                g += if last { acts[at] } else { deltas[at] };
             }
         }
-        grid_sync();
-    }
-
-    // The optimizer, over every parameter at once.
-    if optimizer == 0 {
-        let t = (optimizer_step + 1) as f32;
-        let step = lr / (1.0f32 - beta1.powf(t));
-        let root2 = (1.0f32 - beta2.powf(t)).sqrt();
-        for i in (gid..params.len()).step_by(threads) {
-            let g = grads[i];
-            let mi = beta1 * moment1[i] + (1.0 - beta1) * g;
-            let vi = beta2 * moment2[i] + (1.0 - beta2) * g * g;
-            moment1[i] = mi;
-            moment2[i] = vi;
-            params[i] -= step * mi / (vi.sqrt() / root2 + eps);
-        }
-    } else {
-        for i in (gid..params.len()).step_by(threads) {
-            let vi = momentum * moment1[i] + grads[i];
-            moment1[i] = vi;
-            params[i] -= lr * vi;
+        grads[t] = g;
+        if optimizer == 0 {
+            let mi = beta1 * moment1[t] + (1.0 - beta1) * g;
+            let vi = beta2 * moment2[t] + (1.0 - beta2) * g * g;
+            moment1[t] = mi;
+            moment2[t] = vi;
+            params[t] -= step * mi / (vi.sqrt() / root2 + eps);
+        } else {
+            let vi = momentum * moment1[t] + g;
+            moment1[t] = vi;
+            params[t] -= lr * vi;
         }
     }
     if gid == 0 {

@@ -269,6 +269,34 @@ fn wide_logits() {
     );
 }
 
+/// A first layer too large for one block per row (over 16,384 weights): its products spread
+/// over the grid, the rest per row.
+#[test]
+fn a_large_first_layer() {
+    check(
+        &[300, 60, 5],
+        4,
+        StepOptimizer::Adam(Adam::new(1e-2)),
+        false,
+    );
+}
+
+/// Two large layers: the second's input gradients spread over the grid too.
+#[test]
+fn two_large_layers_with_sgd() {
+    let sgd = StepOptimizer::Sgd {
+        lr: 0.05,
+        momentum: 0.9,
+    };
+    check(&[130, 130, 130, 4], 3, sgd, false);
+}
+
+/// A single large layer: no layer runs per row, the softmax does.
+#[test]
+fn one_large_layer() {
+    check(&[1100, 16], 3, StepOptimizer::Adam(Adam::new(1e-2)), false);
+}
+
 #[test]
 fn a_bad_model_is_an_error() {
     let stream = Gpu::cpu().default_stream();
