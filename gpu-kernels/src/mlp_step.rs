@@ -14,21 +14,34 @@
 //! mixed precision (`ROUND` = 1) every operand of a product is rounded to bf16 first, as the
 //! tensor cores' inputs are, and products accumulate in f32.
 //!
-//! On an H100, training 784-128-10 at a batch of 64 (`mnist_kernels`), a step took 0.049 ms as
-//! first written against 0.059 ms for the launch-per-kernel step. Stopping the kernel after
-//! each phase in turn showed where the time went: 0.021 ms a step up to the end of the first
-//! layer's forward products (each warp walking its 98 k one L2 load after another), then
-//! 0.005 ms for the second layer, 0.003 ms for the softmax, 0.006 ms and 0.009 ms for the two
-//! layers' backward products and 0.006 ms for the optimizer; a grid barrier costs 1.5-3 µs.
-//! Unrolling the product loops (16 k, 8 batch rows, 8 outputs), so that many loads are in
-//! flight at once, brought the step to 0.035 ms. Tried and dropped: the last layer's block
-//! computing its row's softmax as soon as it has the row's logits, one barrier fewer (0.047 ms
-//! with the unrolled loops); the first layer's inputs gathered into a buffer during the forward
-//! products for the backward ones, instead of read again through the permutation (no faster,
-//! 0.048 ms before the unrolling); the batch's sample indices kept in shared memory for the
-//! first layer's weight gradients, so no image load waits on a permutation load (no change,
-//! 0.0346 ms). A grid of one block per
-//! multiprocessor (1.5 µs barriers) took 0.064 ms; the most blocks that fit, 0.049 ms.
+//! The phases: the large layers' forward products spread over the grid (a barrier after each),
+//! then a block per batch row carries its row through the small layers (at most 16,384
+//! weights), the softmax cross-entropy and back down to the small layers' input gradients,
+//! since no row needs another's (a barrier); the large layers' input gradients over the grid
+//! (a barrier after each but the first layer's), then a thread per parameter sums its gradient over the batch and applies the optimizer to
+//! it at once: two barriers for 784-128-10. `acts` holds the batch's gathered inputs ahead of each layer's outputs, so every
+//! layer's gradients read their inputs alike.
+//!
+//! On an H100, training 784-128-10 at a batch of 64 (`mnist_kernels`), all figures from the
+//! same kind of run: 0.049 ms a step as first written (five barriers: one per layer forward,
+//! the softmax, one per layer backward, the optimizer after the gradients) against 0.059 ms
+//! for the launch-per-kernel step; unrolled product loops (16 k, 8 batch rows, 8 outputs),
+//! so that many loads are in flight at once, 0.035 ms; two barriers, 0.028 ms; the gradient
+//! loops without a branch inside (the last layer's dz kept in `deltas` as the others', the
+//! first layer's inputs gathered into `acts`) and unrolled by 16, 0.0235 ms; their indices in
+//! u32, 0.0205 ms (64-bit index arithmetic had taken more instructions than the sums). Stopping
+//! the kernel after each phase: 0.0027 ms for an empty step, 0.006 ms more for the first
+//! layer's products and a barrier, 0.004 ms for the rows' phase and a barrier, 0.007 ms for the
+//! gradients and the optimizer.
+//!
+//! Tried and dropped: gradient tiles (a block per few weight rows, the batch's inputs and dz
+//! staged in shared memory, 4 parameters a thread): 0.030-0.033 ms, its instructions spent on
+//! index arithmetic and only 102 blocks busy; a thread per 2, 4 or 8 neighbouring outputs
+//! (0.033-0.064 ms: strided dz loads, or branches in the loop); `launch_bounds(256, 3)` for 3
+//! blocks a multiprocessor (0.0215 ms, registers capped); the last layer's block computing its
+//! row's softmax as soon as it has the row's logits, one barrier fewer of the five (0.047 ms);
+//! the batch's sample indices kept in shared memory (no change, 0.0346 ms); a grid of one block
+//! per multiprocessor (1.5 µs barriers) with five barriers: 0.064 ms.
 
 use gpu_macros::{device, kernel};
 use gpu_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
@@ -65,6 +78,7 @@ fn forward_cell<const ROUND: usize>(
     params: &[f32],
     acts: &mut [f32],
     partial: &mut [f32],
+    xrow: &mut [f32],
     inputs: usize,
     outputs: usize,
     hidden: bool,
@@ -81,10 +95,37 @@ fn forward_cell<const ROUND: usize>(
     let s = tid / COLUMNS;
     let slice = (inputs + SLICES - 1) / SLICES;
     let j = group * COLUMNS + c;
+    // The row's inputs, loaded at once into shared memory where they fit: the products then
+    // wait on one round of loads for them instead of one per unrolled step.
+    let staged = inputs <= xrow.len();
+    if staged {
+        if from_images {
+            stage::<ROUND>(xrow, images, sample * inputs, inputs, true);
+        } else {
+            stage::<ROUND>(xrow, acts, input_offset + row * inputs, inputs, true);
+        }
+        sync_threads();
+    }
+    // The first layer's row also goes to the front of `acts`, where the gradients read every
+    // layer's inputs alike.
+    if from_images && group == 0 {
+        for k in (tid..inputs).step_by(THREADS as usize) {
+            acts[row * inputs + k] = if staged {
+                xrow[k]
+            } else {
+                images[sample * inputs + k]
+            };
+        }
+    }
     let mut sum = 0.0f32;
     if j < outputs {
         let k_end = ((s + 1) * slice).min(inputs);
-        if from_images {
+        if staged {
+            #[unroll(16)]
+            for k in s * slice..k_end {
+                sum += xrow[k] * operand::<ROUND>(params[param_offset + k * outputs + j]);
+            }
+        } else if from_images {
             let base = sample * inputs;
             #[unroll(16)]
             for k in s * slice..k_end {
@@ -113,8 +154,8 @@ fn forward_cell<const ROUND: usize>(
 }
 
 /// The gradient at input `i` of a layer's row `row` (at `in_offset` in `acts`), through the
-/// ReLU that made it: the row's gradients `dz` (at `out_offset`, in `acts` for the last layer,
-/// else in `deltas`) times the weights' row `i` (at `param_offset`).
+/// ReLU that made it: the row's gradients `dz` (at `out_offset` in `deltas`, where the softmax
+/// leaves the last layer's too) times the weights' row `i` (at `param_offset`).
 #[device]
 fn input_gradient<const ROUND: usize>(
     params: &[f32],
@@ -122,7 +163,6 @@ fn input_gradient<const ROUND: usize>(
     deltas: &[f32],
     inputs: usize,
     outputs: usize,
-    last: bool,
     param_offset: usize,
     in_offset: usize,
     out_offset: usize,
@@ -134,16 +174,64 @@ fn input_gradient<const ROUND: usize>(
         let base = out_offset + row * outputs;
         #[unroll(8)]
         for j in 0..outputs {
-            let dz = if last {
-                acts[base + j]
-            } else {
-                deltas[base + j]
-            };
+            let dz = deltas[base + j];
             let w = params[param_offset + i * outputs + j];
             g += operand::<ROUND>(dz) * operand::<ROUND>(w);
         }
     }
     g
+}
+
+/// `dst[..n]` = `src[from..][..n]` (rounded as operands if `round`), by the whole block: each thread
+/// loads 8 elements before it stores any, so its loads are in flight together.
+#[device]
+fn stage<const ROUND: usize>(dst: &mut [f32], src: &[f32], from: usize, n: usize, round: bool) {
+    let tid = thread_idx().x as usize;
+    for base in (0..n).step_by(8 * THREADS as usize) {
+        let mut v = [0.0f32; 8];
+        #[unroll]
+        for q in 0..8 {
+            let u = base + tid + q * THREADS as usize;
+            if u < n {
+                v[q] = src[from + u];
+            }
+        }
+        #[unroll]
+        for q in 0..8 {
+            let u = base + tid + q * THREADS as usize;
+            if u < n {
+                dst[u] = if round { operand::<ROUND>(v[q]) } else { v[q] };
+            }
+        }
+    }
+}
+
+/// Records parameter `t`'s gradient `g` and applies the optimizer to it: 0 Adam, 1 SGD with
+/// momentum; `hyper` = [lr, beta1, beta2, eps, momentum, Adam's bias-corrected step size, the
+/// square root of its second moment's correction].
+#[device]
+fn apply(
+    params: &mut [f32],
+    grads: &mut [f32],
+    moment1: &mut [f32],
+    moment2: &mut [f32],
+    t: usize,
+    g: f32,
+    optimizer: u32,
+    hyper: [f32; 7],
+) {
+    grads[t] = g;
+    if optimizer == 0 {
+        let mi = hyper[1] * moment1[t] + (1.0 - hyper[1]) * g;
+        let vi = hyper[2] * moment2[t] + (1.0 - hyper[2]) * g * g;
+        moment1[t] = mi;
+        moment2[t] = vi;
+        params[t] -= hyper[5] * mi / (vi.sqrt() / hyper[6] + hyper[3]);
+    } else {
+        let vi = hyper[4] * moment1[t] + g;
+        moment1[t] = vi;
+        params[t] -= hyper[0] * vi;
+    }
 }
 
 /// One training step; `dims` = [inputs, outputs of layer 0, ..., classes]; `optimizer` 0 is
@@ -183,6 +271,7 @@ fn mlp_train_step<const ROUND: usize>(
     let gid = global_idx().x;
     let threads = grid_size().x;
     let partial = shared_array::<f32, 256>();
+    let xrow = shared_array::<f32, 1024>();
     // Layers `split..` are small enough for a block to carry a row through them alone.
     let mut split = layers;
     while split > 0 && dims[split - 1] as usize * dims[split] as usize <= SMALL {
@@ -191,8 +280,9 @@ fn mlp_train_step<const ROUND: usize>(
 
     // The large layers' forward products, spread over the grid: task (row, 32 columns) per
     // block, a barrier after each layer.
+    // `acts` holds the batch's inputs, then each layer's outputs.
     let mut param_offset = 0usize;
-    let mut act_offset = 0usize;
+    let mut act_offset = batch * dims[0] as usize;
     let mut input_offset = 0usize;
     for l in 0..split {
         let inputs = dims[l] as usize;
@@ -211,6 +301,7 @@ fn mlp_train_step<const ROUND: usize>(
                 params,
                 acts,
                 partial,
+                xrow,
                 inputs,
                 outputs,
                 l + 1 < layers,
@@ -250,6 +341,7 @@ fn mlp_train_step<const ROUND: usize>(
                     params,
                     acts,
                     partial,
+                    xrow,
                     inputs,
                     outputs,
                     l + 1 < layers,
@@ -287,7 +379,7 @@ fn mlp_train_step<const ROUND: usize>(
             for c in 0..classes {
                 let p = (acts[base + c] - best).exp() * inv;
                 let target = if c == label { 1.0f32 } else { 0.0f32 };
-                acts[base + c] = (p - target) * scale;
+                deltas[base + c] = (p - target) * scale;
             }
         }
         sync_threads();
@@ -307,7 +399,6 @@ fn mlp_train_step<const ROUND: usize>(
                     deltas,
                     inputs,
                     outputs,
-                    l + 1 == layers,
                     param_offset,
                     in_offset,
                     out_offset,
@@ -338,7 +429,6 @@ fn mlp_train_step<const ROUND: usize>(
                 deltas,
                 inputs,
                 outputs,
-                l + 1 == layers,
                 param_offset,
                 in_offset,
                 out_offset,
@@ -369,62 +459,53 @@ fn mlp_train_step<const ROUND: usize>(
     // Every parameter's gradient, a sum over the batch, and at once its optimizer update: no
     // thread reads a parameter another one writes after the last barrier.
     let t_adam = (optimizer_step + 1) as f32;
-    let step = lr / (1.0f32 - beta1.powf(t_adam));
-    let root2 = (1.0f32 - beta2.powf(t_adam)).sqrt();
+    let hyper = [
+        lr,
+        beta1,
+        beta2,
+        eps,
+        momentum,
+        lr / (1.0f32 - beta1.powf(t_adam)),
+        (1.0f32 - beta2.powf(t_adam)).sqrt(),
+    ];
+    // A thread per parameter. Indices in u32 (`PackedModel` keeps every buffer below 2^32
+    // elements): 64-bit index arithmetic took more instructions than the sums themselves.
+    let batch32 = batch as u32;
     for t in (gid..params.len()).step_by(threads) {
-        // The layer of parameter t, its first parameter and its outputs' place in `acts`.
+        let t32 = t as u32;
+        // The layer of parameter t, its first parameter and its inputs' and outputs' places
+        // in `acts`.
         let mut l = 0usize;
-        let mut first = 0usize;
-        let mut out_offset = 0usize;
-        while t >= first + (dims[l] as usize + 1) * dims[l + 1] as usize {
-            first += (dims[l] as usize + 1) * dims[l + 1] as usize;
-            out_offset += batch * dims[l + 1] as usize;
+        let mut first = 0u32;
+        let mut in_offset = 0u32;
+        let mut out_offset = batch32 * dims[0];
+        while t32 >= first + (dims[l] + 1) * dims[l + 1] {
+            first += (dims[l] + 1) * dims[l + 1];
+            in_offset = out_offset;
+            out_offset += batch32 * dims[l + 1];
             l += 1;
         }
-        let inputs = dims[l] as usize;
-        let outputs = dims[l + 1] as usize;
-        let last = l + 1 == layers;
-        let local = t - first;
+        let inputs = dims[l];
+        let outputs = dims[l + 1];
+        let i = (t32 - first) / outputs;
+        let j = (t32 - first) % outputs;
         let mut g = 0.0f32;
-        if local < inputs * outputs {
-            let i = local / outputs;
-            let j = local % outputs;
-            let in_offset = if l > 0 {
-                out_offset - batch * inputs
-            } else {
-                0
-            };
-            #[unroll(8)]
-            for r in 0..batch {
-                let x = if l == 0 {
-                    images[perm[first_row + r] as usize * inputs + i]
-                } else {
-                    acts[in_offset + r * inputs + i]
-                };
-                let at = out_offset + r * outputs + j;
-                let dz = if last { acts[at] } else { deltas[at] };
+        // No branch inside the loops: one would keep the unrolled loop from issuing its loads
+        // together.
+        if i < inputs {
+            #[unroll(16)]
+            for r in 0..batch32 {
+                let x = acts[(in_offset + r * inputs + i) as usize];
+                let dz = deltas[(out_offset + r * outputs + j) as usize];
                 g += operand::<ROUND>(x) * operand::<ROUND>(dz);
             }
         } else {
-            let j = local - inputs * outputs;
-            #[unroll(8)]
-            for r in 0..batch {
-                let at = out_offset + r * outputs + j;
-                g += if last { acts[at] } else { deltas[at] };
+            #[unroll(16)]
+            for r in 0..batch32 {
+                g += deltas[(out_offset + r * outputs + j) as usize];
             }
         }
-        grads[t] = g;
-        if optimizer == 0 {
-            let mi = beta1 * moment1[t] + (1.0 - beta1) * g;
-            let vi = beta2 * moment2[t] + (1.0 - beta2) * g * g;
-            moment1[t] = mi;
-            moment2[t] = vi;
-            params[t] -= step * mi / (vi.sqrt() / root2 + eps);
-        } else {
-            let vi = momentum * moment1[t] + g;
-            moment1[t] = vi;
-            params[t] -= lr * vi;
-        }
+        apply(params, grads, moment1, moment2, t, g, optimizer, hyper);
     }
     if gid == 0 {
         state[0] += 1;
@@ -482,7 +563,15 @@ impl PackedModel {
             .map(|&s| u32::try_from(s))
             .collect::<std::result::Result<_, _>>()
             .map_err(|_| Error::InvalidLaunch("mlp_step: a layer wider than u32".into()))?;
-        let activations = batch * sizes[1..].iter().sum::<usize>();
+        // The step's inputs, then every layer's outputs.
+        let activations = batch * sizes.iter().sum::<usize>();
+        // The kernel indexes the gradients' operands in u32.
+        if activations > u32::MAX as usize || expected > u32::MAX as usize {
+            return Err(Error::InvalidLaunch(format!(
+                "mlp_step: a model of sizes {sizes:?} at a batch of {batch} needs buffers of \
+                 more than 2^32 elements; use a smaller batch or the separate kernels of `mlp`"
+            )));
+        }
         let zeros = |n| DeviceBuffer::<f32>::zeroed(stream, n);
         let config = LaunchConfig::new(Grid::x(1), Block::x(THREADS));
         let kernel = &mlp_train_step::KERNEL;

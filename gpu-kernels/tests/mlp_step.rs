@@ -297,6 +297,27 @@ fn one_large_layer() {
     check(&[1100, 16], 3, StepOptimizer::Adam(Adam::new(1e-2)), false);
 }
 
+/// A batch larger than the rows a gradient tile stages at a time (32).
+#[test]
+fn a_batch_of_several_chunks() {
+    check(
+        &[20, 24, 4],
+        40,
+        StepOptimizer::Adam(Adam::new(1e-2)),
+        false,
+    );
+}
+
+/// A layer wider than a gradient tile (256 outputs): a thread per parameter.
+#[test]
+fn a_wide_hidden_layer() {
+    let sgd = StepOptimizer::Sgd {
+        lr: 0.05,
+        momentum: 0.9,
+    };
+    check(&[6, 300, 3], 3, sgd, false);
+}
+
 #[test]
 fn a_bad_model_is_an_error() {
     let stream = Gpu::cpu().default_stream();
