@@ -58,6 +58,8 @@ const SLICES: usize = 8;
 /// Weights of a layer small enough for one block to carry a row through it: read from L2 by
 /// each of the batch's blocks, a larger layer would take longer than a grid barrier.
 const SMALL: usize = 16384;
+/// Every lane of a warp.
+const FULL: u32 = 0xffff_ffff;
 
 /// `x` as the product's operand: rounded to bf16 in mixed precision.
 #[device]
@@ -469,10 +471,17 @@ fn mlp_train_step<const ROUND: usize>(
         (1.0f32 - beta2.powf(t_adam)).sqrt(),
     ];
     // A thread per parameter. Indices in u32 (`PackedModel` keeps every buffer below 2^32
-    // elements): 64-bit index arithmetic took more instructions than the sums themselves.
+    // elements): 64-bit index arithmetic took more instructions than the sums themselves. A
+    // warp goes through the parameters together, so that where its 32 share one input row
+    // each lane loads (and rounds) one batch row's input and shuffles it to the others.
     let batch32 = batch as u32;
-    for t in (gid..params.len()).step_by(threads) {
-        let t32 = t as u32;
+    let lane = (gid % 32) as u32;
+    let total = params.len();
+    let mut base = gid - lane as usize;
+    while base < total {
+        let t = base + lane as usize;
+        let valid = t < total;
+        let t32 = t.min(total - 1) as u32;
         // The layer of parameter t, its first parameter and its inputs' and outputs' places
         // in `acts`.
         let mut l = 0usize;
@@ -489,10 +498,29 @@ fn mlp_train_step<const ROUND: usize>(
         let outputs = dims[l + 1];
         let i = (t32 - first) / outputs;
         let j = (t32 - first) % outputs;
+        let row_of_lane0 = shfl_sync(FULL, i, 0);
+        let layer_of_lane0 = shfl_sync(FULL, l as u32, 0);
+        let one_row = all_sync(
+            FULL,
+            valid && i < inputs && i == row_of_lane0 && l as u32 == layer_of_lane0,
+        );
         let mut g = 0.0f32;
         // No branch inside the loops: one would keep the unrolled loop from issuing its loads
         // together.
-        if i < inputs {
+        if one_row {
+            for r0 in (0..batch32).step_by(32) {
+                let mut mine = 0.0f32;
+                if r0 + lane < batch32 {
+                    mine = operand::<ROUND>(acts[(in_offset + (r0 + lane) * inputs + i) as usize]);
+                }
+                #[unroll(16)]
+                for q in 0..(batch32 - r0).min(32) {
+                    let x = shfl_sync(FULL, mine, q);
+                    let dz = deltas[(out_offset + (r0 + q) * outputs + j) as usize];
+                    g += x * operand::<ROUND>(dz);
+                }
+            }
+        } else if i < inputs {
             #[unroll(16)]
             for r in 0..batch32 {
                 let x = acts[(in_offset + r * inputs + i) as usize];
@@ -505,7 +533,10 @@ fn mlp_train_step<const ROUND: usize>(
                 g += deltas[(out_offset + r * outputs + j) as usize];
             }
         }
-        apply(params, grads, moment1, moment2, t, g, optimizer, hyper);
+        if valid {
+            apply(params, grads, moment1, moment2, t, g, optimizer, hyper);
+        }
+        base += threads;
     }
     if gid == 0 {
         state[0] += 1;
