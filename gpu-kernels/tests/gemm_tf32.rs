@@ -290,3 +290,35 @@ fn instantiations_compile_without_local_memory() {
         assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"));
     }
 }
+
+/// On a GPU with cuBLAS, cuBLAS's TF32 GEMM (the bench's reference) on the same inputs is
+/// within the documented TF32 bound of the exact product, as ours is.
+#[test]
+fn cublas_tf32_reference_agrees() {
+    let gpu = test_device();
+    if gpu.backend() != Backend::Cuda {
+        return;
+    }
+    let stream = gpu.default_stream();
+    let Ok(blas) = gpu_runtime::blas::Blas::new(&stream) else {
+        return;
+    };
+    for (i, t) in TRANSPOSES.into_iter().enumerate() {
+        let spec = with(Gemm::new(200, 136, 300), t).alpha(0.5).beta(1.0);
+        let seed = 70 + i as u64;
+        let ours = run(&stream, spec.allow_tf32(), seed);
+        let (m, n, k) = (spec.m, spec.n, spec.k);
+        let a = DeviceBuffer::from_host(&stream, &random_f32(m * k, seed)).unwrap();
+        let b = DeviceBuffer::from_host(&stream, &random_f32(k * n, seed + 1)).unwrap();
+        let mut c = DeviceBuffer::from_host(&stream, &random_f32(m * n, seed + 2)).unwrap();
+        blas.gemm_tf32_row_major(&(&spec).into(), &a, &b, &mut c)
+            .unwrap();
+        let theirs = Outcome {
+            got: c.to_host(&stream).unwrap(),
+            ..ours
+        };
+        theirs.assert_near(&format!("cuBLAS TF32 {spec:?}"), &theirs.exact, |at| {
+            2f64.powi(-9) * theirs.scale[at] + theirs.f32_bound(at)
+        });
+    }
+}
