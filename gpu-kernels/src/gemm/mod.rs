@@ -104,7 +104,9 @@ impl Gemm {
     /// `f32`'s (see [`tf32`]). It applies where the TF32 kernel runs: a compute capability 9.0
     /// GPU or the CPU backend, with every row of A and B starting on a 16-byte boundary (its
     /// stored row length a multiple of 4 elements); elsewhere the GEMM stays exact `f32` on the
-    /// CUDA cores. The 16-bit inputs ignore it.
+    /// CUDA cores. On the CPU backend the TF32 kernel runs too, so results match a Hopper
+    /// GPU's (it is slower there than the `f32` path: the tensor cores are emulated). The
+    /// 16-bit inputs ignore it.
     pub fn allow_tf32(mut self) -> Self {
         self.tf32 = true;
         self

@@ -131,9 +131,11 @@ fn gemm_tf32_wgmma<const A_T: usize, const B_T: usize>(
         let b_src = (block_n + row0) * ldb + chunk * 4;
         // Stores: this thread transposes rows 4·chunk.. of k of columns `col0 + 64r`.., 4×4
         // at a time; the 8 threads of a store phase share the column and differ in the chunk.
+        // Their offsets in A and B move by BK rows a tile: one add, no multiply by lda or ldb
+        // per load (kr · lda for kr < 4 is the same every tile).
         let col0 = 4 * (tid / 8);
-        let a_mn = chunk * 4 * lda + block_m + col0;
-        let b_mn = chunk * 4 * ldb + block_n + col0;
+        let mut a_mn = chunk * 4 * lda + block_m + col0;
+        let mut b_mn = chunk * 4 * ldb + block_n + col0;
         for i in 0..tiles {
             let s = i % STAGES;
             let k0 = i * BK;
@@ -147,7 +149,7 @@ fn gemm_tf32_wgmma<const A_T: usize, const B_T: usize>(
                     #[unroll]
                     for kr in 0..4 {
                         if k0 + chunk * 4 + kr < k && block_m + col0 + 64 * r < m {
-                            let v = a.load4(a_mn + (k0 + kr) * lda + 64 * r);
+                            let v = a.load4(a_mn + kr * lda + 64 * r);
                             #[unroll]
                             for j in 0..4 {
                                 va[r * 16 + kr * 4 + j] = v[j];
@@ -162,7 +164,7 @@ fn gemm_tf32_wgmma<const A_T: usize, const B_T: usize>(
                     #[unroll]
                     for kr in 0..4 {
                         if k0 + chunk * 4 + kr < k && block_n + col0 + 64 * r < n {
-                            let v = b.load4(b_mn + (k0 + kr) * ldb + 64 * r);
+                            let v = b.load4(b_mn + kr * ldb + 64 * r);
                             #[unroll]
                             for j in 0..4 {
                                 vb[r * 16 + kr * 4 + j] = v[j];
@@ -171,6 +173,8 @@ fn gemm_tf32_wgmma<const A_T: usize, const B_T: usize>(
                     }
                 }
             }
+            a_mn += BK * lda;
+            b_mn += BK * ldb;
             if i >= STAGES {
                 mbarrier_wait(bars, STAGES + s, ((i / STAGES + 1) % 2) as u32);
             }
