@@ -44,9 +44,9 @@
 //! lies wholly inside the matrix or wholly outside it (zeros): tails of m, n and k need no
 //! element-wise path. Other shapes run on the `f32` CUDA-core kernels.
 //!
-//! Tuning: the tile and pipeline constants are at the top of the kernel (and the host's
-//! copies below); 4 stages of 48 KiB is what fits beside nothing else in 227 KiB. Not yet
-//! measured on a GPU; the candidates, if the transposing producer cannot keep up, are a
+//! Tuning: the configuration is the constants at the top of this file, which the kernel and
+//! the host share (`STAGES` and `GROUP_M` are free; the tile shape follows the instruction).
+//! Not yet measured on a GPU; the candidates, if the transposing producer cannot keep up, are a
 //! software pipeline that loads tile i + 1 while it stores tile i (in half tiles, as 96
 //! registers of a whole A and B tile twice would spill), or A's fragments from registers.
 
@@ -56,16 +56,29 @@ use gpu_runtime::{Backend, Block, DeviceBuffer, Grid, LaunchConfig, Result, Stre
 use super::tensor_core::store_pair;
 use super::{grouped_block_col, grouped_block_row, Gemm, Transpose};
 
+// The configuration, read by the kernel and the host alike. BM, BN and BK are structural: two
+// consumer warpgroups of `wgmma.m64n256k8` (BN = 256, 128 accumulators a thread) and BK = 32
+// f32, one 128-byte row of the swizzle; the layout code assumes them. STAGES and GROUP_M are
+// the knobs: 4 stages of 48 KiB (192 KiB) is the most that fits in 227 KiB of shared memory,
+// and 8 block rows per group is the 16-bit kernel's measured choice, the same B columns reused
+// from L2 by 8 blocks.
+
 /// Rows of C per block.
 const BM: usize = 128;
 /// Columns of C per block.
 const BN: usize = 256;
-/// Threads per block: one producer and two consumer warpgroups.
-const THREADS: u32 = 384;
+/// k per stage: 32 f32, one 128-byte swizzle row.
+const BK: usize = 32;
 /// Tiles of A and B in flight.
 const STAGES: usize = 4;
-/// Words (f32) of shared memory per stage: A (128×32) and B (256×32) tiles, 128-byte rows.
-const STAGE_WORDS: usize = (BM + BN) * 32;
+/// Block rows that sweep the block columns together (grouped order).
+const GROUP_M: usize = 8;
+/// Threads per block: one producer and two consumer warpgroups.
+const THREADS: u32 = 384;
+/// Words (f32) of A's tile in a stage.
+const A_WORDS: usize = BM * BK;
+/// Words (f32) of shared memory per stage: A's tile, then B's (BN×BK).
+const STAGE_WORDS: usize = (BM + BN) * BK;
 
 /// `C = alpha·op(A)·op(B) + beta·C` in TF32 on Hopper; `A_T`/`B_T` 1 for k×m A / n×k B. Rows
 /// of A and B start on 16-byte boundaries (lda, ldb multiples of 4).
@@ -82,24 +95,16 @@ fn gemm_tf32_wgmma<const A_T: usize, const B_T: usize>(
     b: &[f32],
     c: &mut [f32],
 ) {
-    const BM: usize = 128;
-    const BN: usize = 256;
-    // One 128-byte swizzle row of f32.
-    const BK: usize = 32;
-    const STAGES: usize = 4;
-    // Words per stage; A's tile comes first (4096 words, 16 KiB).
-    const STAGE_WORDS: usize = 12288;
-    const A_WORDS: usize = 4096;
     // K-major tiles: 16-byte chunks per producer thread.
-    const A_COPIES: usize = 8;
-    const B_COPIES: usize = 16;
-    // M- or N-major tiles: 4×4 blocks per producer thread.
-    const A_BLOCKS: usize = 2;
-    const B_BLOCKS: usize = 4;
-    const GROUP_M: usize = 8;
+    const A_COPIES: usize = BM * BK / 4 / 128;
+    const B_COPIES: usize = BN * BK / 4 / 128;
+    // M- or N-major tiles: 4×4 blocks per producer thread (each pass of the warpgroup covers
+    // 64 columns by the 32 k of the tile).
+    const A_BLOCKS: usize = BM / 64;
+    const B_BLOCKS: usize = BN / 64;
     let smem = dynamic_shared::<f32>();
-    // Barriers 0..4: stage s is full; 4..8: stage s is free again.
-    let bars = shared_array::<u64, 8>();
+    // Barriers s < STAGES: stage s is full; STAGES + s: stage s is free again.
+    let bars = shared_array::<u64, { 2 * STAGES }>();
     let tid = thread_idx().x as usize;
     let group = tid / 128;
     let grid_m = (m + BM - 1) / BM;
@@ -141,8 +146,8 @@ fn gemm_tf32_wgmma<const A_T: usize, const B_T: usize>(
             let k0 = i * BK;
             // Load the M- or N-major blocks first: registers need no free stage, so the loads
             // are in flight while the producer waits for one.
-            let mut va = [0.0f32; 32];
-            let mut vb = [0.0f32; 64];
+            let mut va = [0.0f32; { BM / 4 }];
+            let mut vb = [0.0f32; { BN / 4 }];
             if A_T == 1 {
                 #[unroll]
                 for r in 0..A_BLOCKS {
@@ -258,7 +263,7 @@ fn gemm_tf32_wgmma<const A_T: usize, const B_T: usize>(
             #[unroll]
             for kk in 0..BK / 8 {
                 // A step of 8 k: 32 bytes along the K-major rows.
-                let da = wgmma_desc(smem, a_base + rows * 2048 + kk * 8, 8192, 1024);
+                let da = wgmma_desc(smem, a_base + rows * 64 * BK + kk * 8, 8192, 1024);
                 let db = wgmma_desc(smem, b_base + kk * 8, 8192, 1024);
                 wgmma_m64n256k8_tf32(&mut acc, smem, da, db, true);
             }

@@ -100,7 +100,12 @@ pub fn wgmma<T: Scalar, const R: usize>(
 ///
 /// The tensor cores use a TF32 operand's sign, exponent and top 10 mantissa bits and ignore
 /// the low 13: the value is truncated toward zero to TF32. So does this twin, so that both
-/// backends multiply the same numbers.
+/// backends multiply the same numbers. (PTX names the operand type `.tf32` and allows the
+/// transpose immediates for `.f16`/`.bf16` alone; the CUDA guide calls TF32's layout
+/// implementation-defined and offers `__float_to_tf32` (`cvt.rna.tf32.f32`) to round first.
+/// Feeding `f32` words unconverted and getting them truncated is what Hopper does, and what
+/// kernels that `wgmma` `f32` tiles straight from memory rely on; `gemm_tf32`'s tests check
+/// it on the GPU against products of truncated inputs, with a bound rounding would exceed.)
 pub fn wgmma_tf32<T: Scalar, const R: usize>(
     t: &ThreadCtx,
     acc: &mut [f32; R],
