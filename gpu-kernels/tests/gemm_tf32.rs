@@ -3,11 +3,12 @@
 //! stages, alpha and beta, shapes the TF32 kernel cannot take (which stay exact `f32`), and the
 //! default staying exact `f32`. Each element of C is compared with an f64 product, of the
 //! TF32-truncated inputs with a tight bound where the TF32 kernel runs, and of the inputs as
-//! given with the documented looser bound.
+//! given with the documented looser bound. First, one `wgmma_m64n8k8_tf32` on its own.
 
 use gpu_kernels::gemm::{gemm, Gemm, Transpose};
+use gpu_macros::kernel;
 use gpu_runtime::cpu::to_tf32;
-use gpu_runtime::{test_device, Backend, DeviceBuffer, Gpu, Stream};
+use gpu_runtime::{test_device, Backend, Block, DeviceBuffer, Gpu, Grid, LaunchConfig, Stream};
 
 /// Deterministic uniform values in [-1, 1) with all 24 bits of precision used, so that TF32
 /// truncation changes almost every one of them.
@@ -320,5 +321,84 @@ fn cublas_tf32_reference_agrees() {
         theirs.assert_near(&format!("cuBLAS TF32 {spec:?}"), &theirs.exact, |at| {
             2f64.powi(-9) * theirs.scale[at] + theirs.f32_bound(at)
         });
+    }
+}
+
+/// One warpgroup's `wgmma_m64n8k8_tf32`: A (64×8, row-major) and B (stored n×k, 8×8) placed
+/// K-major in the 128-byte swizzle by ordinary stores, C (64×8) written row-major.
+#[kernel(launch_bounds(128, 1))]
+fn one_wgmma_tf32(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let smem = dynamic_shared::<f32>();
+    let t = thread_idx().x as usize;
+    // Row r of an operand: 32 words, k 0..8 in its first two 16-byte chunks, swizzled.
+    for e in (t..512).step_by(128) {
+        let (row, kk) = (e / 8, e % 8);
+        smem[row * 32 + ((kk / 4) ^ (row % 8)) * 4 + kk % 4] = a[e];
+    }
+    if t < 64 {
+        let (row, kk) = (t / 8, t % 8);
+        smem[2048 + row * 32 + ((kk / 4) ^ (row % 8)) * 4 + kk % 4] = b[t];
+    }
+    fence_proxy_async();
+    sync_threads();
+    let mut acc = [0.0f32; 4];
+    wgmma_fence();
+    let da = wgmma_desc(smem, 0, 8192, 1024);
+    let db = wgmma_desc(smem, 2048, 8192, 1024);
+    wgmma_m64n8k8_tf32(&mut acc, smem, da, db, false);
+    wgmma_commit();
+    wgmma_wait(0, &mut acc);
+    let row = (t / 32) * 16 + (t % 32) / 4;
+    let col = 2 * (t % 4);
+    c[row * 8 + col] = acc[0];
+    c[row * 8 + col + 1] = acc[1];
+    c[(row + 8) * 8 + col] = acc[2];
+    c[(row + 8) * 8 + col + 1] = acc[3];
+}
+
+/// The intrinsic alone, compiled by NVRTC and run on the CPU backend and a Hopper GPU: each element is the product of
+/// the truncated inputs within `f32` rounding, and some are farther from the exact product
+/// than that (the low 13 bits of every input were dropped, not rounded in).
+#[test]
+fn one_wgmma_tf32_multiplies_truncated_inputs() {
+    if gpu_runtime::test_nvrtc() {
+        for checked in [false, true] {
+            gpu_runtime::check_with_nvrtc(&one_wgmma_tf32::KERNEL, &[], (9, 0), checked).unwrap();
+        }
+    }
+    let a = random_f32(64 * 8, 80);
+    let b = random_f32(8 * 8, 81);
+    for gpu in devices() {
+        if gpu.backend() == Backend::Cuda && gpu.compute_capability() != (9, 0) {
+            continue;
+        }
+        let stream = gpu.default_stream();
+        let da = DeviceBuffer::from_host(&stream, &a).unwrap();
+        let db = DeviceBuffer::from_host(&stream, &b).unwrap();
+        let mut dc = DeviceBuffer::<f32>::zeroed(&stream, 64 * 8).unwrap();
+        let config = LaunchConfig::new(Grid::x(1), Block::x(128)).with_shared_mem(3 * 4096);
+        one_wgmma_tf32::launch(&stream, config, &da, &db, &mut dc).unwrap();
+        let got = dc.to_host(&stream).unwrap();
+        let mut truncation_shows = false;
+        for i in 0..64 {
+            for j in 0..8 {
+                let (mut exact, mut truncated, mut scale) = (0.0f64, 0.0f64, 0.0f64);
+                for p in 0..8 {
+                    let (x, y) = (a[i * 8 + p], b[j * 8 + p]);
+                    exact += f64::from(x) * f64::from(y);
+                    truncated += f64::from(to_tf32(x)) * f64::from(to_tf32(y));
+                    scale += (f64::from(x) * f64::from(y)).abs();
+                }
+                let bound = 4.0 * f64::from(f32::EPSILON) * 10f64.sqrt() * scale;
+                let value = f64::from(got[i * 8 + j]);
+                assert!(
+                    (value - truncated).abs() <= bound,
+                    "C[{i}][{j}] on {} is {value}, the truncated inputs give {truncated}",
+                    gpu.name()
+                );
+                truncation_shows |= (value - exact).abs() > bound;
+            }
+        }
+        assert!(truncation_shows, "exact to f32 on {}", gpu.name());
     }
 }
