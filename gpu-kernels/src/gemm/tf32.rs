@@ -8,7 +8,8 @@
 //! error below 2^-10, about 2^-11 on average). The products of the truncated inputs are exact
 //! and are added in `f32`. An element of C therefore differs from the exact product by about
 //! `2^-11 · sqrt(k) · rms(a·b)` for inputs of random sign (the truncation errors add as a random
-//! walk), and never by more than `2^-9 · Σ|a·b|` (both inputs truncated, plus the `f32` sums).
+//! walk), and never by more than `2^-9 · Σ|a·b|` (both inputs truncated) plus the rounding of
+//! the `f32` sums.
 //! The exponent range is `f32`'s, so nothing overflows or flushes that would not in `f32`. The
 //! CPU backend runs the same kernel and truncates the same way, so both backends agree to the
 //! order of `f32` additions. For results exact to `f32`, leave TF32 off (the default).
@@ -46,9 +47,14 @@
 //!
 //! Tuning: the configuration is the constants at the top of this file, which the kernel and
 //! the host share (`STAGES` and `GROUP_M` are free; the tile shape follows the instruction).
-//! Not yet measured on a GPU; the candidates, if the transposing producer cannot keep up, are a
-//! software pipeline that loads tile i + 1 while it stores tile i (in half tiles, as 96
-//! registers of a whole A and B tile twice would spill), or A's fragments from registers.
+//! Not yet measured on a GPU. What the design expects: the producer loads a tile's transposed
+//! operand before it waits for the tile's stage, so in steady state (producer ahead) the load
+//! latency hides behind that wait; it falls behind only if a load's latency plus the stores
+//! exceed a stage's multiplies (about 1000 cycles at the tensor cores' TF32 peak). If it does,
+//! load two tiles ahead: B of the plain `C = A·B` is 64 registers a tile, so two fit beside
+//! the addresses, but A and B both transposed (96) do not. Each stage moves 48 KiB from L2 for
+//! 2.1 MFLOP: twice the 16-bit kernel's bytes per FLOP at half its FLOP rate, the same L2
+//! bandwidth; sharing tiles between blocks (cluster multicast) is what would cut it.
 
 use gpu_macros::kernel;
 use gpu_runtime::{Backend, Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream};
