@@ -328,11 +328,25 @@ fn gemm_rows(
         rows.extend(gemm_row(stream, only, blas, &spec, bf16::from_f32, bgemm)?);
     }
     // f32 inputs read as TF32 on the tensor cores (the opt-in `allow_tf32`), against cuBLAS
-    // allowed the same (CUBLAS_COMPUTE_32F_FAST_TF32).
+    // allowed the same (CUBLAS_COMPUTE_32F_FAST_TF32). At 8192³ also B stored n×k (both
+    // operands K-major, copied by cp.async) and A stored k×m (both transposed by the producer):
+    // beside the plain row (B alone transposed) they show what the transposing producer costs.
     let tf32: BlasGemm<f32> = Blas::gemm_tf32_row_major;
-    for n in [4096, 8192] {
-        let spec = Gemm::new(n, n, n).allow_tf32();
-        rows.extend(gemm_row(stream, only, blas, &spec, |x| x, tf32)?);
+    let n = 8192;
+    for spec in [
+        Gemm::new(4096, 4096, 4096),
+        Gemm::new(n, n, n),
+        Gemm::new(n, n, n).trans_b(),
+        Gemm::new(n, n, n).trans_a(),
+    ] {
+        rows.extend(gemm_row(
+            stream,
+            only,
+            blas,
+            &spec.allow_tf32(),
+            |x| x,
+            tf32,
+        )?);
     }
     // One training step of the MLP: forward, then the weight and input gradients.
     for spec in [
