@@ -76,7 +76,7 @@ impl Blas {
 
     /// `C = alpha·op(A)·op(B) + beta·C` for f32 buffers with cuBLAS allowed to read the inputs
     /// as TF32 on the tensor cores (`CUBLAS_COMPUTE_32F_FAST_TF32`, what PyTorch's
-    /// `allow_tf32` selects), f32 accumulation.
+    /// `allow_tf32` lets cuBLAS do), f32 accumulation.
     pub fn gemm_tf32_row_major(
         &self,
         shape: &GemmShape,

@@ -100,13 +100,14 @@ impl Gemm {
 
     /// Lets an `f32` GEMM run on the tensor cores with its inputs read as TF32 (10 mantissa
     /// bits, truncated; `f32` accumulation), as `torch.backends.cuda.matmul.allow_tf32` does:
-    /// several times faster, with a relative error of about `2^-11 · sqrt(k)` instead of
-    /// `f32`'s (see [`tf32`]). It applies where the TF32 kernel runs: a compute capability 9.0
-    /// GPU or the CPU backend, with every row of A and B starting on a 16-byte boundary (its
-    /// stored row length a multiple of 4 elements); elsewhere the GEMM stays exact `f32` on the
-    /// CUDA cores. On the CPU backend the TF32 kernel runs too, so results match a Hopper
-    /// GPU's (it is slower there than the `f32` path: the tensor cores are emulated). The
-    /// 16-bit inputs ignore it.
+    /// several times faster, and each element of C off by about `2^-11 · sqrt(k) · rms(a·b)`
+    /// (about 2^-11 of C for inputs of random sign), at most `2^-9 · Σ|a·b|`, where exact
+    /// `f32` is off by about `2^-24 · sqrt(k) · rms(a·b)` (see [`tf32`]). It applies where the
+    /// TF32 kernel runs: a compute capability 9.0 GPU or the CPU backend, with every row of A
+    /// and B starting on a 16-byte boundary (its stored row length a multiple of 4 elements);
+    /// elsewhere the GEMM stays exact `f32` on the CUDA cores. On the CPU backend the TF32
+    /// kernel runs too, so results match a Hopper GPU's (it is slower there than the `f32`
+    /// path: the tensor cores are emulated). The 16-bit inputs ignore it.
     pub fn allow_tf32(mut self) -> Self {
         self.tf32 = true;
         self
