@@ -189,7 +189,8 @@ fn gemm_input<T: Scalar>(n: usize, seed: usize, convert: fn(f32) -> T) -> Vec<T>
 }
 
 /// The cuBLAS call a GEMM row is compared with: [`Blas::sgemm_row_major`] for f32,
-/// [`Blas::gemm_ex_row_major`] (f32 accumulation) for the 16-bit types.
+/// [`Blas::gemm_tf32_row_major`] for f32 with TF32 allowed, [`Blas::gemm_ex_row_major`] (f32
+/// accumulation) for the 16-bit types.
 type BlasGemm<T> = fn(
     &Blas,
     &GemmShape,
@@ -214,7 +215,12 @@ fn gemm_row<T: GemmInput>(
         (gemm::Transpose::No, gemm::Transpose::Yes) => " (Bᵀ)",
         (gemm::Transpose::Yes, gemm::Transpose::Yes) => " (AᵀBᵀ)",
     };
-    let workload = format!("gemm {}{transposes}", T::TYPE);
+    let input = if spec.tf32 {
+        "tf32".to_string()
+    } else {
+        T::TYPE.to_string()
+    };
+    let workload = format!("gemm {input}{transposes}");
     if !only.wants(&workload) {
         return Ok(None);
     }
@@ -237,7 +243,10 @@ fn gemm_row<T: GemmInput>(
             .iter()
             .zip(&theirs)
             .fold(0.0f32, |m, (x, y)| m.max((x - y).abs()));
-        if diff > 1e-3 * scale {
+        // TF32 truncates (ours) or rounds (cuBLAS may) each input to 10 mantissa bits: the
+        // two differ by about 2^-11 of C, where f32 results differ far less.
+        let tolerance = if spec.tf32 { 4e-3 } else { 1e-3 };
+        if diff > tolerance * scale {
             eprintln!(
                 "warning: gemm {}x{}x{} differs from cuBLAS by {diff:e} (largest |C| {scale:e})",
                 spec.m, spec.n, spec.k
@@ -317,6 +326,27 @@ fn gemm_rows(
         let spec = Gemm::new(n, n, n);
         rows.extend(gemm_row(stream, only, blas, &spec, f16::from_f32, hgemm)?);
         rows.extend(gemm_row(stream, only, blas, &spec, bf16::from_f32, bgemm)?);
+    }
+    // f32 inputs read as TF32 on the tensor cores (the opt-in `allow_tf32`), against cuBLAS
+    // allowed the same (CUBLAS_COMPUTE_32F_FAST_TF32). At 8192³ also B stored n×k (both
+    // operands K-major, copied by cp.async) and A stored k×m (both transposed by the producer):
+    // beside the plain row (B alone transposed) they show what the transposing producer costs.
+    let tf32: BlasGemm<f32> = Blas::gemm_tf32_row_major;
+    let n = 8192;
+    for spec in [
+        Gemm::new(4096, 4096, 4096),
+        Gemm::new(n, n, n),
+        Gemm::new(n, n, n).trans_b(),
+        Gemm::new(n, n, n).trans_a(),
+    ] {
+        rows.extend(gemm_row(
+            stream,
+            only,
+            blas,
+            &spec.allow_tf32(),
+            |x| x,
+            tf32,
+        )?);
     }
     // One training step of the MLP: forward, then the weight and input gradients.
     for spec in [

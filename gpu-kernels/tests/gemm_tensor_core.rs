@@ -80,6 +80,7 @@ fn spec(m: usize, n: usize, k: usize, t: (Transpose, Transpose), alpha: f32, bet
         trans_b: t.1,
         alpha,
         beta,
+        tf32: false,
     }
 }
 

@@ -498,6 +498,18 @@ fn gemm_tensor_core_wgmma_refilling_stages() {
     );
 }
 
+/// The TF32 kernel over more k-tiles (6) than stages (4) with partial tiles
+/// of C and of k: the producer's transposed stores (M- or N-major operands) and `cp.async`
+/// copies (K-major ones), both ordered before `wgmma`'s reads by the stages' barriers.
+#[test]
+fn gemm_tf32() {
+    let spec = Gemm::new(136, 40, 168).alpha(0.5).beta(1.0).allow_tf32();
+    // A copied and B stored, then the other way round: every path of the producer.
+    for spec in [spec, spec.trans_a().trans_b()] {
+        gemm_case("gemm tf32", spec, |v| v, gemm::gemm);
+    }
+}
+
 /// Every step kernel: rows and columns that take several blocks (37×13 elements, 1001
 /// parameters, 130 columns of 128-thread blocks, 300 rows for the 256-thread loss).
 #[test]

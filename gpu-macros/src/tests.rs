@@ -412,6 +412,38 @@ fn wg<const TB: usize>(a: &[f16], out: &mut [f32]) {
     assert!(source.contains("rs_fence_proxy_async();"), "{source}");
 }
 
+#[test]
+fn warpgroup_mma_tf32() {
+    let source = cuda(
+        r#"
+fn wg(out: &mut [f32]) {
+    let smem = dynamic_shared::<f32>();
+    let mut acc = [0.0f32; 4];
+    wgmma_fence();
+    let da = wgmma_desc(smem, 0, 8192, 1024);
+    let db = wgmma_desc(smem, 2048, 8192, 1024);
+    wgmma_m64n8k8_tf32(&mut acc, smem, da, db, true);
+    wgmma_commit();
+    wgmma_wait(0, &mut acc);
+    out[0] = acc[0] + acc[3];
+}
+"#,
+    );
+    // TF32 takes no transpose immediates: the operands and the predicate follow the 4
+    // accumulators, then the two scales.
+    assert!(
+        source.contains(
+            "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%0, %1, %2, %3}, %4, %5, p, 1, 1;"
+        ),
+        "{source}"
+    );
+    assert!(
+        source.contains(r#""l"(da), "l"(db), "r"((int)(true)))"#),
+        "{source}"
+    );
+    assert!(source.contains("__align__(1024)"), "{source}");
+}
+
 /// A vector access's bounds check adds to the index: an index whose operator binds more
 /// loosely than `+` (a select, a shift, a bit operation) keeps its parentheses.
 #[test]

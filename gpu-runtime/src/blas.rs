@@ -74,6 +74,22 @@ impl Blas {
         }
     }
 
+    /// `C = alpha·op(A)·op(B) + beta·C` for f32 buffers with cuBLAS allowed to read the inputs
+    /// as TF32 on the tensor cores (`CUBLAS_COMPUTE_32F_FAST_TF32`, what PyTorch's
+    /// `allow_tf32` lets cuBLAS do), f32 accumulation.
+    pub fn gemm_tf32_row_major(
+        &self,
+        shape: &GemmShape,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> Result<()> {
+        match self.operands(shape, a, b, c)? {
+            Some((queue, a, b, c)) => self.handle.gemm_tf32_row_major(queue, shape, a, b, c),
+            None => Ok(()),
+        }
+    }
+
     /// Checks the buffers against the stream and the shape; `None` when C is empty and there
     /// is nothing to do.
     fn operands<'a, T: Scalar>(

@@ -1,6 +1,7 @@
 //! Matrix multiply, `C = alpha·op(A)·op(B) + beta·C`, with row-major matrices: `f32` inputs on
 //! the CUDA cores, `f16` and `bf16` inputs on the tensor cores; C and the accumulation are
-//! always `f32`.
+//! always `f32`. `f32` inputs run on the tensor cores as TF32 when the caller allows it
+//! ([`Gemm::allow_tf32`], see [`tf32`] for the precision), on Hopper and the CPU backend.
 //!
 //! ```no_run
 //! use gpu_kernels::gemm::{gemm, Gemm};
@@ -20,6 +21,7 @@
 
 mod simt;
 pub mod tensor_core;
+pub mod tf32;
 
 use gpu_macros::{device, kernel};
 use gpu_runtime::half::{bf16, f16};
@@ -52,6 +54,9 @@ pub struct Gemm {
     pub alpha: f32,
     /// The scale of C's old value; 0 means C is only written, never read (as in BLAS).
     pub beta: f32,
+    /// Whether `f32` inputs may be multiplied as TF32 on the tensor cores (see
+    /// [`Gemm::allow_tf32`]); false by default.
+    pub tf32: bool,
 }
 
 impl Gemm {
@@ -65,6 +70,7 @@ impl Gemm {
             trans_b: Transpose::No,
             alpha: 1.0,
             beta: 0.0,
+            tf32: false,
         }
     }
 
@@ -89,6 +95,21 @@ impl Gemm {
     /// Sets the scale of C's old value.
     pub fn beta(mut self, beta: f32) -> Self {
         self.beta = beta;
+        self
+    }
+
+    /// Lets an `f32` GEMM run on the tensor cores with its inputs read as TF32 (10 mantissa
+    /// bits, truncated; `f32` accumulation), as `torch.backends.cuda.matmul.allow_tf32` does:
+    /// several times faster, and each element of C off by about `2^-11 · sqrt(k) · rms(a·b)`
+    /// (about 2^-11 of C for inputs of random sign), at most `2^-9 · Σ|a·b|`, where exact
+    /// `f32` is off by about `2^-24 · sqrt(k) · rms(a·b)` (see [`tf32`]). It applies where the
+    /// TF32 kernel runs: a compute capability 9.0 GPU or the CPU backend, with every row of A
+    /// and B starting on a 16-byte boundary (its stored row length a multiple of 4 elements);
+    /// elsewhere the GEMM stays exact `f32` on the CUDA cores. On the CPU backend the TF32
+    /// kernel runs too, so results match a Hopper GPU's (it is slower there than the `f32`
+    /// path: the tensor cores are emulated). The 16-bit inputs ignore it.
+    pub fn allow_tf32(mut self) -> Self {
+        self.tf32 = true;
         self
     }
 
@@ -145,6 +166,9 @@ impl GemmInput for f32 {
         c: &mut DeviceBuffer<f32>,
         scratch: &mut GemmScratch,
     ) -> Result<()> {
+        if spec.tf32 && tf32::runs(stream, spec) {
+            return tf32::gemm_tf32(stream, spec, a, b, c);
+        }
         simt::gemm_f32(stream, spec, a, b, c, scratch)
     }
 }
@@ -336,6 +360,7 @@ pub fn instantiations() -> Vec<(&'static Kernel, Vec<TemplateArg>)> {
     let mut all: Vec<_> = kernels().into_iter().map(|k| (k, Vec::new())).collect();
     all.extend(simt::instantiations());
     all.extend(tensor_core::instantiations());
+    all.extend(tf32::instantiations());
     all
 }
 

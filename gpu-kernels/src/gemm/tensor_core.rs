@@ -497,7 +497,7 @@ tensor_core_gemm!(
 /// as BLAS does (it may hold NaN).
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn store_pair(
+pub(super) fn store_pair(
     c: &mut [f32],
     m: usize,
     n: usize,

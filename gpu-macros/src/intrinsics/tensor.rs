@@ -22,6 +22,10 @@ pub enum TensorOp {
     /// `_bf16`: a warpgroup's asynchronous 64×n×16 multiply of the descriptors' tiles in
     /// `shared` into `acc` (`[f32; n / 2]` per thread); only as a statement.
     Wgmma { input: Scalar, n: u32 },
+    /// `wgmma_m64n{n}k8_tf32(&mut acc, shared, a, b, accumulate)`: the same for `f32` operands
+    /// the tensor cores read as TF32 (sign, exponent and the top 10 mantissa bits), 64×n×8,
+    /// both operands K-major (PTX has no transpose for TF32); only as a statement.
+    WgmmaTf32 { n: u32 },
     /// `wgmma_fence()`: orders register accesses before the next `wgmma`.
     WgmmaFence,
     /// `wgmma_commit()`: closes the group of `wgmma`s issued so far.
@@ -83,6 +87,15 @@ impl TensorOp {
             return (n.is_multiple_of(8) && (8..=256).contains(&n))
                 .then_some(TensorOp::Wgmma { input, n });
         }
+        // `wgmma_m64n{n}k8_tf32`, n a multiple of 8 up to 256.
+        if let Some(n) = name
+            .strip_prefix("wgmma_m64n")
+            .and_then(|rest| rest.strip_suffix("k8_tf32"))
+        {
+            let n: u32 = n.parse().ok()?;
+            return (n.is_multiple_of(8) && (8..=256).contains(&n))
+                .then_some(TensorOp::WgmmaTf32 { n });
+        }
         match name {
             "wgmma_desc" => Some(TensorOp::WgmmaDesc),
             "wgmma_fence" => Some(TensorOp::WgmmaFence),
@@ -101,6 +114,7 @@ impl TensorOp {
             }
             TensorOp::WgmmaDesc => "wgmma_desc".to_string(),
             TensorOp::Wgmma { input, n } => format!("wgmma_m64n{n}k16_{}", input.rust_name()),
+            TensorOp::WgmmaTf32 { n } => format!("wgmma_m64n{n}k8_tf32"),
             TensorOp::WgmmaFence => "wgmma_fence".to_string(),
             TensorOp::WgmmaCommit => "wgmma_commit".to_string(),
             TensorOp::WgmmaWait => "wgmma_wait".to_string(),
@@ -198,6 +212,34 @@ impl TensorOp {
                     n / 2
                 ))
             }
+            TensorOp::WgmmaTf32 { n } => Signature::new(
+                vec![
+                    Arg::Fragment {
+                        elem: Scalar::F32,
+                        len: Some(n / 2),
+                        by_mut_ref: true,
+                        message: format!(
+                            "expected the accumulators, an `[f32; {}]` variable",
+                            n / 2
+                        ),
+                    },
+                    Arg::Shared {
+                        elem: Elem::Any,
+                        message: "`wgmma` reads its operands from the shared memory their descriptors were made from, not {found}",
+                    },
+                    Arg::Scalar(Scalar::U64),
+                    Arg::Scalar(Scalar::U64),
+                    Arg::Scalar(Scalar::Bool),
+                ],
+                Ret::Unit,
+            )
+            .placement(Placement::Statement {
+                message: "`wgmma` updates its accumulators in place: call it as a statement, `wgmma_...(&mut acc, ...);`",
+            })
+            .usage(format!(
+                "`{name}` takes (&mut acc [f32; {}], shared, a descriptor, b descriptor, accumulate: bool); TF32 operands are K-major, so there are no transpose flags",
+                n / 2
+            )),
             TensorOp::WgmmaFence | TensorOp::WgmmaCommit => Signature::new(vec![], Ret::Unit),
             TensorOp::WgmmaWait => Signature::new(
                 vec![
@@ -286,6 +328,28 @@ impl TensorOp {
                     tb_at = regs + 4,
                 )
             }
+            TensorOp::WgmmaTf32 { n } => {
+                w.helper("rs_wgmma");
+                let regs = (n / 2) as usize;
+                let acc = w.arg(0);
+                let list: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
+                let outputs: Vec<String> =
+                    (0..regs).map(|i| format!("\"+f\"({acc}[{i}])")).collect();
+                let (a, b) = (w.arg(2), w.arg(3));
+                let accumulate = w.bare(4);
+                // As the 16-bit form, without the transpose immediates PTX allows only there.
+                format!(
+                    "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{p}, 0;\\n\"\n        \
+                     \"wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32 {{{list}}}, %{da}, %{db}, p, 1, 1;\\n}}\\n\"\n        \
+                     : {outputs}\n        \
+                     : \"l\"({a}), \"l\"({b}), \"r\"((int)({accumulate})))",
+                    list = list.join(", "),
+                    outputs = outputs.join(", "),
+                    da = regs,
+                    db = regs + 1,
+                    p = regs + 2,
+                )
+            }
             TensorOp::WgmmaFence => w.template("rs_wgmma_fence()", Some("rs_wgmma")),
             TensorOp::WgmmaCommit => w.template("rs_wgmma_commit()", Some("rs_wgmma")),
             TensorOp::WgmmaWait => {
@@ -328,6 +392,9 @@ impl TensorOp {
                 &"{rt}::cpu::wgmma(__t, {rt}::ScalarType::{kind}, &mut {0}, {1}, [{2}, {3}], {4}, [({5}) != 0, ({6}) != 0], {line})"
                     .replace("{kind}", input.runtime_variant()),
             ),
+            TensorOp::WgmmaTf32 { .. } => w.template(
+                "{rt}::cpu::wgmma_tf32(__t, &mut {0}, {1}, [{2}, {3}], {4}, {line})",
+            ),
             TensorOp::WgmmaFence => w.template("__t.wgmma_fence()"),
             TensorOp::WgmmaCommit => w.template("__t.wgmma_commit()"),
             TensorOp::WgmmaWait => w.template("__t.wgmma_wait({0})"),
@@ -343,6 +410,7 @@ impl TensorOp {
             TensorOp::Mma { .. } | TensorOp::Ldmatrix { .. } => true,
             TensorOp::WgmmaDesc
             | TensorOp::Wgmma { .. }
+            | TensorOp::WgmmaTf32 { .. }
             | TensorOp::WgmmaFence
             | TensorOp::WgmmaCommit
             | TensorOp::WgmmaWait

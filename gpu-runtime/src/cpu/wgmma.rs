@@ -49,30 +49,21 @@ pub fn wgmma_desc<T: Scalar>(
     field(offset as u64) | field(u64::from(lbo)) << 16 | field(u64::from(sbo)) << 32 | 1 << 62
 }
 
-/// An operand as its descriptor lays it out: the byte offset (before swizzling) of element
-/// (`mn`, `k`), where `mn` runs over M for A and N for B. K-major (`trans` false): rows of `mn`
-/// are 128 bytes apart in groups of 8 that are `sbo` apart, and k runs along the row.
-/// MN-major (`trans` true): 64 consecutive `mn` fill a 128-byte row, rows of k are 128 bytes
-/// apart in groups of 8 that are `sbo` apart, and groups of 64 `mn` are `lbo` apart.
-fn operand_offset(desc: u64, trans: bool, mn: usize, k: usize) -> usize {
+/// An operand of `size`-byte elements as its descriptor lays it out: the byte offset (before
+/// swizzling) of element (`mn`, `k`), where `mn` runs over M for A and N for B. K-major
+/// (`trans` false): rows of `mn` are 128 bytes apart in groups of 8 that are `sbo` apart, and k
+/// runs along the row. MN-major (`trans` true, 16-bit elements only): 64 consecutive `mn` fill
+/// a 128-byte row, rows of k are 128 bytes apart in groups of 8 that are `sbo` apart, and
+/// groups of 64 `mn` are `lbo` apart.
+fn operand_offset(desc: u64, trans: bool, mn: usize, k: usize, size: usize) -> usize {
     let start = ((desc & 0x3fff) << 4) as usize;
     let lbo = (((desc >> 16) & 0x3fff) << 4) as usize;
     let sbo = (((desc >> 32) & 0x3fff) << 4) as usize;
     if trans {
-        start + (mn / 64) * lbo + (k / 8) * sbo + (k % 8) * 128 + (mn % 64) * 2
+        start + (mn / 64) * lbo + (k / 8) * sbo + (k % 8) * 128 + (mn % 64) * size
     } else {
-        start + (mn / 8) * sbo + (mn % 8) * 128 + (k / 8) * 16 + (k % 8) * 2
+        start + (mn / 8) * sbo + (mn % 8) * 128 + k * size
     }
-}
-
-/// The 16-bit value at byte `offset` of `shared`.
-fn half_at<T: Scalar>(t: &ThreadCtx, shared: &CpuSlice<'_, T>, offset: usize, line: u32) -> u16 {
-    let size = std::mem::size_of::<T>();
-    let byte = |at: usize| {
-        let bits = shared.get(at / size, t, line).to_bits();
-        (bits >> (8 * (at % size))) as u8
-    };
-    u16::from_le_bytes([byte(offset), byte(offset + 1)])
 }
 
 /// `wgmma.mma_async.sync.aligned.m64n{2R}k16.f32.{input}.{input}`: this thread's `R`
@@ -97,6 +88,77 @@ pub fn wgmma<T: Scalar, const R: usize>(
         ));
         return;
     };
+    let read = |which: usize, mn: usize, k: usize| {
+        let offset = swizzle(operand_offset(descs[which], trans[which], mn, k, 2));
+        to_f32(u16::from_le_bytes(bytes_at(t, &shared, offset, line)))
+    };
+    multiply::<16, R>(t, acc, accumulate, line, read);
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n{2R}k8.f32.tf32.tf32`: [`wgmma`] for `f32` words in
+/// shared memory read as TF32, 64×2R×8, both operands K-major (PTX has no transpose for TF32).
+///
+/// The tensor cores use a TF32 operand's sign, exponent and top 10 mantissa bits and ignore
+/// the low 13: the value is truncated toward zero to TF32. So does this twin, so that both
+/// backends multiply the same numbers. (PTX names the operand type `.tf32` and allows the
+/// transpose immediates for `.f16`/`.bf16` alone; the CUDA guide calls TF32's layout
+/// implementation-defined and offers `__float_to_tf32` (`cvt.rna.tf32.f32`) to round first.
+/// Feeding `f32` words unconverted and getting them truncated is what Hopper does, and what
+/// kernels that `wgmma` `f32` tiles straight from memory rely on; `gemm_tf32`'s tests check
+/// it on the GPU against products of truncated inputs, with a bound rounding would exceed.)
+pub fn wgmma_tf32<T: Scalar, const R: usize>(
+    t: &ThreadCtx,
+    acc: &mut [f32; R],
+    shared: CpuSlice<'_, T>,
+    descs: [u64; 2],
+    accumulate: bool,
+    line: u32,
+) {
+    let read = |which: usize, mn: usize, k: usize| {
+        let offset = swizzle(operand_offset(descs[which], false, mn, k, 4));
+        to_tf32(f32::from_bits(u32::from_le_bytes(bytes_at(
+            t, &shared, offset, line,
+        ))))
+    };
+    multiply::<8, R>(t, acc, accumulate, line, read);
+}
+
+/// `x` truncated to TF32: its low 13 mantissa bits cleared, as the tensor cores read it.
+pub fn to_tf32(x: f32) -> f32 {
+    f32::from_bits(x.to_bits() & !0x1fff)
+}
+
+/// The `N` bytes from byte `offset` of `shared`, one read per element they overlap (one for
+/// an aligned f32 word in `u32` or `f32` memory).
+fn bytes_at<T: Scalar, const N: usize>(
+    t: &ThreadCtx,
+    shared: &CpuSlice<'_, T>,
+    offset: usize,
+    line: u32,
+) -> [u8; N] {
+    let size = std::mem::size_of::<T>();
+    let mut out = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        let at = offset + i;
+        let bits = shared.get(at / size, t, line).to_bits();
+        for byte in at % size..size.min(at % size + N - i) {
+            out[i] = (bits >> (8 * byte)) as u8;
+            i += 1;
+        }
+    }
+    out
+}
+
+/// This thread's `R` accumulators of a warpgroup's 64×2R×K product, each operand element
+/// given by `read(operand, mn, k)` (operand 0 is A, 1 is B); see [`wgmma`] for the layout.
+fn multiply<const K: usize, const R: usize>(
+    t: &ThreadCtx,
+    acc: &mut [f32; R],
+    accumulate: bool,
+    line: u32,
+    read: impl Fn(usize, usize, usize) -> f32,
+) {
     if !t.block_threads().is_multiple_of(WARPGROUP) {
         t.contract_error(format!(
             "wgmma at line {line}: a block of {} threads is not whole warpgroups of 128",
@@ -107,20 +169,15 @@ pub fn wgmma<T: Scalar, const R: usize>(
     let p = t.linear % WARPGROUP;
     let (warp, lane) = ((p / 32) as usize, (p % 32) as usize);
     let rows = [16 * warp + lane / 4, 16 * warp + lane / 4 + 8];
-    let read = |desc: u64, trans: bool, mn: usize, k: usize| {
-        let offset = swizzle(operand_offset(desc, trans, mn, k));
-        to_f32(half_at(t, &shared, offset, line))
-    };
-    let a: [[f32; 16]; 2] =
-        std::array::from_fn(|h| std::array::from_fn(|k| read(descs[0], trans[0], rows[h], k)));
+    let a: [[f32; K]; 2] = std::array::from_fn(|h| std::array::from_fn(|k| read(0, rows[h], k)));
     for j in 0..R / 4 {
         let cols = [8 * j + 2 * (lane % 4), 8 * j + 2 * (lane % 4) + 1];
-        let b: [[f32; 16]; 2] =
-            std::array::from_fn(|c| std::array::from_fn(|k| read(descs[1], trans[1], cols[c], k)));
+        let b: [[f32; K]; 2] =
+            std::array::from_fn(|c| std::array::from_fn(|k| read(1, cols[c], k)));
         for i in 0..4 {
             let (row, col) = (&a[i / 2], &b[i % 2]);
             let mut sum = if accumulate { acc[4 * j + i] } else { 0.0 };
-            for k in 0..16 {
+            for k in 0..K {
                 sum += row[k] * col[k];
             }
             acc[4 * j + i] = sum;
@@ -145,17 +202,33 @@ mod tests {
     }
 
     #[test]
+    fn tf32_keeps_sign_exponent_and_ten_mantissa_bits() {
+        assert_eq!(to_tf32(1.0), 1.0);
+        // 1 + 2^-10 is a TF32 value; 1 + 2^-11 and anything below the next one truncate.
+        assert_eq!(to_tf32(1.0 + 2f32.powi(-10)), 1.0 + 2f32.powi(-10));
+        assert_eq!(to_tf32(1.0 + 2f32.powi(-11)), 1.0);
+        assert_eq!(to_tf32(-(1.0 + 2f32.powi(-10) - 2f32.powi(-23))), -1.0);
+        assert!(to_tf32(f32::NAN).is_nan());
+        assert_eq!(to_tf32(f32::INFINITY), f32::INFINITY);
+    }
+
+    #[test]
     fn operand_offsets_follow_the_descriptor() {
         let desc = (2048u64 >> 4) | (8192u64 >> 4) << 16 | (1024u64 >> 4) << 32 | 1 << 62;
         // K-major: row 9 is in the second 8-row group, k 10 in the second 16-byte chunk.
         assert_eq!(
-            operand_offset(desc, false, 9, 10),
+            operand_offset(desc, false, 9, 10, 2),
             2048 + 1024 + 128 + 16 + 4
         );
         // MN-major: mn 70 is in the second 64-wide group, k 9 in the second 8-row group.
         assert_eq!(
-            operand_offset(desc, true, 70, 9),
+            operand_offset(desc, true, 70, 9, 2),
             2048 + 8192 + 1024 + 128 + 12
+        );
+        // K-major f32: k 10 is 40 bytes along its row.
+        assert_eq!(
+            operand_offset(desc, false, 9, 10, 4),
+            2048 + 1024 + 128 + 40
         );
     }
 }

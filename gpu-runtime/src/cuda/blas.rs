@@ -140,9 +140,38 @@ impl CublasHandle {
         b: &CudaMemory<T>,
         c: &mut CudaMemory<f32>,
     ) -> Result<()> {
+        let compute = sys::cublasComputeType_t::CUBLAS_COMPUTE_32F;
+        self.gemm_ex(queue, shape, a, b, c, compute)
+    }
+
+    /// `C = alpha·op(A)·op(B) + beta·C` in f32 with cuBLAS allowed to read the inputs as TF32
+    /// on the tensor cores (`CUBLAS_COMPUTE_32F_FAST_TF32`), f32 accumulation.
+    pub(crate) fn gemm_tf32_row_major(
+        &self,
+        queue: &CudaQueue,
+        shape: &GemmShape,
+        a: &CudaMemory<f32>,
+        b: &CudaMemory<f32>,
+        c: &mut CudaMemory<f32>,
+    ) -> Result<()> {
+        let compute = sys::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32;
+        self.gemm_ex(queue, shape, a, b, c, compute)
+    }
+
+    /// `cublasGemmEx` with `T` inputs, f32 output, and `compute` (an f32 compute type).
+    fn gemm_ex<T: BlasInput>(
+        &self,
+        queue: &CudaQueue,
+        shape: &GemmShape,
+        a: &CudaMemory<T>,
+        b: &CudaMemory<T>,
+        c: &mut CudaMemory<f32>,
+        compute: sys::cublasComputeType_t,
+    ) -> Result<()> {
         self.run(queue, shape, a, b, c, |handle, args| {
             // SAFETY: as in `sgemm_row_major`; the data types name the buffers' element types
-            // (T for the inputs, f32 for C), and alpha/beta are f32 as CUBLAS_COMPUTE_32F needs.
+            // (T for the inputs, f32 for C), and alpha/beta are f32 as the f32 compute types
+            // (`CUBLAS_COMPUTE_32F` and its `_FAST_TF32` form, the only ones passed) need.
             unsafe {
                 result::gemm_ex(
                     handle,
@@ -162,7 +191,7 @@ impl CublasHandle {
                     args.c as *mut _,
                     sys::cudaDataType::CUDA_R_32F,
                     args.ldc,
-                    sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                    compute,
                     sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
                 )
             }
