@@ -171,14 +171,15 @@ fn input_gradient<const ROUND: usize>(
     row: usize,
     i: usize,
 ) -> f32 {
+    let rounded = if ROUND == 1 { deltas.len() / 2 } else { 0 };
     let mut g = 0.0f32;
     if acts[in_offset + row * inputs + i] > 0.0 {
         let base = out_offset + row * outputs;
         #[unroll(8)]
         for j in 0..outputs {
-            let dz = deltas[base + j];
+            let dz = deltas[rounded + base + j];
             let w = params[param_offset + i * outputs + j];
-            g += operand::<ROUND>(dz) * operand::<ROUND>(w);
+            g += dz * operand::<ROUND>(w);
         }
     }
     g
@@ -205,6 +206,72 @@ fn stage<const ROUND: usize>(dst: &mut [f32], src: &[f32], from: usize, n: usize
                 dst[u] = if round { operand::<ROUND>(v[q]) } else { v[q] };
             }
         }
+    }
+}
+
+/// The softmax cross-entropy of the logits `acts[base..][..classes]`, by one warp: each lane
+/// takes every 32nd class, and the warp combines the maximum (the first class on a tie, as
+/// `argmax` takes) through shuffles and adds the exponentials in class order. Leaves `(p - target) * scale`
+/// in `deltas` at the same place and gives every lane the row's loss and 1 for a hit, else 0.
+#[device]
+fn row_softmax<const ROUND: usize>(
+    acts: &[f32],
+    deltas: &mut [f32],
+    base: usize,
+    classes: usize,
+    label: usize,
+    scale: f32,
+) -> (f32, f32) {
+    let lane = lane_id() as usize;
+    // A lane without a class of its own starts from class 0, which a tie leaves in front.
+    let mut best = acts[base];
+    let mut best_class = 0usize;
+    for c in (lane..classes).step_by(32) {
+        let v = acts[base + c];
+        if v > best {
+            best = v;
+            best_class = c;
+        }
+    }
+    let mut offset = 16u32;
+    while offset > 0 {
+        let other = shfl_xor_sync(FULL, best, offset);
+        let other_class = shfl_xor_sync(FULL, best_class as u32, offset) as usize;
+        if other > best || (other == best && other_class < best_class) {
+            best = other;
+            best_class = other_class;
+        }
+        offset /= 2;
+    }
+    // The sum in class order on every lane, as a loop over the classes would add: each lane
+    // takes the exponential of one class of each 32 and hands it round.
+    let mut sum = 0.0f32;
+    for c0 in (0..classes).step_by(32) {
+        let mut e = 0.0f32;
+        if c0 + lane < classes {
+            e = (acts[base + c0 + lane] - best).exp();
+        }
+        for q in 0..(classes - c0).min(32) {
+            sum += shfl_sync(FULL, e, q as u32);
+        }
+    }
+    let inv = 1.0f32 / sum;
+    for c in (lane..classes).step_by(32) {
+        let p = (acts[base + c] - best).exp() * inv;
+        let target = if c == label { 1.0f32 } else { 0.0f32 };
+        put_dz::<ROUND>(deltas, base + c, (p - target) * scale);
+    }
+    let loss = sum.ln() - (acts[base + label] - best);
+    (loss, if best_class == label { 1.0 } else { 0.0 })
+}
+
+/// Stores the gradient `v` at `at` in `deltas`; in mixed precision also its operand (rounded
+/// to bf16) in the buffer's second half, so the products read it without rounding it again.
+#[device]
+fn put_dz<const ROUND: usize>(deltas: &mut [f32], at: usize, v: f32) {
+    deltas[at] = v;
+    if ROUND == 1 {
+        deltas[deltas.len() / 2 + at] = operand::<ROUND>(v);
     }
 }
 
@@ -360,28 +427,13 @@ fn mlp_train_step<const ROUND: usize>(
             act_offset += batch * outputs;
             param_offset += inputs * outputs + outputs;
         }
-        if tid == 0 {
-            let base = input_offset + row * classes;
-            let mut best = acts[base];
-            let mut best_class = 0usize;
-            for c in 1..classes {
-                if acts[base + c] > best {
-                    best = acts[base + c];
-                    best_class = c;
-                }
-            }
-            let mut sum = 0.0f32;
-            for c in 0..classes {
-                sum += (acts[base + c] - best).exp();
-            }
+        if tid < 32 {
             let label = labels[sample] as usize;
-            rows[row] = sum.ln() - (acts[base + label] - best);
-            rows[batch + row] = if best_class == label { 1.0 } else { 0.0 };
-            let inv = 1.0f32 / sum;
-            for c in 0..classes {
-                let p = (acts[base + c] - best).exp() * inv;
-                let target = if c == label { 1.0f32 } else { 0.0f32 };
-                deltas[base + c] = (p - target) * scale;
+            let base = input_offset + row * classes;
+            let (loss, hit) = row_softmax::<ROUND>(acts, deltas, base, classes, label, scale);
+            if tid == 0 {
+                rows[row] = loss;
+                rows[batch + row] = hit;
             }
         }
         sync_threads();
@@ -395,7 +447,7 @@ fn mlp_train_step<const ROUND: usize>(
             param_offset -= inputs * outputs + outputs;
             let in_offset = out_offset - batch * inputs;
             for i in (tid..inputs).step_by(THREADS as usize) {
-                deltas[in_offset + row * inputs + i] = input_gradient::<ROUND>(
+                let g = input_gradient::<ROUND>(
                     params,
                     acts,
                     deltas,
@@ -407,6 +459,7 @@ fn mlp_train_step<const ROUND: usize>(
                     row,
                     i,
                 );
+                put_dz::<ROUND>(deltas, in_offset + row * inputs + i, g);
             }
             sync_threads();
         }
@@ -425,7 +478,7 @@ fn mlp_train_step<const ROUND: usize>(
         param_offset -= inputs * outputs + outputs;
         let in_offset = out_offset - batch * inputs;
         for u in (gid..batch * inputs).step_by(threads) {
-            deltas[in_offset + u] = input_gradient::<ROUND>(
+            let g = input_gradient::<ROUND>(
                 params,
                 acts,
                 deltas,
@@ -437,6 +490,7 @@ fn mlp_train_step<const ROUND: usize>(
                 u / inputs,
                 u % inputs,
             );
+            put_dz::<ROUND>(deltas, in_offset + u, g);
         }
         grid_sync();
     }
@@ -470,25 +524,30 @@ fn mlp_train_step<const ROUND: usize>(
         lr / (1.0f32 - beta1.powf(t_adam)),
         (1.0f32 - beta2.powf(t_adam)).sqrt(),
     ];
-    // A thread per parameter. Indices in u32 (`PackedModel` keeps every buffer below 2^32
-    // elements): 64-bit index arithmetic took more instructions than the sums themselves. A
-    // warp goes through the parameters together, so that where its 32 share one input row
-    // each lane loads (and rounds) one batch row's input and shuffles it to the others.
+    // The gradients by warps: a warp takes 64 neighbouring parameters of one weight row (or
+    // of the bias), each lane two of them 32 apart, so a warp's loads of dz stay coalesced and
+    // each lane loads (and rounds) one batch row's input and shuffles it to the others. Indices
+    // in u32 (`PackedModel` keeps every buffer below 2^32 elements): 64-bit index arithmetic
+    // took more instructions than the sums themselves.
     let batch32 = batch as u32;
+    // Where the products read dz: in mixed precision, the rounded copy.
+    let rounded = if ROUND == 1 { deltas.len() / 2 } else { 0 };
     let lane = (gid % 32) as u32;
-    let total = params.len();
-    let mut base = gid - lane as usize;
-    while base < total {
-        let t = base + lane as usize;
-        let valid = t < total;
-        let t32 = t.min(total - 1) as u32;
-        // The layer of parameter t, its first parameter and its inputs' and outputs' places
-        // in `acts`.
+    let mut units = 0u32;
+    for l in 0..layers {
+        units += (dims[l] + 1) * ((dims[l + 1] + 63) / 64);
+    }
+    let mut unit = (gid / 32) as u32;
+    while unit < units {
+        // The unit's layer, that layer's first unit and parameter, and its inputs' and
+        // outputs' places in `acts`.
         let mut l = 0usize;
+        let mut first_unit = 0u32;
         let mut first = 0u32;
         let mut in_offset = 0u32;
         let mut out_offset = batch32 * dims[0];
-        while t32 >= first + (dims[l] + 1) * dims[l + 1] {
+        while unit >= first_unit + (dims[l] + 1) * ((dims[l + 1] + 63) / 64) {
+            first_unit += (dims[l] + 1) * ((dims[l + 1] + 63) / 64);
             first += (dims[l] + 1) * dims[l + 1];
             in_offset = out_offset;
             out_offset += batch32 * dims[l + 1];
@@ -496,18 +555,17 @@ fn mlp_train_step<const ROUND: usize>(
         }
         let inputs = dims[l];
         let outputs = dims[l + 1];
-        let i = (t32 - first) / outputs;
-        let j = (t32 - first) % outputs;
-        let row_of_lane0 = shfl_sync(FULL, i, 0);
-        let layer_of_lane0 = shfl_sync(FULL, l as u32, 0);
-        let one_row = all_sync(
-            FULL,
-            valid && i < inputs && i == row_of_lane0 && l as u32 == layer_of_lane0,
-        );
-        let mut g = 0.0f32;
-        // No branch inside the loops: one would keep the unrolled loop from issuing its loads
-        // together.
-        if one_row {
+        let per_row = (outputs + 63) / 64;
+        let i = (unit - first_unit) / per_row;
+        let j0 = (unit - first_unit) % per_row * 64 + lane;
+        let j1 = j0 + 32;
+        // Past the row's end a lane sums its last column again, and keeps nothing: no branch
+        // inside the loops, which would keep the unrolled loop from issuing its loads together.
+        let c0 = j0.min(outputs - 1);
+        let c1 = j1.min(outputs - 1);
+        let mut g0 = 0.0f32;
+        let mut g1 = 0.0f32;
+        if i < inputs {
             for r0 in (0..batch32).step_by(32) {
                 let mut mine = 0.0f32;
                 if r0 + lane < batch32 {
@@ -516,27 +574,46 @@ fn mlp_train_step<const ROUND: usize>(
                 #[unroll(16)]
                 for q in 0..(batch32 - r0).min(32) {
                     let x = shfl_sync(FULL, mine, q);
-                    let dz = deltas[(out_offset + (r0 + q) * outputs + j) as usize];
-                    g += x * operand::<ROUND>(dz);
+                    let at = out_offset + (r0 + q) * outputs;
+                    g0 += x * deltas[rounded + (at + c0) as usize];
+                    g1 += x * deltas[rounded + (at + c1) as usize];
                 }
             }
-        } else if i < inputs {
-            #[unroll(16)]
-            for r in 0..batch32 {
-                let x = acts[(in_offset + r * inputs + i) as usize];
-                let dz = deltas[(out_offset + r * outputs + j) as usize];
-                g += operand::<ROUND>(x) * operand::<ROUND>(dz);
-            }
         } else {
+            // The bias's gradients add the batch's dz as they are.
             #[unroll(16)]
             for r in 0..batch32 {
-                g += deltas[(out_offset + r * outputs + j) as usize];
+                let at = out_offset + r * outputs;
+                g0 += deltas[(at + c0) as usize];
+                g1 += deltas[(at + c1) as usize];
             }
         }
-        if valid {
-            apply(params, grads, moment1, moment2, t, g, optimizer, hyper);
+        let t = (first + i * outputs) as usize;
+        if j0 < outputs {
+            apply(
+                params,
+                grads,
+                moment1,
+                moment2,
+                t + j0 as usize,
+                g0,
+                optimizer,
+                hyper,
+            );
         }
-        base += threads;
+        if j1 < outputs {
+            apply(
+                params,
+                grads,
+                moment1,
+                moment2,
+                t + j1 as usize,
+                g1,
+                optimizer,
+                hyper,
+            );
+        }
+        unit += (threads / 32) as u32;
     }
     if gid == 0 {
         state[0] += 1;
@@ -626,7 +703,8 @@ impl PackedModel {
             moment1: zeros(expected)?,
             moment2: zeros(expected)?,
             acts: zeros(activations)?,
-            deltas: zeros(activations)?,
+            // In mixed precision the second half holds the gradients rounded to bf16.
+            deltas: zeros(2 * activations)?,
             rows: zeros(2 * batch)?,
             batch,
             blocks,

@@ -433,22 +433,28 @@ __device__ __forceinline__ void rs_cp_async_wait(unsigned int n) {
 // and leaves the low bits as they were: the word needs no reset between barriers or launches.
 // Once a thread of this kernel has panicked (the error slot holds its id) the barrier stops
 // waiting, so the launch ends and reports the panic instead of hanging on a thread that exited.
+// The block's writes reach thread 0 through the first __syncthreads; its add releases them at
+// GPU scope and the load that sees the last block's add acquires every block's, which the last
+// __syncthreads hands on to the block (the pattern of CUTLASS's grid barrier; two full
+// __threadfence()s instead cost more a barrier).
 __shared__ unsigned int* rs_grid_word;
 __device__ __noinline__ void rs_grid_sync() {
     __syncthreads();
     if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-        volatile unsigned int* word = rs_grid_word;
+        unsigned int* word = rs_grid_word;
         const unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
         const bool first = blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
-        __threadfence();
-        const unsigned int old = atomicAdd((unsigned int*)word, first ? 0x80000000u - (blocks - 1u) : 1u);
-        while (((*word ^ old) & 0x80000000u) == 0u) {
+        const unsigned int add = first ? 0x80000000u - (blocks - 1u) : 1u;
+        unsigned int old;
+        unsigned int now;
+        asm volatile(\"atom.add.release.gpu.global.u32 %0, [%1], %2;\" : \"=r\"(old) : \"l\"(word), \"r\"(add) : \"memory\");
+        do {
+            asm volatile(\"ld.acquire.gpu.global.u32 %0, [%1];\" : \"=r\"(now) : \"l\"(word) : \"memory\");
 #if defined(GPU_CHECKED) || defined(RS_ASSERTS)
             if (rs_error_slot_ptr != 0 && *(volatile unsigned int*)&rs_error_slot_ptr->flag != 0u
                 && *(volatile unsigned int*)&rs_error_slot_ptr->kernel_id == rs_kernel_id) break;
 #endif
-        }
-        __threadfence();
+        } while (((now ^ old) & 0x80000000u) == 0u);
     }
     __syncthreads();
 }
