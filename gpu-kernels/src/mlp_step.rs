@@ -44,6 +44,7 @@
 //! per multiprocessor (1.5 µs barriers) with five barriers: 0.064 ms.
 
 use gpu_macros::{device, kernel};
+use gpu_runtime::half::bf16;
 use gpu_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
 
 use crate::block::block_combine;
@@ -78,6 +79,7 @@ fn operand<const ROUND: usize>(x: f32) -> f32 {
 fn forward_cell<const ROUND: usize>(
     images: &[f32],
     params: &[f32],
+    params16: &[bf16],
     acts: &mut [f32],
     partial: &mut [f32],
     xrow: &mut [f32],
@@ -122,10 +124,16 @@ fn forward_cell<const ROUND: usize>(
     let mut sum = 0.0f32;
     if j < outputs {
         let k_end = ((s + 1) * slice).min(inputs);
-        if staged {
+        if staged && ROUND == 1 {
+            // The weights' bf16 copy: half the bytes, and no rounding on the way.
             #[unroll(16)]
             for k in s * slice..k_end {
-                sum += xrow[k] * operand::<ROUND>(params[param_offset + k * outputs + j]);
+                sum += xrow[k] * params16[param_offset + k * outputs + j].to_f32();
+            }
+        } else if staged {
+            #[unroll(16)]
+            for k in s * slice..k_end {
+                sum += xrow[k] * params[param_offset + k * outputs + j];
             }
         } else if from_images {
             let base = sample * inputs;
@@ -275,12 +283,14 @@ fn put_dz<const ROUND: usize>(deltas: &mut [f32], at: usize, v: f32) {
     }
 }
 
-/// Records parameter `t`'s gradient `g` and applies the optimizer to it: 0 Adam, 1 SGD with
+/// Records parameter `t`'s gradient `g` and applies the optimizer to it (in mixed precision
+/// refreshing its bf16 copy too): 0 Adam, 1 SGD with
 /// momentum; `hyper` = [lr, beta1, beta2, eps, momentum, Adam's bias-corrected step size, the
 /// square root of its second moment's correction].
 #[device]
-fn apply(
+fn apply<const ROUND: usize>(
     params: &mut [f32],
+    params16: &mut [bf16],
     grads: &mut [f32],
     moment1: &mut [f32],
     moment2: &mut [f32],
@@ -301,6 +311,9 @@ fn apply(
         moment1[t] = vi;
         params[t] -= hyper[0] * vi;
     }
+    if ROUND == 1 {
+        params16[t] = bf16::from_f32(params[t]);
+    }
 }
 
 /// One training step; `dims` = [inputs, outputs of layer 0, ..., classes]; `optimizer` 0 is
@@ -313,6 +326,7 @@ fn mlp_train_step<const ROUND: usize>(
     perm: &[u32],
     state: &mut [u32],
     params: &mut [f32],
+    params16: &mut [bf16],
     grads: &mut [f32],
     moment1: &mut [f32],
     moment2: &mut [f32],
@@ -368,6 +382,7 @@ fn mlp_train_step<const ROUND: usize>(
             forward_cell::<ROUND>(
                 images,
                 params,
+                params16,
                 acts,
                 partial,
                 xrow,
@@ -408,6 +423,7 @@ fn mlp_train_step<const ROUND: usize>(
                 forward_cell::<ROUND>(
                     images,
                     params,
+                    params16,
                     acts,
                     partial,
                     xrow,
@@ -531,7 +547,11 @@ fn mlp_train_step<const ROUND: usize>(
     // took more instructions than the sums themselves.
     let batch32 = batch as u32;
     // Where the products read dz: in mixed precision, the rounded copy.
-    let rounded = if ROUND == 1 { deltas.len() / 2 } else { 0 };
+    let rounded = if ROUND == 1 {
+        (deltas.len() / 2) as u32
+    } else {
+        0
+    };
     let lane = (gid % 32) as u32;
     let mut units = 0u32;
     for l in 0..layers {
@@ -574,9 +594,9 @@ fn mlp_train_step<const ROUND: usize>(
                 #[unroll(16)]
                 for q in 0..(batch32 - r0).min(32) {
                     let x = shfl_sync(FULL, mine, q);
-                    let at = out_offset + (r0 + q) * outputs;
-                    g0 += x * deltas[rounded + (at + c0) as usize];
-                    g1 += x * deltas[rounded + (at + c1) as usize];
+                    let at = rounded + out_offset + (r0 + q) * outputs;
+                    g0 += x * deltas[(at + c0) as usize];
+                    g1 += x * deltas[(at + c1) as usize];
                 }
             }
         } else {
@@ -590,8 +610,9 @@ fn mlp_train_step<const ROUND: usize>(
         }
         let t = (first + i * outputs) as usize;
         if j0 < outputs {
-            apply(
+            apply::<ROUND>(
                 params,
+                params16,
                 grads,
                 moment1,
                 moment2,
@@ -602,8 +623,9 @@ fn mlp_train_step<const ROUND: usize>(
             );
         }
         if j1 < outputs {
-            apply(
+            apply::<ROUND>(
                 params,
+                params16,
                 grads,
                 moment1,
                 moment2,
@@ -641,8 +663,10 @@ pub struct PackedModel {
     /// `[inputs, outputs of each layer...]`.
     sizes: Vec<usize>,
     dims: DeviceBuffer<u32>,
-    /// The parameters.
-    pub params: DeviceBuffer<f32>,
+    params: DeviceBuffer<f32>,
+    /// The parameters rounded to bf16, which mixed-precision steps multiply by; every writer
+    /// of `params` refreshes it, so `params` is not public.
+    params16: DeviceBuffer<bf16>,
     grads: DeviceBuffer<f32>,
     moment1: DeviceBuffer<f32>,
     moment2: DeviceBuffer<f32>,
@@ -674,7 +698,7 @@ impl PackedModel {
         // The step's inputs, then every layer's outputs.
         let activations = batch * sizes.iter().sum::<usize>();
         // The kernel indexes the gradients' operands in u32.
-        if activations > u32::MAX as usize || expected > u32::MAX as usize {
+        if 2 * activations > u32::MAX as usize || expected > u32::MAX as usize {
             return Err(Error::InvalidLaunch(format!(
                 "mlp_step: a model of sizes {sizes:?} at a batch of {batch} needs buffers of \
                  more than 2^32 elements; use a smaller batch or the separate kernels of `mlp`"
@@ -699,6 +723,7 @@ impl PackedModel {
             sizes: sizes.to_vec(),
             dims: DeviceBuffer::from_host(stream, &dims)?,
             params: DeviceBuffer::from_host(stream, params)?,
+            params16: DeviceBuffer::from_host(stream, &rounded(params))?,
             grads: zeros(expected)?,
             moment1: zeros(expected)?,
             moment2: zeros(expected)?,
@@ -714,6 +739,7 @@ impl PackedModel {
     /// Back to `params` with zero moments.
     pub fn reset(&mut self, stream: &Stream, params: &[f32]) -> Result<()> {
         self.params.copy_from_host(stream, params)?;
+        self.params16.copy_from_host(stream, &rounded(params))?;
         let zeros = vec![0.0f32; params.len()];
         self.moment1.copy_from_host(stream, &zeros)?;
         self.moment2.copy_from_host(stream, &zeros)
@@ -723,6 +749,16 @@ impl PackedModel {
     pub fn sizes(&self) -> &[usize] {
         &self.sizes
     }
+
+    /// The parameters, packed as the module describes.
+    pub fn params(&self) -> &DeviceBuffer<f32> {
+        &self.params
+    }
+}
+
+/// `params` rounded to bf16.
+fn rounded(params: &[f32]) -> Vec<bf16> {
+    params.iter().map(|&p| bf16::from_f32(p)).collect()
 }
 
 /// Elements of a packed model of `sizes`: every layer's weights and bias.
@@ -790,6 +826,7 @@ pub fn train_step(
         data.perm,
         &mut state.counters,
         &mut m.params,
+        &mut m.params16,
         &mut m.grads,
         &mut m.moment1,
         &mut m.moment2,

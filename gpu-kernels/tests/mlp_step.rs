@@ -213,7 +213,7 @@ fn check(sizes: &[usize], batch: usize, optimizer: StepOptimizer, mixed: bool) {
             "{:?} {sizes:?} batch {batch} {optimizer:?} mixed {mixed}",
             gpu.backend()
         );
-        let found = model.params.to_host(&stream).unwrap();
+        let found = model.params().to_host(&stream).unwrap();
         for (i, (f, e)) in found.iter().zip(&host.params).enumerate() {
             assert!(
                 (f - e).abs() <= 1e-4 * e.abs().max(1.0),

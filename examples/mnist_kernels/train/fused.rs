@@ -79,7 +79,7 @@ impl Fused {
 
     /// Copies the packed parameters into `layers`' own buffers.
     pub(super) fn copy_to(&self, stream: &Stream, layers: &mut [DeviceLayer]) -> gpu::Result<()> {
-        let packed = self.model.params.to_host(stream)?;
+        let packed = self.model.params().to_host(stream)?;
         let mut rest = packed.as_slice();
         for layer in layers {
             let (weights, after) = rest.split_at(layer.inputs * layer.outputs);
