@@ -14,34 +14,43 @@
 //! mixed precision (`ROUND` = 1) every operand of a product is rounded to bf16 first, as the
 //! tensor cores' inputs are, and products accumulate in f32.
 //!
-//! The phases: the large layers' forward products spread over the grid (a barrier after each),
-//! then a block per batch row carries its row through the small layers (at most 16,384
-//! weights), the softmax cross-entropy and back down to the small layers' input gradients,
-//! since no row needs another's (a barrier); the large layers' input gradients over the grid
-//! (a barrier after each but the first layer's), then a thread per parameter sums its gradient over the batch and applies the optimizer to
-//! it at once: two barriers for 784-128-10. `acts` holds the batch's gathered inputs ahead of each layer's outputs, so every
-//! layer's gradients read their inputs alike.
+//! The phases: the large layers' forward products spread over the grid (a barrier after
+//! each), then a block per batch row carries its row through the small layers (at most 16,384
+//! weights), the softmax cross-entropy (by one warp) and back down to the small layers' input
+//! gradients, since no row needs another's (a barrier); the large layers' input gradients over
+//! the grid (a barrier after each but the first layer's); then the gradients by warps, each
+//! 64 parameters of one weight row (two a lane, 32 apart, so dz loads stay coalesced and a
+//! batch row's input is loaded once and shuffled to the lanes), each parameter's optimizer
+//! update applied by the lane that summed its gradient. Two barriers for 784-128-10. `acts`
+//! holds the batch's gathered inputs ahead of each layer's outputs, so every layer's gradients
+//! read their inputs alike. In mixed precision the products read a bf16 copy of the weights
+//! (refreshed by the optimizer) and a rounded copy of dz (in `deltas`' second half).
 //!
-//! On an H100, training 784-128-10 at a batch of 64 (`mnist_kernels`), all figures from the
-//! same kind of run: 0.049 ms a step as first written (five barriers: one per layer forward,
-//! the softmax, one per layer backward, the optimizer after the gradients) against 0.059 ms
-//! for the launch-per-kernel step; unrolled product loops (16 k, 8 batch rows, 8 outputs),
-//! so that many loads are in flight at once, 0.035 ms; two barriers, 0.028 ms; the gradient
-//! loops without a branch inside (the last layer's dz kept in `deltas` as the others', the
-//! first layer's inputs gathered into `acts`) and unrolled by 16, 0.0235 ms; their indices in
-//! u32, 0.0205 ms (64-bit index arithmetic had taken more instructions than the sums). Stopping
-//! the kernel after each phase: 0.0027 ms for an empty step, 0.006 ms more for the first
-//! layer's products and a barrier, 0.004 ms for the rows' phase and a barrier, 0.007 ms for the
-//! gradients and the optimizer.
+//! On an H100, training 784-128-10 at a batch of 64 (`mnist_kernels`), f32: 0.049 ms a step as
+//! first written (five barriers: one per layer forward, the softmax, one per layer backward,
+//! the optimizer after the gradients) against 0.059 ms for the launch-per-kernel step; unrolled
+//! product loops, so that many loads are in flight at once, 0.035 ms; two barriers, 0.028 ms;
+//! the gradient loops without a branch inside (one would keep the unrolled loop from issuing
+//! its loads together) and unrolled by 16, 0.0235 ms; their indices in u32, 0.0205 ms (64-bit
+//! index arithmetic had taken more instructions than the sums); the softmax by a warp and the
+//! gradients by warps of 64 parameters, 0.0197 ms; 0.0194-0.0198 ms with the cheaper grid
+//! barrier. bf16 operands: 0.0218 ms before the copies of the weights and dz, 0.0202-0.0206
+//! after. Stopping the kernel after each phase: 0.0026 ms for an empty step, 0.0125 ms (bf16
+//! 0.0129) to the end of the rows' phase and its barrier, the gradients and optimizer the rest.
 //!
-//! Tried and dropped: gradient tiles (a block per few weight rows, the batch's inputs and dz
+//! Tried and dropped: instead of the barrier after the first layer, the block that completes a
+//! row's last forward task (every thread's `thread_fence()`, then a per-row count) carrying the
+//! row on at once: 0.028 ms, the fences and the rows' phase as a device function costing more
+//! than the barrier; gradient tiles (a block per few weight rows, the batch's inputs and dz
 //! staged in shared memory, 4 parameters a thread): 0.030-0.033 ms, its instructions spent on
-//! index arithmetic and only 102 blocks busy; a thread per 2, 4 or 8 neighbouring outputs
-//! (0.033-0.064 ms: strided dz loads, or branches in the loop); `launch_bounds(256, 3)` for 3
-//! blocks a multiprocessor (0.0215 ms, registers capped); the last layer's block computing its
-//! row's softmax as soon as it has the row's logits, one barrier fewer of the five (0.047 ms);
-//! the batch's sample indices kept in shared memory (no change, 0.0346 ms); a grid of one block
-//! per multiprocessor (1.5 µs barriers) with five barriers: 0.064 ms.
+//! index arithmetic and only 102 blocks busy; a thread per 2, 4 or 8 adjacent outputs (0.033-
+//! 0.064 ms: strided dz loads, and branches in the loop); `launch_bounds(256, 3)` for 3 blocks
+//! a multiprocessor (0.0215 ms, registers capped); the softmax's sum by a shuffle tree (0.0200
+//! ms, but adding in another order than the host moved the accuracy by 0.3 points); the last
+//! layer's block computing its row's softmax as soon as it has the row's logits, one barrier
+//! fewer of the five (0.047 ms); the batch's sample indices kept in shared memory (no change,
+//! 0.0346 ms); a grid of one block per multiprocessor (1.5 µs barriers) with five barriers:
+//! 0.064 ms.
 
 use gpu_macros::{device, kernel};
 use gpu_runtime::half::bf16;
