@@ -29,6 +29,7 @@ use crate::core::scalar::Scalar;
 
 mod args;
 mod block;
+mod block_thread;
 mod coroutine;
 mod device;
 mod exec;
@@ -47,6 +48,7 @@ mod warp;
 mod wgmma;
 
 pub use args::CpuArgs;
+pub use block_thread::{BlockThread, ThreadView};
 pub use mbarrier::{mbarrier_arrive, mbarrier_init, mbarrier_wait};
 pub use mma::mma_m16n8k16;
 pub use place::CpuPlace;

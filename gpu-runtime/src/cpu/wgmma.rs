@@ -104,7 +104,7 @@ pub fn wgmma<T: Scalar, const R: usize>(
         ));
         return;
     }
-    let p = t.linear % WARPGROUP;
+    let p = t.linear() % WARPGROUP;
     let (warp, lane) = ((p / 32) as usize, (p % 32) as usize);
     let rows = [16 * warp + lane / 4, 16 * warp + lane / 4 + 8];
     let read = |desc: u64, trans: bool, mn: usize, k: usize| {

@@ -123,8 +123,8 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
     }
     let _ = writeln!(
         source,
-        "#[inline(always)]\nfn __gpu_idx(i: usize, len: usize, t: &{rt}::cpu::ThreadCtx, line: u32) -> usize {{\n\
-         if i < len {{ i }} else {{ t.fail(1, line, i as u64, len as u64); 0 }}\n}}"
+        "#[inline(always)]\nfn __gpu_idx<V: {rt}::cpu::ThreadView + ?Sized>(i: usize, len: usize, t: &V, line: u32) -> usize {{\n\
+         if i < len {{ i }} else {{ {rt}::cpu::ThreadView::ctx(t).fail(1, line, i as u64, len as u64); 0 }}\n}}"
     );
     CpuTwin {
         source,
@@ -383,9 +383,16 @@ impl Twin<'_> {
             FnKind::Kernel => {
                 let suffix = suffix(self.subst);
                 let _ = if self.block {
+                    // The loop is written once, generic over whether the race checker is on,
+                    // and instantiated for both, so each access knows the answer at compile
+                    // time (`ThreadCtx::__each_thread`).
                     writeln!(
                         self.out,
-                        "fn __cpu_block{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{"
+                        "fn __cpu_block{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{\n\
+                         if __gpu_block.__race_checked() {{ __cpu_block_in{suffix}::<true>(__gpu_args, __gpu_block, __gpu_first) }} \
+                         else {{ __cpu_block_in{suffix}::<false>(__gpu_args, __gpu_block, __gpu_first) }}\n}}\n\
+                         {ALLOWS}\n\
+                         fn __cpu_block_in{suffix}<const __GPU_RACECHECK: bool>(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{"
                     )
                 } else {
                     writeln!(
@@ -523,7 +530,7 @@ impl Twin<'_> {
         self.out.push_str(&decode);
         let _ = writeln!(
             self.out,
-            "__gpu_block.__each_thread(__gpu_first, |__t| {{ {copies}"
+            "__gpu_block.__each_thread::<__GPU_RACECHECK>(__gpu_first, |__t| {{ {copies}"
         );
         self.block_body(&f.body);
         let _ = writeln!(self.out, "}});");
