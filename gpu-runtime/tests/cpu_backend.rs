@@ -970,6 +970,17 @@ cpu_kernel!(
     false
 );
 
+fn read_only_as_mutable_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
+    let x = args.slice_mut::<f32>(0);
+    x.set(0, 1.0, t, line!());
+}
+cpu_kernel!(
+    READ_ONLY_AS_MUTABLE,
+    &[slice(ScalarType::F32, false)],
+    read_only_as_mutable_twin,
+    false
+);
+
 #[test]
 fn broken_twins_are_errors() {
     let (_, stream) = cpu();
@@ -1009,6 +1020,16 @@ fn broken_twins_are_errors() {
         &[KernelArg::slice(&f)],
     ));
     assert!(r.contains("read-only slice"), "{r}");
+    assert_eq!(f.to_host(&stream).unwrap(), [0.0; 4]);
+    let r = reason(stream.launch(
+        &READ_ONLY_AS_MUTABLE,
+        LaunchConfig::for_len(1, 1),
+        &[KernelArg::slice(&f)],
+    ));
+    assert!(
+        r.contains("parameter 0 as a mutable slice of f32, but it is &[f32]"),
+        "{r}"
+    );
     assert_eq!(f.to_host(&stream).unwrap(), [0.0; 4]);
     stream.synchronize().unwrap();
 }

@@ -61,7 +61,6 @@ pub struct BlockThread<'a> {
     block_idx: Dim3,
     block_dim: Dim3,
     grid_dim: Dim3,
-    linear: u32,
     race_checked: bool,
 }
 
@@ -72,7 +71,7 @@ impl ThreadView for BlockThread<'_> {
         // the loop); whatever reads them gets the context through here, so they are set
         // before anything can see them.
         self.ctx.thread_idx.set(self.thread_idx);
-        self.ctx.linear.set(self.linear);
+        self.ctx.linear.set(self.linear());
         self.ctx
     }
 
@@ -119,7 +118,15 @@ impl BlockThread<'_> {
     /// The lane: the thread's linear index in its block, modulo 32.
     #[inline(always)]
     pub fn lane_id(&self) -> u32 {
-        self.linear % WARP_SIZE
+        self.linear() % WARP_SIZE
+    }
+
+    /// The thread's linear index in its block (x fastest), computed when asked: a counter
+    /// kept in the loop for it cost an instruction a thread.
+    #[inline(always)]
+    fn linear(&self) -> u32 {
+        let t = self.thread_idx;
+        (t.z * self.block_dim.y + t.y) * self.block_dim.x + t.x
     }
 
     /// Whether the launch runs in checked mode, where `debug_assert!` is active.
@@ -177,7 +184,6 @@ impl ThreadCtx {
                 first / (dim.x * dim.y),
             )
         };
-        let mut linear = first;
         for z in z0..dim.z {
             for y in y0..dim.y {
                 for x in x0..dim.x {
@@ -187,10 +193,8 @@ impl ThreadCtx {
                         block_idx,
                         block_dim: dim,
                         grid_dim,
-                        linear,
                         race_checked,
                     });
-                    linear += 1;
                 }
                 x0 = 0;
             }

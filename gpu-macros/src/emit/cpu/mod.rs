@@ -485,9 +485,10 @@ impl Twin<'_> {
                 ),
                 true,
             ),
-            Ty::Slice { elem, .. } => (
+            Ty::Slice { elem, mutable } => (
                 format!(
-                    "let {name} = __gpu_args.slice::<{}>({i});",
+                    "let {name} = __gpu_args.{}::<{}>({i});",
+                    if mutable { "slice_mut" } else { "slice" },
                     self.rust_ty(*elem)
                 ),
                 false,
