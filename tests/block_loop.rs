@@ -2,7 +2,8 @@
 //! twin), which keeps the thread's indices in locals and hands the context to what else needs
 //! it: in every block shape, the indices a kernel reads directly and through a device function
 //! agree with the thread's, a failed assertion names its thread and ends only that one, and the
-//! race checker still sees every access. Each test also runs on a GPU when there is one.
+//! race checker still sees every access, in the kernel and in its device functions. The first
+//! two tests also run on a GPU when there is one.
 
 mod common;
 
@@ -137,22 +138,47 @@ fn add_to_neighbour(x: &mut [f32]) {
     }
 }
 
+#[device]
+fn add_to_next(x: &mut [f32], i: usize) {
+    if i + 1 < x.len() {
+        x[i + 1] += x[i];
+    }
+}
+
+/// The same race, in a device function.
+#[kernel]
+fn add_to_neighbour_in_device_function(x: &mut [f32]) {
+    add_to_next(x, global_idx().x);
+}
+
 #[test]
 fn the_race_checker_sees_accesses_in_the_block_loop() {
-    let stream = Gpu::cpu_racecheck().default_stream();
-    let mut x = DeviceBuffer::from_host(&stream, &[1.0f32; 64]).unwrap();
-    let err = add_to_neighbour::launch(&stream, LaunchConfig::for_len(64, 32), &mut x)
-        .expect_err("the race is caught");
-    assert!(matches!(err, Error::DataRace { .. }), "{err}");
-    // Without the checker the same launch runs, its threads one after another.
-    let stream = Gpu::cpu().default_stream();
-    let mut x = DeviceBuffer::from_host(&stream, &[1.0f32; 64]).unwrap();
-    add_to_neighbour::launch(&stream, LaunchConfig::for_len(64, 32), &mut x).unwrap();
-    let mut want = [1.0f32; 64];
-    for i in 0..63 {
-        want[i + 1] += want[i];
+    type Launch = fn(&Stream, LaunchConfig, &mut DeviceBuffer<f32>) -> gpu::runtime::Result<()>;
+    let launches: [(&str, Launch); 2] = [
+        ("kernel", |s, c, x| add_to_neighbour::launch(s, c, x)),
+        ("device function", |s, c, x| {
+            add_to_neighbour_in_device_function::launch(s, c, x)
+        }),
+    ];
+    for (what, launch) in launches {
+        let stream = Gpu::cpu_racecheck().default_stream();
+        let mut x = DeviceBuffer::from_host(&stream, &[1.0f32; 64]).unwrap();
+        let err =
+            launch(&stream, LaunchConfig::for_len(64, 32), &mut x).expect_err("the race is caught");
+        let Error::DataRace { first, second, .. } = &err else {
+            panic!("{what}: expected a data race, got {err}");
+        };
+        assert_ne!(first.thread, second.thread, "{what}: {err}");
+        // Without the checker the same launch runs, its threads one after another.
+        let stream = Gpu::cpu().default_stream();
+        let mut x = DeviceBuffer::from_host(&stream, &[1.0f32; 64]).unwrap();
+        launch(&stream, LaunchConfig::for_len(64, 32), &mut x).unwrap();
+        let mut want = [1.0f32; 64];
+        for i in 0..63 {
+            want[i + 1] += want[i];
+        }
+        assert_eq!(x.to_host(&stream).unwrap(), want, "{what}");
     }
-    assert_eq!(x.to_host(&stream).unwrap(), want);
 }
 
 #[test]
@@ -161,5 +187,6 @@ fn compiles_with_nvrtc() {
         (&indices::KERNEL, &[]),
         (&mark_all_but::KERNEL, &[]),
         (&add_to_neighbour::KERNEL, &[]),
+        (&add_to_neighbour_in_device_function::KERNEL, &[]),
     ]);
 }

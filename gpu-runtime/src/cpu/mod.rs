@@ -29,7 +29,6 @@ use crate::core::scalar::Scalar;
 
 mod args;
 mod block;
-mod block_thread;
 mod coroutine;
 mod device;
 mod exec;
@@ -44,17 +43,18 @@ mod shared_memory;
 mod slice;
 mod thread;
 mod tile_copy;
+mod twin_thread;
 mod warp;
 mod wgmma;
 
 pub use args::CpuArgs;
-pub use block_thread::{BlockThread, ThreadView};
 pub use mbarrier::{mbarrier_arrive, mbarrier_init, mbarrier_wait};
 pub use mma::mma_m16n8k16;
 pub use place::CpuPlace;
 pub use slice::CpuSlice;
 pub use thread::{Dim3, ThreadCtx};
 pub use tile_copy::{cp_async_16, ldmatrix};
+pub use twin_thread::{ThreadView, TwinThread};
 pub use wgmma::{wgmma, wgmma_desc};
 
 pub(crate) use args::CpuArg;

@@ -6,10 +6,10 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use crate::core::value::{zero, Value};
-use crate::cpu::block_thread::{racing, ThreadView};
 use crate::cpu::racecheck::AccessKind;
 use crate::cpu::slice::FAIL_INDEX;
 use crate::cpu::thread::ThreadCtx;
+use crate::cpu::twin_thread::{racing, ThreadView};
 
 /// A place in global or shared memory: the element `index` of a slice, or a part of it.
 /// Reads and writes go leaf by leaf through relaxed atomics, as [`crate::cpu::CpuSlice`]'s

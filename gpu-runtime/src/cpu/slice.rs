@@ -6,10 +6,10 @@ use std::marker::PhantomData;
 use crate::core::element::RmwOp;
 use crate::core::scalar::Scalar;
 use crate::core::value::{zero, Value};
-use crate::cpu::block_thread::{racing, ThreadView};
 use crate::cpu::place::CpuPlace;
 use crate::cpu::racecheck::AccessKind;
 use crate::cpu::thread::ThreadCtx;
+use crate::cpu::twin_thread::{racing, ThreadView};
 
 /// Checked-mode violation kind: index out of bounds.
 pub(crate) const FAIL_INDEX: u32 = 1;

@@ -51,7 +51,7 @@ pub(crate) fn run_thread(body: impl FnOnce()) {
 /// them; a twin receives `&ThreadCtx` for the duration of one thread's run.
 pub struct ThreadCtx {
     /// `threadIdx`; a block twin's loop sets it only when something may read it
-    /// (`BlockThread::ctx`).
+    /// (`TwinThread::ctx`).
     pub(crate) thread_idx: Cell<Dim3>,
     pub(crate) block_idx: Dim3,
     pub(crate) block_dim: Dim3,

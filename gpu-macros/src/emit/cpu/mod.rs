@@ -395,9 +395,12 @@ impl Twin<'_> {
                          fn __cpu_block_in{suffix}<const __GPU_RACECHECK: bool>(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{"
                     )
                 } else {
+                    // The thread as a view, as a block twin's loop hands it, so device
+                    // functions (generic over the view) take one type or the other.
                     writeln!(
                         self.out,
-                        "fn __cpu_twin{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{"
+                        "fn __cpu_twin{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{\n\
+                         let __t = &__t.__twin_thread();"
                     )
                 };
                 for generic in &f.generics {
@@ -448,7 +451,7 @@ impl Twin<'_> {
                     .collect();
                 let _ = writeln!(
                     self.out,
-                    "fn __gpu_dev_{}{}(__t: &{rt}::cpu::ThreadCtx, {}{}){ret} {{",
+                    "fn __gpu_dev_{}{}<__V: {rt}::cpu::ThreadView + ::core::ops::Deref<Target = {rt}::cpu::ThreadCtx>>(__t: &__V, {}{}){ret} {{",
                     f.name,
                     suffix(self.subst),
                     consts.concat(),

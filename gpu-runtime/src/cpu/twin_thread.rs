@@ -1,12 +1,15 @@
-//! `BlockThread`: the thread a block twin's loop runs, with what the loop knows about it held
-//! in locals, and `ThreadView`, what an element access asks of the thread running it.
+//! `TwinThread`: the thread a twin runs as, with what it knows about itself held in locals, and
+//! `ThreadView`, what an element access or a device function asks of it. A block twin's loop
+//! makes one per thread; a per-thread twin makes one from its `ThreadCtx` when it starts.
 //!
 //! Why a view and not `&ThreadCtx` (measured with `examples/cpu_saxpy.rs`): `ThreadCtx` holds a
 //! `Cell`, so rustc cannot tell LLVM that a `&ThreadCtx` is read-only, and every relaxed atomic
 //! store of an element might have changed it: each access reloaded the race checker's pointer,
-//! and each thread its indices, from memory. A `BlockThread` is a fresh local per thread whose
-//! address never leaves the loop (the accesses' cold paths and everything else that needs the
-//! context get the `&ThreadCtx` inside it), so its fields stay in registers.
+//! and each thread its indices, from memory. A `TwinThread` is a fresh local whose address
+//! never leaves the code it is inlined into (the accesses' cold paths and everything else that
+//! needs the context get the `&ThreadCtx` inside it), so its fields stay in registers. Device
+//! functions' twins are generic over the view, so a block twin's device functions test nothing
+//! for the race checker either.
 
 use std::ops::Deref;
 
@@ -14,13 +17,62 @@ use crate::cpu::racecheck::RaceCheck;
 use crate::cpu::thread::{Dim3, ThreadCtx};
 use crate::cpu::warp::WARP_SIZE;
 
-/// What an element access needs of the thread running it: the context, and whether the
-/// launch's race checker is on (asked on every access, so a view may answer from a register).
+/// What an element access or a device function needs of the thread running it: the context,
+/// whether the launch's race checker is on (asked on every access, so a view may answer from a
+/// register), and the indices (which a device function's twin, generic over the view, reads
+/// through here).
 pub trait ThreadView: sealed::Sealed {
     /// The thread's context.
     fn ctx(&self) -> &ThreadCtx;
     /// Whether the launch runs under the race checker.
     fn race_checked(&self) -> bool;
+    /// `threadIdx`.
+    fn thread_idx(&self) -> Dim3;
+    /// `blockIdx`.
+    fn block_idx(&self) -> Dim3;
+    /// `blockDim`.
+    fn block_dim(&self) -> Dim3;
+    /// `gridDim`.
+    fn grid_dim(&self) -> Dim3;
+    /// The lane: the thread's linear index in its block, modulo 32.
+    fn lane_id(&self) -> u32;
+    /// Whether the launch runs in checked mode, where `debug_assert!` is active.
+    fn checked(&self) -> bool;
+}
+
+/// The trait's index methods, answered by the type's own (inherent) methods of those names.
+macro_rules! view_indices {
+    () => {
+        #[inline(always)]
+        fn thread_idx(&self) -> Dim3 {
+            Self::thread_idx(self)
+        }
+
+        #[inline(always)]
+        fn block_idx(&self) -> Dim3 {
+            Self::block_idx(self)
+        }
+
+        #[inline(always)]
+        fn block_dim(&self) -> Dim3 {
+            Self::block_dim(self)
+        }
+
+        #[inline(always)]
+        fn grid_dim(&self) -> Dim3 {
+            Self::grid_dim(self)
+        }
+
+        #[inline(always)]
+        fn lane_id(&self) -> u32 {
+            Self::lane_id(self)
+        }
+
+        #[inline(always)]
+        fn checked(&self) -> bool {
+            Self::checked(self)
+        }
+    };
 }
 
 /// The launch's race checker as `t` sees it: `None` without a test where `t` knows it is off.
@@ -37,7 +89,7 @@ mod sealed {
     /// Only the runtime's thread types are views: the race checker relies on their answers.
     pub trait Sealed {}
     impl Sealed for crate::cpu::thread::ThreadCtx {}
-    impl Sealed for super::BlockThread<'_> {}
+    impl Sealed for super::TwinThread<'_> {}
 }
 
 impl ThreadView for ThreadCtx {
@@ -50,12 +102,14 @@ impl ThreadView for ThreadCtx {
     fn race_checked(&self) -> bool {
         self.racing().is_some()
     }
+
+    view_indices!();
 }
 
-/// One thread of a barrier-free block as its block twin's loop runs it: its indices, the
-/// block's and the grid's, and whether the race checker is on, copied out of the block's
-/// [`ThreadCtx`] (which it dereferences to, for everything else).
-pub struct BlockThread<'a> {
+/// One thread as its twin runs it: its indices, the block's and the grid's, and whether the
+/// race checker is on, copied out of its [`ThreadCtx`] (which it dereferences to, for
+/// everything else).
+pub struct TwinThread<'a> {
     ctx: &'a ThreadCtx,
     thread_idx: Dim3,
     block_idx: Dim3,
@@ -64,12 +118,12 @@ pub struct BlockThread<'a> {
     race_checked: bool,
 }
 
-impl ThreadView for BlockThread<'_> {
+impl ThreadView for TwinThread<'_> {
     #[inline(always)]
     fn ctx(&self) -> &ThreadCtx {
-        // The loop leaves the context's indices unset (a store per thread measurably slows
-        // the loop); whatever reads them gets the context through here, so they are set
-        // before anything can see them.
+        // A block twin's loop leaves the context's indices unset (a store per thread
+        // measurably slows the loop); whatever reads them gets the context through here, so
+        // they are set before anything can see them.
         self.ctx.thread_idx.set(self.thread_idx);
         self.ctx.linear.set(self.linear());
         self.ctx
@@ -79,9 +133,11 @@ impl ThreadView for BlockThread<'_> {
     fn race_checked(&self) -> bool {
         self.race_checked
     }
+
+    view_indices!();
 }
 
-impl Deref for BlockThread<'_> {
+impl Deref for TwinThread<'_> {
     type Target = ThreadCtx;
 
     #[inline(always)]
@@ -90,7 +146,7 @@ impl Deref for BlockThread<'_> {
     }
 }
 
-impl BlockThread<'_> {
+impl TwinThread<'_> {
     /// `threadIdx`.
     #[inline(always)]
     pub fn thread_idx(&self) -> Dim3 {
@@ -137,6 +193,20 @@ impl BlockThread<'_> {
 }
 
 impl ThreadCtx {
+    /// This thread as a view, made once when a per-thread twin starts.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __twin_thread(&self) -> TwinThread<'_> {
+        TwinThread {
+            ctx: self,
+            thread_idx: self.thread_idx(),
+            block_idx: self.block_idx,
+            block_dim: self.block_dim,
+            grid_dim: self.grid_dim,
+            race_checked: self.racing().is_some(),
+        }
+    }
+
     /// Whether the launch runs under the race checker: which instantiation of its loop a
     /// block twin runs.
     #[doc(hidden)]
@@ -153,7 +223,7 @@ impl ThreadCtx {
     pub fn __each_thread<const RACECHECK: bool>(
         &mut self,
         first: u32,
-        mut body: impl FnMut(&BlockThread<'_>),
+        mut body: impl FnMut(&TwinThread<'_>),
     ) {
         if !RACECHECK && self.racing().is_some() {
             self.contract_error(
@@ -187,7 +257,7 @@ impl ThreadCtx {
         for z in z0..dim.z {
             for y in y0..dim.y {
                 for x in x0..dim.x {
-                    body(&BlockThread {
+                    body(&TwinThread {
                         ctx: self,
                         thread_idx: Dim3 { x, y, z },
                         block_idx,
