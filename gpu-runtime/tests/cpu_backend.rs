@@ -981,6 +981,64 @@ cpu_kernel!(
     false
 );
 
+fn ones_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
+    let x = args.slice_mut::<u32>(0);
+    let i = global_x(t);
+    x.set(i, 1, t, line!());
+}
+
+/// A block twin that runs its loop as if the race checker were off, whatever the launch says.
+fn ones_unchecked_block(args: &CpuArgs<'_>, block: &mut ThreadCtx, first: u32) {
+    let x = args.slice_mut::<u32>(0);
+    block.__each_thread::<false>(first, |t| {
+        let i = (t.block_idx().x * t.block_dim().x + t.thread_idx().x) as usize;
+        x.set(i, 1, t, line!());
+    });
+}
+
+static ONES_UNCHECKED_BLOCK: Kernel = Kernel::__generated_v2(
+    "ones",
+    "ones",
+    "/* CUDA source: not used by the CPU backend */",
+    &[slice(ScalarType::U32, true)],
+    "tests/cpu_backend.rs",
+    true,
+)
+.with_cpu(ones_twin, false)
+.__with_cpu_block(ones_unchecked_block);
+
+/// A block twin's loop without race checks runs where the checker is off and is refused
+/// where it is on, rather than letting accesses go unchecked.
+#[test]
+fn a_block_loop_without_race_checks_is_refused_under_the_checker() {
+    let gpu = Gpu::cpu();
+    let stream = gpu.new_stream().unwrap();
+    let mut x = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
+    let config = LaunchConfig::for_len(64, 32);
+    stream
+        .launch(
+            &ONES_UNCHECKED_BLOCK,
+            config,
+            &[KernelArg::slice_mut(&mut x)],
+        )
+        .unwrap();
+    assert_eq!(x.to_host(&stream).unwrap(), [1; 64]);
+
+    let mut x = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
+    let err = stream
+        .launch(
+            &ONES_UNCHECKED_BLOCK,
+            config.racecheck(true),
+            &[KernelArg::slice_mut(&mut x)],
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::CpuBackend { reason, .. } if reason.contains("without race checks")),
+        "{err}"
+    );
+    assert_eq!(x.to_host(&stream).unwrap(), [0; 64]);
+}
+
 #[test]
 fn broken_twins_are_errors() {
     let (_, stream) = cpu();
