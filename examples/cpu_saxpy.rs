@@ -1,6 +1,7 @@
 //! The CPU backend against a plain Rust loop: saxpy over 2^24 f32, as a `#[kernel]` on
 //! `Gpu::cpu()` and as `for (y, x) in ys.iter_mut().zip(&xs)` on one thread, each the best of
-//! five runs, and the speed of the kernel per worker thread relative to the loop.
+//! five runs, and the speed of the kernel per worker thread relative to the loop. Figures, and
+//! where the rest of the time goes: docs/ARCHITECTURE.md, "The block loop".
 //!
 //! `cargo run --release --example cpu_saxpy`
 

@@ -792,3 +792,27 @@ fn wait_for_all() {
 "#
     ));
 }
+
+/// The CPU twin of a barrier-free kernel with a device function: the per-thread twin, the
+/// block twin's race-checker dispatch and generic loop, and the device function generic over
+/// the thread view.
+#[test]
+fn saxpy_cpu_twin() {
+    let (program, types) = crate::checked_program_of(
+        r#"
+fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+    let i = global_idx().x;
+    if i < y.len() {
+        y[i] = scaled(a, x, i) + y[i];
+    }
+}
+fn scaled(a: f32, x: &[f32], i: usize) -> f32 {
+    a * x[i]
+}
+"#,
+    )
+    .unwrap_or_else(|errors| panic!("kernel rejected: {errors}"));
+    let twin = crate::emit::cpu::emit_twin(&program, &types, "rt");
+    assert!(twin.block && !twin.needs_sync);
+    insta::assert_snapshot!(twin.source);
+}

@@ -970,6 +970,75 @@ cpu_kernel!(
     false
 );
 
+fn read_only_as_mutable_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
+    let x = args.slice_mut::<f32>(0);
+    x.set(0, 1.0, t, line!());
+}
+cpu_kernel!(
+    READ_ONLY_AS_MUTABLE,
+    &[slice(ScalarType::F32, false)],
+    read_only_as_mutable_twin,
+    false
+);
+
+fn ones_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
+    let x = args.slice_mut::<u32>(0);
+    let i = global_x(t);
+    x.set(i, 1, t, line!());
+}
+
+/// A block twin that runs its loop as if the race checker were off, whatever the launch says.
+fn ones_unchecked_block(args: &CpuArgs<'_>, block: &mut ThreadCtx, first: u32) {
+    let x = args.slice_mut::<u32>(0);
+    block.__each_thread::<false>(first, |t| {
+        let i = (t.block_idx().x * t.block_dim().x + t.thread_idx().x) as usize;
+        x.set(i, 1, t, line!());
+    });
+}
+
+static ONES_UNCHECKED_BLOCK: Kernel = Kernel::__generated_v2(
+    "ones",
+    "ones",
+    "/* CUDA source: not used by the CPU backend */",
+    &[slice(ScalarType::U32, true)],
+    "tests/cpu_backend.rs",
+    true,
+)
+.with_cpu(ones_twin, false)
+.__with_cpu_block(ones_unchecked_block);
+
+/// A block twin's loop without race checks runs where the checker is off and is refused
+/// where it is on, rather than letting accesses go unchecked.
+#[test]
+fn a_block_loop_without_race_checks_is_refused_under_the_checker() {
+    let gpu = Gpu::cpu();
+    let stream = gpu.new_stream().unwrap();
+    let mut x = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
+    let config = LaunchConfig::for_len(64, 32);
+    stream
+        .launch(
+            &ONES_UNCHECKED_BLOCK,
+            config,
+            &[KernelArg::slice_mut(&mut x)],
+        )
+        .unwrap();
+    assert_eq!(x.to_host(&stream).unwrap(), [1; 64]);
+
+    let mut x = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
+    let err = stream
+        .launch(
+            &ONES_UNCHECKED_BLOCK,
+            config.racecheck(true),
+            &[KernelArg::slice_mut(&mut x)],
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::CpuBackend { reason, .. } if reason.contains("without race checks")),
+        "{err}"
+    );
+    assert_eq!(x.to_host(&stream).unwrap(), [0; 64]);
+}
+
 #[test]
 fn broken_twins_are_errors() {
     let (_, stream) = cpu();
@@ -1009,6 +1078,16 @@ fn broken_twins_are_errors() {
         &[KernelArg::slice(&f)],
     ));
     assert!(r.contains("read-only slice"), "{r}");
+    assert_eq!(f.to_host(&stream).unwrap(), [0.0; 4]);
+    let r = reason(stream.launch(
+        &READ_ONLY_AS_MUTABLE,
+        LaunchConfig::for_len(1, 1),
+        &[KernelArg::slice(&f)],
+    ));
+    assert!(
+        r.contains("parameter 0 as a mutable slice of f32, but it is &[f32]"),
+        "{r}"
+    );
     assert_eq!(f.to_host(&stream).unwrap(), [0.0; 4]);
     stream.synchronize().unwrap();
 }

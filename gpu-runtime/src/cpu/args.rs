@@ -219,6 +219,24 @@ impl<'a> CpuArgs<'a> {
         }
     }
 
+    /// Slice parameter `index` of a `&mut [T]`: as [`CpuArgs::slice`], with every element
+    /// writable in the slice's own view, so a write's bounds check is the read's (one the
+    /// compiler can merge with the kernel's own `i < len`).
+    #[inline]
+    pub fn slice_mut<T: Value>(&self, index: usize) -> CpuSlice<'_, T> {
+        match self.args.get(index) {
+            Some(arg) if arg.is::<T>(true) && arg.write_len == arg.len => {
+                // SAFETY: as in `slice`, for a writable argument (write_len == len); an empty
+                // one has nothing to write.
+                unsafe { CpuSlice::from_raw_parts(arg.ptr.cast::<T>(), arg.len, arg.len) }
+            }
+            _ => {
+                self.mismatch(index, &format!("a mutable slice of {}", T::ELEM));
+                CpuSlice::empty()
+            }
+        }
+    }
+
     /// Parameter `index` passed by value (an array or a `#[device]` struct; a scalar reads as
     /// [`CpuArgs::scalar`] does); a twin that disagrees with the parameter's type gets zeros
     /// and the launch fails.

@@ -24,6 +24,10 @@ pub(crate) struct BlockShared {
     mma: RefCell<MmaStage>,
     /// Per warp: lanes that exist and have not returned (kernels that synchronize).
     live: [Cell<u32>; WARP_SIZE as usize],
+    /// Whether a lane has returned since the masks were last reset: only then does a new block
+    /// reset them (a barrier-free block never retires a lane, and 32 stores a block showed in
+    /// profiles of small blocks).
+    retired: Cell<bool>,
     /// Threads per block.
     threads: u32,
     /// The race checker's block state, when the launch runs under it.
@@ -108,7 +112,8 @@ impl BlockShared {
                 limits,
             }),
             mma: RefCell::new(MmaStage::default()),
-            live: std::array::from_fn(|_| Cell::new(0)),
+            live: std::array::from_fn(|warp| Cell::new(lanes_in_warp(threads, warp as u32))),
+            retired: Cell::new(false),
             threads,
             race: racecheck.then(|| BlockRace::new(threads)),
         }
@@ -131,8 +136,10 @@ impl BlockShared {
                 mma.fragments.fill([MmaFragments::EMPTY; 2]);
             }
         }
-        for (warp, live) in self.live.iter().enumerate() {
-            live.set(lanes_in_warp(self.threads, warp as u32));
+        if self.retired.replace(false) {
+            for (warp, live) in self.live.iter().enumerate() {
+                live.set(lanes_in_warp(self.threads, warp as u32));
+            }
         }
     }
 
@@ -140,6 +147,7 @@ impl BlockShared {
     pub(crate) fn retire(&self, linear: u32) {
         let warp = &self.live[(linear / WARP_SIZE) as usize % WARP_SIZE as usize];
         warp.set(warp.get() & !(1 << (linear % WARP_SIZE)));
+        self.retired.set(true);
     }
 
     /// Lanes that exist in warp `warp` of the block.

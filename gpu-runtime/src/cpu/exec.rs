@@ -18,7 +18,7 @@
 //! from a per-OS-thread pool, so stacks are mapped once and reused by later blocks and
 //! launches.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 
 use corosensei::stack::DefaultStack;
@@ -302,6 +302,11 @@ impl Grid<'_> {
     }
 
     fn block_idx(&self, linear: u64) -> Dim3 {
+        if self.grid_dim.y == 1 && self.grid_dim.z == 1 {
+            // A one-dimensional grid, without the divisions (which showed in profiles of
+            // small blocks); its block count fits in u32.
+            return Dim3::new(linear as u32, 0, 0);
+        }
         let gx = u64::from(self.grid_dim.x);
         let gy = u64::from(self.grid_dim.y);
         // Each is below its grid dimension, so fits in u32.
@@ -373,11 +378,11 @@ impl<'g, 'l> Worker<'g, 'l> {
 
     fn context(&self, block_idx: Dim3) -> ThreadCtx {
         ThreadCtx {
-            thread_idx: Dim3::default(),
+            thread_idx: Cell::new(Dim3::default()),
             block_idx,
             block_dim: self.grid.block_dim,
             grid_dim: self.grid.grid_dim,
-            linear: 0,
+            linear: Cell::new(0),
             block: &self.block,
             launch: self.grid.state,
             yielder: std::ptr::null(),
@@ -387,7 +392,7 @@ impl<'g, 'l> Worker<'g, 'l> {
                 .race
                 .as_ref()
                 .map_or(std::ptr::null(), |race| race as *const RaceCheck),
-            site: std::cell::Cell::new(0),
+            site: Cell::new(0),
         }
     }
 
@@ -403,13 +408,13 @@ impl<'g, 'l> Worker<'g, 'l> {
         loop {
             let ran = panic::catch_unwind(AssertUnwindSafe(|| match grid.block_twin {
                 Some(block_twin) => block_twin(args, &mut ctx, first),
-                None => ctx.__each_thread(first, |t| twin(args, t)),
+                None => ctx.__each_thread::<true>(first, |t| twin(args, t)),
             }));
             match ran {
                 Ok(()) => return,
-                Err(payload) if payload.is::<ThreadExit>() => first = ctx.linear + 1,
+                Err(payload) if payload.is::<ThreadExit>() => first = ctx.linear() + 1,
                 Err(payload) => {
-                    self.twin_panicked(ctx.block_idx, ctx.thread_idx, payload.as_ref());
+                    self.twin_panicked(ctx.block_idx, ctx.thread_idx(), payload.as_ref());
                     return;
                 }
             }
@@ -431,8 +436,8 @@ impl<'g, 'l> Worker<'g, 'l> {
                 break;
             };
             let base = ThreadCtx {
-                thread_idx: grid.thread_idx(linear),
-                linear,
+                thread_idx: Cell::new(grid.thread_idx(linear)),
+                linear: Cell::new(linear),
                 ..self.context(block_idx)
             };
             let twin = grid.twin;

@@ -60,7 +60,7 @@ pub fn mbarrier_wait(t: &ThreadCtx, bars: CpuSlice<'_, u64>, index: usize, parit
         // The current phase has the other parity once the awaited one completed.
         if bars.atomic_load(index, t, line) & PARITY != waited {
             if let Some(local) = t.block().race() {
-                local.acquire(t.linear, bars.addr(index));
+                local.acquire(t.linear(), bars.addr(index));
             }
             return;
         }

@@ -42,13 +42,13 @@ pub fn mma_m16n8k16(
         ));
         return acc;
     };
-    let Some(seq) = t.block().stage_mma(t.linear, a, b, acc) else {
+    let Some(seq) = t.block().stage_mma(t.linear(), a, b, acc) else {
         t.contract_error("mma_m16n8k16 staging failed (re-entered)".to_string());
         return acc;
     };
     // Meet the warp: afterwards every live lane has staged its fragments for `seq`.
     t.warp(WarpOp::Sync, u32::MAX, 0, 0);
-    let warp_start = t.linear - t.lane_id();
+    let warp_start = t.linear() - t.lane_id();
     let fetch = |source: u32| match t.block().staged_mma(warp_start + source, seq) {
         Some(f) if f.seq == seq => f,
         _ => MmaFragments::EMPTY,

@@ -43,6 +43,7 @@ mod shared_memory;
 mod slice;
 mod thread;
 mod tile_copy;
+mod twin_thread;
 mod warp;
 mod wgmma;
 
@@ -53,6 +54,7 @@ pub use place::CpuPlace;
 pub use slice::CpuSlice;
 pub use thread::{Dim3, ThreadCtx};
 pub use tile_copy::{cp_async_16, ldmatrix};
+pub use twin_thread::{ThreadView, TwinThread};
 pub use wgmma::{to_tf32, wgmma, wgmma_desc, wgmma_tf32};
 
 pub(crate) use args::CpuArg;

@@ -9,6 +9,7 @@ use crate::core::value::{zero, Value};
 use crate::cpu::racecheck::AccessKind;
 use crate::cpu::slice::FAIL_INDEX;
 use crate::cpu::thread::ThreadCtx;
+use crate::cpu::twin_thread::{racing, ThreadView};
 
 /// A place in global or shared memory: the element `index` of a slice, or a part of it.
 /// Reads and writes go leaf by leaf through relaxed atomics, as [`crate::cpu::CpuSlice`]'s
@@ -79,14 +80,14 @@ impl<'a, T: Value> CpuPlace<'a, T> {
     /// The value, read by thread `t` at source `line` (zeros for a place whose index was out
     /// of bounds).
     #[inline(always)]
-    pub fn read(&self, t: &ThreadCtx, line: u32) -> T {
+    pub fn read<V: ThreadView + ?Sized>(&self, t: &V, line: u32) -> T {
         if self.ptr.is_null() {
             return zero();
         }
         let p = self.ptr;
-        if let Some(race) = t.racing() {
+        if let Some(race) = racing(t) {
             // SAFETY: as below.
-            return race.access(t, p as usize, AccessKind::Read, line, || unsafe {
+            return race.access(t.ctx(), p as usize, AccessKind::Read, line, || unsafe {
                 T::__load(p)
             });
         }
@@ -97,12 +98,12 @@ impl<'a, T: Value> CpuPlace<'a, T> {
     /// Stores `value`; a write to a read-only slice is reported for source `line` and stores
     /// nothing, as is one to a place whose index was out of bounds (reported when it failed).
     #[inline(always)]
-    pub fn set(&self, value: T, t: &ThreadCtx, line: u32) {
+    pub fn set<V: ThreadView + ?Sized>(&self, value: T, t: &V, line: u32) {
         if self.writable {
             let p = self.ptr;
-            if let Some(race) = t.racing() {
+            if let Some(race) = racing(t) {
                 // SAFETY: as below.
-                race.access(t, p as usize, AccessKind::Write, line, || unsafe {
+                race.access(t.ctx(), p as usize, AccessKind::Write, line, || unsafe {
                     T::__store(p, value)
                 });
                 return;
@@ -111,7 +112,7 @@ impl<'a, T: Value> CpuPlace<'a, T> {
             // never writable).
             unsafe { T::__store(p, value) }
         } else if !self.ptr.is_null() {
-            refused_write(self.index, t, line);
+            refused_write(self.index, t.ctx(), line);
         }
     }
 
@@ -142,9 +143,9 @@ impl<'a, T: Value, const N: usize> CpuPlace<'a, [T; N]> {
     /// Element `i` of the array in this place; out of bounds, reports the violation for source
     /// `line` and returns a place that reads zeros and ignores writes.
     #[inline(always)]
-    pub fn index(&self, i: usize, t: &ThreadCtx, line: u32) -> CpuPlace<'a, T> {
+    pub fn index<V: ThreadView + ?Sized>(&self, i: usize, t: &V, line: u32) -> CpuPlace<'a, T> {
         if i >= N {
-            t.fail(FAIL_INDEX, line, i as u64, N as u64);
+            t.ctx().fail(FAIL_INDEX, line, i as u64, N as u64);
             return CpuPlace::absent(self.index);
         }
         if self.ptr.is_null() {

@@ -9,6 +9,7 @@ use crate::core::value::{zero, Value};
 use crate::cpu::place::CpuPlace;
 use crate::cpu::racecheck::AccessKind;
 use crate::cpu::thread::ThreadCtx;
+use crate::cpu::twin_thread::{racing, ThreadView};
 
 /// Checked-mode violation kind: index out of bounds.
 pub(crate) const FAIL_INDEX: u32 = 1;
@@ -112,33 +113,33 @@ impl<'a, T: Value> CpuSlice<'a, T> {
     /// Element `index`; out of bounds, reports the violation for source `line` and returns
     /// zero.
     #[inline(always)]
-    pub fn get(&self, index: usize, t: &ThreadCtx, line: u32) -> T {
+    pub fn get<V: ThreadView + ?Sized>(&self, index: usize, t: &V, line: u32) -> T {
         if index < self.len {
             // SAFETY: in bounds of memory valid for 'a (from_raw's contract).
             let p = unsafe { self.ptr.add(index) };
-            if let Some(race) = t.racing() {
+            if let Some(race) = racing(t) {
                 // SAFETY: as below.
-                return race.access(t, p as usize, AccessKind::Read, line, || unsafe {
+                return race.access(t.ctx(), p as usize, AccessKind::Read, line, || unsafe {
                     T::__load(p)
                 });
             }
             // SAFETY: in bounds of memory valid for 'a; accessed atomically.
             unsafe { T::__load(p) }
         } else {
-            out_of_bounds(index, self.len, t, line);
+            out_of_bounds(index, self.len, t.ctx(), line);
             zero()
         }
     }
 
     /// Stores `value` at `index`; out of bounds, reports the violation and stores nothing.
     #[inline(always)]
-    pub fn set(&self, index: usize, value: T, t: &ThreadCtx, line: u32) {
+    pub fn set<V: ThreadView + ?Sized>(&self, index: usize, value: T, t: &V, line: u32) {
         if index < self.write_len {
             // SAFETY: in bounds of memory valid for writes (write_len is 0 unless writable).
             let p = unsafe { self.ptr.add(index) };
-            if let Some(race) = t.racing() {
+            if let Some(race) = racing(t) {
                 // SAFETY: as below.
-                race.access(t, p as usize, AccessKind::Write, line, || unsafe {
+                race.access(t.ctx(), p as usize, AccessKind::Write, line, || unsafe {
                     T::__store(p, value)
                 });
                 return;
@@ -146,7 +147,7 @@ impl<'a, T: Value> CpuSlice<'a, T> {
             // SAFETY: as above.
             unsafe { T::__store(p, value) }
         } else {
-            refused_write::<T>(index, self.len, t, line);
+            refused_write::<T>(index, self.len, t.ctx(), line);
         }
     }
 
@@ -154,24 +155,24 @@ impl<'a, T: Value> CpuSlice<'a, T> {
     /// slice, or a writable part of a read-only slice, reports the violation for `line` and
     /// gives an empty slice.
     #[inline(always)]
-    pub fn sub(
+    pub fn sub<V: ThreadView + ?Sized>(
         &self,
         start: usize,
         end: usize,
         writable: bool,
-        t: &ThreadCtx,
+        t: &V,
         line: u32,
     ) -> CpuSlice<'a, T> {
         if end > self.len {
-            out_of_bounds(end, self.len, t, line);
+            out_of_bounds(end, self.len, t.ctx(), line);
             return Self::empty();
         }
         if start > end {
-            out_of_bounds(start, end, t, line);
+            out_of_bounds(start, end, t.ctx(), line);
             return Self::empty();
         }
         if writable && self.write_len == 0 && end > start {
-            refused_write::<T>(start, self.len, t, line);
+            refused_write::<T>(start, self.len, t.ctx(), line);
             return Self::empty();
         }
         let len = end - start;
@@ -195,13 +196,13 @@ impl<'a, T: Value> CpuSlice<'a, T> {
     /// bounds, reports the violation for source `line` and returns a place that reads zeros
     /// and ignores writes.
     #[inline(always)]
-    pub fn place(&self, index: usize, t: &ThreadCtx, line: u32) -> CpuPlace<'a, T> {
+    pub fn place<V: ThreadView + ?Sized>(&self, index: usize, t: &V, line: u32) -> CpuPlace<'a, T> {
         if index < self.len {
             // SAFETY: in bounds of memory valid for 'a, writable when index < write_len
             // (from_raw's contract); a place accesses it atomically, as the slice does.
             unsafe { CpuPlace::new(self.ptr.add(index), index, index < self.write_len) }
         } else {
-            out_of_bounds(index, self.len, t, line);
+            out_of_bounds(index, self.len, t.ctx(), line);
             CpuPlace::absent(index)
         }
     }
@@ -211,39 +212,44 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     /// Elements `index..index + 2` (one access on a GPU, where `index` must be even); out of
     /// bounds, reports index `index + 1` and returns zeros.
     #[inline(always)]
-    pub fn load2(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; 2] {
+    pub fn load2<V: ThreadView + ?Sized>(&self, index: usize, t: &V, line: u32) -> [T; 2] {
         self.load_lanes(index, t, line)
     }
 
     /// Stores `value` to elements `index..index + 2`; out of bounds, reports index
     /// `index + 1` and stores nothing.
     #[inline(always)]
-    pub fn store2(&self, index: usize, value: [T; 2], t: &ThreadCtx, line: u32) {
+    pub fn store2<V: ThreadView + ?Sized>(&self, index: usize, value: [T; 2], t: &V, line: u32) {
         self.store_lanes(index, value, t, line);
     }
 
     /// Elements `index..index + 4` (one 16-byte load on a GPU, where `index` must be a
     /// multiple of 4); out of bounds, reports index `index + 3` and returns zeros.
     #[inline(always)]
-    pub fn load4(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; 4] {
+    pub fn load4<V: ThreadView + ?Sized>(&self, index: usize, t: &V, line: u32) -> [T; 4] {
         self.load_lanes(index, t, line)
     }
 
     /// Stores `value` to elements `index..index + 4`; out of bounds, reports index
     /// `index + 3` and stores nothing.
     #[inline(always)]
-    pub fn store4(&self, index: usize, value: [T; 4], t: &ThreadCtx, line: u32) {
+    pub fn store4<V: ThreadView + ?Sized>(&self, index: usize, value: [T; 4], t: &V, line: u32) {
         self.store_lanes(index, value, t, line);
     }
 
     /// Elements `index..index + N` as one vector access; under the race checker, element by
     /// element, so each word is checked.
     #[inline(always)]
-    fn load_lanes<const N: usize>(&self, index: usize, t: &ThreadCtx, line: u32) -> [T; N] {
+    fn load_lanes<const N: usize, V: ThreadView + ?Sized>(
+        &self,
+        index: usize,
+        t: &V,
+        line: u32,
+    ) -> [T; N] {
         let Some(p) = self.vector_start(index, N, self.len, t, line) else {
             return [T::from_bits(0); N];
         };
-        if t.racing().is_some() {
+        if racing(t).is_some() {
             return std::array::from_fn(|k| self.get(index + k, t, line));
         }
         // SAFETY: `vector_start` checked that all N elements are in bounds.
@@ -253,11 +259,17 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     /// Stores `value` to elements `index..index + N` as one vector access; under the race
     /// checker, element by element.
     #[inline(always)]
-    fn store_lanes<const N: usize>(&self, index: usize, value: [T; N], t: &ThreadCtx, line: u32) {
+    fn store_lanes<const N: usize, V: ThreadView + ?Sized>(
+        &self,
+        index: usize,
+        value: [T; N],
+        t: &V,
+        line: u32,
+    ) {
         let Some(p) = self.vector_start(index, N, self.write_len, t, line) else {
             return;
         };
-        let racing = t.racing().is_some();
+        let racing = racing(t).is_some();
         for (k, v) in value.into_iter().enumerate() {
             if racing {
                 self.set(index + k, v, t, line);
@@ -270,15 +282,19 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
 
     /// `atomic_load`: a relaxed atomic read, as every element read is here.
     #[inline]
-    pub fn atomic_load(&self, index: usize, t: &ThreadCtx, line: u32) -> T {
-        match t.racing() {
+    pub fn atomic_load<V: ThreadView + ?Sized>(&self, index: usize, t: &V, line: u32) -> T {
+        match racing(t) {
             Some(race) if index < self.len => {
                 // SAFETY: in bounds of memory valid for 'a; accessed atomically.
                 let p = unsafe { self.ptr.add(index) };
                 // SAFETY: as above.
-                race.access(t, p as usize, AccessKind::AtomicRead, line, || unsafe {
-                    T::load(p)
-                })
+                race.access(
+                    t.ctx(),
+                    p as usize,
+                    AccessKind::AtomicRead,
+                    line,
+                    || unsafe { T::load(p) },
+                )
             }
             _ => self.get(index, t, line),
         }
@@ -286,95 +302,148 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
 
     /// `atomic_add`: returns the old value (integers wrap).
     #[inline]
-    pub fn atomic_add(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+    pub fn atomic_add<V: ThreadView + ?Sized>(
+        &self,
+        index: usize,
+        value: T,
+        t: &V,
+        line: u32,
+    ) -> T {
         self.rmw(RmwOp::Add, index, value, t, line)
     }
 
     /// `atomic_sub`: returns the old value (integers wrap).
     #[inline]
-    pub fn atomic_sub(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+    pub fn atomic_sub<V: ThreadView + ?Sized>(
+        &self,
+        index: usize,
+        value: T,
+        t: &V,
+        line: u32,
+    ) -> T {
         self.rmw(RmwOp::Sub, index, value, t, line)
     }
 
     /// `atomic_min`: returns the old value; a NaN operand is ignored, as by `f32::min`.
     #[inline]
-    pub fn atomic_min(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+    pub fn atomic_min<V: ThreadView + ?Sized>(
+        &self,
+        index: usize,
+        value: T,
+        t: &V,
+        line: u32,
+    ) -> T {
         self.rmw(RmwOp::Min, index, value, t, line)
     }
 
     /// `atomic_max`: returns the old value; a NaN operand is ignored, as by `f32::max`.
     #[inline]
-    pub fn atomic_max(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+    pub fn atomic_max<V: ThreadView + ?Sized>(
+        &self,
+        index: usize,
+        value: T,
+        t: &V,
+        line: u32,
+    ) -> T {
         self.rmw(RmwOp::Max, index, value, t, line)
     }
 
     /// `atomic_exchange`: stores `value`, returns the old value.
     #[inline]
-    pub fn atomic_exchange(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+    pub fn atomic_exchange<V: ThreadView + ?Sized>(
+        &self,
+        index: usize,
+        value: T,
+        t: &V,
+        line: u32,
+    ) -> T {
         self.rmw(RmwOp::Exchange, index, value, t, line)
     }
 
     /// `atomic_and` (integers and bool): returns the old value.
     #[inline]
-    pub fn atomic_and(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+    pub fn atomic_and<V: ThreadView + ?Sized>(
+        &self,
+        index: usize,
+        value: T,
+        t: &V,
+        line: u32,
+    ) -> T {
         self.rmw(RmwOp::And, index, value, t, line)
     }
 
     /// `atomic_or` (integers and bool): returns the old value.
     #[inline]
-    pub fn atomic_or(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+    pub fn atomic_or<V: ThreadView + ?Sized>(&self, index: usize, value: T, t: &V, line: u32) -> T {
         self.rmw(RmwOp::Or, index, value, t, line)
     }
 
     /// `atomic_xor` (integers and bool): returns the old value.
     #[inline]
-    pub fn atomic_xor(&self, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+    pub fn atomic_xor<V: ThreadView + ?Sized>(
+        &self,
+        index: usize,
+        value: T,
+        t: &V,
+        line: u32,
+    ) -> T {
         self.rmw(RmwOp::Xor, index, value, t, line)
     }
 
     /// `atomic_compare_exchange`: stores `new` if the element equals `current` (by bits, as
     /// CUDA's `atomicCAS`); returns the old value either way.
     #[inline]
-    pub fn atomic_compare_exchange(
+    pub fn atomic_compare_exchange<V: ThreadView + ?Sized>(
         &self,
         index: usize,
         current: T,
         new: T,
-        t: &ThreadCtx,
+        t: &V,
         line: u32,
     ) -> T {
         if index < self.write_len {
             // SAFETY: in bounds of writable memory; atomic.
             let p = unsafe { self.ptr.add(index) };
-            if let Some(race) = t.racing() {
+            if let Some(race) = racing(t) {
                 // SAFETY: as above.
-                return race.access(t, p as usize, AccessKind::AtomicWrite, line, || unsafe {
-                    T::compare_exchange(p, current, new)
-                });
+                return race.access(
+                    t.ctx(),
+                    p as usize,
+                    AccessKind::AtomicWrite,
+                    line,
+                    || unsafe { T::compare_exchange(p, current, new) },
+                );
             }
             // SAFETY: as above.
             unsafe { T::compare_exchange(p, current, new) }
         } else {
-            refused_write::<T>(index, self.len, t, line);
+            refused_write::<T>(index, self.len, t.ctx(), line);
             T::from_bits(0)
         }
     }
 
     #[inline(always)]
-    fn rmw(&self, op: RmwOp, index: usize, value: T, t: &ThreadCtx, line: u32) -> T {
+    fn rmw<V: ThreadView + ?Sized>(
+        &self,
+        op: RmwOp,
+        index: usize,
+        value: T,
+        t: &V,
+        line: u32,
+    ) -> T {
         if index < self.write_len {
             // SAFETY: in bounds of writable memory; atomic.
             let p = unsafe { self.ptr.add(index) };
             // SAFETY: as above.
             let rmw = || unsafe { T::rmw(p, op, value) };
-            let old = match t.racing() {
-                Some(race) => race.access(t, p as usize, AccessKind::AtomicWrite, line, rmw),
+            let old = match racing(t) {
+                Some(race) => race.access(t.ctx(), p as usize, AccessKind::AtomicWrite, line, rmw),
                 None => rmw(),
             };
             match old {
                 Some(old) => old,
                 None => {
-                    t.contract_error(format!(
+                    t.ctx().contract_error(format!(
                         "{} on {} elements: the operation is not defined for the type",
                         op.method(),
                         T::TYPE
@@ -384,7 +453,7 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
                 }
             }
         } else {
-            refused_write::<T>(index, self.len, t, line);
+            refused_write::<T>(index, self.len, t.ctx(), line);
             T::from_bits(0)
         }
     }
@@ -392,12 +461,12 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
     /// The first of `lanes` (2 or 4) elements, if `index..index + lanes` is within `limit` and
     /// aligned as the GPU's vector access needs; reports the failure otherwise.
     #[inline(always)]
-    fn vector_start(
+    fn vector_start<V: ThreadView + ?Sized>(
         &self,
         index: usize,
         lanes: usize,
         limit: usize,
-        t: &ThreadCtx,
+        t: &V,
         line: u32,
     ) -> Option<*mut T> {
         let last = index.wrapping_add(lanes - 1);
@@ -406,7 +475,7 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
             let p = unsafe { self.ptr.add(index) };
             let bytes = lanes * std::mem::size_of::<T>();
             if bytes <= 16 && !(p as usize).is_multiple_of(bytes) {
-                t.contract_error(format!(
+                t.ctx().contract_error(format!(
                     "load{lanes}/store{lanes} at element {index} (line {line}) is not \
                      {bytes}-byte aligned; on a GPU this vector access faults: use an index \
                      that is a multiple of {lanes}"
@@ -415,10 +484,10 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
             }
             Some(p)
         } else if limit < self.len && last < self.len && last > index {
-            refused_write::<T>(index, self.len, t, line);
+            refused_write::<T>(index, self.len, t.ctx(), line);
             None
         } else {
-            t.fail(FAIL_INDEX, line, last as u64, self.len as u64);
+            t.ctx().fail(FAIL_INDEX, line, last as u64, self.len as u64);
             None
         }
     }

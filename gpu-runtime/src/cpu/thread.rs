@@ -50,12 +50,14 @@ pub(crate) fn run_thread(body: impl FnOnce()) {
 /// One CPU "thread" of the grid, as its kernel's CPU twin sees it. Only the runtime makes
 /// them; a twin receives `&ThreadCtx` for the duration of one thread's run.
 pub struct ThreadCtx {
-    pub(crate) thread_idx: Dim3,
+    /// `threadIdx`; a block twin's loop sets it only when something may read it
+    /// (`TwinThread::ctx`).
+    pub(crate) thread_idx: Cell<Dim3>,
     pub(crate) block_idx: Dim3,
     pub(crate) block_dim: Dim3,
     pub(crate) grid_dim: Dim3,
     /// The thread's linear index in its block (x fastest).
-    pub(crate) linear: u32,
+    pub(crate) linear: Cell<u32>,
     /// Block-wide memory, on the worker running this block.
     pub(crate) block: *const BlockShared,
     /// Launch-wide state, shared by every worker.
@@ -85,6 +87,12 @@ impl ThreadCtx {
         unsafe { &*self.block }
     }
 
+    /// The thread's linear index in its block (x fastest).
+    #[inline(always)]
+    pub(crate) fn linear(&self) -> u32 {
+        self.linear.get()
+    }
+
     /// The launch's race checker, when it is on.
     #[inline(always)]
     pub(crate) fn racing(&self) -> Option<&RaceCheck> {
@@ -100,31 +108,10 @@ impl ThreadCtx {
         self.site.set(line);
         if self.racing().is_some() {
             if let Some(local) = self.block().race() {
-                local.seen(self.linear, line);
+                local.seen(self.linear(), line);
             }
         }
         self
-    }
-
-    /// Runs `body` as each thread of the block in turn, from linear index `first` on (x
-    /// fastest), with this context's indices set for it: the loop of a block twin.
-    #[doc(hidden)]
-    #[inline(always)]
-    pub fn __each_thread(&mut self, first: u32, mut body: impl FnMut(&ThreadCtx)) {
-        let dim = self.block_dim;
-        let mut linear = 0;
-        for z in 0..dim.z {
-            for y in 0..dim.y {
-                for x in 0..dim.x {
-                    if linear >= first {
-                        self.thread_idx = Dim3 { x, y, z };
-                        self.linear = linear;
-                        body(self);
-                    }
-                    linear += 1;
-                }
-            }
-        }
     }
 
     /// The coroutine to suspend, `None` for a barrier-free kernel.
@@ -138,7 +125,7 @@ impl ThreadCtx {
     /// `threadIdx`.
     #[inline(always)]
     pub fn thread_idx(&self) -> Dim3 {
-        self.thread_idx
+        self.thread_idx.get()
     }
 
     /// `blockIdx`.
@@ -162,7 +149,7 @@ impl ThreadCtx {
     /// The lane: the thread's linear index in its block, modulo 32.
     #[inline(always)]
     pub fn lane_id(&self) -> u32 {
-        self.linear % WARP_SIZE
+        self.linear() % WARP_SIZE
     }
 
     /// Threads per block.
@@ -242,12 +229,12 @@ impl ThreadCtx {
     /// barriers a barrier-free kernel runs its threads in order, so there the lanes after this
     /// one.)
     pub fn active_mask(&self) -> u32 {
-        let warp = self.linear / WARP_SIZE;
+        let warp = self.linear() / WARP_SIZE;
         match self.yielder() {
             // A rendezvous, as a vote: on the GPU the converged lanes read it together, so a
             // lane that runs on after it does not drop out of an earlier lane's answer.
             Some(_) => self.ballot_sync(self.block().live_mask(warp), true),
-            None => self.block().lanes_from(self.linear),
+            None => self.block().lanes_from(self.linear()),
         }
     }
 
@@ -313,7 +300,7 @@ impl ThreadCtx {
     /// kernel relies on when one lane then frees the operands' stage for the others.
     pub fn wgmma_wait(&self, _pending: u32) {
         if self.racing().is_some() && self.yielder().is_some() {
-            let warp = self.linear / WARP_SIZE;
+            let warp = self.linear() / WARP_SIZE;
             self.warp(WarpOp::Sync, self.block().live_mask(warp), 0, 0);
         }
     }
@@ -353,7 +340,7 @@ impl ThreadCtx {
         self.launch().fail(Violation {
             line,
             block: dim(self.block_idx),
-            thread: dim(self.thread_idx),
+            thread: dim(self.thread_idx()),
             what,
         });
     }

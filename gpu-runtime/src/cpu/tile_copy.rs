@@ -32,12 +32,12 @@ pub fn ldmatrix<const N: usize>(
     // Every lane stages its row index where MMAs stage fragments (both are warp-wide, so the
     // lanes' counts stay in step) and meets the warp once; then each reads the rows it needs.
     let staged = [index as u32, (index >> 32) as u32, 0, 0];
-    let Some(seq) = t.block().stage_mma(t.linear, staged, [0; 2], [0.0; 4]) else {
+    let Some(seq) = t.block().stage_mma(t.linear(), staged, [0; 2], [0.0; 4]) else {
         t.contract_error("ldmatrix staging failed (re-entered)".to_string());
         return [0; N];
     };
     t.warp(WarpOp::Sync, u32::MAX, 0, 0);
-    let warp_start = t.linear - t.lane_id();
+    let warp_start = t.linear() - t.lane_id();
     // The word index another lane gave for its row (0 for a lane that has returned).
     let row = |source: u32| match t.block().staged_mma(warp_start + source, seq) {
         Some(f) if f.seq == seq => f.a[0] as usize | (f.a[1] as usize) << 32,

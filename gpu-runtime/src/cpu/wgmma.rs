@@ -166,7 +166,7 @@ fn multiply<const K: usize, const R: usize>(
         ));
         return;
     }
-    let p = t.linear % WARPGROUP;
+    let p = t.linear() % WARPGROUP;
     let (warp, lane) = ((p / 32) as usize, (p % 32) as usize);
     let rows = [16 * warp + lane / 4, 16 * warp + lane / 4 + 8];
     let a: [[f32; K]; 2] = std::array::from_fn(|h| std::array::from_fn(|k| read(0, rows[h], k)));

@@ -123,8 +123,8 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
     }
     let _ = writeln!(
         source,
-        "#[inline(always)]\nfn __gpu_idx(i: usize, len: usize, t: &{rt}::cpu::ThreadCtx, line: u32) -> usize {{\n\
-         if i < len {{ i }} else {{ t.fail(1, line, i as u64, len as u64); 0 }}\n}}"
+        "#[inline(always)]\nfn __gpu_idx<V: {rt}::cpu::ThreadView + ?Sized>(i: usize, len: usize, t: &V, line: u32) -> usize {{\n\
+         if i < len {{ i }} else {{ {rt}::cpu::ThreadView::ctx(t).fail(1, line, i as u64, len as u64); 0 }}\n}}"
     );
     CpuTwin {
         source,
@@ -383,14 +383,24 @@ impl Twin<'_> {
             FnKind::Kernel => {
                 let suffix = suffix(self.subst);
                 let _ = if self.block {
+                    // The loop is written once, generic over whether the race checker is on,
+                    // and instantiated for both, so each access knows the answer at compile
+                    // time (`ThreadCtx::__each_thread`).
                     writeln!(
                         self.out,
-                        "fn __cpu_block{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{"
+                        "fn __cpu_block{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{\n\
+                         if __gpu_block.__race_checked() {{ __cpu_block_in{suffix}::<true>(__gpu_args, __gpu_block, __gpu_first) }} \
+                         else {{ __cpu_block_in{suffix}::<false>(__gpu_args, __gpu_block, __gpu_first) }}\n}}\n\
+                         {ALLOWS}\n\
+                         fn __cpu_block_in{suffix}<const __GPU_RACECHECK: bool>(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{"
                     )
                 } else {
+                    // The thread as a view, as a block twin's loop hands it, so device
+                    // functions (generic over the view) take one type or the other.
                     writeln!(
                         self.out,
-                        "fn __cpu_twin{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{"
+                        "fn __cpu_twin{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __t: &{rt}::cpu::ThreadCtx) {{\n\
+                         let __t = &__t.__twin_thread();"
                     )
                 };
                 for generic in &f.generics {
@@ -441,7 +451,7 @@ impl Twin<'_> {
                     .collect();
                 let _ = writeln!(
                     self.out,
-                    "fn __gpu_dev_{}{}(__t: &{rt}::cpu::ThreadCtx, {}{}){ret} {{",
+                    "fn __gpu_dev_{}{}<__V: {rt}::cpu::ThreadView + ::core::ops::Deref<Target = {rt}::cpu::ThreadCtx>>(__t: &__V, {}{}){ret} {{",
                     f.name,
                     suffix(self.subst),
                     consts.concat(),
@@ -478,9 +488,10 @@ impl Twin<'_> {
                 ),
                 true,
             ),
-            Ty::Slice { elem, .. } => (
+            Ty::Slice { elem, mutable } => (
                 format!(
-                    "let {name} = __gpu_args.slice::<{}>({i});",
+                    "let {name} = __gpu_args.{}::<{}>({i});",
+                    if mutable { "slice_mut" } else { "slice" },
                     self.rust_ty(*elem)
                 ),
                 false,
@@ -523,7 +534,7 @@ impl Twin<'_> {
         self.out.push_str(&decode);
         let _ = writeln!(
             self.out,
-            "__gpu_block.__each_thread(__gpu_first, |__t| {{ {copies}"
+            "__gpu_block.__each_thread::<__GPU_RACECHECK>(__gpu_first, |__t| {{ {copies}"
         );
         self.block_body(&f.body);
         let _ = writeln!(self.out, "}});");

@@ -131,11 +131,11 @@ impl Grid<'_> {
                 break;
             };
             let base = ThreadCtx {
-                thread_idx: self.thread_idx(linear),
+                thread_idx: Cell::new(self.thread_idx(linear)),
                 block_idx,
                 block_dim: self.block_dim,
                 grid_dim: self.grid_dim,
-                linear,
+                linear: Cell::new(linear),
                 block: &*shared,
                 launch: self.state,
                 yielder: std::ptr::null(),
@@ -144,7 +144,7 @@ impl Grid<'_> {
                     .race
                     .as_ref()
                     .map_or(std::ptr::null(), |race| race as *const RaceCheck),
-                site: std::cell::Cell::new(0),
+                site: Cell::new(0),
             };
             let twin = self.twin;
             let args = self.args;

@@ -180,14 +180,14 @@ impl RaceCheck {
         if self.reported() {
             return op();
         }
-        local.seen(t.linear, line);
+        local.seen(t.linear(), line);
         let now = Access {
             block: local.block.get(),
-            thread: t.linear,
+            thread: t.linear(),
             line,
             epoch: local.epoch.get(),
             tick: local.tick.get(),
-            warp_gen: local.warp_gen(t.linear),
+            warp_gen: local.warp_gen(t.linear()),
             time: self.clock.load(Ordering::SeqCst),
             grid: local.grid.get(),
             ..Access::new(kind)
@@ -320,7 +320,7 @@ impl RaceCheck {
         let time = self.clock.fetch_add(1, Ordering::SeqCst) + 1;
         let block = local.block.get();
         lock(&self.fences)
-            .entry((block, t.linear))
+            .entry((block, t.linear()))
             .or_default()
             .push(time);
         lock(&self.block_fences).insert(block, time);
