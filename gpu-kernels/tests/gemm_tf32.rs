@@ -402,3 +402,90 @@ fn one_wgmma_tf32_multiplies_truncated_inputs() {
         assert!(truncation_shows, "exact to f32 on {}", gpu.name());
     }
 }
+
+/// One warpgroup's `wgmma_m64n16k8_tf32_rs`: A (64×8, row-major) read straight into each
+/// thread's fragment, B (stored n×k, 16×8) placed K-major in the 128-byte swizzle, C (64×16,
+/// row-major) the old accumulators, added to.
+#[kernel(launch_bounds(128, 1))]
+fn one_wgmma_tf32_rs(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let smem = dynamic_shared::<f32>();
+    let t = thread_idx().x as usize;
+    // Row r of B: 32 words, k 0..8 in its first two 16-byte chunks, swizzled.
+    let (row, kk) = (t / 8, t % 8);
+    smem[row * 32 + ((kk / 4) ^ (row % 8)) * 4 + kk % 4] = b[t];
+    fence_proxy_async();
+    sync_threads();
+    // Lane l of warp w: rows 16w + l / 4 and 8 below, k l % 4 and 4 further.
+    let r0 = (t / 32) * 16 + (t % 32) / 4;
+    let q = t % 4;
+    let frag = [
+        a[r0 * 8 + q],
+        a[(r0 + 8) * 8 + q],
+        a[r0 * 8 + q + 4],
+        a[(r0 + 8) * 8 + q + 4],
+    ];
+    let col = 2 * q;
+    let mut acc = [0.0f32; 8];
+    for j in 0..2 {
+        acc[4 * j] = c[r0 * 16 + 8 * j + col];
+        acc[4 * j + 1] = c[r0 * 16 + 8 * j + col + 1];
+        acc[4 * j + 2] = c[(r0 + 8) * 16 + 8 * j + col];
+        acc[4 * j + 3] = c[(r0 + 8) * 16 + 8 * j + col + 1];
+    }
+    wgmma_fence();
+    let db = wgmma_desc(smem, 0, 8192, 1024);
+    wgmma_m64n16k8_tf32_rs(&mut acc, frag, smem, db, true);
+    wgmma_commit();
+    wgmma_wait(0, &mut acc);
+    for j in 0..2 {
+        c[r0 * 16 + 8 * j + col] = acc[4 * j];
+        c[r0 * 16 + 8 * j + col + 1] = acc[4 * j + 1];
+        c[(r0 + 8) * 16 + 8 * j + col] = acc[4 * j + 2];
+        c[(r0 + 8) * 16 + 8 * j + col + 1] = acc[4 * j + 3];
+    }
+}
+
+/// The register form alone, compiled by NVRTC and run on the CPU backend and a Hopper GPU:
+/// each element is the old value plus the product of the truncated inputs within `f32`
+/// rounding, so every fragment register landed on its row and k.
+#[test]
+fn one_wgmma_tf32_rs_multiplies_register_fragments() {
+    if gpu_runtime::test_nvrtc() {
+        for checked in [false, true] {
+            gpu_runtime::check_with_nvrtc(&one_wgmma_tf32_rs::KERNEL, &[], (9, 0), checked)
+                .unwrap();
+        }
+    }
+    let a = random_f32(64 * 8, 90);
+    let b = random_f32(16 * 8, 91);
+    let c0 = random_f32(64 * 16, 92);
+    for gpu in devices() {
+        if gpu.backend() == Backend::Cuda && gpu.compute_capability() != (9, 0) {
+            continue;
+        }
+        let stream = gpu.default_stream();
+        let da = DeviceBuffer::from_host(&stream, &a).unwrap();
+        let db = DeviceBuffer::from_host(&stream, &b).unwrap();
+        let mut dc = DeviceBuffer::from_host(&stream, &c0).unwrap();
+        let config = LaunchConfig::new(Grid::x(1), Block::x(128)).with_shared_mem(2 * 4096);
+        one_wgmma_tf32_rs::launch(&stream, config, &da, &db, &mut dc).unwrap();
+        let got = dc.to_host(&stream).unwrap();
+        for i in 0..64 {
+            for j in 0..16 {
+                let (mut truncated, mut scale) = (f64::from(c0[i * 16 + j]), 0.0f64);
+                for p in 0..8 {
+                    let (x, y) = (a[i * 8 + p], b[j * 8 + p]);
+                    truncated += f64::from(to_tf32(x)) * f64::from(to_tf32(y));
+                    scale += (f64::from(x) * f64::from(y)).abs();
+                }
+                let bound = 4.0 * f64::from(f32::EPSILON) * 10f64.sqrt() * (scale + 1.0);
+                let value = f64::from(got[i * 16 + j]);
+                assert!(
+                    (value - truncated).abs() <= bound,
+                    "C[{i}][{j}] on {} is {value}, the truncated inputs give {truncated}",
+                    gpu.name()
+                );
+            }
+        }
+    }
+}
