@@ -258,13 +258,19 @@ fn tf32_is_opt_in() {
     }
 }
 
-/// Every layout's instantiation is in `gemm::instantiations()` (which the GEMM module's NVRTC
-/// test compiles), and its sm_90 PTX keeps the accumulators and the transposed blocks in
+/// Every layout's kernel is in `gemm::instantiations()` (which the GEMM module's NVRTC test
+/// compiles): the three of the transposing kernel and the plain `C = A·B`'s register-fragment
+/// kernel. Their sm_90 PTX keeps the accumulators, the transposed blocks and the fragments in
 /// registers: no local memory.
 #[test]
 fn instantiations_compile_without_local_memory() {
-    let all = gpu_kernels::gemm::tf32::instantiations();
-    assert_eq!(all.len(), 4);
+    let mut all = gpu_kernels::gemm::tf32::instantiations();
+    assert_eq!(all.len(), 3);
+    let plain = gpu_kernels::all_kernels()
+        .into_iter()
+        .find(|k| k.name() == "gemm_tf32_rs")
+        .expect("gemm_tf32_rs in all_kernels()");
+    all.push((plain, Vec::new()));
     let module: Vec<String> = gpu_kernels::gemm::instantiations()
         .iter()
         .map(|(k, args)| format!("{}{args:?}", k.name()))
@@ -280,9 +286,12 @@ fn instantiations_compile_without_local_memory() {
         return;
     }
     for (kernel, args) in &all {
-        let ptx = gpu_runtime::compile_to_ptx_generic(kernel, args, (9, 0))
-            .unwrap_or_else(|e| panic!("{}{args:?} (sm_90): {e}", kernel.name()))
-            .ptx;
+        let ptx = if args.is_empty() {
+            gpu_runtime::compile_to_ptx(kernel, (9, 0))
+        } else {
+            gpu_runtime::compile_to_ptx_generic(kernel, args, (9, 0)).map(|p| p.ptx)
+        }
+        .unwrap_or_else(|e| panic!("{}{args:?} (sm_90): {e}", kernel.name()));
         assert!(
             !ptx.contains(".local"),
             "{}{args:?} uses local memory",
@@ -290,6 +299,13 @@ fn instantiations_compile_without_local_memory() {
         );
         assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"));
     }
+    // The plain product's A operand is four registers in braces after the 128 accumulators.
+    let ptx = gpu_runtime::compile_to_ptx(plain, (9, 0)).unwrap();
+    let wgmma = ptx
+        .lines()
+        .find(|l| l.contains("wgmma.mma_async"))
+        .expect("a wgmma in gemm_tf32_rs");
+    assert_eq!(wgmma.matches('{').count(), 2, "{wgmma}");
 }
 
 /// On a GPU with cuBLAS, cuBLAS's TF32 GEMM (the bench's reference) on the same inputs is
