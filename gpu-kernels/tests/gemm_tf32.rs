@@ -258,13 +258,19 @@ fn tf32_is_opt_in() {
     }
 }
 
-/// Every layout's instantiation is in `gemm::instantiations()` (which the GEMM module's NVRTC
-/// test compiles), and its sm_90 PTX keeps the accumulators and the transposed blocks in
+/// Every layout's kernel is in `gemm::instantiations()` (which the GEMM module's NVRTC test
+/// compiles): the three of the transposing kernel and the plain `C = A·B`'s register-fragment
+/// kernel. Their sm_90 PTX keeps the accumulators, the transposed blocks and the fragments in
 /// registers: no local memory.
 #[test]
 fn instantiations_compile_without_local_memory() {
-    let all = gpu_kernels::gemm::tf32::instantiations();
-    assert_eq!(all.len(), 4);
+    let mut all = gpu_kernels::gemm::tf32::instantiations();
+    assert_eq!(all.len(), 3);
+    let plain = gpu_kernels::all_kernels()
+        .into_iter()
+        .find(|k| k.name() == "gemm_tf32_rs")
+        .expect("gemm_tf32_rs in all_kernels()");
+    all.push((plain, Vec::new()));
     let module: Vec<String> = gpu_kernels::gemm::instantiations()
         .iter()
         .map(|(k, args)| format!("{}{args:?}", k.name()))
@@ -280,9 +286,12 @@ fn instantiations_compile_without_local_memory() {
         return;
     }
     for (kernel, args) in &all {
-        let ptx = gpu_runtime::compile_to_ptx_generic(kernel, args, (9, 0))
-            .unwrap_or_else(|e| panic!("{}{args:?} (sm_90): {e}", kernel.name()))
-            .ptx;
+        let ptx = if args.is_empty() {
+            gpu_runtime::compile_to_ptx(kernel, (9, 0))
+        } else {
+            gpu_runtime::compile_to_ptx_generic(kernel, args, (9, 0)).map(|p| p.ptx)
+        }
+        .unwrap_or_else(|e| panic!("{}{args:?} (sm_90): {e}", kernel.name()));
         assert!(
             !ptx.contains(".local"),
             "{}{args:?} uses local memory",
@@ -290,6 +299,13 @@ fn instantiations_compile_without_local_memory() {
         );
         assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"));
     }
+    // The plain product's A operand is four registers in braces after the 128 accumulators.
+    let ptx = gpu_runtime::compile_to_ptx(plain, (9, 0)).unwrap();
+    let wgmma = ptx
+        .lines()
+        .find(|l| l.contains("wgmma.mma_async"))
+        .expect("a wgmma in gemm_tf32_rs");
+    assert_eq!(wgmma.matches('{').count(), 2, "{wgmma}");
 }
 
 /// On a GPU with cuBLAS, cuBLAS's TF32 GEMM (the bench's reference) on the same inputs is
@@ -400,5 +416,92 @@ fn one_wgmma_tf32_multiplies_truncated_inputs() {
             }
         }
         assert!(truncation_shows, "exact to f32 on {}", gpu.name());
+    }
+}
+
+/// One warpgroup's `wgmma_m64n16k8_tf32_rs`: A (64×8, row-major) read straight into each
+/// thread's fragment, B (stored n×k, 16×8) placed K-major in the 128-byte swizzle, C (64×16,
+/// row-major) the old accumulators, added to.
+#[kernel(launch_bounds(128, 1))]
+fn one_wgmma_tf32_rs(a: &[f32], b: &[f32], c: &mut [f32]) {
+    let smem = dynamic_shared::<f32>();
+    let t = thread_idx().x as usize;
+    // Row r of B: 32 words, k 0..8 in its first two 16-byte chunks, swizzled.
+    let (row, kk) = (t / 8, t % 8);
+    smem[row * 32 + ((kk / 4) ^ (row % 8)) * 4 + kk % 4] = b[t];
+    fence_proxy_async();
+    sync_threads();
+    // Lane l of warp w: rows 16w + l / 4 and 8 below, k l % 4 and 4 further.
+    let r0 = (t / 32) * 16 + (t % 32) / 4;
+    let q = t % 4;
+    let frag = [
+        a[r0 * 8 + q],
+        a[(r0 + 8) * 8 + q],
+        a[r0 * 8 + q + 4],
+        a[(r0 + 8) * 8 + q + 4],
+    ];
+    let col = 2 * q;
+    let mut acc = [0.0f32; 8];
+    for j in 0..2 {
+        acc[4 * j] = c[r0 * 16 + 8 * j + col];
+        acc[4 * j + 1] = c[r0 * 16 + 8 * j + col + 1];
+        acc[4 * j + 2] = c[(r0 + 8) * 16 + 8 * j + col];
+        acc[4 * j + 3] = c[(r0 + 8) * 16 + 8 * j + col + 1];
+    }
+    wgmma_fence();
+    let db = wgmma_desc(smem, 0, 8192, 1024);
+    wgmma_m64n16k8_tf32_rs(&mut acc, frag, smem, db, true);
+    wgmma_commit();
+    wgmma_wait(0, &mut acc);
+    for j in 0..2 {
+        c[r0 * 16 + 8 * j + col] = acc[4 * j];
+        c[r0 * 16 + 8 * j + col + 1] = acc[4 * j + 1];
+        c[(r0 + 8) * 16 + 8 * j + col] = acc[4 * j + 2];
+        c[(r0 + 8) * 16 + 8 * j + col + 1] = acc[4 * j + 3];
+    }
+}
+
+/// The register form alone, compiled by NVRTC and run on the CPU backend and a Hopper GPU:
+/// each element is the old value plus the product of the truncated inputs within `f32`
+/// rounding, so every fragment register landed on its row and k.
+#[test]
+fn one_wgmma_tf32_rs_multiplies_register_fragments() {
+    if gpu_runtime::test_nvrtc() {
+        for checked in [false, true] {
+            gpu_runtime::check_with_nvrtc(&one_wgmma_tf32_rs::KERNEL, &[], (9, 0), checked)
+                .unwrap();
+        }
+    }
+    let a = random_f32(64 * 8, 90);
+    let b = random_f32(16 * 8, 91);
+    let c0 = random_f32(64 * 16, 92);
+    for gpu in devices() {
+        if gpu.backend() == Backend::Cuda && gpu.compute_capability() != (9, 0) {
+            continue;
+        }
+        let stream = gpu.default_stream();
+        let da = DeviceBuffer::from_host(&stream, &a).unwrap();
+        let db = DeviceBuffer::from_host(&stream, &b).unwrap();
+        let mut dc = DeviceBuffer::from_host(&stream, &c0).unwrap();
+        let config = LaunchConfig::new(Grid::x(1), Block::x(128)).with_shared_mem(2 * 4096);
+        one_wgmma_tf32_rs::launch(&stream, config, &da, &db, &mut dc).unwrap();
+        let got = dc.to_host(&stream).unwrap();
+        for i in 0..64 {
+            for j in 0..16 {
+                let (mut truncated, mut scale) = (f64::from(c0[i * 16 + j]), 0.0f64);
+                for p in 0..8 {
+                    let (x, y) = (a[i * 8 + p], b[j * 8 + p]);
+                    truncated += f64::from(to_tf32(x)) * f64::from(to_tf32(y));
+                    scale += (f64::from(x) * f64::from(y)).abs();
+                }
+                let bound = 4.0 * f64::from(f32::EPSILON) * 10f64.sqrt() * (scale + 1.0);
+                let value = f64::from(got[i * 16 + j]);
+                assert!(
+                    (value - truncated).abs() <= bound,
+                    "C[{i}][{j}] on {} is {value}, the truncated inputs give {truncated}",
+                    gpu.name()
+                );
+            }
+        }
     }
 }

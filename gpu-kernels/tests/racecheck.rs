@@ -498,14 +498,16 @@ fn gemm_tensor_core_wgmma_refilling_stages() {
     );
 }
 
-/// The TF32 kernel over more k-tiles (6) than stages (4) with partial tiles
+/// The TF32 kernels over more k-tiles (6) than stages (4) with partial tiles
 /// of C and of k: the producer's transposed stores (M- or N-major operands) and `cp.async`
-/// copies (K-major ones), both ordered before `wgmma`'s reads by the stages' barriers.
+/// copies (K-major ones), both ordered before `wgmma`'s reads by the stages' barriers, and
+/// the plain product's kernel, whose consumers load B's tile into registers.
 #[test]
 fn gemm_tf32() {
     let spec = Gemm::new(136, 40, 168).alpha(0.5).beta(1.0).allow_tf32();
-    // A copied and B stored, then the other way round: every path of the producer.
-    for spec in [spec, spec.trans_a().trans_b()] {
+    // The plain product (register fragments); A stored and B copied; both stored: every path
+    // of both producers and consumers.
+    for spec in [spec, spec.trans_a().trans_b(), spec.trans_a()] {
         gemm_case("gemm tf32", spec, |v| v, gemm::gemm);
     }
 }

@@ -444,6 +444,37 @@ fn wg(out: &mut [f32]) {
     assert!(source.contains("__align__(1024)"), "{source}");
 }
 
+#[test]
+fn warpgroup_mma_tf32_register_a() {
+    let source = cuda(
+        r#"
+fn wg(a: &[f32], out: &mut [f32]) {
+    let smem = dynamic_shared::<f32>();
+    let mut acc = [0.0f32; 4];
+    let frag = [a[0], a[1], a[2], a[3]];
+    wgmma_fence();
+    let db = wgmma_desc(smem, 0, 8192, 1024);
+    wgmma_m64n8k8_tf32_rs(&mut acc, frag, smem, db, false);
+    wgmma_commit();
+    wgmma_wait(0, &mut acc);
+    out[0] = acc[0] + acc[3];
+}
+"#,
+    );
+    // A's four b32 registers in braces follow the 4 accumulators, then B's descriptor, the
+    // predicate and the two scales.
+    assert!(
+        source.contains(
+            "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, %8, p, 1, 1;"
+        ),
+        "{source}"
+    );
+    assert!(
+        source.contains(r#""r"(__float_as_uint(frag[0])), "r"(__float_as_uint(frag[1])), "r"(__float_as_uint(frag[2])), "r"(__float_as_uint(frag[3])), "l"(db), "r"((int)(false)))"#),
+        "{source}"
+    );
+}
+
 /// A vector access's bounds check adds to the index: an index whose operator binds more
 /// loosely than `+` (a select, a shift, a bit operation) keeps its parentheses.
 #[test]

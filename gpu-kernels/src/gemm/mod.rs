@@ -22,6 +22,7 @@
 mod simt;
 pub mod tensor_core;
 pub mod tf32;
+mod tf32_rs;
 
 use gpu_macros::{device, kernel};
 use gpu_runtime::half::{bf16, f16};
@@ -369,5 +370,6 @@ pub(crate) fn kernels() -> Vec<&'static Kernel> {
     let mut all = vec![&scale_by_beta::KERNEL];
     all.extend_from_slice(simt::KERNELS);
     all.extend_from_slice(tensor_core::KERNELS);
+    all.extend_from_slice(tf32_rs::KERNELS);
     all
 }

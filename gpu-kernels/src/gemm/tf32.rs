@@ -24,6 +24,12 @@
 //! with four `wgmma.m64n256k8.tf32` per stage, keep one stage's multiplies in flight, and hand the
 //! stage back through its "free" mbarrier. Blocks run in the grouped order of the other GEMMs.
 //!
+//! The plain `C = A·B` (A K-major, B N-major) does not run here: [`super::tf32_rs`] computes it
+//! as `C^T = B^T·A^T` with B^T's fragments in registers, so nothing is transposed in shared
+//! memory (this kernel's transposing producer reached 0.35-0.37 × cuBLAS on it at 4096³ and
+//! 8192³, against 0.976 with both operands K-major). The `<0, 0>` instantiation is no longer
+//! launched.
+//!
 //! PTX reads TF32 operands K-major only (the transpose immediates exist for 16-bit types
 //! alone), so the two layouts differ in how a tile reaches shared memory:
 //!
@@ -312,17 +318,17 @@ fn gemm_tf32_wgmma<const A_T: usize, const B_T: usize>(
     }
 }
 
-/// The TF32 kernel with every template instantiation it is launched with (one per layout).
+/// The TF32 kernel with every template instantiation it is launched with: the three layouts
+/// other than the plain `C = A·B` (whose kernel, in [`super::tf32_rs`], takes no template
+/// arguments and is listed by `gemm::kernels()`).
 pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::TemplateArg>)> {
     use gpu_runtime::TemplateArg;
     let mut all = Vec::new();
-    for a_t in 0..2u64 {
-        for b_t in 0..2u64 {
-            all.push((
-                &gemm_tf32_wgmma::KERNEL,
-                vec![TemplateArg::Const(a_t), TemplateArg::Const(b_t)],
-            ));
-        }
+    for (a_t, b_t) in [(0u64, 1u64), (1, 0), (1, 1)] {
+        all.push((
+            &gemm_tf32_wgmma::KERNEL,
+            vec![TemplateArg::Const(a_t), TemplateArg::Const(b_t)],
+        ));
     }
     all
 }
@@ -368,9 +374,8 @@ pub(crate) fn gemm_tf32(
     let config = LaunchConfig::new(grid, Block::x(THREADS)).with_shared_mem(shared);
     let (alpha, beta) = (spec.alpha, spec.beta);
     match (spec.trans_a, spec.trans_b) {
-        (Transpose::No, Transpose::No) => {
-            gemm_tf32_wgmma::launch::<0, 0>(stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c)
-        }
+        // B N-major, A K-major: registers take B^T, nothing is transposed in shared memory.
+        (Transpose::No, Transpose::No) => super::tf32_rs::launch_plain(stream, spec, a, b, c),
         (Transpose::No, Transpose::Yes) => {
             gemm_tf32_wgmma::launch::<0, 1>(stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c)
         }

@@ -26,6 +26,11 @@ pub enum TensorOp {
     /// the tensor cores read as TF32 (sign, exponent and the top 10 mantissa bits), 64×n×8,
     /// both operands K-major (PTX has no transpose for TF32); only as a statement.
     WgmmaTf32 { n: u32 },
+    /// `wgmma_m64n{n}k8_tf32_rs(&mut acc, a, shared, b, accumulate)`: [`TensorOp::WgmmaTf32`]
+    /// with A from registers: `a` is this thread's `[f32; 4]` fragment of the 64×8 A (the
+    /// layout of `mma.m16n8k8`'s A per warp of 16 rows), B a K-major descriptor; only as a
+    /// statement.
+    WgmmaTf32Rs { n: u32 },
     /// `wgmma_fence()`: orders register accesses before the next `wgmma`.
     WgmmaFence,
     /// `wgmma_commit()`: closes the group of `wgmma`s issued so far.
@@ -87,6 +92,15 @@ impl TensorOp {
             return (n.is_multiple_of(8) && (8..=256).contains(&n))
                 .then_some(TensorOp::Wgmma { input, n });
         }
+        // `wgmma_m64n{n}k8_tf32_rs`, n a multiple of 8 up to 256.
+        if let Some(n) = name
+            .strip_prefix("wgmma_m64n")
+            .and_then(|rest| rest.strip_suffix("k8_tf32_rs"))
+        {
+            let n: u32 = n.parse().ok()?;
+            return (n.is_multiple_of(8) && (8..=256).contains(&n))
+                .then_some(TensorOp::WgmmaTf32Rs { n });
+        }
         // `wgmma_m64n{n}k8_tf32`, n a multiple of 8 up to 256.
         if let Some(n) = name
             .strip_prefix("wgmma_m64n")
@@ -115,6 +129,7 @@ impl TensorOp {
             TensorOp::WgmmaDesc => "wgmma_desc".to_string(),
             TensorOp::Wgmma { input, n } => format!("wgmma_m64n{n}k16_{}", input.rust_name()),
             TensorOp::WgmmaTf32 { n } => format!("wgmma_m64n{n}k8_tf32"),
+            TensorOp::WgmmaTf32Rs { n } => format!("wgmma_m64n{n}k8_tf32_rs"),
             TensorOp::WgmmaFence => "wgmma_fence".to_string(),
             TensorOp::WgmmaCommit => "wgmma_commit".to_string(),
             TensorOp::WgmmaWait => "wgmma_wait".to_string(),
@@ -240,6 +255,38 @@ impl TensorOp {
                 "`{name}` takes (&mut acc [f32; {}], shared, a descriptor, b descriptor, accumulate: bool); TF32 operands are K-major, so there are no transpose flags",
                 n / 2
             )),
+            TensorOp::WgmmaTf32Rs { n } => Signature::new(
+                vec![
+                    Arg::Fragment {
+                        elem: Scalar::F32,
+                        len: Some(n / 2),
+                        by_mut_ref: true,
+                        message: format!(
+                            "expected the accumulators, an `[f32; {}]` variable",
+                            n / 2
+                        ),
+                    },
+                    fragment(
+                        Scalar::F32,
+                        4,
+                        "expected `a`, this thread's `[f32; 4]` fragment of A, a variable",
+                    ),
+                    Arg::Shared {
+                        elem: Elem::Any,
+                        message: "`wgmma` reads B from the shared memory its descriptor was made from, not {found}",
+                    },
+                    Arg::Scalar(Scalar::U64),
+                    Arg::Scalar(Scalar::Bool),
+                ],
+                Ret::Unit,
+            )
+            .placement(Placement::Statement {
+                message: "`wgmma` updates its accumulators in place: call it as a statement, `wgmma_...(&mut acc, ...);`",
+            })
+            .usage(format!(
+                "`{name}` takes (&mut acc [f32; {}], a [f32; 4], shared, b descriptor, accumulate: bool)",
+                n / 2
+            )),
             TensorOp::WgmmaFence | TensorOp::WgmmaCommit => Signature::new(vec![], Ret::Unit),
             TensorOp::WgmmaWait => Signature::new(
                 vec![
@@ -350,6 +397,37 @@ impl TensorOp {
                     p = regs + 2,
                 )
             }
+            TensorOp::WgmmaTf32Rs { n } => {
+                w.helper("rs_wgmma");
+                let regs = (n / 2) as usize;
+                let acc = w.arg(0);
+                let a = w.arg(1);
+                let list: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
+                let outputs: Vec<String> =
+                    (0..regs).map(|i| format!("\"+f\"({acc}[{i}])")).collect();
+                let inputs: Vec<String> = (0..4)
+                    .map(|i| format!("\"r\"(__float_as_uint({a}[{i}]))"))
+                    .collect();
+                let b = w.arg(3);
+                let accumulate = w.bare(4);
+                // A's four registers are b32 operands; PTX reads them until the wgmma's group
+                // is waited for, so the kernel leaves them alone until then.
+                format!(
+                    "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{p}, 0;\\n\"\n        \
+                     \"wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32 {{{list}}}, {{%{a0}, %{a1}, %{a2}, %{a3}}}, %{db}, p, 1, 1;\\n}}\\n\"\n        \
+                     : {outputs}\n        \
+                     : {inputs}, \"l\"({b}), \"r\"((int)({accumulate})))",
+                    list = list.join(", "),
+                    outputs = outputs.join(", "),
+                    inputs = inputs.join(", "),
+                    a0 = regs,
+                    a1 = regs + 1,
+                    a2 = regs + 2,
+                    a3 = regs + 3,
+                    db = regs + 4,
+                    p = regs + 5,
+                )
+            }
             TensorOp::WgmmaFence => w.template("rs_wgmma_fence()", Some("rs_wgmma")),
             TensorOp::WgmmaCommit => w.template("rs_wgmma_commit()", Some("rs_wgmma")),
             TensorOp::WgmmaWait => {
@@ -395,6 +473,9 @@ impl TensorOp {
             TensorOp::WgmmaTf32 { .. } => w.template(
                 "{rt}::cpu::wgmma_tf32(__t, &mut {0}, {1}, [{2}, {3}], {4}, {line})",
             ),
+            TensorOp::WgmmaTf32Rs { .. } => w.template(
+                "{rt}::cpu::wgmma_tf32_rs(__t, &mut {0}, {1}, {2}, {3}, {4}, {line})",
+            ),
             TensorOp::WgmmaFence => w.template("__t.wgmma_fence()"),
             TensorOp::WgmmaCommit => w.template("__t.wgmma_commit()"),
             TensorOp::WgmmaWait => w.template("__t.wgmma_wait({0})"),
@@ -407,7 +488,8 @@ impl TensorOp {
     /// Whether every thread named must reach the call before any leaves it.
     pub fn synchronizes(self) -> bool {
         match self {
-            TensorOp::Mma { .. } | TensorOp::Ldmatrix { .. } => true,
+            // The register form gathers A's rows from the fragments of each warp's lanes.
+            TensorOp::Mma { .. } | TensorOp::Ldmatrix { .. } | TensorOp::WgmmaTf32Rs { .. } => true,
             TensorOp::WgmmaDesc
             | TensorOp::Wgmma { .. }
             | TensorOp::WgmmaTf32 { .. }

@@ -55,7 +55,7 @@ pub use slice::CpuSlice;
 pub use thread::{Dim3, ThreadCtx};
 pub use tile_copy::{cp_async_16, ldmatrix};
 pub use twin_thread::{ThreadView, TwinThread};
-pub use wgmma::{to_tf32, wgmma, wgmma_desc, wgmma_tf32};
+pub use wgmma::{to_tf32, wgmma, wgmma_desc, wgmma_tf32, wgmma_tf32_rs};
 
 pub(crate) use args::CpuArg;
 pub(crate) use device::{device_info, CpuDevice, CpuStream};

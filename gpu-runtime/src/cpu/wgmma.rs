@@ -12,6 +12,7 @@ use crate::core::scalar::{Scalar, ScalarType};
 use crate::cpu::mma::half_to_f32;
 use crate::cpu::slice::CpuSlice;
 use crate::cpu::thread::ThreadCtx;
+use crate::cpu::warp::WarpOp;
 
 /// Threads of a warpgroup.
 const WARPGROUP: u32 = 128;
@@ -119,6 +120,56 @@ pub fn wgmma_tf32<T: Scalar, const R: usize>(
         to_tf32(f32::from_bits(u32::from_le_bytes(bytes_at(
             t, &shared, offset, line,
         ))))
+    };
+    multiply::<8, R>(t, acc, accumulate, line, read);
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n{2R}k8.f32.tf32.tf32` with A from registers: [`wgmma_tf32`]
+/// with the 64×8 A given by the warpgroup's fragments, B from its K-major descriptor.
+///
+/// Warp `w` of the warpgroup holds rows `16w..16w + 16` of A as `mma.m16n8k8` holds its A:
+/// lane `l` has `a[r]` = A[`16w + l / 4 + 8·(r % 2)`][`l % 4 + 4·(r / 2)`]. A row's 8 values
+/// lie with the 4 lanes of its quad, so the lanes stage their fragments and meet at a warp
+/// rendezvous, as `mma` does; every lane of the warp must call it.
+#[allow(clippy::too_many_arguments)]
+pub fn wgmma_tf32_rs<T: Scalar, const R: usize>(
+    t: &ThreadCtx,
+    acc: &mut [f32; R],
+    a: [f32; 4],
+    shared: CpuSlice<'_, T>,
+    desc: u64,
+    accumulate: bool,
+    line: u32,
+) {
+    let Some(seq) = t
+        .block()
+        .stage_mma(t.linear, a.map(f32::to_bits), [0; 2], [0.0; 4])
+    else {
+        t.contract_error(format!(
+            "wgmma at line {line}: staging A's fragments failed (re-entered)"
+        ));
+        return;
+    };
+    // Meet the warp: afterwards every live lane has staged its fragment for `seq`.
+    t.warp(WarpOp::Sync, u32::MAX, 0, 0);
+    let warp_start = t.linear - t.lane_id();
+    // Row `mn` of the warpgroup's A is one of this warp's (multiply asks for no other).
+    let fragment = |mn: usize, k: usize| {
+        let lane = (4 * (mn % 8) + k % 4) as u32;
+        match t.block().staged_mma(warp_start + lane, seq) {
+            Some(f) if f.seq == seq => f32::from_bits(f.a[(mn % 16) / 8 + 2 * (k / 4)]),
+            _ => 0.0,
+        }
+    };
+    let read = |which: usize, mn: usize, k: usize| {
+        if which == 0 {
+            to_tf32(fragment(mn, k))
+        } else {
+            let offset = swizzle(operand_offset(desc, false, mn, k, 4));
+            to_tf32(f32::from_bits(u32::from_le_bytes(bytes_at(
+                t, &shared, offset, line,
+            ))))
+        }
     };
     multiply::<8, R>(t, acc, accumulate, line, read);
 }

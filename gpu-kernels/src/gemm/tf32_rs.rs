@@ -1,0 +1,247 @@
+//! The TF32 GEMM for the plain `C = A·B` (A row-major m×k, B row-major k×n): `C^T = B^T·A^T`
+//! with `wgmma`'s A operand, B^T, in registers.
+//!
+//! # Why
+//!
+//! PTX reads shared-memory TF32 operands K-major only, and B of the plain product is N-major,
+//! so [`super::tf32`]'s kernel transposes it through registers on its way into shared memory.
+//! Per stage that costs, besides the 48 KiB `cp.async` would write, 64 KiB more of shared-memory
+//! reads and writes, beside the ~80 KiB `wgmma` reads: more traffic than a stage's multiplies
+//! take time for (0.35-0.37 × cuBLAS where the K-major layouts reach 0.976, and deeper
+//! transposing producers were slower still).
+//!
+//! `wgmma` can take its A operand from registers instead, and registers may be loaded from
+//! any layout. So this kernel computes the transposed product, whose M side is n and N side
+//! is m:
+//!
+//! - `wgmma`'s A (64×8 per instruction, rows of n): fragments of B^T, which each consumer
+//!   thread loads with four 4-byte shared loads per instruction from B's tile exactly as
+//!   `cp.async` copied it (`[k][n]`, n contiguous). Rows of the tile are padded from 128 to
+//!   136 words, so the 32 lanes of a load (8 n by 4 k) hit 32 distinct banks.
+//! - `wgmma`'s B (8×256 per instruction, rows of m): A^T, which is A's row-major tile read
+//!   K-major, copied by `cp.async` into the 128-byte swizzle as the other kernel copies a
+//!   K-major operand, and read through a descriptor.
+//! - The accumulators hold C^T: a thread's element (n, m) is written to `C[m][n]`.
+//!
+//! Nothing is transposed through shared memory: per stage `cp.async` writes 48 KiB and the
+//! tensor cores and the fragment loads read 80 KiB, the K-major kernel's traffic.
+//!
+//! # The kernel
+//!
+//! A block computes a 256×128 tile of C (256 rows of m: one `wgmma.m64n256k8` covers them; 128
+//! columns of n: 64 per consumer warpgroup) with one producer and two consumer warpgroups,
+//! four stages of 32-deep tiles (A 256×32 swizzled, 32 KiB; B 32×136 words, 17 KiB: 49 KiB a
+//! stage, 196 KiB in all), "full" and "free" mbarriers as in [`super::tf32`], blocks in the
+//! grouped order (8 block rows, so a wave's A and B footprints are about square).
+//!
+//! A `wgmma` reads its register operand asynchronously: the registers must stay unwritten until
+//! a `wgmma_wait` covers it. Each consumer therefore commits every instruction as its own group
+//! and waits until one is left in flight before it loads the next fragment: two instructions'
+//! fragments (8 registers) are live beside the 128 accumulators, where keeping a whole tile's
+//! four in flight, as the shared-memory kernel does, would hold 32 and exceed the 168
+//! registers a thread of a 384-thread block may have. A stage goes back to the producer once
+//! the first instruction of the next tile has been issued and waited down to one, which leaves
+//! only that instruction in flight.
+//!
+//! The epilogue stores C^T's elements one by one: a warp's store covers 8 consecutive n of 4
+//! rows of m, four whole 32-byte sectors.
+//!
+//! Rows of A and B start on 16-byte boundaries (k and n multiples of 4), as for the other
+//! kernel: every 16-byte chunk lies wholly inside or outside the matrix. The case A transposed
+//! with B N-major stays on [`super::tf32`]'s transposing producer.
+//!
+//! Measured on an H100 (the generated CUDA compiled alone with the same ptxas, 162 registers,
+//! no spills; in the SASS the fragments alternate between two register quads and each
+//! `HGMMA` is followed by `WARPGROUP.DEPBAR.LE gsb0, 0x1`, so nothing is serialized), against
+//! cuBLAS's TF32 GEMM in the same run: 320 TFLOP/s at 4096³ (0.81 × cuBLAS; the transposing
+//! producer gave 0.35), 286-311 at 8192³ (0.78-0.90, cuBLAS itself varying 345-367), and C
+//! within `f32` rounding of the truncated inputs' product at every shape checked, 4096³
+//! included. What is left to the K-major kernel's 0.976 is most likely the shallower
+//! `wgmma` pipeline (two instructions in flight a warpgroup, not a tile's four and the next
+//! tile's) and the scalar epilogue.
+
+use gpu_macros::{device, kernel};
+use gpu_runtime::{Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream};
+
+use super::{grouped_block_col, grouped_block_row, Gemm};
+
+/// Rows of C (m) per block: `wgmma`'s N side.
+const BM: usize = 256;
+/// Columns of C (n) per block: 64 (`wgmma`'s M side) per consumer warpgroup.
+const BN: usize = 128;
+/// k per stage: 32 f32, one 128-byte swizzle row of A's tile.
+const BK: usize = 32;
+/// Words per k-row of B's tile: 128 n and 8 of padding, so fragment loads are conflict-free.
+const B_ROW: usize = BN + 8;
+/// Tiles in flight.
+const STAGES: usize = 4;
+/// Block rows that sweep the block columns together (grouped order).
+const GROUP_M: usize = 8;
+/// Threads per block: one producer and two consumer warpgroups.
+const THREADS: u32 = 384;
+/// Words (f32) of A's tile in a stage.
+const A_WORDS: usize = BM * BK;
+/// Words (f32) of shared memory per stage: A's tile, then B's; 49 KiB, a multiple of the
+/// swizzle's 1024 bytes, so every stage's A starts on its pattern.
+const STAGE_WORDS: usize = A_WORDS + BK * B_ROW;
+
+/// `C = alpha·A·B + beta·C` in TF32 on Hopper for row-major A (m×k) and B (k×n), k and n
+/// multiples of 4, as `C^T = B^T·A^T` with B^T's fragments in registers.
+#[kernel(launch_bounds(384, 1))]
+fn gemm_tf32_rs(
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    beta: f32,
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+) {
+    // 16-byte chunks per producer thread: A's 256 rows of 8, B's 32 rows of 32.
+    const A_COPIES: usize = BM * BK / 4 / 128;
+    const B_COPIES: usize = BK * BN / 4 / 128;
+    let smem = dynamic_shared::<f32>();
+    // Barriers s < STAGES: stage s is full; STAGES + s: stage s is free again.
+    let bars = shared_array::<u64, { 2 * STAGES }>();
+    let tid = thread_idx().x as usize;
+    let group = tid / 128;
+    let grid_m = (m + BM - 1) / BM;
+    let grid_n = (n + BN - 1) / BN;
+    let pid = block_idx().x as usize;
+    let block_m = grouped_block_row(pid, grid_m, grid_n, GROUP_M) * BM;
+    let block_n = grouped_block_col(pid, grid_m, grid_n, GROUP_M) * BN;
+    let tiles = (k + BK - 1) / BK;
+    if tid == 0 {
+        for s in 0..STAGES {
+            // Full: one `cp.async` completion per producer thread.
+            mbarrier_init(bars, s, 128);
+            // Free: one arrival per consumer warp, once its warpgroup's MMAs are done.
+            mbarrier_init(bars, STAGES + s, 8);
+        }
+    }
+    sync_threads();
+    if group == 0 {
+        // The producer. A: this thread copies chunk `chunk` (4 k) of rows `row0 + 16r`, into
+        // the 128-byte swizzle (chunk c of row r at c ^ (r % 8)). B: chunk `b_chunk` (4 n) of
+        // k-rows `b_row0 + 4r`, a warp copying 512 contiguous bytes of one row.
+        let row0 = tid / 8;
+        let chunk = tid % 8;
+        let a_src = (block_m + row0) * k + chunk * 4;
+        let b_row0 = tid / 32;
+        let b_chunk = tid % 32;
+        let b_col = block_n + b_chunk * 4;
+        for i in 0..tiles {
+            let s = i % STAGES;
+            let k0 = i * BK;
+            if i >= STAGES {
+                mbarrier_wait(bars, STAGES + s, ((i / STAGES + 1) % 2) as u32);
+            }
+            let a_base = s * STAGE_WORDS;
+            let b_base = a_base + A_WORDS;
+            #[unroll]
+            for r in 0..A_COPIES {
+                let row = row0 + 16 * r;
+                let dst = a_base + row * 32 + (chunk ^ (row0 % 8)) * 4;
+                let valid = block_m + row < m && k0 + chunk * 4 < k;
+                cp_async_16(smem, dst, a, a_src + r * 16 * k + k0, valid);
+            }
+            #[unroll]
+            for r in 0..B_COPIES {
+                let row = b_row0 + 4 * r;
+                let dst = b_base + row * B_ROW + b_chunk * 4;
+                let valid = k0 + row < k && b_col < n;
+                cp_async_16(smem, dst, b, (k0 + row) * n + b_col, valid);
+            }
+            cp_async_mbarrier_arrive(bars, s);
+        }
+        cp_async_wait(0);
+    } else {
+        // Consumer warpgroup g (1 or 2) computes columns 64(g - 1).. of the block's n. Thread
+        // (warp w of its warpgroup, lane l) holds rows `nr` = 16w + l / 4 and 8 below of C^T's
+        // tile, and loads B^T's fragment at those rows and k = l % 4 and 4 further.
+        let nr = (group - 1) * 64 + ((tid % 128) / 32) * 16 + (tid % 32) / 4;
+        let q = tid % 4;
+        let mut acc = [0.0f32; 128];
+        for j in 0..tiles {
+            let s = j % STAGES;
+            mbarrier_wait(bars, s, ((j / STAGES) % 2) as u32);
+            // `cp.async` wrote A's tile through the generic proxy; wgmma reads it through the
+            // async one.
+            fence_proxy_async();
+            let a_base = s * STAGE_WORDS;
+            let b_base = a_base + A_WORDS;
+            #[unroll]
+            for kk in 0..BK / 8 {
+                let at = b_base + (8 * kk + q) * B_ROW + nr;
+                let frag = [
+                    smem[at],
+                    smem[at + 8],
+                    smem[at + 4 * B_ROW],
+                    smem[at + 4 * B_ROW + 8],
+                ];
+                // Orders the fragment's loads before the wgmma that reads the registers.
+                wgmma_fence();
+                // A step of 8 k: 32 bytes along A's K-major rows.
+                let da = wgmma_desc(smem, a_base + kk * 8, 8192, 1024);
+                wgmma_m64n256k8_tf32_rs(&mut acc, frag, smem, da, true);
+                wgmma_commit();
+                // The previous instruction is done, so its fragment registers may be reused;
+                // after a tile's first, that is the previous tile's last, so its stage is free.
+                wgmma_wait(1, &mut acc);
+                if kk == 0 && j > 0 && tid % 32 == 0 {
+                    mbarrier_arrive(bars, STAGES + (j - 1) % STAGES);
+                }
+            }
+        }
+        wgmma_wait(0, &mut acc);
+        // acc[4j + i] is C^T[nr + 8(i / 2)][8j + 2q + i % 2]: C[m][n] with m = that column.
+        let row = block_m + 2 * q;
+        let col = block_n + nr;
+        #[unroll]
+        for j in 0..32 {
+            #[unroll]
+            for i in 0..4 {
+                store_one(
+                    c,
+                    m,
+                    n,
+                    row + 8 * j + i % 2,
+                    col + 8 * (i / 2),
+                    alpha * acc[4 * j + i],
+                    beta,
+                );
+            }
+        }
+    }
+}
+
+/// `c[row][col] = v + beta · c[row][col]` within the m×n matrix; `beta == 0` leaves C unread,
+/// as BLAS does (it may hold NaN).
+#[device]
+fn store_one(c: &mut [f32], m: usize, n: usize, row: usize, col: usize, v: f32, beta: f32) {
+    if row < m && col < n {
+        let at = row * n + col;
+        c[at] = if beta == 0.0 { v } else { v + beta * c[at] };
+    }
+}
+
+/// The kernels of this module (no template arguments).
+pub(crate) const KERNELS: &[&gpu_runtime::Kernel] = &[&gemm_tf32_rs::KERNEL];
+
+/// Runs the plain `C = A·B` of `spec` (checked by the caller, not empty, k and n multiples of
+/// 4) on the register-fragment kernel.
+pub(crate) fn launch_plain(
+    stream: &Stream,
+    spec: &Gemm,
+    a: &DeviceBuffer<f32>,
+    b: &DeviceBuffer<f32>,
+    c: &mut DeviceBuffer<f32>,
+) -> Result<()> {
+    let Gemm { m, n, k, .. } = *spec;
+    let grid = Grid::try_x(m.div_ceil(BM) * n.div_ceil(BN))?;
+    let shared = (STAGES * STAGE_WORDS * 4) as u32;
+    let config = LaunchConfig::new(grid, Block::x(THREADS)).with_shared_mem(shared);
+    let (alpha, beta) = (spec.alpha, spec.beta);
+    gemm_tf32_rs::launch(stream, config, m, n, k, alpha, beta, a, b, c)
+}
