@@ -143,7 +143,7 @@ pub fn wgmma_tf32_rs<T: Scalar, const R: usize>(
 ) {
     let Some(seq) = t
         .block()
-        .stage_mma(t.linear, a.map(f32::to_bits), [0; 2], [0.0; 4])
+        .stage_mma(t.linear(), a.map(f32::to_bits), [0; 2], [0.0; 4])
     else {
         t.contract_error(format!(
             "wgmma at line {line}: staging A's fragments failed (re-entered)"
@@ -152,7 +152,7 @@ pub fn wgmma_tf32_rs<T: Scalar, const R: usize>(
     };
     // Meet the warp: afterwards every live lane has staged its fragment for `seq`.
     t.warp(WarpOp::Sync, u32::MAX, 0, 0);
-    let warp_start = t.linear - t.lane_id();
+    let warp_start = t.linear() - t.lane_id();
     // Row `mn` of the warpgroup's A is one of this warp's (multiply asks for no other).
     let fragment = |mn: usize, k: usize| {
         let lane = (4 * (mn % 8) + k % 4) as u32;
