@@ -116,8 +116,10 @@ fn gemm_tf32_rs(
         for s in 0..STAGES {
             // Full: one `cp.async` completion per producer thread.
             mbarrier_init(bars, s, 128);
-            // Free: one arrival per consumer warp, once its warpgroup's MMAs are done.
-            mbarrier_init(bars, STAGES + s, 8);
+            // Free: one arrival per consumer thread, once its loads from the stage are done
+            // (compute-sanitizer's racecheck reported lane 0's arrival for its warp, even after
+            // a `sync_warp()`, as racing with the producer's next copies).
+            mbarrier_init(bars, STAGES + s, 256);
         }
     }
     sync_threads();
@@ -189,7 +191,9 @@ fn gemm_tf32_rs(
                 // The previous instruction is done, so its fragment registers may be reused;
                 // after a tile's first, that is the previous tile's last, so its stage is free.
                 wgmma_wait(1, &mut acc);
-                if kk == 0 && j > 0 && tid % 32 == 0 {
+                if kk == 0 && j > 0 {
+                    // Every consumer thread arrives: an arrival releases only the arriving
+                    // thread's own loads from the stage.
                     mbarrier_arrive(bars, STAGES + (j - 1) % STAGES);
                 }
             }
