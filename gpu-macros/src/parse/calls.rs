@@ -204,13 +204,13 @@ impl Parser<'_> {
                     _ => false,
                 };
                 if names_constant {
-                    Some(Some(GenericArg::Const(self.generic_length(arg)?)))
+                    Some(Some(GenericArg::Const(self.device_const_arg(arg)?)))
                 } else {
                     Some(Some(GenericArg::Type(self.scalar_type(ty)?)))
                 }
             }
             syn::GenericArgument::Const(_) => {
-                Some(Some(GenericArg::Const(self.generic_length(arg)?)))
+                Some(Some(GenericArg::Const(self.device_const_arg(arg)?)))
             }
             other => {
                 self.cx.error_spanned_by(

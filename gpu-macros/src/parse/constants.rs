@@ -102,6 +102,23 @@ impl Parser<'_> {
         }
     }
 
+    /// A device function's const argument: as [`Self::generic_length`], with the reason a zero
+    /// is refused (the callee may size an array with it).
+    pub(super) fn device_const_arg(&mut self, arg: &syn::GenericArgument) -> Option<Len> {
+        if let syn::GenericArgument::Const(expr) = arg {
+            if let Some(LenExpr::Known(0)) = self.const_value(expr, true) {
+                self.cx.error_spanned_by(
+                    expr,
+                    "a device function's const argument must be at least 1: its const \
+                     parameters may size arrays, which cannot be empty; pass the value as an \
+                     ordinary argument, or encode it from 1",
+                );
+                return None;
+            }
+        }
+        self.generic_length(arg)
+    }
+
     /// A const generic argument: `256`, `N`, or `{ TILE * 2 }`.
     pub(super) fn generic_length(&mut self, arg: &syn::GenericArgument) -> Option<Len> {
         match arg {

@@ -1,0 +1,16 @@
+use gpu::prelude::*;
+
+#[device]
+fn scaled<const K: usize>(x: u32) -> u32 {
+    x * K as u32
+}
+
+#[kernel]
+fn k(n: &[u32], out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < n.len() {
+        out[i] = scaled::<0>(n[i]);
+    }
+}
+
+fn main() {}
