@@ -18,12 +18,20 @@ pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
 
 /// Every kernel (instantiated with `template_args`) compiles with NVRTC, without a warning, for
 /// sm_80 and sm_90, checked and unchecked; where NVRTC is not installed this says so and passes.
+/// A kernel limited to one compute capability (wgmma's sm_90a) is refused for the other.
 pub fn assert_compiles_with_nvrtc(kernels: &[(&Kernel, &[TemplateArg])]) {
     if !test_nvrtc() {
         return;
     }
     for (kernel, args) in kernels {
         for arch in [(8, 0), (9, 0)] {
+            if kernel.arch_specific().is_some_and(|only| only != arch) {
+                assert!(matches!(
+                    check_with_nvrtc(kernel, args, arch, false),
+                    Err(gpu::runtime::Error::ArchSpecificKernel { .. })
+                ));
+                continue;
+            }
             for checked in [false, true] {
                 check_with_nvrtc(kernel, args, arch, checked).unwrap_or_else(|e| {
                     panic!(

@@ -15,9 +15,10 @@
 //! is m:
 //!
 //! - `wgmma`'s A (64×8 per instruction, rows of n): fragments of B^T, which each consumer
-//!   thread loads with four 4-byte shared loads per instruction from B's tile exactly as
-//!   `cp.async` copied it (`[k][n]`, n contiguous). Rows of the tile are padded from 128 to
-//!   136 words, so the 32 lanes of a load (8 n by 4 k) hit 32 distinct banks.
+//!   thread loads with two 8-byte shared loads per instruction from B's tile exactly as
+//!   `cp.async` copied it (`[k][n]`, n contiguous): the instruction's rows stand for the n
+//!   that put a thread's two rows side by side. Rows of the tile are padded from 128 to 136
+//!   words, so each half-warp of a load (8 pairs of n by 4 k) hits 32 distinct banks.
 //! - `wgmma`'s B (8×256 per instruction, rows of m): A^T, which is A's row-major tile read
 //!   K-major, copied by `cp.async` into the 128-byte swizzle as the other kernel copies a
 //!   K-major operand, and read through a descriptor.
@@ -43,8 +44,8 @@
 //! the first instruction of the next tile has been issued and waited down to one, which leaves
 //! only that instruction in flight.
 //!
-//! The epilogue stores C^T's elements one by one: a warp's store covers 8 consecutive n of 4
-//! rows of m, four whole 32-byte sectors.
+//! The epilogue stores C^T's elements in pairs along n, 8 bytes at a time: a warp's store
+//! covers 16 consecutive n of 4 rows of m, 64 contiguous bytes a row.
 //!
 //! Rows of A and B start on 16-byte boundaries (k and n multiples of 4), as for the other
 //! kernel: every 16-byte chunk lies wholly inside or outside the matrix. The case A transposed
@@ -53,12 +54,17 @@
 //! Measured on an H100 (the generated CUDA compiled alone with the same ptxas, 162 registers,
 //! no spills; in the SASS the fragments alternate between two register quads and each
 //! `HGMMA` is followed by `WARPGROUP.DEPBAR.LE gsb0, 0x1`, so nothing is serialized), against
-//! cuBLAS's TF32 GEMM in the same run: 320 TFLOP/s at 4096³ (0.81 × cuBLAS; the transposing
-//! producer gave 0.35), 286-311 at 8192³ (0.78-0.90, cuBLAS itself varying 345-367), and C
-//! within `f32` rounding of the truncated inputs' product at every shape checked, 4096³
-//! included. What is left to the K-major kernel's 0.976 is most likely the shallower
-//! `wgmma` pipeline (two instructions in flight a warpgroup, not a tile's four and the next
-//! tile's) and the scalar epilogue.
+//! cuBLAS's TF32 GEMM in the same run: 329 TFLOP/s at 4096³ (0.82 × cuBLAS; the transposing
+//! producer gave 0.35), 290-332 at 8192³ (0.77-0.96, cuBLAS itself varying 347-379 from run
+//! to run), and C within `f32` rounding of the truncated inputs' product at every shape
+//! checked, 4096³ included. The 8-byte fragment loads and stores won 3% over 4-byte ones (320
+//! TFLOP/s at 4096³). What is left to the K-major kernel's 0.976 is most likely the shallower
+//! `wgmma` pipeline: two instructions in flight a warpgroup, not a tile's four and the next
+//! tile's.
+//!
+//! What lost: three instructions in flight (`wgmma_wait(2, ..)`, the stage released after a
+//! tile's second): ptxas runs out of registers for the third fragment and serializes every
+//! `wgmma` (its C7512 warning), 0.78 × cuBLAS at 4096³ and 0.71-0.83 at 8192³.
 
 use gpu_macros::{device, kernel};
 use gpu_runtime::{Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream};
@@ -160,9 +166,11 @@ fn gemm_tf32_rs(
         cp_async_wait(0);
     } else {
         // Consumer warpgroup g (1 or 2) computes columns 64(g - 1).. of the block's n. Thread
-        // (warp w of its warpgroup, lane l) holds rows `nr` = 16w + l / 4 and 8 below of C^T's
-        // tile, and loads B^T's fragment at those rows and k = l % 4 and 4 further.
-        let nr = (group - 1) * 64 + ((tid % 128) / 32) * 16 + (tid % 32) / 4;
+        // (warp w of its warpgroup, lane l) holds rows 16w + l / 4 and 8 below of each
+        // instruction's 64; which n a row stands for is free (A's rows and C^T's go together),
+        // so they are n = `nr` = 16w + 2(l / 4) and the next: each fragment is two 8-byte loads
+        // (rows of k = l % 4 and 4 further), each pair of C one 8-byte store.
+        let nr = (group - 1) * 64 + ((tid % 128) / 32) * 16 + 2 * ((tid % 32) / 4);
         let q = tid % 4;
         let mut acc = [0.0f32; 128];
         for j in 0..tiles {
@@ -176,12 +184,9 @@ fn gemm_tf32_rs(
             #[unroll]
             for kk in 0..BK / 8 {
                 let at = b_base + (8 * kk + q) * B_ROW + nr;
-                let frag = [
-                    smem[at],
-                    smem[at + 8],
-                    smem[at + 4 * B_ROW],
-                    smem[at + 4 * B_ROW + 8],
-                ];
+                let lo = smem.load2(at);
+                let hi = smem.load2(at + 4 * B_ROW);
+                let frag = [lo[0], lo[1], hi[0], hi[1]];
                 // Orders the fragment's loads before the wgmma that reads the registers.
                 wgmma_fence();
                 // A step of 8 k: 32 bytes along A's K-major rows.
@@ -199,34 +204,34 @@ fn gemm_tf32_rs(
             }
         }
         wgmma_wait(0, &mut acc);
-        // acc[4j + i] is C^T[nr + 8(i / 2)][8j + 2q + i % 2]: C[m][n] with m = that column.
+        // acc[4j + i] is C^T[nr + i / 2][8j + 2q + i % 2] of the tile: C[m][n] with m that
+        // column, so acc[4j + b] and acc[4j + 2 + b] are a pair along a row of C.
         let row = block_m + 2 * q;
         let col = block_n + nr;
         #[unroll]
         for j in 0..32 {
             #[unroll]
-            for i in 0..4 {
-                store_one(
-                    c,
-                    m,
-                    n,
-                    row + 8 * j + i % 2,
-                    col + 8 * (i / 2),
-                    alpha * acc[4 * j + i],
-                    beta,
-                );
+            for b in 0..2 {
+                let v = [alpha * acc[4 * j + b], alpha * acc[4 * j + 2 + b]];
+                store_pair2(c, m, n, row + 8 * j + b, col, v, beta);
             }
         }
     }
 }
 
-/// `c[row][col] = v + beta · c[row][col]` within the m×n matrix; `beta == 0` leaves C unread,
-/// as BLAS does (it may hold NaN).
+/// `c[row][col..col + 2] = v + beta · c[..]` within the m×n matrix, in one 8-byte access (col
+/// even and n a multiple of 4, so the pair is wholly inside or outside); `beta == 0` leaves C
+/// unread, as BLAS does (it may hold NaN).
 #[device]
-fn store_one(c: &mut [f32], m: usize, n: usize, row: usize, col: usize, v: f32, beta: f32) {
+fn store_pair2(c: &mut [f32], m: usize, n: usize, row: usize, col: usize, v: [f32; 2], beta: f32) {
     if row < m && col < n {
         let at = row * n + col;
-        c[at] = if beta == 0.0 { v } else { v + beta * c[at] };
+        if beta == 0.0 {
+            c.store2(at, v);
+        } else {
+            let old = c.load2(at);
+            c.store2(at, [v[0] + beta * old[0], v[1] + beta * old[1]]);
+        }
     }
 }
 
