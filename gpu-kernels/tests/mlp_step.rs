@@ -4,7 +4,9 @@
 //! (also under the race checker) and, where there is one, the GPU.
 
 use gpu_kernels::mlp::{Adam, StepState};
-use gpu_kernels::mlp_step::{packed_len, train_step, PackedModel, StepData, StepOptimizer};
+use gpu_kernels::mlp_step::{
+    __train_step_shuffled, packed_len, train_step, PackedModel, StepData, StepOptimizer,
+};
 use gpu_runtime::half::bf16;
 use gpu_runtime::{test_device, Backend, DeviceBuffer, Gpu};
 
@@ -163,6 +165,22 @@ fn devices() -> Vec<Gpu> {
 
 /// Three steps (three batches of one epoch) of the fused kernel and the host, compared.
 fn check(sizes: &[usize], batch: usize, optimizer: StepOptimizer, mixed: bool) {
+    check_with(sizes, batch, optimizer, mixed, false);
+}
+
+/// [`check`], with `shuffled` running the warp-shuffle path of the gradients on every backend.
+fn check_with(
+    sizes: &[usize],
+    batch: usize,
+    optimizer: StepOptimizer,
+    mixed: bool,
+    shuffled: bool,
+) {
+    let run = if shuffled {
+        __train_step_shuffled
+    } else {
+        train_step
+    };
     let samples = 3 * batch + 1;
     let images: Vec<f32> = random_f32(samples * sizes[0], 1)
         .iter()
@@ -200,7 +218,7 @@ fn check(sizes: &[usize], batch: usize, optimizer: StepOptimizer, mixed: bool) {
                 losses: &mut losses,
                 correct: &mut correct,
             };
-            train_step(&stream, &mut model, data, &mut state, optimizer, mixed).unwrap();
+            run(&stream, &mut model, data, &mut state, optimizer, mixed).unwrap();
             expected.push(host.step(
                 &images,
                 &labels,
@@ -297,8 +315,9 @@ fn one_large_layer() {
     check(&[1100, 16], 3, StepOptimizer::Adam(Adam::new(1e-2)), false);
 }
 
-/// A batch of more rows than a warp has lanes, and layers whose weight rows hold whole warps
-/// (which share each batch row's input through shuffles), in both precisions.
+/// A batch of more rows than a warp has lanes, and layers whose weight rows hold whole warps,
+/// in both precisions, with each lane loading its inputs and with a warp sharing them by
+/// shuffles (the GPU's path).
 #[test]
 fn a_batch_wider_than_a_warp() {
     // SGD with a large rate, so a gradient off by a little moves the parameters visibly
@@ -308,7 +327,9 @@ fn a_batch_wider_than_a_warp() {
         momentum: 0.5,
     };
     for mixed in [false, true] {
-        check(&[20, 64, 4], 40, sgd, mixed);
+        for shuffled in [false, true] {
+            check_with(&[20, 64, 4], 40, sgd, mixed, shuffled);
+        }
     }
 }
 
