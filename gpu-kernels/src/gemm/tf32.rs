@@ -24,7 +24,7 @@
 //! with four `wgmma.m64n256k8.tf32` per stage, keep one stage's multiplies in flight, and hand the
 //! stage back through its "free" mbarrier. Blocks run in the grouped order of the other GEMMs.
 //!
-//! The plain `C = A·B` (A K-major, B N-major) does not run here: [`super::tf32_rs`] computes it
+//! The plain `C = A·B` (A K-major, B N-major) does not run here: `tf32_rs` computes it
 //! as `C^T = B^T·A^T` with B^T's fragments in registers, so nothing is transposed in shared
 //! memory (this kernel's transposing producer reached 0.35-0.37 × cuBLAS on it at 4096³ and
 //! 8192³, against 0.976 with both operands K-major). The `<0, 0>` instantiation is no longer
@@ -319,7 +319,7 @@ fn gemm_tf32_wgmma<const A_T: usize, const B_T: usize>(
 }
 
 /// The TF32 kernel with every template instantiation it is launched with: the three layouts
-/// other than the plain `C = A·B` (whose kernel, in [`super::tf32_rs`], takes no template
+/// other than the plain `C = A·B` (whose kernel, in `tf32_rs`, takes no template
 /// arguments and is listed by `gemm::kernels()`).
 pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::TemplateArg>)> {
     use gpu_runtime::TemplateArg;
