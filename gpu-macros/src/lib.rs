@@ -146,3 +146,5 @@ fn checked_program_of(rust: &str) -> Result<(ir::Program, Vec<check::Types>), St
 mod never_panics;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_tensor;
