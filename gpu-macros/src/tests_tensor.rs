@@ -1,5 +1,5 @@
 //! Snapshots of the CUDA emitted for the vector accesses and the tensor-core intrinsics
-//! (`cp.async`, `ldmatrix`, `wgmma` in its f16, TF32 and register-A forms).
+//! (`cp.async`, `ldmatrix`, `wgmma` in its f16, TF32 and register-A forms, tensor copies).
 
 use crate::cuda_source_of;
 
@@ -142,4 +142,48 @@ fn wg(a: &[f32], out: &mut [f32]) {
         source.contains(r#""r"(__float_as_uint(frag[0])), "r"(__float_as_uint(frag[1])), "r"(__float_as_uint(frag[2])), "r"(__float_as_uint(frag[3])), "l"(db), "r"((int)(false)))"#),
         "{source}"
     );
+}
+
+#[test]
+fn tensor_copies() {
+    let source = cuda(
+        r#"
+fn copy(map: &TensorMap<f16>, out: &mut [u32]) {
+    let smem = dynamic_shared::<u32>();
+    let bars = shared_array::<u64, 2>();
+    if thread_idx().x == 0 {
+        mbarrier_init(bars, 1, 1);
+        mbarrier_arrive_expect_tx(bars, 1, 2048);
+        tma_load_2d(smem, 256, map, 64, -8, bars, 1);
+    }
+    mbarrier_wait(bars, 1, 0);
+    out[0] = smem[256];
+}
+"#,
+    );
+    // The descriptor is a __grid_constant__ parameter, followed by its buffer's pointer and
+    // length; the copy names it by its generic address.
+    assert!(
+        source.contains("const __grid_constant__ rs_tensor_map map, const rs_f16* __restrict__ map_src, unsigned long long map_len"),
+        "{source}"
+    );
+    assert!(
+        source.contains("rs_tma_load_2d(&smem[rs_idx(256ull, smem_len"),
+        "{source}"
+    );
+    assert!(
+        source.contains("], &map, 64, rs_wrapping_neg(8), &bars["),
+        "{source}"
+    );
+    assert!(
+        source.contains(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        ),
+        "{source}"
+    );
+    assert!(
+        source.contains("rs_mbarrier_arrive_expect_tx(&bars[rs_idx(1ull, 2ull"),
+        "{source}"
+    );
+    assert!(source.contains("__align__(1024)"), "{source}");
 }

@@ -398,6 +398,8 @@ pub enum Ty {
     Tuple(&'static [Ty]),
     /// A closure value: `|x: f32| x * s`, or a parameter `op: F` with `F: Fn(..)`.
     Closure(ClosureTy),
+    /// A kernel parameter `&TensorMap<T>`: a tensor-map descriptor that `tma_load_2d` reads.
+    TensorMap(Scalar),
     Unit,
 }
 
@@ -567,6 +569,7 @@ impl Ty {
                     .join(", ")
             ),
             Ty::Closure(_) => "closure".to_string(),
+            Ty::TensorMap(elem) => format!("&TensorMap<{}>", elem.rust_name()),
             Ty::Unit => "()".to_string(),
         }
     }
@@ -586,6 +589,7 @@ impl Ty {
             Ty::Enum(def) => def.0.repr.c_layout_scalar(),
             Ty::Tuple(_)
             | Ty::Closure(_)
+            | Ty::TensorMap(_)
             | Ty::Array { .. }
             | Ty::Slice { .. }
             | Ty::Shared { .. }

@@ -160,6 +160,11 @@ impl<T: Value> DeviceBuffer<T> {
         &self.gpu
     }
 
+    /// The memory behind it, for the runtime's own views of the buffer.
+    pub(crate) fn memory(&self) -> &MemoryImpl<T> {
+        &self.memory
+    }
+
     /// The CUDA allocation, `None` on the CPU backend.
     pub(crate) fn cuda_memory(&self) -> Option<&CudaMemory<T>> {
         self.memory.cuda()

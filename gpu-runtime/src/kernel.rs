@@ -10,6 +10,7 @@ use crate::core::kernel::{KernelSpec, ParamKind};
 use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
 use crate::core::value::{ElemType, StoredValue, Value, ValueBytes};
 use crate::cpu::{CpuBlockFn, CpuKernelFn};
+use crate::tensor_map::{map_elem, LaunchTensorMap, TensorMap};
 
 /// A kernel as the macro emits it: built in a `static`.
 pub struct Kernel {
@@ -265,6 +266,8 @@ pub(crate) enum ArgInner<'a> {
     SliceMut(RefCell<&'a mut dyn LaunchSlice>),
     /// A `#[constant]` table: its element type, length and bytes.
     Constant(ScalarType, usize, &'a [u8]),
+    /// A tensor map for `tma_load_2d`.
+    TensorMap(&'a dyn LaunchTensorMap),
 }
 
 impl<'a> KernelArg<'a> {
@@ -308,6 +311,13 @@ impl<'a> KernelArg<'a> {
         }
     }
 
+    /// A tensor map for a `&TensorMap<T>` parameter.
+    pub fn tensor_map<T: Scalar>(map: &'a TensorMap<'a, T>) -> Self {
+        KernelArg {
+            inner: ArgInner::TensorMap(map),
+        }
+    }
+
     /// The parameter kind this argument fits.
     pub fn kind(&self) -> ParamKind {
         match &self.inner {
@@ -327,6 +337,11 @@ impl<'a> KernelArg<'a> {
             ArgInner::SliceMut(buf) => ParamKind::Slice {
                 elem: buf.borrow().elem(),
                 mutable: true,
+            },
+            ArgInner::TensorMap(map) => match map_elem(*map) {
+                ElemType::Scalar(elem) => ParamKind::TensorMap { elem },
+                // Unreachable: `TensorMap<T>` takes scalars only.
+                ElemType::Value(ty) => ParamKind::Value(ty),
             },
         }
     }

@@ -17,6 +17,7 @@ use crate::cuda::stream::CudaArg;
 use crate::dispatch::Launch;
 use crate::kernel::{ArgInner, Kernel, KernelArg};
 use crate::stream::Stream;
+use crate::tensor_map::cuda_map;
 
 impl Stream {
     /// Launches `kernel` after checking the arguments against its parameters, the buffers'
@@ -74,6 +75,7 @@ impl Stream {
                 ArgInner::Scalar(..) | ArgInner::Value(_) | ArgInner::Constant(..) => {}
                 ArgInner::Slice(buf) => self.check_device(what, buf.gpu())?,
                 ArgInner::SliceMut(buf) => self.check_device(what, buf.borrow().gpu())?,
+                ArgInner::TensorMap(map) => self.check_device(what, map.buffer().gpu())?,
             }
         }
         let limits = self.gpu.limits();
@@ -148,6 +150,14 @@ fn cuda_arg<'s>(kernel: &Kernel, arg: &'s KernelArg<'_>) -> Result<CudaArg<'s>> 
                 RefMut::filter_map(buf, |buf| buf.cuda_memory_mut()).map_err(|_| host_buffer())?;
             CudaArg::SliceMut(memory, len)
         }
+        ArgInner::TensorMap(map) => {
+            let buf = map.buffer();
+            CudaArg::TensorMap(
+                cuda_map(*map, kernel.name())?,
+                buf.cuda_memory().ok_or_else(host_buffer)?,
+                buf.len() as u64,
+            )
+        }
     })
 }
 
@@ -190,6 +200,15 @@ pub(crate) fn cpu_args<'s, 'a>(
                 let arg = CpuArg::slice(buf.elem(), host_memory(buf.host_ptr())?, buf.len(), true);
                 exclusive.push(buf);
                 arg
+            }
+            ArgInner::TensorMap(map) => {
+                let buf = map.buffer();
+                CpuArg::tensor_map(
+                    buf.elem(),
+                    host_memory(buf.host_ptr())?,
+                    buf.len(),
+                    map.geometry(),
+                )
             }
         });
     }

@@ -91,6 +91,7 @@ pub use launch::__bench;
 mod pinned;
 mod select;
 mod stream;
+mod tensor_map;
 
 pub mod blas;
 pub mod random;
@@ -126,6 +127,7 @@ pub use kernel::{Kernel, KernelArg};
 pub use pinned::PinnedBuffer;
 pub use select::{test_device, BACKEND_ENV};
 pub use stream::Stream;
+pub use tensor_map::{Swizzle, TensorMap};
 
 #[doc(hidden)]
 pub use crate::core::assertion::{AssertionMessages, PanicArg};

@@ -23,6 +23,7 @@ mod simt;
 pub mod tensor_core;
 pub mod tf32;
 mod tf32_rs;
+mod tma;
 
 use gpu_macros::{device, kernel};
 use gpu_runtime::half::{bf16, f16};

@@ -1,14 +1,7 @@
 //! Half-precision GEMM on the tensor cores: `f16` or `bf16` inputs, `f32` accumulation and
-//! output, in two kernels: Hopper's warpgroup `wgmma` where the GPU has it (compute capability
-//! 9.0) and the rows of A and B are 16-byte aligned, and `mma.sync` everywhere else.
-//!
-//! The Hopper kernel (`gemm_*_wgmma`): a block computes a 128×256 tile of C with three
-//! warpgroups. The producer warpgroup copies 64-deep tiles of A and B with `cp.async` into four
-//! shared-memory stages laid out with the 128-byte swizzle `wgmma` reads, and each stage's
-//! "full" mbarrier completes when all its copies have landed; the two consumer warpgroups each
-//! multiply 64×256 of the tile with `wgmma.m64n256k16` straight from shared memory, keep one
-//! tile's multiplies in flight while the next is issued, and hand a stage back through its
-//! "free" mbarrier. Both operand orders are read in place (`wgmma`'s transpose flags).
+//! output, in two kernels: Hopper's warpgroup `wgmma` fed by tensor copies
+//! ([`super::tma`]) where the GPU has them (compute capability 9.0) and the rows of A and B are
+//! 16-byte aligned, and `mma.sync` everywhere else.
 //!
 //! The portable kernel (`gemm_*_kernel`): 8 warps, each a 64×64 tile as 4×8
 //! `mma.sync.m16n8k16` per 16-wide step of k, fragments loaded with `ldmatrix` (`.trans` for m-
@@ -18,22 +11,18 @@
 //! are copied element by element by a separate instantiation (`VEC = 0`): slower, but with no
 //! scratch memory, so a call can be captured in a CUDA graph. It needs 216 KiB of shared
 //! memory (Hopper allows 227 KiB; on a GPU that allows less the launch is refused).
+//! On an H100 at 8192³ it runs at 310–330 TFLOP/s (0.42 of cuBLAS), its tensor pipe about half
+//! busy with 2 warps per scheduler.
 //!
-//! On an H100 at 8192³: `wgmma` 572–577 TFLOP/s in f16 and 596–597 in bf16, 0.78–0.84 of
-//! cuBLAS (it was 0.69–0.70 while each copy recomputed its source offset with 64-bit multiplies:
-//! the producer, not the tensor cores, set the pace); `mma.sync` 310–330 TFLOP/s (0.42), its
-//! tensor pipe about half busy with 2 warps per scheduler.
-//!
-//! Tried and dropped: a persistent grid (a block per multiprocessor striding over the tiles,
-//! the producer filling the next tile's stages while the consumers store this one), 0.70-0.72
-//! of cuBLAS at 4096³ and 0.76-0.80 at 8192³ against 0.70-0.72 and 0.75-0.79 in the same runs:
-//! the tile boundaries are not what keeps it from cuBLAS.
+//! The Hopper kernel's history: its first producer was a warpgroup issuing `cp.async` copies
+//! into the same swizzled stages, 0.70–0.72 of cuBLAS at 4096³ and 0.77–0.82 at 8192³ on an H100
+//! (0.69–0.70 while each copy recomputed its source offset with 64-bit multiplies); a persistent
+//! grid around it gained nothing. One thread issuing tensor copies took its place (figures in
+//! [`super::tma`]).
 
 use gpu_macros::{device, kernel};
 use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{
-    Backend, Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Scalar, Stream,
-};
+use gpu_runtime::{Backend, Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
 
 use super::{grouped_block_col, grouped_block_row, Gemm, Transpose};
 use crate::map::same_len;
@@ -283,12 +272,6 @@ macro_rules! tensor_core_gemm {
     };
 }
 
-/// Threads of the Hopper kernel: a producer warpgroup and two consumer warpgroups.
-const WG_THREADS: usize = 384;
-/// Words (u32) of shared memory per stage of the Hopper kernel: A (128×64) and B (256×64)
-/// tiles of 16-bit values, unpadded (the 128-byte swizzle spreads the banks instead).
-const WG_STAGE_WORDS: usize = (BM + BN) * 32;
-
 /// Which tensor-core instructions a 16-bit GEMM runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Instructions {
@@ -302,186 +285,6 @@ pub enum Instructions {
     /// multiple of 8 elements.
     Wgmma,
 }
-
-macro_rules! warpgroup_gemm {
-    ($(#[$attr:meta])* $name:ident, $elem:ident, $wgmma:ident) => {
-        $(#[$attr])*
-        #[kernel(launch_bounds(384, 1))]
-        fn $name<const A_T: usize, const B_T: usize>(
-            m: usize,
-            n: usize,
-            k: usize,
-            lda: usize,
-            ldb: usize,
-            alpha: f32,
-            beta: f32,
-            a: &[$elem],
-            b: &[$elem],
-            c: &mut [f32],
-        ) {
-            const BM: usize = 128;
-            const BN: usize = 256;
-            const BK: usize = 64;
-            const STAGES: usize = 4;
-            // Words per stage; A's tile comes first (4096 words, 16 KiB).
-            const STAGE_WORDS: usize = 12288;
-            const A_WORDS: usize = 4096;
-            // 16-byte chunks per tile, per producer thread.
-            const A_LOADS: usize = 8;
-            const B_LOADS: usize = 16;
-            const GROUP_M: usize = 8;
-            let smem = dynamic_shared::<u32>();
-            // Barriers 0..4: stage s is full; 4..8: stage s is free again.
-            let bars = shared_array::<u64, 8>();
-            let tid = thread_idx().x as usize;
-            let group = tid / 128;
-            let grid_m = (m + BM - 1) / BM;
-            let grid_n = (n + BN - 1) / BN;
-            let pid = block_idx().x as usize;
-            let block_m = grouped_block_row(pid, grid_m, grid_n, GROUP_M) * BM;
-            let block_n = grouped_block_col(pid, grid_m, grid_n, GROUP_M) * BN;
-            let tiles = (k + BK - 1) / BK;
-            if tid == 0 {
-                for s in 0..STAGES {
-                    // Full: one arrival per producer thread, once its copies have landed.
-                    mbarrier_init(bars, s, 128);
-                    // Free: one arrival per consumer warp, once its warpgroup's MMAs are
-                    // done (the wait is warp-wide), not 256 arrivals on one word.
-                    mbarrier_init(bars, STAGES + s, 8);
-                }
-            }
-            sync_threads();
-            if group == 0 {
-                // The producer warpgroup copies tile i into stage i % 4 once the consumers
-                // have freed it. Layouts (128-byte swizzle: 16-byte chunk c of a 128-byte row r
-                // is stored at chunk c ^ (r % 8)): a k-contiguous operand (A as m×k, B as n×k)
-                // keeps one 128-byte row of 64 k per row of the tile; an m- or n-contiguous one
-                // (A as k×m, B as k×n) one row of 64 m or n per k, in blocks of 64 columns
-                // 8 KiB apart. Every row starts on a 16-byte boundary (checked by the host),
-                // so a chunk is either wholly inside the matrix or wholly outside (zeros).
-                // What this thread copies, fixed across tiles: chunk `chunk` of rows
-                // `row0 + r·step` of the tile (`A_LOADS` of A, `B_LOADS` of B). Source offsets
-                // are kept as a base plus constant steps, so a copy costs an add, a compare
-                // and the copy itself.
-                let a_row0 = if A_T == 0 { tid / 8 } else { tid / 16 };
-                let a_chunk = if A_T == 0 { tid % 8 } else { tid % 16 };
-                let a_src = if A_T == 0 {
-                    (block_m + a_row0) * lda + a_chunk * 8
-                } else {
-                    a_row0 * lda + block_m + a_chunk * 8
-                };
-                let a_step = if A_T == 0 { 16 * lda } else { 8 * lda };
-                let b_row0 = if B_T == 1 { tid / 8 } else { tid / 32 };
-                let b_chunk = if B_T == 1 { tid % 8 } else { tid % 32 };
-                let b_src = if B_T == 1 {
-                    (block_n + b_row0) * ldb + b_chunk * 8
-                } else {
-                    b_row0 * ldb + block_n + b_chunk * 8
-                };
-                let b_step = if B_T == 1 { 16 * ldb } else { 4 * ldb };
-                for i in 0..tiles {
-                    let s = i % STAGES;
-                    if i >= STAGES {
-                        mbarrier_wait(bars, STAGES + s, ((i / STAGES + 1) % 2) as u32);
-                    }
-                    let k0 = i * BK;
-                    let a_base = s * STAGE_WORDS;
-                    let b_base = a_base + A_WORDS;
-                    let a_k = if A_T == 0 { k0 } else { k0 * lda };
-                    let b_k = if B_T == 1 { k0 } else { k0 * ldb };
-                    #[unroll]
-                    for r in 0..A_LOADS {
-                        if A_T == 0 {
-                            let row = a_row0 + 16 * r;
-                            let dst = a_base + row * 32 + (a_chunk ^ (a_row0 % 8)) * 4;
-                            let valid = block_m + row < m && k0 + a_chunk * 8 < k;
-                            cp_async_16(smem, dst, a, a_src + r * a_step + a_k, valid);
-                        } else {
-                            let row = a_row0 + 8 * r;
-                            let dst = a_base + (a_chunk / 8) * 2048 + row * 32 + ((a_chunk % 8) ^ (a_row0 % 8)) * 4;
-                            let valid = k0 + row < k && block_m + a_chunk * 8 < m;
-                            cp_async_16(smem, dst, a, a_src + r * a_step + a_k, valid);
-                        }
-                    }
-                    #[unroll]
-                    for r in 0..B_LOADS {
-                        if B_T == 1 {
-                            let row = b_row0 + 16 * r;
-                            let dst = b_base + row * 32 + (b_chunk ^ (b_row0 % 8)) * 4;
-                            let valid = block_n + row < n && k0 + b_chunk * 8 < k;
-                            cp_async_16(smem, dst, b, b_src + r * b_step + b_k, valid);
-                        } else {
-                            let row = b_row0 + 4 * r;
-                            let dst = b_base + (b_chunk / 8) * 2048 + row * 32 + ((b_chunk % 8) ^ (row % 8)) * 4;
-                            let valid = k0 + row < k && block_n + b_chunk * 8 < n;
-                            cp_async_16(smem, dst, b, b_src + r * b_step + b_k, valid);
-                        }
-                    }
-                    cp_async_mbarrier_arrive(bars, s);
-                }
-                cp_async_wait(0);
-            } else {
-                // Consumer warpgroup g (1 or 2) multiplies rows 64(g - 1).. of the tile.
-                let rows = group - 1;
-                let mut acc = [0.0f32; 128];
-                for j in 0..tiles {
-                    let s = j % STAGES;
-                    mbarrier_wait(bars, s, ((j / STAGES) % 2) as u32);
-                    fence_proxy_async();
-                    let a_base = s * STAGE_WORDS;
-                    let b_base = a_base + A_WORDS;
-                    wgmma_fence();
-                    #[unroll]
-                    for kk in 0..BK / 16 {
-                        // A step of 16 k: 32 bytes along a k-contiguous row, 16 rows (2 KiB)
-                        // down an m- or n-contiguous tile.
-                        let a_at = if A_T == 0 {
-                            a_base + rows * 2048 + kk * 8
-                        } else {
-                            a_base + rows * 2048 + kk * 512
-                        };
-                        let b_at = if B_T == 1 { b_base + kk * 8 } else { b_base + kk * 512 };
-                        let da = wgmma_desc(smem, a_at, 8192, 1024);
-                        let db = wgmma_desc(smem, b_at, 8192, 1024);
-                        $wgmma(&mut acc, smem, da, db, true, A_T, 1 - B_T);
-                    }
-                    wgmma_commit();
-                    // This tile's MMAs stay in flight; the previous tile's are done, so its
-                    // stage goes back to the producer.
-                    wgmma_wait(1, &mut acc);
-                    if j > 0 && tid % 32 == 0 {
-                        mbarrier_arrive(bars, STAGES + (j - 1) % STAGES);
-                    }
-                }
-                wgmma_wait(0, &mut acc);
-                // Thread (warp w of its warpgroup, lane l) holds rows 16w + l / 4 and 8 below,
-                // columns 8j + 2(l % 4) and the next, for j in 0..32.
-                let row = block_m + rows * 64 + ((tid % 128) / 32) * 16 + (tid % 32) / 4;
-                let col = block_n + 2 * (tid % 4);
-                #[unroll]
-                for j in 0..32 {
-                    store_pair(c, m, n, row, col + 8 * j, alpha * acc[4 * j], alpha * acc[4 * j + 1], beta);
-                    store_pair(c, m, n, row + 8, col + 8 * j, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3], beta);
-                }
-            }
-        }
-    };
-}
-
-warpgroup_gemm!(
-    /// [`gemm_f16_kernel`] for Hopper: `wgmma` from 128-byte-swizzled shared tiles that a
-    /// producer warpgroup fills through a 4-stage `cp.async` pipeline paced by mbarriers, two
-    /// consumer warpgroups of 64×256; rows 16-byte aligned.
-    gemm_f16_wgmma,
-    f16,
-    wgmma_m64n256k16_f16
-);
-warpgroup_gemm!(
-    /// [`gemm_f16_wgmma`] for `bf16`.
-    gemm_bf16_wgmma,
-    bf16,
-    wgmma_m64n256k16_bf16
-);
 
 tensor_core_gemm!(
     /// `C = alpha·op(A)·op(B) + beta·C` for `f16` A and B; `A_T`/`B_T` 1 for k×m A / n×k B.
@@ -580,16 +383,7 @@ pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::T
             }
         }
     }
-    for kernel in [&gemm_f16_wgmma::KERNEL, &gemm_bf16_wgmma::KERNEL] {
-        for a_t in 0..2u64 {
-            for b_t in 0..2u64 {
-                all.push((
-                    kernel,
-                    vec![TemplateArg::Const(a_t), TemplateArg::Const(b_t)],
-                ));
-            }
-        }
-    }
+    all.extend(super::tma::instantiations());
     all
 }
 
@@ -640,14 +434,13 @@ pub fn gemm_bf16_on(
 }
 
 /// The 16-bit input types, with their kernels.
-trait Half: Scalar {
-    /// Launches the GEMM kernel for this type, instructions (`wgmma` or `mma.sync`) and layout:
-    /// (A transposed, B transposed, both operands' rows 16-byte aligned).
+trait Half: super::tma::TmaHalf {
+    /// Launches the `mma.sync` kernel for this type and layout: (A transposed, B transposed,
+    /// both operands' rows 16-byte aligned).
     #[allow(clippy::too_many_arguments)]
     fn launch_gemm(
         stream: &Stream,
         config: LaunchConfig,
-        wgmma: bool,
         layout: (bool, bool, bool),
         shape: (usize, usize, usize, usize, usize),
         scale: (f32, f32),
@@ -658,12 +451,11 @@ trait Half: Scalar {
 }
 
 macro_rules! impl_half {
-    ($ty:ident, $mma:ident, $wgmma:ident) => {
+    ($ty:ident, $mma:ident) => {
         impl Half for $ty {
             fn launch_gemm(
                 stream: &Stream,
                 config: LaunchConfig,
-                wgmma: bool,
                 layout: (bool, bool, bool),
                 (m, n, k, lda, ldb): (usize, usize, usize, usize, usize),
                 (alpha, beta): (f32, f32),
@@ -701,32 +493,14 @@ macro_rules! impl_half {
                         }
                     };
                 }
-                if wgmma {
-                    // Rows are 16-byte aligned here: one instantiation per layout.
-                    match (layout.0, layout.1) {
-                        (false, false) => $wgmma::launch::<0, 0>(
-                            stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                        ),
-                        (false, true) => $wgmma::launch::<0, 1>(
-                            stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                        ),
-                        (true, false) => $wgmma::launch::<1, 0>(
-                            stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                        ),
-                        (true, true) => $wgmma::launch::<1, 1>(
-                            stream, config, m, n, k, lda, ldb, alpha, beta, a, b, c,
-                        ),
-                    }
-                } else {
-                    by_layout!($mma)
-                }
+                by_layout!($mma)
             }
         }
     };
 }
 
-impl_half!(f16, gemm_f16_kernel, gemm_f16_wgmma);
-impl_half!(bf16, gemm_bf16_kernel, gemm_bf16_wgmma);
+impl_half!(f16, gemm_f16_kernel);
+impl_half!(bf16, gemm_bf16_kernel);
 
 fn gemm<T: Half>(
     stream: &Stream,
@@ -776,18 +550,24 @@ fn gemm<T: Half>(
         }
         Instructions::Wgmma => true,
     };
-    let (threads, stage_words) = if wgmma {
-        (WG_THREADS, WG_STAGE_WORDS)
-    } else {
-        (THREADS, STAGE_WORDS)
-    };
+    // Tensor copies need a matrix to describe: with k = 0 (C only scaled) `mma.sync` serves.
+    if wgmma && k > 0 {
+        return super::tma::gemm_tma(
+            stream,
+            (a_t, b_t),
+            (m, n, k, lda, ldb),
+            (spec.alpha, spec.beta),
+            a,
+            b,
+            c,
+        );
+    }
     let grid = Grid::try_x(m.div_ceil(BM) * n.div_ceil(BN))?;
-    let shared = (STAGES * stage_words * 4) as u32;
-    let config = LaunchConfig::new(grid, Block::x(threads as u32)).with_shared_mem(shared);
+    let shared = (STAGES * STAGE_WORDS * 4) as u32;
+    let config = LaunchConfig::new(grid, Block::x(THREADS as u32)).with_shared_mem(shared);
     T::launch_gemm(
         stream,
         config,
-        wgmma,
         (a_t, b_t, aligned),
         (m, n, k, lda, ldb),
         (spec.alpha, spec.beta),

@@ -67,6 +67,9 @@ impl Checker<'_> {
             T::Ty(Ty::Enum(_)) => {
                 return self.not_formattable(arg, t, "format its integer, as `op as u32`")
             }
+            T::Ty(Ty::TensorMap(_)) => {
+                return self.not_formattable(arg, t, "a tensor map is read by `tma_load_2d` only")
+            }
             T::Ty(Ty::Closure(_)) | T::Closure(_) => {
                 return self.not_formattable(arg, t, "format what it returns")
             }

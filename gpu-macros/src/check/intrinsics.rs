@@ -67,6 +67,13 @@ impl Checker<'_> {
                         self.cx.error(arg_loc, message.replace("{found}", &text));
                     }
                 },
+                Arg::TensorMap { message } => match self.resolve(t) {
+                    T::Ty(Ty::TensorMap(_)) | T::Error => {}
+                    other => {
+                        let text = self.describe(other);
+                        self.cx.error(arg_loc, message.replace("{found}", &text));
+                    }
+                },
                 Arg::Fragment {
                     elem, len, message, ..
                 } => self.fragment(arg, t, *elem, *len, message),

@@ -40,7 +40,10 @@ impl Checker<'_> {
                     self.kernel.expr(*init).kind,
                     ExprKind::SubSlice { .. } | ExprKind::Local(_)
                 );
-                if let T::Ty(ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)) = t {
+                if let T::Ty(
+                    ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit | Ty::TensorMap(_)),
+                ) = t
+                {
                     if matches!(ty, Ty::Slice { .. }) && slice_view {
                         self.locals[local.0 as usize] = Some(t);
                         return;
@@ -56,6 +59,11 @@ impl Checker<'_> {
                                      `let row = &x[a..b];`"
                                 }
                                 Ty::Unit => "this expression has no value",
+                                // A copy would live in local memory, where tensor copies
+                                // cannot read their descriptor.
+                                Ty::TensorMap(_) => {
+                                    "pass the parameter itself to `tma_load_2d`"
+                                }
                                 _ => "store one component, e.g. `let tx = thread_idx().x;`",
                             }
                         ),

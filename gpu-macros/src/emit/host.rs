@@ -133,6 +133,15 @@ pub fn emit_host(
                 sig.push(quote!(#arg: &[#ty; #len]));
                 args.push(quote!(#rt::KernelArg::constant(#arg)));
             }
+            Ty::TensorMap(elem) => {
+                let ty = scalar_tokens(elem, rt);
+                let variant = format_ident!("{}", elem.runtime_variant());
+                kinds.push(quote!(#rt::ParamKind::TensorMap {
+                    elem: #rt::ScalarType::#variant,
+                }));
+                sig.push(quote!(#arg: &#rt::TensorMap<'_, #ty>));
+                args.push(quote!(#rt::KernelArg::tensor_map(#arg)));
+            }
             other => unreachable!("parameter of type {other:?}"),
         }
     }
@@ -191,7 +200,9 @@ pub fn emit_host(
     // The race checker names memory by the parameters' names.
     let kernel_static = quote!(#kernel_static.__with_param_names(&[#(#param_names),*]));
     // wgmma exists only on sm_90a: such a kernel is compiled for exactly compute capability 9.0.
-    let kernel_static = if source.text.contains("rs_wgmma") {
+    // Tensor copies need sm_90; their kernels are held to it too, so a GPU without them gets
+    // the runtime's error rather than ptxas's.
+    let kernel_static = if source.text.contains("rs_wgmma") || source.text.contains("rs_tma") {
         quote!(#kernel_static.__arch_specific(9, 0))
     } else {
         kernel_static

@@ -26,6 +26,9 @@ pub enum MemoryOp {
     Mbarrier(MbarrierOp),
     /// `fence_proxy_async()`: makes shared-memory writes visible to the async proxy.
     FenceProxyAsync,
+    /// `tma_load_2d(dst, dst_index, map, x, y, bars, i)`: a tensor copy of the box of `map` at
+    /// column `x`, row `y` into shared memory, completing its bytes on `bars[i]`.
+    TmaLoad2d,
 }
 
 /// What an mbarrier intrinsic does.
@@ -41,10 +44,13 @@ pub enum MbarrierOp {
     /// `cp_async_mbarrier_arrive(bars, i)`: one arrival once this thread's `cp_async_16`
     /// copies so far have landed.
     CpAsyncArrive,
+    /// `mbarrier_arrive_expect_tx(bars, i, bytes)`: announces `bytes` of tensor copies for
+    /// the current phase, then one arrival.
+    ArriveExpectTx,
 }
 
 impl MemoryOp {
-    const FUNCTIONS: [MemoryOp; 8] = [
+    const FUNCTIONS: [MemoryOp; 10] = [
         MemoryOp::CpAsync16,
         MemoryOp::CpAsyncCommit,
         MemoryOp::CpAsyncWait,
@@ -53,6 +59,8 @@ impl MemoryOp {
         MemoryOp::Mbarrier(MbarrierOp::Wait),
         MemoryOp::Mbarrier(MbarrierOp::CpAsyncArrive),
         MemoryOp::FenceProxyAsync,
+        MemoryOp::TmaLoad2d,
+        MemoryOp::Mbarrier(MbarrierOp::ArriveExpectTx),
     ];
 
     /// The operation called `name`, if it is one of this domain's.
@@ -87,6 +95,8 @@ impl MemoryOp {
             MemoryOp::Mbarrier(MbarrierOp::Wait) => "mbarrier_wait",
             MemoryOp::Mbarrier(MbarrierOp::CpAsyncArrive) => "cp_async_mbarrier_arrive",
             MemoryOp::FenceProxyAsync => "fence_proxy_async",
+            MemoryOp::TmaLoad2d => "tma_load_2d",
+            MemoryOp::Mbarrier(MbarrierOp::ArriveExpectTx) => "mbarrier_arrive_expect_tx",
         }
     }
 
@@ -100,7 +110,8 @@ impl MemoryOp {
             | MemoryOp::CpAsyncCommit
             | MemoryOp::CpAsyncWait
             | MemoryOp::Mbarrier(_)
-            | MemoryOp::FenceProxyAsync => 4,
+            | MemoryOp::FenceProxyAsync
+            | MemoryOp::TmaLoad2d => 4,
         }
     }
 
@@ -149,6 +160,29 @@ impl MemoryOp {
                 Ret::Unit,
             )
             .usage("`cp_async_16` takes (shared, shared index, slice, slice index, valid: bool)"),
+            MemoryOp::TmaLoad2d => Signature::new(
+                vec![
+                    Arg::Shared {
+                        elem: Elem::Concrete,
+                        message: "`tma_load_2d` copies into shared memory of a concrete number type, not {found}",
+                    },
+                    Arg::Index,
+                    Arg::TensorMap {
+                        message: "`tma_load_2d` reads a `&TensorMap<T>` kernel parameter, not {found}",
+                    },
+                    Arg::Scalar(Scalar::I32),
+                    Arg::Scalar(Scalar::I32),
+                    Arg::Shared {
+                        elem: Elem::Is(Scalar::U64),
+                        message: "mbarriers live in shared memory of `u64`, not {found}: declare them `shared_array::<u64, N>()`",
+                    },
+                    Arg::Index,
+                ],
+                Ret::Unit,
+            )
+            .usage(
+                "`tma_load_2d` takes (shared, shared index, map, x: i32, y: i32, barriers, barrier index)",
+            ),
             MemoryOp::CpAsyncCommit | MemoryOp::FenceProxyAsync => {
                 Signature::new(vec![], Ret::Unit)
             }
@@ -164,9 +198,13 @@ impl MemoryOp {
                 let shape = match op {
                     MbarrierOp::Init => "(barriers, index, count: u32)",
                     MbarrierOp::Wait => "(barriers, index, parity: u32)",
+                    MbarrierOp::ArriveExpectTx => "(barriers, index, bytes: u32)",
                     MbarrierOp::Arrive | MbarrierOp::CpAsyncArrive => "(barriers, index)",
                 };
-                if matches!(op, MbarrierOp::Init | MbarrierOp::Wait) {
+                if matches!(
+                    op,
+                    MbarrierOp::Init | MbarrierOp::Wait | MbarrierOp::ArriveExpectTx
+                ) {
                     args.push(Arg::Scalar(Scalar::U32));
                 }
                 Signature::new(args, Ret::Unit).usage(format!(
@@ -238,7 +276,24 @@ impl MemoryOp {
                     MbarrierOp::Wait => format!("rs_mbarrier_wait({at}, {})", w.bare(2)),
                     MbarrierOp::Arrive => format!("rs_mbarrier_arrive({at})"),
                     MbarrierOp::CpAsyncArrive => format!("rs_cp_async_mbarrier_arrive({at})"),
+                    MbarrierOp::ArriveExpectTx => {
+                        w.helper("rs_tma");
+                        format!("rs_mbarrier_arrive_expect_tx({at}, {})", w.bare(2))
+                    }
                 }
+            }
+            MemoryOp::TmaLoad2d => {
+                let helper = w.helper("rs_tma");
+                let dst_index = w.checked_index(0, 1);
+                let dst = format!("&{}[{dst_index}]", w.arg(0));
+                let bar_index = w.checked_index(5, 6);
+                let bar = format!("&{}[{bar_index}]", w.arg(5));
+                format!(
+                    "{helper}_load_2d({dst}, &{}, {}, {}, {bar})",
+                    w.arg(2),
+                    w.bare(3),
+                    w.bare(4)
+                )
             }
             MemoryOp::FenceProxyAsync => {
                 w.template("rs_fence_proxy_async()", Some("rs_fence_proxy_async"))
@@ -269,6 +324,12 @@ impl MemoryOp {
                 w.template("{rt}::cpu::mbarrier_arrive(__t, {0}, {1}, {line})")
             }
             MemoryOp::FenceProxyAsync => w.template("__t.fence_proxy_async()"),
+            MemoryOp::Mbarrier(MbarrierOp::ArriveExpectTx) => {
+                w.template("{rt}::cpu::mbarrier_arrive_expect_tx(__t, {0}, {1}, {2}, {line})")
+            }
+            MemoryOp::TmaLoad2d => {
+                w.template("{rt}::cpu::tma_load_2d(__t, {0}, {1}, {2}, {3}, {4}, {5}, {6}, {line})")
+            }
         }
     }
 
@@ -284,9 +345,13 @@ impl MemoryOp {
             | MemoryOp::CpAsyncCommit
             | MemoryOp::CpAsyncWait
             | MemoryOp::Mbarrier(
-                MbarrierOp::Init | MbarrierOp::Arrive | MbarrierOp::CpAsyncArrive,
+                MbarrierOp::Init
+                | MbarrierOp::Arrive
+                | MbarrierOp::CpAsyncArrive
+                | MbarrierOp::ArriveExpectTx,
             )
-            | MemoryOp::FenceProxyAsync => false,
+            | MemoryOp::FenceProxyAsync
+            | MemoryOp::TmaLoad2d => false,
         }
     }
 }

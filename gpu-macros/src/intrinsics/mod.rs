@@ -173,6 +173,8 @@ pub enum Arg {
     Shared { elem: Elem, message: &'static str },
     /// A slice whose element type `elem` accepts; `message` (with `{found}`) when not.
     Slice { elem: Elem, message: &'static str },
+    /// A `&TensorMap<T>` kernel parameter; `message` (with `{found}`) when something else.
+    TensorMap { message: &'static str },
     /// A local array variable `[elem; len]` (any length when `len` is `None`), written
     /// `&mut name` when the call updates it in place; `message` when it is something else.
     Fragment {

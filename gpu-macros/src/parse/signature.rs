@@ -396,6 +396,51 @@ impl Parser<'_> {
         })
     }
 
+    /// `&TensorMap<T>`: a kernel's tensor map of a concrete number type.
+    fn tensor_map_type(
+        &mut self,
+        ty: &syn::Type,
+        path: &syn::TypePath,
+        mutable: bool,
+    ) -> Option<(Ty, PassBy)> {
+        let usage = "a tensor map parameter is `&TensorMap<T>`, T a concrete number type \
+                     such as `f16` or `f32`";
+        if mutable || self.kind == FnKind::Device {
+            let message = if mutable {
+                usage.to_string()
+            } else {
+                "tensor maps are kernel parameters only: call `tma_load_2d` in the kernel, or \
+                 pass the device function the shared memory the copy fills"
+                    .to_string()
+            };
+            self.cx.error_spanned_by(ty, message);
+            return None;
+        }
+        let elem = match &path.path.segments.last()?.arguments {
+            syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => match &args.args[0]
+            {
+                syn::GenericArgument::Type(elem) => Some(elem),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(elem) = elem else {
+            self.cx.error_spanned_by(ty, usage);
+            return None;
+        };
+        match self.value_type(elem)? {
+            Ty::Scalar(scalar)
+                if !matches!(scalar, Scalar::Generic(_)) && scalar != Scalar::Bool =>
+            {
+                Some((Ty::TensorMap(scalar), PassBy::Value))
+            }
+            _ => {
+                self.cx.error_spanned_by(elem, usage);
+                None
+            }
+        }
+    }
+
     fn param_type(&mut self, ty: &syn::Type) -> Option<(Ty, PassBy)> {
         match ty {
             // A `$t:ty` from a `macro_rules!` arrives wrapped in an invisible group.
@@ -412,6 +457,11 @@ impl Parser<'_> {
                             },
                             PassBy::Value,
                         ))
+                    }
+                    syn::Type::Path(path)
+                        if path.qself.is_none() && is_named(path, "TensorMap") =>
+                    {
+                        self.tensor_map_type(ty, path, mutable)
                     }
                     // A device function may take `&T` and `&mut T`: C++ references.
                     inner if self.kind == FnKind::Device => {

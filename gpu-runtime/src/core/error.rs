@@ -222,6 +222,13 @@ pub enum Error {
         supported: String,
     },
 
+    /// A tensor map's shape, stride or box is one the tensor copies cannot read.
+    #[error("invalid tensor map: {reason}")]
+    InvalidTensorMap {
+        /// What is wrong, and what would be accepted.
+        reason: String,
+    },
+
     /// A launch configuration exceeds a device or kernel limit.
     #[error("invalid launch configuration: {0}")]
     InvalidLaunch(String),

@@ -43,6 +43,12 @@ pub enum ParamKind {
         /// The number of elements.
         len: usize,
     },
+    /// `&TensorMap<T>`: a tensor-map descriptor passed by value (`__grid_constant__`), then its
+    /// buffer's pointer and length, so the launch orders the buffer's reads like a slice's.
+    TensorMap {
+        /// The element type.
+        elem: ScalarType,
+    },
 }
 
 impl fmt::Display for ParamKind {
@@ -68,6 +74,7 @@ impl fmt::Display for ParamKind {
                 mutable: true,
             } => write!(f, "&mut [<template type {param}>]"),
             ParamKind::Constant { elem, len } => write!(f, "#[constant] &[{elem}; {len}]"),
+            ParamKind::TensorMap { elem } => write!(f, "&TensorMap<{elem}>"),
         }
     }
 }

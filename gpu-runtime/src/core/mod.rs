@@ -17,5 +17,6 @@ pub(crate) mod launch;
 pub(crate) mod race;
 pub(crate) mod scalar;
 pub(crate) mod source;
+pub(crate) mod tensor_map;
 pub(crate) mod trust;
 pub(crate) mod value;

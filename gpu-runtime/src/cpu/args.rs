@@ -5,9 +5,11 @@ use std::marker::PhantomData;
 use crate::core::element::Element;
 use crate::core::generic::TemplateArg;
 use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
+use crate::core::tensor_map::TmaGeometry;
 use crate::core::value::{zero, ElemType, Value, ValueType};
 use crate::cpu::launch_state::LaunchState;
 use crate::cpu::slice::CpuSlice;
+use crate::cpu::tma::CpuTensorMap;
 
 /// Tag bit of a slice argument (the low byte is the element or scalar type).
 const SLICE_TAG: u16 = 0x100;
@@ -15,6 +17,9 @@ const SLICE_TAG: u16 = 0x100;
 /// Tag of an array or struct (by value, or with `SLICE_TAG` as a slice's element), whose type
 /// is the argument's `value_ty`.
 const VALUE_TAG: u16 = 0x200;
+
+/// Tag bit of a tensor map argument (the low byte is its element type).
+const MAP_TAG: u16 = 0x400;
 
 /// The tag a twin's read of a `T` scalar (or, with `SLICE_TAG`, slice) must find.
 const fn type_tag(ty: ScalarType) -> u16 {
@@ -44,6 +49,8 @@ pub(crate) struct CpuArg {
     write_len: usize,
     /// The array or struct type, with `VALUE_TAG`.
     value_ty: Option<ValueType>,
+    /// A tensor map's geometry, with `MAP_TAG`.
+    map: Option<TmaGeometry>,
 }
 
 impl CpuArg {
@@ -76,6 +83,7 @@ impl CpuArg {
             len: 0,
             write_len: 0,
             value_ty: None,
+            map: None,
         }
     }
 
@@ -89,6 +97,7 @@ impl CpuArg {
             len: 0,
             write_len: 0,
             value_ty: Some(ty),
+            map: None,
         }
     }
 
@@ -104,6 +113,21 @@ impl CpuArg {
                 ElemType::Scalar(_) => None,
                 ElemType::Value(ty) => Some(ty),
             },
+            map: None,
+        }
+    }
+
+    /// A tensor map over `len` elements of `elem` at `ptr`, read only.
+    pub(crate) fn tensor_map(
+        elem: ElemType,
+        ptr: *mut u8,
+        len: usize,
+        geometry: TmaGeometry,
+    ) -> CpuArg {
+        CpuArg {
+            tag: elem_tag(elem) | MAP_TAG,
+            map: Some(geometry),
+            ..CpuArg::slice(elem, ptr, len, false)
         }
     }
 
@@ -121,14 +145,14 @@ impl CpuArg {
 
     /// A slice argument's memory: its first byte, its length and its element's size.
     pub(crate) fn memory(&self) -> Option<(usize, usize, usize)> {
-        if self.tag & SLICE_TAG == 0 {
+        if self.tag & (SLICE_TAG | MAP_TAG) == 0 {
             return None;
         }
         let size = match self.value_ty {
             Some(ty) => ty.size,
             None => ScalarType::ALL
                 .into_iter()
-                .find(|&ty| type_tag(ty) == self.tag & !SLICE_TAG)?
+                .find(|&ty| type_tag(ty) == self.tag & !(SLICE_TAG | MAP_TAG))?
                 .size(),
         };
         Some((self.ptr as usize, self.len, size))
@@ -139,9 +163,12 @@ impl CpuArg {
             Some(ty) => ty.to_string(),
             None => ScalarType::ALL
                 .into_iter()
-                .find(|&ty| type_tag(ty) == self.tag & !SLICE_TAG)
+                .find(|&ty| type_tag(ty) == self.tag & !(SLICE_TAG | MAP_TAG))
                 .map_or_else(|| "?".to_string(), |ty| ty.to_string()),
         };
+        if self.tag & MAP_TAG != 0 {
+            return format!("&TensorMap<{ty}>");
+        }
         match (
             self.tag & SLICE_TAG != 0,
             self.write_len == self.len && self.len > 0,
@@ -252,6 +279,23 @@ impl<'a> CpuArgs<'a> {
             _ => {
                 self.mismatch(index, &T::ELEM.to_string());
                 zero()
+            }
+        }
+    }
+
+    /// Tensor map parameter `index` (`&TensorMap<T>`); a twin that disagrees with the
+    /// parameter's type gets a map of an empty tensor and the launch fails.
+    #[inline]
+    pub fn tensor_map<T: Scalar>(&self, index: usize) -> CpuTensorMap<'_, T> {
+        match self.args.get(index) {
+            Some(arg) if arg.tag == type_tag(T::TYPE) | MAP_TAG => {
+                // SAFETY: as in `slice`, for a read-only buffer (write_len is 0) of `T`s.
+                let data = unsafe { CpuSlice::from_raw_parts(arg.ptr.cast::<T>(), arg.len, 0) };
+                CpuTensorMap::new(data, arg.map)
+            }
+            _ => {
+                self.mismatch(index, &format!("a tensor map of {}", T::TYPE));
+                CpuTensorMap::new(CpuSlice::empty(), None)
             }
         }
     }

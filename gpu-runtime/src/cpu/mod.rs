@@ -43,17 +43,19 @@ mod shared_memory;
 mod slice;
 mod thread;
 mod tile_copy;
+mod tma;
 mod twin_thread;
 mod warp;
 mod wgmma;
 
 pub use args::CpuArgs;
-pub use mbarrier::{mbarrier_arrive, mbarrier_init, mbarrier_wait};
+pub use mbarrier::{mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait};
 pub use mma::mma_m16n8k16;
 pub use place::CpuPlace;
 pub use slice::CpuSlice;
 pub use thread::{Dim3, ThreadCtx};
 pub use tile_copy::{cp_async_16, ldmatrix};
+pub use tma::{tma_load_2d, CpuTensorMap};
 pub use twin_thread::{ThreadView, TwinThread};
 pub use wgmma::{to_tf32, wgmma, wgmma_desc, wgmma_tf32, wgmma_tf32_rs};
 

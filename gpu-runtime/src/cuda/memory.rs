@@ -13,6 +13,7 @@ use cudarc::driver::{
 
 use crate::core::error::{Error, Result};
 use crate::core::scalar::Scalar;
+use crate::core::tensor_map::{Swizzle, TmaGeometry};
 use crate::core::value::Value;
 
 /// A [`Value`] as cudarc sees it: same layout, cudarc's marker traits.
@@ -189,6 +190,58 @@ impl<T: Value> CudaMemory<T> {
         self.slice.device_ptr(stream)
     }
 
+    /// The device address of the first element, for descriptors that name it.
+    pub(crate) fn address(&self) -> u64 {
+        let (address, _read) = self.slice.device_ptr(self.slice.stream());
+        address
+    }
+
+    /// The driver's tensor-map descriptor for `geometry` over this memory (checked by
+    /// `TmaGeometry::new` against what the driver accepts).
+    pub(crate) fn encode_tensor_map(&self, geometry: &TmaGeometry) -> Result<EncodedTensorMap> {
+        use sys::CUtensorMapDataType as Data;
+        let data = match geometry.elem_size {
+            1 => Data::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+            2 => Data::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+            4 => Data::CU_TENSOR_MAP_DATA_TYPE_UINT32,
+            _ => Data::CU_TENSOR_MAP_DATA_TYPE_UINT64,
+        };
+        let swizzle = match geometry.swizzle {
+            Swizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            Swizzle::B32 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+            Swizzle::B64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+            Swizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+        };
+        let dims = [geometry.cols, geometry.rows];
+        let strides = [geometry.row_stride * geometry.elem_size as u64];
+        let boxes = [geometry.box_cols, geometry.box_rows];
+        let element_strides = [1u32, 1];
+        let mut map = EncodedTensorMap(sys::CUtensorMap { opaque: [0; 16] });
+        // SAFETY: every pointer names a live local array of the rank (2) the call is given,
+        // `strides` the rank - 1 outer strides; the global address is this allocation's, which
+        // holds the whole tensor (checked by TmaGeometry::new), and the call only writes `map`.
+        let status = unsafe {
+            sys::cuTensorMapEncodeTiled(
+                &mut map.0,
+                data,
+                2,
+                self.address() as *mut std::ffi::c_void,
+                dims.as_ptr(),
+                strides.as_ptr(),
+                boxes.as_ptr(),
+                element_strides.as_ptr(),
+                sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+                swizzle,
+                sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            )
+        };
+        status
+            .result()
+            .map_err(Error::driver("encoding a tensor map"))?;
+        Ok(map)
+    }
+
     /// The device address, held for writing on `stream` until the guard drops.
     pub(crate) fn device_ptr_mut<'a>(
         &'a mut self,
@@ -197,6 +250,15 @@ impl<T: Value> CudaMemory<T> {
         self.slice.device_ptr_mut(stream)
     }
 }
+
+/// A tensor-map descriptor as the driver encoded it: 128 bytes, 64-byte aligned, passed to a
+/// kernel by value.
+#[repr(transparent)]
+pub(crate) struct EncodedTensorMap(sys::CUtensorMap);
+
+// SAFETY: CUtensorMap is plain bytes (repr(C), align 64) that the driver reads as the kernel
+// parameter's value; it holds no host pointers.
+unsafe impl DeviceRepr for EncodedTensorMap {}
 
 /// Device memory with its element type erased, as a launch pushes it.
 pub(crate) trait LaunchMemory {

@@ -20,7 +20,7 @@ use crate::core::value::ValueBytes;
 use crate::cuda::device::CudaDevice;
 use crate::cuda::event::CudaMarker;
 use crate::cuda::grid_word::GridWord;
-use crate::cuda::memory::{CudaMemory, LaunchMemory};
+use crate::cuda::memory::{CudaMemory, EncodedTensorMap, LaunchMemory};
 
 /// A CUDA stream and the checked launches queued on it.
 #[derive(Clone)]
@@ -42,6 +42,8 @@ pub(crate) enum CudaArg<'s> {
     /// A `#[constant]` table's bytes, passed by value: the driver reads the parameter's size
     /// from its first byte on.
     Constant(&'s [u8]),
+    /// A tensor map: its descriptor by value, then its buffer's pointer (read) and length.
+    TensorMap(&'s EncodedTensorMap, &'s dyn LaunchMemory, u64),
 }
 
 impl CudaDevice {
@@ -174,6 +176,11 @@ impl CudaQueue {
                 }
                 CudaArg::SliceMut(memory, len) => {
                     memory.push_mut(&mut builder);
+                    builder.arg(&*len);
+                }
+                CudaArg::TensorMap(map, memory, len) => {
+                    builder.arg(*map);
+                    memory.push(&mut builder);
                     builder.arg(&*len);
                 }
             }

@@ -347,6 +347,13 @@ impl Twin<'_> {
                 // Closures capture by copy, so they are `Copy`: a body may pass one on and call it.
                 format!("impl Fn({}){ret} + Copy", params.join(", "))
             }
+            Ty::TensorMap(elem) => {
+                format!(
+                    "&{}::cpu::CpuTensorMap<'_, {}>",
+                    self.rt,
+                    self.rust_type(elem)
+                )
+            }
             Ty::Slice { .. }
             | Ty::Shared { .. }
             | Ty::Dim3
@@ -493,6 +500,13 @@ impl Twin<'_> {
                     "let {name} = __gpu_args.{}::<{}>({i});",
                     if mutable { "slice_mut" } else { "slice" },
                     self.rust_ty(*elem)
+                ),
+                false,
+            ),
+            Ty::TensorMap(elem) => (
+                format!(
+                    "let {name} = &__gpu_args.tensor_map::<{}>({i});",
+                    self.rust_type(elem)
                 ),
                 false,
             ),

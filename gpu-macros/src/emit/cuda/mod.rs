@@ -71,7 +71,12 @@ pub fn cuda_ty(ty: Ty) -> String {
             format!("rs_tuple{}<{}>", elems.len(), elems.join(", "))
         }
         Ty::Unit => "void".to_string(),
-        Ty::Slice { .. } | Ty::Shared { .. } | Ty::Dim3 | Ty::Index3 | Ty::Closure(_) => {
+        Ty::Slice { .. }
+        | Ty::Shared { .. }
+        | Ty::Dim3
+        | Ty::Index3
+        | Ty::Closure(_)
+        | Ty::TensorMap(_) => {
             unreachable!("checked: no C++ value of type {ty:?}")
         }
     }
@@ -134,8 +139,11 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
             with_deps.extend(helper.needs.iter().copied());
         }
     }
-    // Swizzled wgmma tiles in dynamic shared memory need it 1024-byte aligned.
-    if with_deps.contains("rs_wgmma") && with_deps.remove("rs_dynamic_smem") {
+    // Swizzled wgmma tiles and tensor copies in dynamic shared memory need it 1024-byte
+    // aligned.
+    if (with_deps.contains("rs_wgmma") || with_deps.contains("rs_tma"))
+        && with_deps.remove("rs_dynamic_smem")
+    {
         with_deps.insert("rs_dynamic_smem_1024");
     }
     for helper in helpers::all() {
@@ -345,7 +353,7 @@ impl<'a> Emitter<'a> {
         let len_names = kernel
             .params
             .iter()
-            .filter(|param| matches!(param.ty, Ty::Slice { .. }))
+            .filter(|param| matches!(param.ty, Ty::Slice { .. } | Ty::TensorMap(_)))
             .map(|param| {
                 let base = format!("{}_len", names[param.local.0 as usize]);
                 (param.local, fresh(&mut taken, &base))
@@ -356,7 +364,7 @@ impl<'a> Emitter<'a> {
             .iter()
             .chain(&types.locals)
             .filter_map(|ty| match ty {
-                Ty::Scalar(s) => Some(*s),
+                Ty::Scalar(s) | Ty::TensorMap(s) => Some(*s),
                 other => other.scalar_element(),
             })
             .any(Scalar::is_half);
@@ -451,6 +459,16 @@ impl<'a> Emitter<'a> {
                         cuda_ty(*elem),
                         len.cuda()
                     ));
+                }
+                // By value and `__grid_constant__`, so a copy names it by its generic address;
+                // the buffer's pointer and length follow, unused, so the launch orders the
+                // buffer's accesses as a slice's.
+                Ty::TensorMap(elem) => {
+                    self.use_helper("rs_tensor_map");
+                    let src = fresh(&mut self.taken, &format!("{name}_src"));
+                    params.push(format!("const __grid_constant__ rs_tensor_map {name}"));
+                    params.push(format!("const {}* __restrict__ {src}", cuda_type(elem)));
+                    params.push(format!("unsigned long long {}", self.len_name(param.local)));
                 }
                 Ty::Closure(_) => params.push(format!("{} {name}", self.value_type(param.ty))),
                 ty => {

@@ -524,6 +524,30 @@ __device__ __forceinline__ void rs_mbarrier_wait(unsigned long long* bar, unsign
 ",
     },
     Helper {
+        name: "rs_tensor_map",
+        needs: &[],
+        code: "\
+// A tensor-map descriptor as the driver encodes it (CUtensorMap), passed `__grid_constant__`.
+struct __align__(64) rs_tensor_map { unsigned long long opaque[16]; };
+",
+    },
+    Helper {
+        name: "rs_tma",
+        needs: &["rs_smem_addr", "rs_tensor_map", "rs_mbarrier"],
+        code: "\
+// Hopper's tensor copy (sm_90): the box of `map` at column x, row y into shared memory, its
+// bytes completed on `bar`; `map` is the generic address of a __grid_constant__ parameter.
+__device__ __forceinline__ void rs_tma_load_2d(void* dst, const rs_tensor_map* map, int x, int y, unsigned long long* bar) {
+    asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\"
+                 :: \"r\"(rs_smem_addr(dst)), \"l\"(reinterpret_cast<unsigned long long>(map)), \"r\"(x), \"r\"(y), \"r\"(rs_smem_addr(bar)) : \"memory\");
+}
+// Announces `bytes` of tensor copies for the barrier's current phase, then arrives.
+__device__ __forceinline__ void rs_mbarrier_arrive_expect_tx(unsigned long long* bar, unsigned int bytes) {
+    asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(rs_smem_addr(bar)), \"r\"(bytes) : \"memory\");
+}
+",
+    },
+    Helper {
         name: "rs_fence_proxy_async",
         needs: &[],
         code: "\
