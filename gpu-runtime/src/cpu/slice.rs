@@ -499,7 +499,7 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
 /// A read out of bounds.
 #[cold]
 #[inline(never)]
-fn out_of_bounds(index: usize, len: usize, t: &ThreadCtx, line: u32) {
+pub(crate) fn out_of_bounds(index: usize, len: usize, t: &ThreadCtx, line: u32) {
     t.fail(FAIL_INDEX, line, index as u64, len as u64);
 }
 
