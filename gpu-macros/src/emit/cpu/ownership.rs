@@ -305,3 +305,66 @@ fn pattern_exprs(pattern: &Pattern) -> Vec<ExprId> {
         Pattern::Wild => Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{ownership, Ownership, View};
+
+    /// The owned loop's views of the kernel in `source` (the first function).
+    fn views_of(source: &str) -> Ownership {
+        let (program, types) = crate::checked_program_of(source)
+            .unwrap_or_else(|errors| panic!("kernel rejected: {errors}"));
+        ownership(program.root(), &types[0])
+    }
+
+    #[test]
+    fn saxpy_owns_y_and_reads_x() {
+        let got = views_of(
+            "fn k(a: f32, x: &[f32], y: &mut [f32]) { let i = global_idx().x; if i < y.len() { y[i] = a * x[i] + y[i]; } }",
+        );
+        assert_eq!(got.views, [View::Shared, View::Read, View::Owned]);
+        assert_eq!(got.bounded, [1, 2]);
+    }
+
+    #[test]
+    fn spelled_out_indices_through_lets_are_the_threads_own() {
+        let got = views_of(
+            "fn k(x: &[f32], y: &mut [f32], z: &mut [u32]) { let i = thread_idx().x as usize + block_dim().x as usize * block_idx().x as usize; let j = i as usize; let n = x.len(); if j < n { y[j] += x[n - 1 - j]; z[i] = 1; } }",
+        );
+        assert_eq!(got.views, [View::Read, View::Owned, View::Owned]);
+        // `x` is read only at another index: its length bounds no thread.
+        assert_eq!(got.bounded, [1, 2]);
+    }
+
+    #[test]
+    fn other_indices_and_uses_keep_atomic_accesses() {
+        let kernels = [
+            // Another thread's element.
+            "fn k(y: &mut [f32]) { let i = global_idx().x; if i + 1 < y.len() { y[i + 1] = y[i]; } }",
+            "fn k(y: &mut [f32]) { let i = global_idx().x; let n = y.len(); if i < n { y[n - 1 - i] = 1.0; } }",
+            // A mutable index, which may change after it was the thread's.
+            "fn k(y: &mut [f32]) { let mut i = global_idx().x; i += 0; if i < y.len() { y[i] = 1.0; } }",
+            // The y index, or a 32-bit product that may wrap.
+            "fn k(y: &mut [f32]) { let i = global_idx().y; if i < y.len() { y[i] = 1.0; } }",
+            "fn k(y: &mut [f32]) { let i = (block_idx().x * block_dim().x + thread_idx().x) as usize; if i < y.len() { y[i] = 1.0; } }",
+            // An atomic, a sub-slice, a device function given the slice.
+            "fn k(y: &mut [u32]) { let i = global_idx().x; if i < y.len() { y[i] = 1; y.atomic_add(0, 1); } }",
+            "fn k(y: &mut [f32]) { let i = global_idx().x; let s = &mut y[0..4]; s[0] = 1.0; if i < y.len() { y[i] = 1.0; } }",
+            "fn k(y: &mut [f32]) { let i = global_idx().x; if i < y.len() { set(y, i); } } fn set(y: &mut [f32], i: usize) { y[i] = 1.0; }",
+        ];
+        for source in kernels {
+            let got = views_of(source);
+            assert_eq!(got.views, [View::Shared], "{source}");
+            assert!(!got.any(), "{source}");
+        }
+    }
+
+    #[test]
+    fn a_read_only_slice_given_away_keeps_its_view() {
+        let got = views_of(
+            "fn k(x: &[f32], y: &mut [f32]) { let i = global_idx().x; if i < y.len() { y[i] = get(x, i); } } fn get(x: &[f32], i: usize) -> f32 { x[i] }",
+        );
+        assert_eq!(got.views, [View::Shared, View::Owned]);
+        assert_eq!(got.bounded, [1]);
+    }
+}
