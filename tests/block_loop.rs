@@ -276,6 +276,36 @@ fn an_owned_loop_reports_out_of_bounds_accesses() {
     assert_eq!(y.to_host(&stream).unwrap(), [2.0f32; 40]);
 }
 
+/// Marks each thread's element, owned, except thread `fail`'s, which stops at an assertion.
+#[kernel]
+fn mark_owned_but(fail: usize, out: &mut [u32]) {
+    let i = global_idx().x;
+    assert!(i != fail, "thread {} stops here", i);
+    if i < out.len() {
+        out[i] = i as u32 + 1;
+    }
+}
+
+/// A failed assertion in the owned loop ends only its thread; the loop resumes after it.
+#[test]
+fn a_failed_assertion_ends_only_its_thread_in_the_owned_loop() {
+    let fail = 64 + 6;
+    for gpu in [Gpu::cpu(), Gpu::cpu_racecheck()] {
+        let stream = gpu.new_stream().unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, 128).unwrap();
+        mark_owned_but::launch(&stream, LaunchConfig::for_len(128, 64), fail, &mut out).unwrap();
+        let err = stream.synchronize().expect_err("the assertion fails");
+        let Error::KernelPanic { block, thread, .. } = &err else {
+            panic!("expected a kernel panic, got {err}");
+        };
+        assert_eq!((*block, *thread), ([1, 0, 0], [6, 0, 0]), "{err}");
+        let want: Vec<u32> = (0..128)
+            .map(|i| if i == fail { 0 } else { i as u32 + 1 })
+            .collect();
+        assert_eq!(out.to_host(&stream).unwrap(), want, "{}", gpu.name());
+    }
+}
+
 #[test]
 fn compiles_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
@@ -283,6 +313,7 @@ fn compiles_with_nvrtc() {
         (&reverse::KERNEL, &[]),
         (&first_row::KERNEL, &[]),
         (&unguarded::KERNEL, &[]),
+        (&mark_owned_but::KERNEL, &[]),
         (&indices::KERNEL, &[]),
         (&mark_all_but::KERNEL, &[]),
         (&add_to_neighbour::KERNEL, &[]),

@@ -177,8 +177,11 @@ pub struct CpuArgs<'a> {
 
 // SAFETY: the raw pointers are host buffers borrowed for 'a (mutably for writable ones) by the
 // launch, or by-value arguments the launch keeps alive and unchanged for 'a; every access to a
-// buffer goes through CpuSlice or CpuPlace, which are atomic, and by-value arguments are only
-// read, so sharing the arguments between the worker threads of one launch is sound.
+// buffer goes through CpuSlice or CpuPlace, which are atomic, through a CpuOwnedSlice, whose
+// elements each one thread touches (and a writable buffer is handed out one way or the other
+// per launch, `claim`), or through a CpuReadSlice of a buffer nothing writes; by-value
+// arguments are only read. So sharing the arguments between the worker threads of one launch
+// is sound.
 unsafe impl Sync for CpuArgs<'_> {}
 // SAFETY: as for Sync.
 unsafe impl Send for CpuArgs<'_> {}

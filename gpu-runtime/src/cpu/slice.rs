@@ -57,7 +57,8 @@ impl<'a, T: Value> CpuSlice<'a, T> {
     /// # Safety
     /// `ptr` must be valid for reads (and writes, when `writable`) of `len` elements of `T`,
     /// aligned to `align_of::<T>()` (and every scalar leaf to its size), for `'a`, holding valid `T`s, and every other access to the
-    /// memory during `'a` must be atomic or through another `CpuSlice`.
+    /// memory during `'a` must be atomic or through another `CpuSlice`, or a plain read of
+    /// memory that nothing writes during `'a` (`CpuReadSlice`).
     pub(crate) unsafe fn from_raw(ptr: *mut T, len: usize, writable: bool) -> Self {
         CpuSlice {
             ptr,

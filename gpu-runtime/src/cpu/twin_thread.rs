@@ -287,9 +287,7 @@ impl ThreadCtx {
             y0 = 0;
         }
     }
-}
 
-impl ThreadCtx {
     /// Whether the launch lets a block twin run its owned loop: one-dimensional (block and
     /// grid), so a thread's global x index names it alone, and without the race checker,
     /// which must see every access as it happens.
