@@ -2,8 +2,10 @@
 //! twin), which keeps the thread's indices in locals and hands the context to what else needs
 //! it: in every block shape, the indices a kernel reads directly and through a device function
 //! agree with the thread's, a failed assertion names its thread and ends only that one, and the
-//! race checker still sees every access, in the kernel and in its device functions. The first
-//! two tests also run on a GPU when there is one.
+//! race checker still sees every access, in the kernel and in its device functions. Kernels
+//! whose `&mut` parameters each thread owns run an owned loop with plain accesses in
+//! one-dimensional launches, with the results of the atomic loop. The first two tests also run
+//! on a GPU when there is one.
 
 mod common;
 
@@ -181,9 +183,137 @@ fn the_race_checker_sees_accesses_in_the_block_loop() {
     }
 }
 
+/// Saxpy through a spelled-out index behind a `let`: `y` is owned, `x` read plainly.
+#[kernel]
+fn saxpy_spelled(a: f32, x: &[f32], y: &mut [f32]) {
+    let i = block_dim().x as usize * block_idx().x as usize + thread_idx().x as usize;
+    let j = i;
+    if j < y.len() {
+        y[j] = a * x[j] + y[j];
+    }
+}
+
+/// Reverses into `y`: another thread's element, so `y` keeps its atomic accesses.
+#[kernel]
+fn reverse(x: &[f32], y: &mut [f32]) {
+    let i = global_idx().x;
+    let n = y.len();
+    if i < n && i < x.len() {
+        y[n - 1 - i] = x[i] + 1.0;
+    }
+}
+
+/// Only the first row of a two-dimensional block writes: `y` is proven owned, but the launch
+/// is not one-dimensional, so the block runs its loop with atomic accesses.
+#[kernel]
+fn first_row(x: &[f32], y: &mut [f32]) {
+    let i = global_idx().x;
+    if thread_idx().y == 0 && i < y.len() {
+        y[i] = 3.0 * x[i] + y[i];
+    }
+}
+
+/// Kernels whose `&mut` parameter the macro proves owned, and ones it does not, give the same
+/// results through the owned loop (`Gpu::cpu()`, one-dimensional launches), through the loop
+/// with atomic accesses (the race checker on, or a two-dimensional launch) and by hand.
+#[test]
+fn owned_and_atomic_loops_agree() {
+    let n = 1000;
+    let xs: Vec<f32> = (0..n).map(|i| (i % 17) as f32 - 3.0).collect();
+    let ys: Vec<f32> = (0..n).map(|i| (i % 5) as f32).collect();
+    let saxpy: Vec<f32> = (0..n).map(|i| 2.0 * xs[i] + ys[i]).collect();
+    let reversed: Vec<f32> = (0..n).map(|i| xs[n - 1 - i] + 1.0).collect();
+    let row: Vec<f32> = (0..n).map(|i| 3.0 * xs[i] + ys[i]).collect();
+    for gpu in [Gpu::cpu(), Gpu::cpu_racecheck()] {
+        let stream = gpu.new_stream().unwrap();
+        let x = DeviceBuffer::from_host(&stream, &xs).unwrap();
+        let config = LaunchConfig::for_len(n, 64);
+        let mut y = DeviceBuffer::from_host(&stream, &ys).unwrap();
+        saxpy_spelled::launch(&stream, config, 2.0, &x, &mut y).unwrap();
+        assert_eq!(
+            y.to_host(&stream).unwrap(),
+            saxpy,
+            "saxpy on {}",
+            gpu.name()
+        );
+        let mut y = DeviceBuffer::from_host(&stream, &ys).unwrap();
+        reverse::launch(&stream, config, &x, &mut y).unwrap();
+        assert_eq!(
+            y.to_host(&stream).unwrap(),
+            reversed,
+            "reverse on {}",
+            gpu.name()
+        );
+        let mut y = DeviceBuffer::from_host(&stream, &ys).unwrap();
+        let config = LaunchConfig::new(Grid::x(n.div_ceil(64) as u32), Block::xy(64, 2));
+        first_row::launch(&stream, config, &x, &mut y).unwrap();
+        assert_eq!(
+            y.to_host(&stream).unwrap(),
+            row,
+            "first row on {}",
+            gpu.name()
+        );
+        stream.synchronize().unwrap();
+    }
+}
+
+/// An owned element read out of bounds is reported as any other, from the owned loop too.
+#[kernel]
+fn unguarded(y: &mut [f32]) {
+    let i = global_idx().x;
+    y[i] = y[i] + 1.0;
+}
+
+#[test]
+fn an_owned_loop_reports_out_of_bounds_accesses() {
+    let stream = Gpu::cpu().new_stream().unwrap();
+    let mut y = DeviceBuffer::from_host(&stream, &[1.0f32; 40]).unwrap();
+    unguarded::launch(&stream, LaunchConfig::for_len(64, 32), &mut y).unwrap();
+    let err = stream
+        .synchronize()
+        .expect_err("threads 40.. index out of bounds");
+    assert!(err.to_string().contains("out of bounds"), "{err}");
+    assert_eq!(y.to_host(&stream).unwrap(), [2.0f32; 40]);
+}
+
+/// Marks each thread's element, owned, except thread `fail`'s, which stops at an assertion.
+#[kernel]
+fn mark_owned_but(fail: usize, out: &mut [u32]) {
+    let i = global_idx().x;
+    assert!(i != fail, "thread {} stops here", i);
+    if i < out.len() {
+        out[i] = i as u32 + 1;
+    }
+}
+
+/// A failed assertion in the owned loop ends only its thread; the loop resumes after it.
+#[test]
+fn a_failed_assertion_ends_only_its_thread_in_the_owned_loop() {
+    let fail = 64 + 6;
+    for gpu in [Gpu::cpu(), Gpu::cpu_racecheck()] {
+        let stream = gpu.new_stream().unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, 128).unwrap();
+        mark_owned_but::launch(&stream, LaunchConfig::for_len(128, 64), fail, &mut out).unwrap();
+        let err = stream.synchronize().expect_err("the assertion fails");
+        let Error::KernelPanic { block, thread, .. } = &err else {
+            panic!("expected a kernel panic, got {err}");
+        };
+        assert_eq!((*block, *thread), ([1, 0, 0], [6, 0, 0]), "{err}");
+        let want: Vec<u32> = (0..128)
+            .map(|i| if i == fail { 0 } else { i as u32 + 1 })
+            .collect();
+        assert_eq!(out.to_host(&stream).unwrap(), want, "{}", gpu.name());
+    }
+}
+
 #[test]
 fn compiles_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
+        (&saxpy_spelled::KERNEL, &[]),
+        (&reverse::KERNEL, &[]),
+        (&first_row::KERNEL, &[]),
+        (&unguarded::KERNEL, &[]),
+        (&mark_owned_but::KERNEL, &[]),
         (&indices::KERNEL, &[]),
         (&mark_all_but::KERNEL, &[]),
         (&add_to_neighbour::KERNEL, &[]),

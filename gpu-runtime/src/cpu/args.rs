@@ -1,6 +1,7 @@
 //! `CpuArgs`: a launch's arguments as a CPU twin reads them, by kernel parameter index.
 
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::core::element::Element;
 use crate::core::generic::TemplateArg;
@@ -8,11 +9,19 @@ use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
 use crate::core::tensor_map::TmaGeometry;
 use crate::core::value::{zero, ElemType, Value, ValueType};
 use crate::cpu::launch_state::LaunchState;
+use crate::cpu::owned::{CpuOwnedSlice, CpuReadSlice};
 use crate::cpu::slice::CpuSlice;
 use crate::cpu::tma::CpuTensorMap;
 
 /// Tag bit of a slice argument (the low byte is the element or scalar type).
 const SLICE_TAG: u16 = 0x100;
+
+/// A writable slice argument not yet handed out in this launch.
+const UNCLAIMED: u8 = 0;
+/// A writable slice argument handed out as `CpuSlice`s (atomic accesses).
+const SHARED: u8 = 1;
+/// A writable slice argument handed out as `CpuOwnedSlice`s (plain accesses).
+const OWNED: u8 = 2;
 
 /// Tag of an array or struct (by value, or with `SLICE_TAG` as a slice's element), whose type
 /// is the argument's `value_ty`.
@@ -184,6 +193,9 @@ impl CpuArg {
 /// count once), with the template arguments of a generic kernel.
 pub struct CpuArgs<'a> {
     args: Vec<CpuArg>,
+    /// Per argument, how its writable memory has been handed out (`UNCLAIMED`, `SHARED` or
+    /// `OWNED`): one way per launch, as plain and atomic accesses to one element must not mix.
+    claims: Vec<AtomicU8>,
     template_args: &'a [TemplateArg],
     launch: &'a LaunchState,
     /// The buffers behind slice arguments stay borrowed for `'a`.
@@ -192,8 +204,11 @@ pub struct CpuArgs<'a> {
 
 // SAFETY: the raw pointers are host buffers borrowed for 'a (mutably for writable ones) by the
 // launch, or by-value arguments the launch keeps alive and unchanged for 'a; every access to a
-// buffer goes through CpuSlice or CpuPlace, which are atomic, and by-value arguments are only
-// read, so sharing the arguments between the worker threads of one launch is sound.
+// buffer goes through CpuSlice or CpuPlace, which are atomic, through a CpuOwnedSlice, whose
+// elements each one thread touches (and a writable buffer is handed out one way or the other
+// per launch, `claim`), or through a CpuReadSlice of a buffer nothing writes; by-value
+// arguments are only read. So sharing the arguments between the worker threads of one launch
+// is sound.
 unsafe impl Sync for CpuArgs<'_> {}
 // SAFETY: as for Sync.
 unsafe impl Send for CpuArgs<'_> {}
@@ -207,6 +222,7 @@ impl<'a> CpuArgs<'a> {
         launch: &'a LaunchState,
     ) -> Self {
         CpuArgs {
+            claims: args.iter().map(|_| AtomicU8::new(UNCLAIMED)).collect(),
             args,
             template_args,
             launch,
@@ -232,7 +248,7 @@ impl<'a> CpuArgs<'a> {
     #[inline]
     pub fn slice<T: Value>(&self, index: usize) -> CpuSlice<'_, T> {
         match self.args.get(index) {
-            Some(arg) if arg.is::<T>(true) => {
+            Some(arg) if arg.is::<T>(true) && (arg.write_len == 0 || self.claim(index, SHARED)) => {
                 // SAFETY: the buffer holds `len` valid `T`s (its element type is T), is 64-byte
                 // aligned, and is borrowed for 'a (exclusively when writable, which is when
                 // write_len, set by `CpuArg::slice` to 0 or len, is nonzero); kernels touch it
@@ -252,7 +268,9 @@ impl<'a> CpuArgs<'a> {
     #[inline]
     pub fn slice_mut<T: Value>(&self, index: usize) -> CpuSlice<'_, T> {
         match self.args.get(index) {
-            Some(arg) if arg.is::<T>(true) && arg.write_len == arg.len => {
+            Some(arg)
+                if arg.is::<T>(true) && arg.write_len == arg.len && self.claim(index, SHARED) =>
+            {
                 // SAFETY: as in `slice`, for a writable argument (write_len == len); an empty
                 // one has nothing to write.
                 unsafe { CpuSlice::from_raw_parts(arg.ptr.cast::<T>(), arg.len, arg.len) }
@@ -260,6 +278,81 @@ impl<'a> CpuArgs<'a> {
             _ => {
                 self.mismatch(index, &format!("a mutable slice of {}", T::ELEM));
                 CpuSlice::empty()
+            }
+        }
+    }
+
+    /// Slice parameter `index` of a `&mut [T]` as an owned slice, for a block twin's owned
+    /// loop: each element plainly accessible to the one thread whose global x index it is. A
+    /// launch hands a parameter out this way or as `CpuSlice`s, never both; a twin that asks
+    /// for both, or disagrees with the parameter's type, gets an empty slice and the launch
+    /// fails.
+    #[inline]
+    pub fn slice_owned<T: Scalar>(&self, index: usize) -> CpuOwnedSlice<'_, T> {
+        match self.args.get(index) {
+            Some(arg)
+                if arg.is::<T>(true) && arg.write_len == arg.len && self.claim(index, OWNED) =>
+            {
+                // SAFETY: the buffer holds `len` valid, aligned `T`s, exclusively borrowed for
+                // 'a (write_len == len: a `&mut` argument, or an empty one); the claim makes
+                // every view of it in this launch a CpuOwnedSlice, so each element is touched
+                // only by the thread that owns it (`CpuOwnedSlice::get`).
+                unsafe { CpuOwnedSlice::from_raw(arg.ptr.cast::<T>(), arg.len) }
+            }
+            _ => {
+                self.mismatch(index, &format!("an owned mutable slice of {}", T::TYPE));
+                // SAFETY: no elements, so nothing is ever accessed.
+                unsafe { CpuOwnedSlice::from_raw(std::ptr::NonNull::dangling().as_ptr(), 0) }
+            }
+        }
+    }
+
+    /// Slice parameter `index` of a `&[T]`, read with plain loads; a twin that disagrees with
+    /// the parameter's type (a `&mut [T]` included) gets an empty slice and the launch fails.
+    #[inline]
+    pub fn slice_read<T: Scalar>(&self, index: usize) -> CpuReadSlice<'_, T> {
+        match self.args.get(index) {
+            Some(arg) if arg.is::<T>(true) && arg.write_len == 0 => {
+                // SAFETY: the buffer holds `len` valid, aligned `T`s, borrowed for 'a; it is
+                // not writable (write_len 0), so every CpuSlice and CpuPlace of it refuses
+                // writes and atomics, the host cannot touch it while borrowed, and no `&mut`
+                // argument is the same buffer (the launch borrows those exclusively).
+                unsafe { CpuReadSlice::from_raw(arg.ptr.cast::<T>(), arg.len) }
+            }
+            _ => {
+                self.mismatch(index, &format!("a read-only slice of {}", T::TYPE));
+                // SAFETY: no elements, so nothing is ever read.
+                unsafe { CpuReadSlice::from_raw(std::ptr::NonNull::dangling().as_ptr(), 0) }
+            }
+        }
+    }
+
+    /// Claims writable argument `index` for `mode` (`SHARED` or `OWNED`) in this launch;
+    /// false, and a failed launch, when it was claimed the other way.
+    #[inline(always)]
+    fn claim(&self, index: usize, mode: u8) -> bool {
+        // Relaxed: a claim changes once, from UNCLAIMED, so every load that sees `mode` sees
+        // the final state, and it orders no data: accesses of the other mode never happen.
+        self.claims[index].load(Ordering::Relaxed) == mode || self.claim_first(index, mode)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn claim_first(&self, index: usize, mode: u8) -> bool {
+        match self.claims[index].compare_exchange(
+            UNCLAIMED,
+            mode,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => true,
+            Err(current) if current == mode => true,
+            Err(_) => {
+                self.launch.contract_error(format!(
+                    "the CPU twin reads parameter {index} both as an owned slice and as a \
+                     shared one in one launch; regenerate it with the matching #[kernel] macro"
+                ));
+                false
             }
         }
     }

@@ -57,7 +57,8 @@ impl<'a, T: Value> CpuSlice<'a, T> {
     /// # Safety
     /// `ptr` must be valid for reads (and writes, when `writable`) of `len` elements of `T`,
     /// aligned to `align_of::<T>()` (and every scalar leaf to its size), for `'a`, holding valid `T`s, and every other access to the
-    /// memory during `'a` must be atomic or through another `CpuSlice`.
+    /// memory during `'a` must be atomic or through another `CpuSlice`, or a plain read of
+    /// memory that nothing writes during `'a` (`CpuReadSlice`).
     pub(crate) unsafe fn from_raw(ptr: *mut T, len: usize, writable: bool) -> Self {
         CpuSlice {
             ptr,
@@ -499,7 +500,7 @@ impl<'a, T: Scalar> CpuSlice<'a, T> {
 /// A read out of bounds.
 #[cold]
 #[inline(never)]
-fn out_of_bounds(index: usize, len: usize, t: &ThreadCtx, line: u32) {
+pub(crate) fn out_of_bounds(index: usize, len: usize, t: &ThreadCtx, line: u32) {
     t.fail(FAIL_INDEX, line, index as u64, len as u64);
 }
 

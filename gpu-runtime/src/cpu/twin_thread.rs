@@ -116,6 +116,9 @@ pub struct TwinThread<'a> {
     block_dim: Dim3,
     grid_dim: Dim3,
     race_checked: bool,
+    /// Whether the thread runs in the owned loop (`ThreadCtx::__each_owned_thread`): a
+    /// one-dimensional launch without the race checker, where its global x index is its alone.
+    owns_elements: bool,
 }
 
 impl ThreadView for TwinThread<'_> {
@@ -190,6 +193,17 @@ impl TwinThread<'_> {
     pub fn checked(&self) -> bool {
         self.ctx.checked()
     }
+
+    /// Whether element `index` of an owned slice is this thread's: in the owned loop, the one
+    /// whose index is the thread's global x index. Spelled as the twin spells
+    /// `global_idx().x`, so the compiler sees the same value and folds the test.
+    #[inline(always)]
+    pub(crate) fn owns(&self, index: usize) -> bool {
+        self.owns_elements
+            && index
+                == self.block_idx.x as usize * self.block_dim.x as usize
+                    + self.thread_idx.x as usize
+    }
 }
 
 impl ThreadCtx {
@@ -204,6 +218,7 @@ impl ThreadCtx {
             block_dim: self.block_dim,
             grid_dim: self.grid_dim,
             race_checked: self.racing().is_some(),
+            owns_elements: false,
         }
     }
 
@@ -264,11 +279,77 @@ impl ThreadCtx {
                         block_dim: dim,
                         grid_dim,
                         race_checked,
+                        owns_elements: false,
                     });
                 }
                 x0 = 0;
             }
             y0 = 0;
+        }
+    }
+
+    /// Whether the launch lets a block twin run its owned loop: one-dimensional (block and
+    /// grid), so a thread's global x index names it alone, and without the race checker,
+    /// which must see every access as it happens.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __owned_launch(&self) -> bool {
+        let (b, g) = (self.block_dim, self.grid_dim);
+        b.y == 1 && b.z == 1 && g.y == 1 && g.z == 1 && self.racing().is_none()
+    }
+
+    /// Runs `body` as each thread of a one-dimensional block in turn, from `first` on, as
+    /// threads that own the elements of `CpuOwnedSlice`s at their global x index: the loop of
+    /// a block twin's owned path. `bound` is the least length of the slices the twin indexes
+    /// at that index: threads below it are told so, which lets the compiler drop the twin's
+    /// and the views' checks and vectorize them. A launch that is not
+    /// [`ThreadCtx::__owned_launch`] is refused.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __each_owned_thread(
+        &mut self,
+        first: u32,
+        bound: usize,
+        mut body: impl FnMut(&TwinThread<'_>),
+    ) {
+        if !self.__owned_launch() {
+            self.contract_error(
+                "the block twin ran its owned loop in a launch that is not one-dimensional or \
+                 runs under the race checker; regenerate it with the matching #[kernel] macro"
+                    .to_string(),
+            );
+            return;
+        }
+        let dim = self.block_dim;
+        let block_idx = self.block_idx;
+        let grid_dim = self.grid_dim;
+        let base = block_idx.x as usize * dim.x as usize;
+        // Threads `first..sure` have `base + x < bound`; the rest run unchanged.
+        let sure = bound.saturating_sub(base).min(dim.x as usize) as u32;
+        let mut x = first;
+        // One call of `body` in the source, so it is inlined once; the two passes are the
+        // same loop, and only the first states its bound.
+        for (end, below_bound) in [(sure, true), (dim.x, false)] {
+            while x < end {
+                let t = TwinThread {
+                    ctx: self,
+                    thread_idx: Dim3 { x, y: 0, z: 0 },
+                    block_idx,
+                    block_dim: dim,
+                    grid_dim,
+                    race_checked: false,
+                    owns_elements: true,
+                };
+                if below_bound {
+                    // SAFETY: x < sure <= bound - base (sure is 0 when bound <= base), so the
+                    // thread's global x index, base + x as `TwinThread::owns` and the twin
+                    // compute it, is below `bound` (and, two u32s multiplied and added in a
+                    // usize, exact).
+                    unsafe { std::hint::assert_unchecked(base + (x as usize) < bound) }
+                }
+                body(&t);
+                x += 1;
+            }
         }
     }
 }

@@ -8,8 +8,11 @@
 //! (through [`CpuWriter`]); one that synchronizes makes the kernel need coroutines.
 
 mod expressions;
+mod ownership;
 mod statements;
 mod user_types;
+
+pub use ownership::{ownership, Ownership, View};
 
 use crate::check::Types;
 use crate::intrinsics::CpuWriter;
@@ -78,6 +81,8 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
             wanted: Vec::new(),
             binding: None,
             block: false,
+            ownership: None,
+            owned_loop: false,
         };
         writer.function();
         needs_sync |= writer.needs_sync;
@@ -92,25 +97,33 @@ pub fn emit_twin(program: &Program, types: &[Types], rt: &str) -> CpuTwin {
     }
     // A barrier-free kernel also gets a twin of a whole block per instantiation: its
     // arguments read once, and a loop over the block's threads around its inlined body.
+    // One whose slices the macro proves owned or read-only also gets an owned loop, which
+    // runs one-dimensional launches without the race checker with plain accesses.
     let block = !needs_sync;
     if block {
+        let ownership = ownership(program.root(), &types[0]);
+        let ownership = ownership.any().then_some(&ownership);
         for substitution in &instantiations {
-            let mut writer = Twin {
-                rt,
-                program,
-                function: program.root(),
-                types: &types[0],
-                index: 0,
-                slots: &slots,
-                subst: substitution,
-                out: String::new(),
-                needs_sync: false,
-                wanted: Vec::new(),
-                binding: None,
-                block: true,
-            };
-            writer.function();
-            source.push_str(&writer.out);
+            for owned_loop in std::iter::once(false).chain(ownership.map(|_| true)) {
+                let mut writer = Twin {
+                    rt,
+                    program,
+                    function: program.root(),
+                    types: &types[0],
+                    index: 0,
+                    slots: &slots,
+                    subst: substitution,
+                    out: String::new(),
+                    needs_sync: false,
+                    wanted: Vec::new(),
+                    binding: None,
+                    block: true,
+                    ownership,
+                    owned_loop,
+                };
+                writer.function();
+                source.push_str(&writer.out);
+            }
         }
     }
     // With type parameters, `__cpu_twin` (and `__cpu_block`) picks the body; with const
@@ -262,6 +275,10 @@ struct Twin<'a> {
     binding: Option<String>,
     /// Whether this is the kernel's block twin (`__cpu_block`).
     block: bool,
+    /// In a block twin, the parameters' views in the owned loop, when it has one.
+    ownership: Option<&'a Ownership>,
+    /// Whether this is the block twin's owned loop (`__cpu_block_owned`).
+    owned_loop: bool,
 }
 
 /// One intrinsic call being spelled: the twin's answers to what the spelling asks.
@@ -389,17 +406,26 @@ impl Twin<'_> {
         match f.kind {
             FnKind::Kernel => {
                 let suffix = suffix(self.subst);
-                let _ = if self.block {
+                let block_args = format!("__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32");
+                let _ = if self.owned_loop {
+                    writeln!(self.out, "fn __cpu_block_owned{suffix}({block_args}) {{")
+                } else if self.block {
                     // The loop is written once, generic over whether the race checker is on,
                     // and instantiated for both, so each access knows the answer at compile
-                    // time (`ThreadCtx::__each_thread`).
+                    // time (`ThreadCtx::__each_thread`); the owned loop, where there is one,
+                    // runs the launches it is sound for (`ThreadCtx::__owned_launch`).
+                    let owned = if self.ownership.is_some() {
+                        format!("else if __gpu_block.__owned_launch() {{ __cpu_block_owned{suffix}(__gpu_args, __gpu_block, __gpu_first) }} ")
+                    } else {
+                        String::new()
+                    };
                     writeln!(
                         self.out,
-                        "fn __cpu_block{suffix}(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{\n\
+                        "fn __cpu_block{suffix}({block_args}) {{\n\
                          if __gpu_block.__race_checked() {{ __cpu_block_in{suffix}::<true>(__gpu_args, __gpu_block, __gpu_first) }} \
-                         else {{ __cpu_block_in{suffix}::<false>(__gpu_args, __gpu_block, __gpu_first) }}\n}}\n\
+                         {owned}else {{ __cpu_block_in{suffix}::<false>(__gpu_args, __gpu_block, __gpu_first) }}\n}}\n\
                          {ALLOWS}\n\
-                         fn __cpu_block_in{suffix}<const __GPU_RACECHECK: bool>(__gpu_args: &{rt}::cpu::CpuArgs<'_>, __gpu_block: &mut {rt}::cpu::ThreadCtx, __gpu_first: u32) {{"
+                         fn __cpu_block_in{suffix}<const __GPU_RACECHECK: bool>({block_args}) {{"
                     )
                 } else {
                     // The thread as a view, as a block twin's loop hands it, so device
@@ -495,14 +521,25 @@ impl Twin<'_> {
                 ),
                 true,
             ),
-            Ty::Slice { elem, mutable } => (
-                format!(
-                    "let {name} = __gpu_args.{}::<{}>({i});",
-                    if mutable { "slice_mut" } else { "slice" },
-                    self.rust_ty(*elem)
-                ),
-                false,
-            ),
+            Ty::Slice { elem, mutable } => {
+                let view = match self.ownership {
+                    Some(ownership) if self.owned_loop => ownership.views[i],
+                    _ => View::Shared,
+                };
+                let read = match (view, mutable) {
+                    (View::Owned, _) => "slice_owned",
+                    (View::Read, _) => "slice_read",
+                    (View::Shared, true) => "slice_mut",
+                    (View::Shared, false) => "slice",
+                };
+                (
+                    format!(
+                        "let {name} = __gpu_args.{read}::<{}>({i});",
+                        self.rust_ty(*elem)
+                    ),
+                    false,
+                )
+            }
             Ty::TensorMap(elem) => (
                 format!(
                     "let {name} = &__gpu_args.tensor_map::<{}>({i});",
@@ -546,10 +583,33 @@ impl Twin<'_> {
             }
         }
         self.out.push_str(&decode);
-        let _ = writeln!(
-            self.out,
-            "__gpu_block.__each_thread::<__GPU_RACECHECK>(__gpu_first, |__t| {{ {copies}"
-        );
+        match self.ownership {
+            Some(ownership) if self.owned_loop => {
+                // The least length of the slices indexed at the thread's own index: threads
+                // below it pass those checks, which the loop lets the compiler know.
+                let lengths: Vec<String> = ownership
+                    .bounded
+                    .iter()
+                    .map(|&i| format!("{}.len()", self.local_name(f.params[i].local)))
+                    .collect();
+                let bound = match lengths.split_first() {
+                    Some((first, rest)) => rest
+                        .iter()
+                        .fold(first.clone(), |all, len| format!("{all}.min({len})")),
+                    None => "usize::MAX".to_string(),
+                };
+                let _ = writeln!(
+                    self.out,
+                    "__gpu_block.__each_owned_thread(__gpu_first, {bound}, |__t| {{ {copies}"
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    self.out,
+                    "__gpu_block.__each_thread::<__GPU_RACECHECK>(__gpu_first, |__t| {{ {copies}"
+                );
+            }
+        }
         self.block_body(&f.body);
         let _ = writeln!(self.out, "}});");
     }
