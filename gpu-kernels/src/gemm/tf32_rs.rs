@@ -67,7 +67,7 @@
 //! `wgmma` (its C7512 warning), 0.78 × cuBLAS at 4096³ and 0.71-0.83 at 8192³.
 
 use gpu_macros::{device, kernel};
-use gpu_runtime::{Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream};
+use gpu_runtime::{Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream, Swizzle, TensorMap};
 
 use super::{grouped_block_col, grouped_block_row, Gemm};
 
@@ -100,12 +100,11 @@ fn gemm_tf32_rs(
     k: usize,
     alpha: f32,
     beta: f32,
-    a: &[f32],
+    a: &TensorMap<f32>,
     b: &[f32],
     c: &mut [f32],
 ) {
-    // 16-byte chunks per producer thread: A's 256 rows of 8, B's 32 rows of 32.
-    const A_COPIES: usize = BM * BK / 4 / 128;
+    // 16-byte chunks of B's 32 rows of 32 per producer thread.
     const B_COPIES: usize = BK * BN / 4 / 128;
     let smem = dynamic_shared::<f32>();
     // Barriers s < STAGES: stage s is full; STAGES + s: stage s is free again.
@@ -120,8 +119,9 @@ fn gemm_tf32_rs(
     let tiles = (k + BK - 1) / BK;
     if tid == 0 {
         for s in 0..STAGES {
-            // Full: one `cp.async` completion per producer thread.
-            mbarrier_init(bars, s, 128);
+            // Full: one `cp.async` completion per producer thread, and thread 0's announcement
+            // of A's tensor copy.
+            mbarrier_init(bars, s, 129);
             // Free: one arrival per consumer thread, once its loads from the stage are done
             // (compute-sanitizer's racecheck reported lane 0's arrival for its warp, even after
             // a `sync_warp()`, as racing with the producer's next copies).
@@ -130,12 +130,9 @@ fn gemm_tf32_rs(
     }
     sync_threads();
     if group == 0 {
-        // The producer. A: this thread copies chunk `chunk` (4 k) of rows `row0 + 16r`, into
-        // the 128-byte swizzle (chunk c of row r at c ^ (r % 8)). B: chunk `b_chunk` (4 n) of
-        // k-rows `b_row0 + 4r`, a warp copying 512 contiguous bytes of one row.
-        let row0 = tid / 8;
-        let chunk = tid % 8;
-        let a_src = (block_m + row0) * k + chunk * 4;
+        // The producer. A: thread 0's tensor copy of the 256×32 box, 128-byte swizzled (chunk c
+        // of row r at c ^ (r % 8)). B: chunk `b_chunk` (4 n) of k-rows `b_row0 + 4r`, a warp
+        // copying 512 contiguous bytes of one row.
         let b_row0 = tid / 32;
         let b_chunk = tid % 32;
         let b_col = block_n + b_chunk * 4;
@@ -147,12 +144,9 @@ fn gemm_tf32_rs(
             }
             let a_base = s * STAGE_WORDS;
             let b_base = a_base + A_WORDS;
-            #[unroll]
-            for r in 0..A_COPIES {
-                let row = row0 + 16 * r;
-                let dst = a_base + row * 32 + (chunk ^ (row0 % 8)) * 4;
-                let valid = block_m + row < m && k0 + chunk * 4 < k;
-                cp_async_16(smem, dst, a, a_src + r * 16 * k + k0, valid);
+            if tid == 0 {
+                mbarrier_arrive_expect_tx(bars, s, (A_WORDS * 4) as u32);
+                tma_load_2d(smem, a_base, a, k0 as i32, block_m as i32, bars, s);
             }
             #[unroll]
             for r in 0..B_COPIES {
@@ -176,9 +170,8 @@ fn gemm_tf32_rs(
         for j in 0..tiles {
             let s = j % STAGES;
             mbarrier_wait(bars, s, ((j / STAGES) % 2) as u32);
-            // `cp.async` wrote A's tile through the generic proxy; wgmma reads it through the
-            // async one.
-            fence_proxy_async();
+            // A's tile came through the async proxy that wgmma reads with; B's fragments are
+            // plain shared loads.
             let a_base = s * STAGE_WORDS;
             let b_base = a_base + A_WORDS;
             #[unroll]
@@ -252,5 +245,6 @@ pub(crate) fn launch_plain(
     let shared = (STAGES * STAGE_WORDS * 4) as u32;
     let config = LaunchConfig::new(grid, Block::x(THREADS)).with_shared_mem(shared);
     let (alpha, beta) = (spec.alpha, spec.beta);
-    gemm_tf32_rs::launch(stream, config, m, n, k, alpha, beta, a, b, c)
+    let a_map = TensorMap::new_2d(a, [m, k], k, [BM as u32, BK as u32], Swizzle::B128)?;
+    gemm_tf32_rs::launch(stream, config, m, n, k, alpha, beta, &a_map, b, c)
 }
