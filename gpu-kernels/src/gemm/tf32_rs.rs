@@ -20,8 +20,8 @@
 //!   that put a thread's two rows side by side. Rows of the tile are padded from 128 to 136
 //!   words, so each half-warp of a load (8 pairs of n by 4 k) hits 32 distinct banks.
 //! - `wgmma`'s B (8×256 per instruction, rows of m): A^T, which is A's row-major tile read
-//!   K-major, copied by `cp.async` into the 128-byte swizzle as the other kernel copies a
-//!   K-major operand, and read through a descriptor.
+//!   K-major, copied by a tensor copy into the 128-byte swizzle the other kernel's `cp.async`
+//!   copies produce for a K-major operand, and read through a descriptor.
 //! - The accumulators hold C^T: a thread's element (n, m) is written to `C[m][n]`.
 //!
 //! Nothing is transposed through shared memory: per stage `cp.async` writes 48 KiB and the
@@ -64,7 +64,14 @@
 //!
 //! What lost: three instructions in flight (`wgmma_wait(2, ..)`, the stage released after a
 //! tile's second): ptxas runs out of registers for the third fragment and serializes every
-//! `wgmma` (its C7512 warning), 0.78 × cuBLAS at 4096³ and 0.71-0.83 at 8192³.
+//! `wgmma` (its C7512 warning), 0.78 × cuBLAS at 4096³ and 0.71-0.83 at 8192³. The same with
+//! `setmaxnreg` giving the consumers 232 registers and the producer 40: no change (334.7-337.8
+//! TFLOP/s at 4096³ against 336.1-336.5 in the same runs), so the fragments' pipeline depth is
+//! not what holds this kernel back either.
+//!
+//! A's tile arrives by one tensor copy (`tma_load_2d`, 256×32 in the 128-byte swizzle), B's by
+//! the producer warpgroup's `cp.async`: 339-340 TFLOP/s at 4096³ and 333-335 at 8192³ against
+//! 328-330 and 288-307 when `cp.async` copied both (H100, same runs).
 
 use gpu_macros::{device, kernel};
 use gpu_runtime::{Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream, Swizzle, TensorMap};
