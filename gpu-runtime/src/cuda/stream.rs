@@ -195,7 +195,10 @@ impl CudaQueue {
         // CUDA struct is asserted to have, each slice as a device pointer plus its u64 length,
         // which generated kernels bound-check against, each `#[constant]` table by value as a
         // struct of exactly its `[T; N]` (so the driver's read of the parameter's size from the
-        // table's first byte stays within it). Every pointer is a live allocation on this
+        // table's first byte stays within it), each `&TensorMap<T>` as its driver-encoded
+        // 128-byte descriptor by value (`__grid_constant__`, 64-byte aligned on the host as the
+        // parameter is on the device) then its buffer's pointer and length; the descriptor
+        // names that buffer, which the map borrows. Every pointer is a live allocation on this
         // stream's device, kept alive by the borrows in `args`; cudarc orders the launch after
         // pending writes to the buffers (and records its own) through their events. The lengths,
         // scalar values, value bytes and tables live in `args`, which outlives `builder`. A
