@@ -49,7 +49,10 @@
 //! staged in shared memory, 4 parameters a thread): 0.030-0.033 ms, its instructions spent on
 //! index arithmetic and only 102 blocks busy; a thread per 2, 4 or 8 adjacent outputs (0.033-
 //! 0.064 ms: strided dz loads, and branches in the loop); `launch_bounds(256, 3)` for 3 blocks
-//! a multiprocessor (0.0215 ms, registers capped); the softmax's sum by a shuffle tree (0.0200
+//! a multiprocessor (0.0215 ms, registers capped); the bf16 copy of the weights with its rows in
+//! pairs, so that one 4-byte load gives a lane two k: 0.0248 ms in bf16 against 0.0204, and with
+//! the pairs' loop merely present in the function the f32 instantiation slowed too (0.0237 ms),
+//! though that loop is dead there; the softmax's sum by a shuffle tree (0.0200
 //! ms, but adding in another order than the host moved the accuracy by 0.3 points); the last
 //! layer's block computing its row's softmax as soon as it has the row's logits, one barrier
 //! fewer of the five (0.047 ms); the batch's sample indices kept in shared memory (no change,
