@@ -220,10 +220,18 @@ fn gemm_tf32_rs(
 }
 
 /// `c[row][col..col + 2] = v + beta · c[..]` within the m×n matrix, in one 8-byte access (col
-/// even and n a multiple of 4, so the pair is wholly inside or outside); `beta == 0` leaves C
+/// and n even, so the pair is wholly inside or outside); `beta == 0` leaves C
 /// unread, as BLAS does (it may hold NaN).
 #[device]
-fn store_pair2(c: &mut [f32], m: usize, n: usize, row: usize, col: usize, v: [f32; 2], beta: f32) {
+pub(super) fn store_pair2(
+    c: &mut [f32],
+    m: usize,
+    n: usize,
+    row: usize,
+    col: usize,
+    v: [f32; 2],
+    beta: f32,
+) {
     if row < m && col < n {
         let at = row * n + col;
         if beta == 0.0 {

@@ -8,14 +8,19 @@
 //! C's tiles in the grouped order; stage use is counted across tiles, so the producer fills the
 //! next tile's stages while the consumers store this one.
 //!
-//! Measured on an H100 against cuBLAS in the same runs (`bench --only "gemm f16" --only
-//! "gemm bf16"`, six runs): f16 557-574 TFLOP/s at 4096³ (0.78-0.81; 1.08 once, against a slow
-//! cuBLAS run) and 646-670 at 8192³ (0.89-1.03, cuBLAS itself moving between 647 and 724); bf16
-//! 576-586 at 4096³ (0.79-0.84; 499 once) and 676-699 at 8192³ (0.89-1.02).
-//! The `cp.async` producer warpgroup it replaced gave 502-514 and 568-594 in the same calls.
-//! One tile per block (a grid of every tile) against the striding grid: within 2% either way.
-//! Under ncu at 4096³ the tensor pipe is busy 74% of the active cycles, the consumers waiting
-//! mostly on `wgmma` itself (`WARPGROUP.DEPBAR`), about 5% on stages not yet full.
+//! The epilogue stores each thread's pairs of C with one 8-byte store where C's rows start on
+//! 8-byte boundaries (n even), so the four lanes of a row fill a 32-byte sector: the stores
+//! had been the kernel's limit. Without any stores (timing only) the kernel ran 753-766
+//! TFLOP/s (f16) at 4096³ against 568-582 with two 4-byte stores a pair; with the 8-byte
+//! stores, 681-684 (0.94 of cuBLAS in the same runs) and 722-725 at 8192³ (0.98-1.01); bf16
+//! 688-706 (0.92-0.94) and 753-760 (1.00-1.02).
+//!
+//! Before that, with 4-byte stores, six runs: f16 557-574 TFLOP/s at 4096³ (0.78-0.81) and
+//! 646-670 at 8192³ (0.89-1.03, cuBLAS itself moving between 647 and 724); bf16 576-586 and
+//! 676-699. The `cp.async` producer warpgroup the tensor copies replaced gave 502-514 and
+//! 568-594 in the same calls. One tile per block (a grid of every tile) against the striding
+//! grid: within 2% either way. Half the multiprocessors (66 blocks) ran 21% faster each, a
+//! quarter 26%. Under ncu at 4096³ the tensor pipe was busy 74% of the active cycles.
 
 use gpu_macros::kernel;
 use gpu_runtime::half::{bf16, f16};
@@ -24,6 +29,7 @@ use gpu_runtime::{
 };
 
 use super::tensor_core::store_pair;
+use super::tf32_rs::store_pair2;
 use super::{grouped_block_col, grouped_block_row};
 
 /// Rows of C per block.
@@ -163,10 +169,22 @@ macro_rules! tma_gemm {
                     // below, columns 8j + 2(l % 4) and the next, for j in 0..32.
                     let row = block_m + rows * 64 + ((tid % 128) / 32) * 16 + (tid % 32) / 4;
                     let col = block_n + 2 * (tid % 4);
-                    #[unroll]
-                    for j in 0..32 {
-                        store_pair(c, m, n, row, col + 8 * j, alpha * acc[4 * j], alpha * acc[4 * j + 1], beta);
-                        store_pair(c, m, n, row + 8, col + 8 * j, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3], beta);
+                    if n % 2 == 0 {
+                        // Rows of C start on 8-byte boundaries: each pair in one store (the
+                        // four lanes of a row fill a 32-byte sector).
+                        #[unroll]
+                        for j in 0..32 {
+                            let lo = [alpha * acc[4 * j], alpha * acc[4 * j + 1]];
+                            let hi = [alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]];
+                            store_pair2(c, m, n, row, col + 8 * j, lo, beta);
+                            store_pair2(c, m, n, row + 8, col + 8 * j, hi, beta);
+                        }
+                    } else {
+                        #[unroll]
+                        for j in 0..32 {
+                            store_pair(c, m, n, row, col + 8 * j, alpha * acc[4 * j], alpha * acc[4 * j + 1], beta);
+                            store_pair(c, m, n, row + 8, col + 8 * j, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3], beta);
+                        }
                     }
                     tile += blocks;
                 }
