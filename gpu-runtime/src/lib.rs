@@ -88,6 +88,7 @@ mod kernel;
 mod launch;
 #[doc(hidden)]
 pub use launch::__bench;
+mod memory;
 mod pinned;
 mod select;
 mod stream;
@@ -101,11 +102,12 @@ pub use crate::core::cache::CacheConfig;
 pub use crate::core::compiled::{CompileSource, ModuleOrigin};
 pub use crate::core::error::{DriverStatus, Error, NvrtcStatus, Result};
 pub use crate::core::generic::TemplateArg;
-pub use crate::core::info::{DeviceInfo, MemoryStats};
+pub use crate::core::info::DeviceInfo;
 pub use crate::core::kernel::{ParamKind, TemplateParam};
 pub use crate::core::launch::{
     Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK,
 };
+pub use crate::core::memory::MemoryStats;
 pub use crate::core::race::{RaceSite, SiteAction};
 pub use crate::core::scalar::{Float, Integer, Number, Scalar, ScalarType};
 pub use crate::core::value::{ElemType, Value, ValueType};
@@ -124,6 +126,7 @@ pub use graph::Graph;
 /// The 16-bit float types (`f16`, `bf16`) kernels take.
 pub use half;
 pub use kernel::{Kernel, KernelArg};
+pub use memory::MemoryTracker;
 pub use pinned::PinnedBuffer;
 pub use select::{test_device, BACKEND_ENV};
 pub use stream::Stream;
