@@ -555,7 +555,7 @@ fn host_memory_exhaustion_on_the_cpu_backend_is_an_error() {
         &err.to_string(),
         &[
             "out of memory on the CPU backend",
-            "tried to allocate 4194304.00 TiB (4611686018427387904 bytes)",
+            "tried to allocate 4.00 EiB (4611686018427387904 bytes)",
             "drop buffers",
             "Gpu::empty_cache()",
             "smaller batch",

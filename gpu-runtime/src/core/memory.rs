@@ -36,7 +36,7 @@ impl fmt::Display for MemoryStats {
 
 /// `bytes` for people: "512 bytes", "1.50 KiB", "20.00 MiB", "1.25 GiB".
 pub(crate) fn format_bytes(bytes: usize) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     if bytes < 1024 {
         return format!("{bytes} bytes");
     }
@@ -223,6 +223,7 @@ mod tests {
         assert_eq!(format_bytes(1536), "1.50 KiB");
         assert_eq!(format_bytes(20 << 20), "20.00 MiB");
         assert_eq!(format_bytes(5 << 29), "2.50 GiB");
-        assert_eq!(format_bytes(3 << 50), "3072.00 TiB");
+        assert_eq!(format_bytes(3 << 50), "3.00 PiB");
+        assert_eq!(format_bytes(usize::MAX), "16.00 EiB");
     }
 }
