@@ -48,6 +48,12 @@
 //! thread of the grid with the kernel's GPU semantics, so tests run everywhere and kernels can
 //! be debugged with `println!` and a debugger.
 //!
+//! Memory: buffers come from a caching allocator (on a GPU, the device's memory pool, which keeps
+//! freed memory for reuse), and [`Gpu`] reports it with PyTorch's names:
+//! [`Gpu::memory_allocated`], [`Gpu::max_memory_allocated`], [`Gpu::memory_reserved`],
+//! [`Gpu::reset_peak_memory`], [`Gpu::empty_cache`]; [`Gpu::track_memory`] measures a scope
+//! ([`MemoryTracker`]), and a buffer that does not fit is [`Error::OutOfMemory`].
+//!
 //! Generic kernels are C++ templates; [`Stream::launch_generic`] instantiates one per set of
 //! [`TemplateArg`]s, each compiled once per process and cached on disk.
 

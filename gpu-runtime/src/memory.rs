@@ -130,7 +130,7 @@ impl MemoryTracker {
 
     /// How far the peak rose above the start: the most the tracked scope added at once.
     pub fn peak_increase_bytes(&self) -> usize {
-        self.peak_bytes() - self.start_bytes
+        self.peak_bytes().saturating_sub(self.start_bytes)
     }
 
     /// Bytes allocated now minus at the start: what the scope kept, negative when it freed
