@@ -24,7 +24,7 @@ impl Gpu {
     /// [`reset_peak_memory`](Gpu::reset_peak_memory) was last called (torch's
     /// `max_memory_allocated`).
     pub fn max_memory_allocated(&self) -> usize {
-        self.memory_stats().peak_bytes
+        self.inner.memory.peak()
     }
 
     /// Bytes the allocator holds from the driver: what is allocated plus freed memory it keeps

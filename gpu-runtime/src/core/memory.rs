@@ -114,6 +114,11 @@ impl MemoryCounters {
         self.lock().allocated
     }
 
+    /// The most bytes allocated at once since the device opened or the peak was reset.
+    pub(crate) fn peak(&self) -> usize {
+        self.lock().peak
+    }
+
     /// The counters, with `reserved` bytes held by the backend's cache (`None`: no cache, so
     /// what is reserved is what is allocated).
     pub(crate) fn snapshot(&self, reserved: Option<usize>) -> MemoryStats {

@@ -62,16 +62,7 @@ impl CudaDevice {
         bytes: usize,
         mut allocate: impl FnMut() -> Result<R, DriverError>,
     ) -> Result<R, AllocFailure> {
-        let failed = |source: DriverError| {
-            if source.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
-                AllocFailure::OutOfMemory
-            } else {
-                AllocFailure::Other(Error::Alloc {
-                    bytes,
-                    source: source.into(),
-                })
-            }
-        };
+        let failed = |source| alloc_failure(source, bytes);
         match allocate() {
             Err(DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY)) if self.release_cached() => {
                 allocate().map_err(failed)
@@ -121,6 +112,18 @@ impl CudaDevice {
         pool.trim().map_err(Error::driver(
             "returning cached device memory to the driver",
         ))
+    }
+}
+
+/// What a failed allocation of `bytes` was: the device being full, or another driver failure.
+fn alloc_failure(source: DriverError, bytes: usize) -> AllocFailure {
+    if source.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        AllocFailure::OutOfMemory
+    } else {
+        AllocFailure::Other(Error::Alloc {
+            bytes,
+            source: source.into(),
+        })
     }
 }
 
@@ -424,5 +427,24 @@ impl<T: Value> CudaPinned<T> {
         self.done
             .record(stream)
             .map_err(Error::driver("recording a pinned copy"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_full_device_is_out_of_memory() {
+        let full = DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY);
+        assert!(matches!(alloc_failure(full, 64), AllocFailure::OutOfMemory));
+        let invalid = DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE);
+        match alloc_failure(invalid, 64) {
+            AllocFailure::Other(Error::Alloc { bytes, source }) => {
+                assert_eq!(bytes, 64);
+                assert_eq!(source.name, "CUDA_ERROR_INVALID_VALUE");
+            }
+            other => panic!("expected Error::Alloc, got {other:?}"),
+        }
     }
 }
