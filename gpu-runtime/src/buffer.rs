@@ -34,12 +34,16 @@ pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Re
 }
 
 impl<T: Value> DeviceBuffer<T> {
-    /// Allocates `len` zeroed elements on the stream's device.
+    /// Allocates `len` zeroed elements on the stream's device, ordered on the stream (on a GPU,
+    /// from the device's memory pool, which reuses memory freed earlier); a device without
+    /// room for them is [`Error::OutOfMemory`].
     pub fn zeroed(stream: &Stream, len: usize) -> Result<Self> {
         let alloc_len = len.max(1);
         let bytes = checked_bytes::<T>(alloc_len)?;
-        let memory = MemoryImpl::zeroed(&stream.queue, len, alloc_len, bytes)?;
-        Ok(Self::wrap(stream.gpu(), memory, len, bytes))
+        let gpu = stream.gpu();
+        let memory = MemoryImpl::zeroed(gpu.device(), &stream.queue, len, alloc_len, bytes)
+            .map_err(|failure| gpu.alloc_error(failure, bytes))?;
+        Ok(Self::wrap(gpu, memory, len, bytes))
     }
 
     /// Allocates a buffer holding a copy of `data`.
@@ -48,8 +52,10 @@ impl<T: Value> DeviceBuffer<T> {
             return Self::zeroed(stream, 0);
         }
         let bytes = checked_bytes::<T>(data.len())?;
-        let memory = MemoryImpl::from_host(&stream.queue, data, bytes)?;
-        Ok(Self::wrap(stream.gpu(), memory, data.len(), bytes))
+        let gpu = stream.gpu();
+        let memory = MemoryImpl::from_host(gpu.device(), &stream.queue, data, bytes)
+            .map_err(|failure| gpu.alloc_error(failure, bytes))?;
+        Ok(Self::wrap(gpu, memory, data.len(), bytes))
     }
 
     fn wrap(gpu: &Gpu, memory: MemoryImpl<T>, len: usize, bytes: usize) -> Self {
@@ -182,8 +188,8 @@ impl<T: Value> DeviceBuffer<T> {
 
 impl<T: Value> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        // The device memory frees itself (stream-ordered, after pending uses), as does host
-        // memory; only the counters are ours.
+        // The device memory frees itself (stream-ordered, after pending uses, into the
+        // device's pool), as does host memory; only the counters are ours.
         self.gpu.inner.memory.sub(self.bytes);
     }
 }

@@ -1,5 +1,5 @@
-//! Devices: opening a GPU (or the CPU backend), what it can do, and how much memory we hold
-//! on it.
+//! Devices: opening a GPU (or the CPU backend) and what it can do. How much memory we hold on
+//! it is `memory.rs`.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use crate::core::backend::Backend;
 use crate::core::cache::CacheConfig;
 use crate::core::error::{Error, Result};
-use crate::core::info::{DeviceInfo, MemoryCounters, MemoryStats};
+use crate::core::info::DeviceInfo;
 use crate::core::launch::DeviceLimits;
+use crate::core::memory::MemoryCounters;
 use crate::dispatch::DeviceImpl;
 
 /// A device that runs kernels: a CUDA GPU, or the CPU backend ([`Gpu::cpu`]). Cheap to clone;
@@ -131,16 +132,6 @@ impl Gpu {
     /// that runs there also runs on current GPUs).
     pub fn limits(&self) -> DeviceLimits {
         self.inner.info.limits()
-    }
-
-    /// Device memory currently held through this crate's buffers, and the peak.
-    pub fn memory_stats(&self) -> MemoryStats {
-        self.inner.memory.snapshot()
-    }
-
-    /// Restarts peak tracking from the current allocation.
-    pub fn reset_peak_memory(&self) {
-        self.inner.memory.reset_peak();
     }
 
     /// Blocks until all work on the device has finished; reports asynchronous kernel faults

@@ -15,7 +15,7 @@ use crate::core::backend::Backend;
 use crate::core::cache::CacheConfig;
 use crate::core::checks::{resolve_checked, resolve_racecheck};
 use crate::core::compiled::ModuleOrigin;
-use crate::core::error::{Error, Result};
+use crate::core::error::{AllocFailure, Error, Result};
 use crate::core::generic::TemplateArg;
 use crate::core::info::DeviceInfo;
 use crate::core::kernel::KernelSpec;
@@ -122,6 +122,24 @@ impl DeviceImpl {
         match self {
             DeviceImpl::Cuda(cuda) => cuda.clear_compiled(),
             DeviceImpl::Cpu(_) => {}
+        }
+    }
+
+    /// Bytes the backend's allocator holds from the driver, cached memory included; `None`
+    /// where nothing is cached (the CPU backend, a GPU without memory pools), so what is
+    /// reserved is what is allocated.
+    pub(crate) fn reserved_bytes(&self) -> Option<usize> {
+        match self {
+            DeviceImpl::Cuda(cuda) => cuda.reserved_bytes(),
+            DeviceImpl::Cpu(_) => None,
+        }
+    }
+
+    /// Hands cached device memory back to the driver (nothing is cached on the CPU).
+    pub(crate) fn empty_cache(&self) -> Result<()> {
+        match self {
+            DeviceImpl::Cuda(cuda) => cuda.empty_cache(),
+            DeviceImpl::Cpu(_) => Ok(()),
         }
     }
 
@@ -361,6 +379,16 @@ fn backend_mismatch<T: Value>(queue: &QueueImpl) -> Error {
     }
 }
 
+/// The error for a stream that is not of its device's backend; a stream is made by its own
+/// device, so this only guards against a broken invariant without panicking.
+fn queue_mismatch(device: &DeviceImpl, queue: &QueueImpl) -> Error {
+    Error::WrongBackend {
+        what: "the stream".to_string(),
+        expected: device.backend(),
+        found: queue.backend(),
+    }
+}
+
 /// A device buffer's memory.
 pub(crate) enum MemoryImpl<T: Value> {
     Cuda(CudaMemory<T>),
@@ -369,28 +397,41 @@ pub(crate) enum MemoryImpl<T: Value> {
 }
 
 impl<T: Value> MemoryImpl<T> {
-    /// `len` zeroed elements; `bytes` is the size of `alloc_len = max(len, 1)` of them.
+    /// `len` zeroed elements on `queue` of `device`; `bytes` is the size of `alloc_len =
+    /// max(len, 1)` of them.
     pub(crate) fn zeroed(
+        device: &DeviceImpl,
         queue: &QueueImpl,
         len: usize,
         alloc_len: usize,
         bytes: usize,
-    ) -> Result<Self> {
-        match queue {
-            QueueImpl::Cuda(queue) => {
-                CudaMemory::zeroed(&queue.stream, alloc_len, bytes).map(MemoryImpl::Cuda)
+    ) -> Result<Self, AllocFailure> {
+        match (device, queue) {
+            (DeviceImpl::Cuda(cuda), QueueImpl::Cuda(queue)) => {
+                CudaMemory::zeroed(cuda, &queue.stream, alloc_len, bytes).map(MemoryImpl::Cuda)
             }
-            QueueImpl::Cpu(_) => HostBuffer::zeroed(len).map(MemoryImpl::Host),
+            (DeviceImpl::Cpu(_), QueueImpl::Cpu(_)) => HostBuffer::zeroed(len)
+                .map(MemoryImpl::Host)
+                .map_err(AllocFailure::from_host),
+            _ => Err(AllocFailure::Other(queue_mismatch(device, queue))),
         }
     }
 
-    /// A copy of non-empty `data`, of `bytes` bytes.
-    pub(crate) fn from_host(queue: &QueueImpl, data: &[T], bytes: usize) -> Result<Self> {
-        match queue {
-            QueueImpl::Cuda(queue) => {
-                CudaMemory::from_host(&queue.stream, data, bytes).map(MemoryImpl::Cuda)
+    /// A copy of non-empty `data`, of `bytes` bytes, on `queue` of `device`.
+    pub(crate) fn from_host(
+        device: &DeviceImpl,
+        queue: &QueueImpl,
+        data: &[T],
+        bytes: usize,
+    ) -> Result<Self, AllocFailure> {
+        match (device, queue) {
+            (DeviceImpl::Cuda(cuda), QueueImpl::Cuda(queue)) => {
+                CudaMemory::from_host(cuda, &queue.stream, data, bytes).map(MemoryImpl::Cuda)
             }
-            QueueImpl::Cpu(_) => HostBuffer::from_slice(data).map(MemoryImpl::Host),
+            (DeviceImpl::Cpu(_), QueueImpl::Cpu(_)) => HostBuffer::from_slice(data)
+                .map(MemoryImpl::Host)
+                .map_err(AllocFailure::from_host),
+            _ => Err(AllocFailure::Other(queue_mismatch(device, queue))),
         }
     }
 

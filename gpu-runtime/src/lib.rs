@@ -48,6 +48,12 @@
 //! thread of the grid with the kernel's GPU semantics, so tests run everywhere and kernels can
 //! be debugged with `println!` and a debugger.
 //!
+//! Memory: buffers come from a caching allocator (on a GPU, the device's memory pool, which keeps
+//! freed memory for reuse), and [`Gpu`] reports it with PyTorch's names:
+//! [`Gpu::memory_allocated`], [`Gpu::max_memory_allocated`], [`Gpu::memory_reserved`],
+//! [`Gpu::reset_peak_memory`], [`Gpu::empty_cache`]; [`Gpu::track_memory`] measures a scope
+//! ([`MemoryTracker`]), and a buffer that does not fit is [`Error::OutOfMemory`].
+//!
 //! Generic kernels are C++ templates; [`Stream::launch_generic`] instantiates one per set of
 //! [`TemplateArg`]s, each compiled once per process and cached on disk.
 
@@ -88,6 +94,7 @@ mod kernel;
 mod launch;
 #[doc(hidden)]
 pub use launch::__bench;
+mod memory;
 mod pinned;
 mod select;
 mod stream;
@@ -101,11 +108,12 @@ pub use crate::core::cache::CacheConfig;
 pub use crate::core::compiled::{CompileSource, ModuleOrigin};
 pub use crate::core::error::{DriverStatus, Error, NvrtcStatus, Result};
 pub use crate::core::generic::TemplateArg;
-pub use crate::core::info::{DeviceInfo, MemoryStats};
+pub use crate::core::info::DeviceInfo;
 pub use crate::core::kernel::{ParamKind, TemplateParam};
 pub use crate::core::launch::{
     Block, DeviceLimits, Grid, LaunchConfig, DEFAULT_SHARED_MEM_PER_BLOCK,
 };
+pub use crate::core::memory::MemoryStats;
 pub use crate::core::race::{RaceSite, SiteAction};
 pub use crate::core::scalar::{Float, Integer, Number, Scalar, ScalarType};
 pub use crate::core::value::{ElemType, Value, ValueType};
@@ -124,6 +132,7 @@ pub use graph::Graph;
 /// The 16-bit float types (`f16`, `bf16`) kernels take.
 pub use half;
 pub use kernel::{Kernel, KernelArg};
+pub use memory::MemoryTracker;
 pub use pinned::PinnedBuffer;
 pub use select::{test_device, BACKEND_ENV};
 pub use stream::Stream;

@@ -544,43 +544,96 @@ fn allocations_whose_size_overflows_are_refused() {
 #[test]
 fn host_memory_exhaustion_on_the_cpu_backend_is_an_error() {
     let stream = Gpu::cpu().new_stream().unwrap();
-    // 4 EiB: a valid size no machine can allocate.
+    // 4 EiB: a valid size no machine can allocate. The CPU backend's device memory is host
+    // memory, so a buffer that does not fit is out of memory.
     let err = DeviceBuffer::<u8>::zeroed(&stream, 1 << 62).unwrap_err();
+    assert!(
+        matches!(err, Error::OutOfMemory { requested, .. } if requested == 1 << 62),
+        "{err}"
+    );
+    says(
+        &err.to_string(),
+        &[
+            "out of memory on the CPU backend",
+            "tried to allocate 4.00 EiB (4611686018427387904 bytes)",
+            "drop buffers",
+            "Gpu::empty_cache()",
+            "smaller batch",
+        ],
+    );
+    // Pinned memory is host memory outside the device's accounting.
+    let err = PinnedBuffer::<u8>::new(&Gpu::cpu(), 1 << 62).unwrap_err();
     assert!(matches!(err, Error::HostAlloc { .. }), "{err}");
     says(
         &err.to_string(),
         &["host memory", "free buffers", "smaller pieces"],
     );
-    let err = PinnedBuffer::<u8>::new(&Gpu::cpu(), 1 << 62).unwrap_err();
-    assert!(matches!(err, Error::HostAlloc { .. }), "{err}");
+}
+
+#[test]
+fn other_allocation_failures_name_the_driver_status() {
+    // No input makes the driver refuse an allocation for another reason than its size; the
+    // message is checked as built.
+    let err = Error::Alloc {
+        bytes: 1 << 20,
+        source: DriverStatus {
+            code: 1,
+            name: "CUDA_ERROR_INVALID_VALUE".into(),
+            description: Some("invalid argument".into()),
+        },
+    };
+    says(
+        &err.to_string(),
+        &["1048576 bytes", "CUDA_ERROR_INVALID_VALUE", "free buffers"],
+    );
 }
 
 #[test]
 fn device_memory_exhaustion_is_an_error() {
     let Some(gpu) = test_gpu() else {
-        let err = Error::Alloc {
-            bytes: 1 << 40,
-            source: DriverStatus {
-                code: 2,
-                name: "CUDA_ERROR_OUT_OF_MEMORY".into(),
-                description: Some("out of memory".into()),
-            },
+        let err = Error::OutOfMemory {
+            device: "GPU 0 (NVIDIA H100 80GB HBM3)".into(),
+            requested: 160 << 30,
+            allocated: 0,
+            reserved: 0,
+            total: 80 << 30,
         };
         says(
             &err.to_string(),
-            &["CUDA_ERROR_OUT_OF_MEMORY", "free buffers", "smaller pieces"],
+            &[
+                "out of memory on GPU 0",
+                "tried to allocate 160.00 GiB",
+                "of the device's 80.00 GiB",
+                "Gpu::empty_cache()",
+                "smaller batch",
+            ],
         );
         return;
     };
     let stream = gpu.new_stream().unwrap();
-    let err = DeviceBuffer::<u8>::zeroed(&stream, gpu.total_memory() * 2).unwrap_err();
-    assert!(matches!(err, Error::Alloc { .. }), "{err}");
+    let asked = gpu.total_memory() * 2;
+    let err = DeviceBuffer::<u8>::zeroed(&stream, asked).unwrap_err();
+    match &err {
+        Error::OutOfMemory {
+            requested, total, ..
+        } => {
+            assert_eq!(*requested, asked, "{err}");
+            assert_eq!(*total, gpu.total_memory(), "{err}");
+        }
+        other => panic!("expected OutOfMemory, got {other:?}: {other}"),
+    }
     says(
         &err.to_string(),
-        &["device memory", "free buffers", "smaller pieces"],
+        &[
+            "out of memory on GPU 0",
+            &format!("({asked} bytes)"),
+            "drop buffers",
+            "Gpu::empty_cache()",
+            "smaller batch",
+        ],
     );
     // The device is still usable.
-    DeviceBuffer::<u8>::zeroed(&stream, 1024).unwrap();
+    DeviceBuffer::<u8>::from_host(&stream, &[1u8; 1024]).unwrap();
 }
 
 #[test]

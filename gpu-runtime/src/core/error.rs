@@ -8,6 +8,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::core::backend::Backend;
+use crate::core::memory::format_bytes;
 use crate::core::race::RaceSite;
 
 /// The runtime's result type.
@@ -100,7 +101,8 @@ pub enum Error {
         source: DriverStatus,
     },
 
-    /// A device allocation failed, usually for lack of memory.
+    /// A device allocation failed for a reason other than a lack of memory
+    /// ([`Error::OutOfMemory`]).
     #[error(
         "allocating {bytes} bytes of device memory failed: {}; free buffers (Gpu::memory_stats \
          shows what this process holds) or process the data in smaller pieces",
@@ -111,6 +113,30 @@ pub enum Error {
         bytes: usize,
         /// The driver's status code.
         source: DriverStatus,
+    },
+
+    /// A buffer did not fit in the device's memory (host memory on the CPU backend), even after
+    /// the allocator handed its cached memory back to the driver.
+    #[error(
+        "out of memory on {device}: tried to allocate {} ({requested} bytes); this process's \
+         buffers hold {} and its allocator reserves {}{}; drop buffers you no longer need, call \
+         Gpu::empty_cache() to hand cached memory back to the driver, or process a smaller batch",
+        format_bytes(*.requested),
+        format_bytes(*.allocated),
+        format_bytes(*.reserved),
+        of_total(*.total)
+    )]
+    OutOfMemory {
+        /// The device, for the message ("GPU 0 (NVIDIA H100 80GB HBM3)", "the CPU backend").
+        device: String,
+        /// The size asked for, in bytes.
+        requested: usize,
+        /// Bytes held by this process's live buffers on the device (`Gpu::memory_allocated`).
+        allocated: usize,
+        /// Bytes its allocator held from the driver (`Gpu::memory_reserved`).
+        reserved: usize,
+        /// The device's total memory in bytes (0 when unknown).
+        total: usize,
     },
 
     /// The driver could not load a compiled kernel.
@@ -375,7 +401,8 @@ pub enum Error {
         source: Box<Error>,
     },
 
-    /// Host memory for the CPU backend could not be allocated.
+    /// Host memory for the CPU backend (a pinned buffer, shared memory) could not be
+    /// allocated; a device buffer that does not fit is [`Error::OutOfMemory`].
     #[error(
         "allocating {bytes} bytes of host memory for the CPU backend failed; free buffers \
          (Gpu::memory_stats shows what this process holds) or process the data in smaller pieces"
@@ -465,6 +492,27 @@ pub enum Error {
     },
 }
 
+/// Why a backend could not allocate a buffer. Running out of memory is told apart because the
+/// front, which keeps the accounting, writes its message ([`Error::OutOfMemory`]).
+#[derive(Debug)]
+pub(crate) enum AllocFailure {
+    /// The device (or the host, for the CPU backend) has no room for it.
+    OutOfMemory,
+    /// Anything else, already an error.
+    Other(Error),
+}
+
+impl AllocFailure {
+    /// A failed host allocation of the CPU backend, whose device memory is host memory: the
+    /// allocator's refusal is running out of memory there.
+    pub(crate) fn from_host(err: Error) -> AllocFailure {
+        match err {
+            Error::HostAlloc { .. } => AllocFailure::OutOfMemory,
+            other => AllocFailure::Other(other),
+        }
+    }
+}
+
 /// A failed CUDA driver call's status, as the driver named and described it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DriverStatus {
@@ -514,6 +562,14 @@ fn panic_location(file: &str, line: u32) -> String {
         format!("line {line}")
     } else {
         format!("{file}:{line}")
+    }
+}
+
+fn of_total(total: usize) -> String {
+    if total == 0 {
+        String::new()
+    } else {
+        format!(" of the device's {}", format_bytes(total))
     }
 }
 
@@ -592,6 +648,23 @@ mod tests {
         .to_string();
         assert!(arch.contains("sm_120"), "{arch}");
         assert!(arch.contains("install a CUDA toolkit"), "{arch}");
+
+        let oom = Error::OutOfMemory {
+            device: "GPU 0 (NVIDIA H100 80GB HBM3)".into(),
+            requested: 3 << 30,
+            allocated: 1 << 20,
+            reserved: 2 << 20,
+            total: 80 << 30,
+        }
+        .to_string();
+        assert_eq!(
+            oom,
+            "out of memory on GPU 0 (NVIDIA H100 80GB HBM3): tried to allocate 3.00 GiB \
+             (3221225472 bytes); this process's buffers hold 1.00 MiB and its allocator reserves \
+             2.00 MiB of the device's 80.00 GiB; drop buffers you no longer need, call \
+             Gpu::empty_cache() to hand cached memory back to the driver, or process a smaller \
+             batch"
+        );
 
         let panic = Error::KernelPanic {
             kernel: "saxpy".into(),

@@ -1,8 +1,6 @@
-//! What a device is and holds: its properties, read once when it is opened, and the memory
-//! this process has allocated on it.
+//! What a device is: its properties, read once when it is opened.
 
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::core::backend::Backend;
 use crate::core::launch::DeviceLimits;
@@ -206,63 +204,6 @@ impl DeviceInfo {
     }
 }
 
-/// Device memory held through this crate's buffers on one device.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct MemoryStats {
-    /// Bytes currently allocated.
-    pub allocated_bytes: usize,
-    /// Most bytes allocated at once since the device was opened (or the peak was reset).
-    pub peak_bytes: usize,
-    /// Buffers currently alive.
-    pub live_buffers: usize,
-}
-
-impl fmt::Display for MemoryStats {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} allocated in {} buffer(s), peak {}",
-            mib(self.allocated_bytes as u64),
-            self.live_buffers,
-            mib(self.peak_bytes as u64)
-        )
-    }
-}
-
-/// Lock-free counters behind [`MemoryStats`].
-#[derive(Debug, Default)]
-pub(crate) struct MemoryCounters {
-    allocated: AtomicUsize,
-    peak: AtomicUsize,
-    live: AtomicUsize,
-}
-
-impl MemoryCounters {
-    pub(crate) fn add(&self, bytes: usize) {
-        let now = self.allocated.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        self.peak.fetch_max(now, Ordering::Relaxed);
-        self.live.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub(crate) fn sub(&self, bytes: usize) {
-        self.allocated.fetch_sub(bytes, Ordering::Relaxed);
-        self.live.fetch_sub(1, Ordering::Relaxed);
-    }
-
-    pub(crate) fn snapshot(&self) -> MemoryStats {
-        MemoryStats {
-            allocated_bytes: self.allocated.load(Ordering::Relaxed),
-            peak_bytes: self.peak.load(Ordering::Relaxed),
-            live_buffers: self.live.load(Ordering::Relaxed),
-        }
-    }
-
-    pub(crate) fn reset_peak(&self) {
-        self.peak
-            .store(self.allocated.load(Ordering::Relaxed), Ordering::Relaxed);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,25 +250,5 @@ mod tests {
         assert!(text.contains("memory_bandwidth=3352 GB/s"), "{text}");
         assert!(text.lines().count() > 8, "{text}");
         assert_eq!(h100().limits(), DeviceLimits::SM_90);
-    }
-
-    #[test]
-    fn memory_counters_track_peak() {
-        let counters = MemoryCounters::default();
-        counters.add(100);
-        counters.add(50);
-        counters.sub(100);
-        let stats = counters.snapshot();
-        assert_eq!(
-            stats,
-            MemoryStats {
-                allocated_bytes: 50,
-                peak_bytes: 150,
-                live_buffers: 1
-            }
-        );
-        counters.reset_peak();
-        assert_eq!(counters.snapshot().peak_bytes, 50);
-        assert!(stats.to_string().contains("1 buffer(s)"));
     }
 }

@@ -1,6 +1,6 @@
 //! The bottom layer: backend-neutral data every other layer shares. Errors, the backend
 //! choice, scalar types and their host representation, kernel descriptions and template
-//! arguments, launch geometry and limits, device properties, checked-mode records, the
+//! arguments, launch geometry and limits, device properties, memory accounting, checked-mode records, the
 //! disk-cache format and which directories it may load code from. It imports nothing above it: no CUDA, no CPU backend, no public front.
 
 pub(crate) mod assertion;
@@ -14,6 +14,7 @@ pub(crate) mod generic;
 pub(crate) mod info;
 pub(crate) mod kernel;
 pub(crate) mod launch;
+pub(crate) mod memory;
 pub(crate) mod race;
 pub(crate) mod scalar;
 pub(crate) mod source;

@@ -1,6 +1,7 @@
-//! A CUDA device: its primary context, default stream, loaded modules and checked-mode state,
-//! and opening it. Its other methods live with what they do: queues and synchronization in
-//! `stream.rs`, compiling and loading in `modules.rs`, the error slot in `checked.rs`.
+//! A CUDA device: its primary context, default stream, memory pool, loaded modules and
+//! checked-mode state, and opening it. Its other methods live with what they do: queues and
+//! synchronization in `stream.rs`, compiling and loading in `modules.rs`, the error slot in
+//! `checked.rs`, allocation and the pool's cache in `memory.rs`.
 
 use std::sync::{Arc, OnceLock};
 
@@ -16,6 +17,7 @@ use crate::cuda::capture_gate::CaptureGate;
 use crate::cuda::error_slot::ErrorSlot;
 use crate::cuda::grid_word::GridWord;
 use crate::cuda::loader::{guarded, Library};
+use crate::cuda::mempool::MemPool;
 use crate::cuda::module_cache::ModuleCache;
 
 /// A CUDA device's context, default stream, loaded modules and checked-mode state.
@@ -35,6 +37,8 @@ pub(crate) struct CudaDevice {
     pub(crate) default_grid_word: Arc<GridWord>,
     /// Keeps device-wide synchronizations out of captures in progress.
     pub(crate) capture_gate: CaptureGate,
+    /// The pool buffers come from, keeping freed memory for reuse; `None` without pools.
+    pub(crate) pool: Option<MemPool>,
 }
 
 impl CudaDevice {
@@ -60,6 +64,8 @@ impl CudaDevice {
         let ctx = CudaContext::new(ordinal).map_err(Error::driver("creating a CUDA context"))?;
         let info = read_info(&ctx, ordinal).map_err(Error::driver("reading device attributes"))?;
         let default_stream = ctx.default_stream();
+        let pool =
+            MemPool::open(&ctx).map_err(Error::driver("configuring the device's memory pool"))?;
         let device = CudaDevice {
             ctx,
             default_stream,
@@ -70,6 +76,7 @@ impl CudaDevice {
             device_checks: PendingChecks::default(),
             default_grid_word: Arc::default(),
             capture_gate: CaptureGate::default(),
+            pool,
         };
         Ok((device, info))
     }

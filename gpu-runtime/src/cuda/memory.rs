@@ -1,4 +1,6 @@
-//! Device memory and page-locked host memory on a CUDA device, and the copies between them.
+//! Device memory and page-locked host memory on a CUDA device, the copies between them, and
+//! the device's side of the memory accounting: what its pool reserves, emptying that cache, and
+//! allocations that empty it and try again when the device is full.
 //!
 //! cudarc wants its own marker traits (`DeviceRepr`, `ValidAsZeroBits`) on element types; the
 //! runtime's [`Value`] must not depend on cudarc, so memory here is typed by [`Elem<T>`], a
@@ -8,13 +10,14 @@ use std::sync::Arc;
 
 use cudarc::driver::{
     sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
-    LaunchArgs, PinnedHostSlice, PushKernelArg, SyncOnDrop, ValidAsZeroBits,
+    DriverError, LaunchArgs, PinnedHostSlice, PushKernelArg, SyncOnDrop, ValidAsZeroBits,
 };
 
-use crate::core::error::{Error, Result};
+use crate::core::error::{AllocFailure, Error, Result};
 use crate::core::scalar::Scalar;
 use crate::core::tensor_map::{Swizzle, TmaGeometry};
 use crate::core::value::Value;
+use crate::cuda::device::CudaDevice;
 
 /// A [`Value`] as cudarc sees it: same layout, cudarc's marker traits.
 #[repr(transparent)]
@@ -49,6 +52,81 @@ fn unwrap_vec<T: Value>(data: Vec<Elem<T>>) -> Vec<T> {
     unsafe { Vec::from_raw_parts(data.as_mut_ptr().cast(), data.len(), data.capacity()) }
 }
 
+impl CudaDevice {
+    /// Runs `allocate`, which asks the driver for `bytes`. When the device is full and the pool
+    /// holds freed memory, waits for the device (so pending frees complete), hands that memory
+    /// back to the driver and asks once more, as torch's caching allocator does before it
+    /// reports running out of memory: memory cached for one size must not starve another.
+    pub(crate) fn allocate<R>(
+        &self,
+        bytes: usize,
+        mut allocate: impl FnMut() -> Result<R, DriverError>,
+    ) -> Result<R, AllocFailure> {
+        let failed = |source| alloc_failure(source, bytes);
+        match allocate() {
+            Err(DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY)) if self.release_cached() => {
+                allocate().map_err(failed)
+            }
+            result => result.map_err(failed),
+        }
+    }
+
+    /// Waits for the device and trims the pool, when it holds memory no buffer uses; whether
+    /// anything may have been released. Inside a graph capture on this thread, which a
+    /// device-wide synchronization would break, or when the device cannot be waited for,
+    /// nothing is.
+    fn release_cached(&self) -> bool {
+        let Some(pool) = &self.pool else {
+            return false;
+        };
+        let cached = match (pool.reserved(), pool.used()) {
+            (Ok(reserved), Ok(used)) => reserved > used,
+            _ => false,
+        };
+        if !cached {
+            return false;
+        }
+        let Ok(gate) = self.capture_gate.synchronizing() else {
+            return false;
+        };
+        // A failed synchronization (a faulted kernel) is reported by the caller's next
+        // synchronizing call; the allocation only learns that nothing was released.
+        let synchronized = self.ctx.synchronize().is_ok();
+        drop(gate);
+        synchronized && pool.trim().is_ok()
+    }
+
+    /// Bytes the device's pool holds from the driver; `None` without a pool (nothing is cached)
+    /// or when the driver cannot say.
+    pub(crate) fn reserved_bytes(&self) -> Option<usize> {
+        self.pool.as_ref()?.reserved().ok()
+    }
+
+    /// Waits for the device, reporting faults and panics as a synchronization does, then hands
+    /// the pool's freed memory back to the driver.
+    pub(crate) fn empty_cache(&self) -> Result<()> {
+        let Some(pool) = &self.pool else {
+            return Ok(());
+        };
+        self.synchronize()?;
+        pool.trim().map_err(Error::driver(
+            "returning cached device memory to the driver",
+        ))
+    }
+}
+
+/// What a failed allocation of `bytes` was: the device being full, or another driver failure.
+fn alloc_failure(source: DriverError, bytes: usize) -> AllocFailure {
+    if source.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        AllocFailure::OutOfMemory
+    } else {
+        AllocFailure::Other(Error::Alloc {
+            bytes,
+            source: source.into(),
+        })
+    }
+}
+
 /// A typed device allocation, freed (stream-ordered) on drop.
 pub(crate) struct CudaMemory<T: Value> {
     // Holds max(len, 1) elements: the driver rejects zero-byte allocations, and an empty buffer
@@ -57,25 +135,25 @@ pub(crate) struct CudaMemory<T: Value> {
 }
 
 impl<T: Value> CudaMemory<T> {
-    /// `len` zeroed elements (`bytes` is their size, for the error).
-    pub(crate) fn zeroed(stream: &Arc<CudaStream>, len: usize, bytes: usize) -> Result<Self> {
-        let slice = stream
-            .alloc_zeros::<Elem<T>>(len)
-            .map_err(|source| Error::Alloc {
-                bytes,
-                source: source.into(),
-            })?;
+    /// `len` zeroed elements, `bytes` in all.
+    pub(crate) fn zeroed(
+        device: &CudaDevice,
+        stream: &Arc<CudaStream>,
+        len: usize,
+        bytes: usize,
+    ) -> Result<Self, AllocFailure> {
+        let slice = device.allocate(bytes, || stream.alloc_zeros::<Elem<T>>(len))?;
         Ok(CudaMemory { slice })
     }
 
-    /// A copy of `data` (`bytes` is its size, for the error).
-    pub(crate) fn from_host(stream: &Arc<CudaStream>, data: &[T], bytes: usize) -> Result<Self> {
-        let slice = stream
-            .clone_htod(elems(data))
-            .map_err(|source| Error::Alloc {
-                bytes,
-                source: source.into(),
-            })?;
+    /// A copy of `data`, `bytes` in all.
+    pub(crate) fn from_host(
+        device: &CudaDevice,
+        stream: &Arc<CudaStream>,
+        data: &[T],
+        bytes: usize,
+    ) -> Result<Self, AllocFailure> {
+        let slice = device.allocate(bytes, || stream.clone_htod(elems(data)))?;
         Ok(CudaMemory { slice })
     }
 
@@ -349,5 +427,24 @@ impl<T: Value> CudaPinned<T> {
         self.done
             .record(stream)
             .map_err(Error::driver("recording a pinned copy"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_full_device_is_out_of_memory() {
+        let full = DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY);
+        assert!(matches!(alloc_failure(full, 64), AllocFailure::OutOfMemory));
+        let invalid = DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE);
+        match alloc_failure(invalid, 64) {
+            AllocFailure::Other(Error::Alloc { bytes, source }) => {
+                assert_eq!(bytes, 64);
+                assert_eq!(source.name, "CUDA_ERROR_INVALID_VALUE");
+            }
+            other => panic!("expected Error::Alloc, got {other:?}"),
+        }
     }
 }
