@@ -4,6 +4,8 @@
 mod filters;
 
 use filters::{DevicePlanes, Filter, Planes};
+mod common;
+
 use gpu::prelude::*;
 
 /// Every filter of a small generated image, its sides not multiples of the 32-pixel tiles, on
@@ -59,4 +61,10 @@ fn shipped_test_image_is_the_generated_one() {
 fn planes_round_trip() {
     let image = filters::generate(31, 17);
     assert_eq!(Planes::from_image(&image).to_image(), image);
+}
+
+/// The example's own kernel compiles with NVRTC, so its GPU path builds where no GPU is.
+#[test]
+fn gradient_magnitude_compiles_with_nvrtc() {
+    common::assert_compiles_with_nvrtc(&[(&filters::gradient_magnitude::KERNEL, &[])]);
 }

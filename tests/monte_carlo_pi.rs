@@ -4,6 +4,8 @@
 #[path = "../examples/monte_carlo_pi/pi.rs"]
 mod pi;
 
+mod common;
+
 use gpu::prelude::*;
 use pi::Plan;
 
@@ -56,4 +58,10 @@ fn inside_is_exact_at_the_boundary() {
     assert_eq!(pi::inside_host(0, u32::MAX), 1);
     assert_eq!(pi::inside_host(u32::MAX, u32::MAX), 0);
     assert_eq!(pi::inside_host(0, 0), 1);
+}
+
+/// The example's own kernel compiles with NVRTC, so its GPU path builds where no GPU is.
+#[test]
+fn count_hits_compiles_with_nvrtc() {
+    common::assert_compiles_with_nvrtc(&[(&pi::count_hits::KERNEL, &[])]);
 }
