@@ -137,7 +137,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     );
 
     println!(
-        "{:>8}  {:>12}  {:>12}  {:>14}  {:>8}  {:>13}",
+        "{:>8}  {:>12}  {:>12}  {:>15}  {:>8}  {:>13}",
         "filter", "device (ms)", "host (ms)", "device Mpixel/s", "speedup", "max |diff|"
     );
     let pixels = planes.width * planes.height;
@@ -160,7 +160,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         let diff = result.max_abs_diff(&reference);
         worst = worst.max(diff);
         println!(
-            "{:>8}  {device_ms:>12.3}  {host_ms:>12.3}  {:>14.1}  {:>7.1}x  {diff:>13.2e}",
+            "{:>8}  {device_ms:>12.3}  {host_ms:>12.3}  {:>15.1}  {:>7.1}x  {diff:>13.2e}",
             filter.name(),
             pixels as f64 / (device_ms * 1e3),
             host_ms / device_ms
