@@ -166,6 +166,49 @@ impl fmt::Display for Source {
     }
 }
 
+/// Fashion-MNIST's classes, by label (the data set's README).
+pub const FASHION_CLASSES: [&str; 10] = [
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+];
+
+impl Source {
+    /// Whether the data is Fashion-MNIST: Debian's package, or a folder given by `--data` whose
+    /// path names it (`fashion-mnist`, `FashionMNIST`), as the IDX files themselves do not say.
+    pub fn is_fashion(&self) -> bool {
+        match self.kind {
+            Kind::FashionMnist => true,
+            Kind::Mnist => false,
+            Kind::Given => self
+                .dir
+                .to_string_lossy()
+                .to_ascii_lowercase()
+                .contains("fashion"),
+        }
+    }
+
+    /// The names of `classes` classes, by label: Fashion-MNIST's clothes, else the labels
+    /// themselves (MNIST's digits).
+    pub fn class_names(&self, classes: usize) -> Vec<String> {
+        if self.is_fashion() && classes == FASHION_CLASSES.len() {
+            FASHION_CLASSES
+                .iter()
+                .map(|name| name.to_string())
+                .collect()
+        } else {
+            (0..classes).map(|label| label.to_string()).collect()
+        }
+    }
+}
+
 /// Picks the data folder: `given` (from `--data` or `MNIST_DIR`) when set, which must hold the
 /// files; else `./data/mnist`; else a download into it (unless `allow_download` is false);
 /// else Fashion-MNIST from Debian's package; else an error saying how to get data.
@@ -454,11 +497,14 @@ pub(crate) mod tests {
             (found.kind, found.dir.as_path()),
             (Kind::Given, given.path())
         );
+        assert_eq!(found.class_names(10)[0], "0");
 
         // No ./data/mnist and no download: Fashion-MNIST.
         let found = locate(None, default.path(), fashion.path(), false).unwrap();
         assert_eq!(found.kind, Kind::FashionMnist);
         assert_eq!(found.dir, fashion.path());
+        assert_eq!(found.class_names(10)[0], "T-shirt/top");
+        assert_eq!(found.class_names(10)[9], "Ankle boot");
 
         write_small_dataset(default.path());
         let found = locate(None, default.path(), fashion.path(), false).unwrap();

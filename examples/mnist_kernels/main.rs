@@ -242,7 +242,8 @@ fn train_and_report(
     checkpoint::save(&weights_path, &model)?;
     let eval = train::evaluate(gpu, &model, test_set)?;
     let title = format!("{} — {description}", dataset_name(source));
-    write_confusion(&args.out, &eval.confusion, &dataset_name(source))?;
+    let names = source.class_names(eval.confusion.len());
+    write_confusion(&args.out, &eval.confusion, &names, &dataset_name(source))?;
     let curve_path = args.out.join("training_curve.png");
     plot::training_curve(&curve_path, &epochs, &title)?;
 
@@ -269,7 +270,7 @@ fn train_and_report(
     });
     output::write_json(&args.out.join("metrics.json"), &metrics)?;
 
-    println!("{}", output::confusion_table(&eval.confusion));
+    println!("{}", output::confusion_table(&eval.confusion, &names));
     println!("test accuracy: {:.2}%", 100.0 * eval.accuracy);
     println!(
         "time per epoch: {:.3} s, {:.0} samples/s, {:.4} ms per step (means over the epochs; \
@@ -312,14 +313,19 @@ fn dataset_name(source: &data::Source) -> String {
     }
 }
 
-/// Writes confusion.csv and confusion.png.
-fn write_confusion(out: &Path, confusion: &[Vec<u32>], dataset: &str) -> Result<()> {
+/// Writes confusion.csv and confusion.png, the classes by their names.
+fn write_confusion(
+    out: &Path,
+    confusion: &[Vec<u32>],
+    names: &[String],
+    dataset: &str,
+) -> Result<()> {
     output::write_text(
         &out.join("confusion.csv"),
-        &output::confusion_csv(confusion),
+        &output::confusion_csv(confusion, names),
     )?;
     let title = format!("{dataset} test set: confusion matrix");
-    plot::confusion_heatmap(&out.join("confusion.png"), confusion, &title)
+    plot::confusion_heatmap(&out.join("confusion.png"), confusion, names, &title)
 }
 
 /// `--eval-only`: loads OUT/weights.bin and evaluates it on the test set.
@@ -338,8 +344,9 @@ fn evaluate_saved(args: &Args, gpu: &Gpu, test_set: &Dataset, source: &data::Sou
         .collect();
     println!("loaded {} (MLP {})", path.display(), sizes.join("-"));
     let eval = train::evaluate(gpu, &model, test_set)?;
-    write_confusion(&args.out, &eval.confusion, &dataset_name(source))?;
-    println!("{}", output::confusion_table(&eval.confusion));
+    let names = source.class_names(eval.confusion.len());
+    write_confusion(&args.out, &eval.confusion, &names, &dataset_name(source))?;
+    println!("{}", output::confusion_table(&eval.confusion, &names));
     println!(
         "test loss {:.4}, test accuracy: {:.2}% on {} samples",
         eval.loss,

@@ -140,19 +140,39 @@ pub fn training_curve(path: &Path, epochs: &[EpochStats], title: &str) -> Result
 }
 
 /// Draws the confusion matrix (`confusion[true][predicted]`) as a heatmap, each cell shaded by
-/// its share of its row and labelled with its count.
-pub fn confusion_heatmap(path: &Path, confusion: &[Vec<u32>], title: &str) -> Result<()> {
+/// its share of its row and labelled with its count; the axes name the classes by `names`.
+pub fn confusion_heatmap(
+    path: &Path,
+    confusion: &[Vec<u32>],
+    names: &[String],
+    title: &str,
+) -> Result<()> {
     register_font();
     let err = plot_err(path);
     let classes = confusion.len().max(1);
-    let root = BitMapBackend::new(path, (760, 760)).into_drawing_area();
+    // Names wider than a number (Fashion-MNIST's "T-shirt/top") get a wider y label area, and
+    // the x axis's a smaller font, so that neighbours do not overlap.
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(1);
+    let named = longest > 3;
+    let name = move |v: f64| {
+        let i = v.round();
+        if i < 0.0 {
+            return String::new();
+        }
+        names
+            .get(i as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("{i:.0}"))
+    };
+    let label_area = if named { 30 + 8 * longest as u32 } else { 55 };
+    let root = BitMapBackend::new(path, (705 + label_area, 760)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let edge = classes as f64 - 0.5;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, (FONT, 22).into_font().style(FontStyle::Bold))
         .margin(20)
         .x_label_area_size(55)
-        .y_label_area_size(55)
+        .y_label_area_size(label_area)
         .build_cartesian_2d(-0.5f64..edge, -0.5f64..edge)
         .map_err(|e| err(&e))?;
     // Row 0 is drawn at the top, so the y axis counts down from the last class.
@@ -162,11 +182,12 @@ pub fn confusion_heatmap(path: &Path, confusion: &[Vec<u32>], title: &str) -> Re
         .disable_mesh()
         .x_labels(classes.min(30))
         .y_labels(classes.min(30))
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{:.0}", flip(*v)))
+        .x_label_formatter(&|v| name(*v))
+        .y_label_formatter(&|v| name(flip(*v)))
         .x_desc("predicted class")
         .y_desc("true class")
         .label_style((FONT, 16))
+        .x_label_style((FONT, if named { 12 } else { 16 }))
         .axis_desc_style((FONT, 18))
         .draw()
         .map_err(|e| err(&e))?;
@@ -232,8 +253,17 @@ mod tests {
         assert!(std::fs::read(&curve).unwrap().starts_with(&PNG_SIGNATURE));
 
         let matrix = dir.path().join("confusion.png");
-        confusion_heatmap(&matrix, &[vec![5, 1], vec![0, 7]], "test").unwrap();
+        let digits = ["0".to_string(), "1".to_string()];
+        confusion_heatmap(&matrix, &[vec![5, 1], vec![0, 7]], &digits, "test").unwrap();
         assert!(std::fs::read(&matrix).unwrap().starts_with(&PNG_SIGNATURE));
+        let names = crate::data::FASHION_CLASSES.map(String::from);
+        let mut fashion = vec![vec![1u32; 10]; 10];
+        for (i, row) in fashion.iter_mut().enumerate() {
+            row[i] = 90;
+        }
+        let named = dir.path().join("fashion.png");
+        confusion_heatmap(&named, &fashion, &names, "Fashion-MNIST").unwrap();
+        assert!(std::fs::read(&named).unwrap().starts_with(&PNG_SIGNATURE));
     }
 
     #[test]
