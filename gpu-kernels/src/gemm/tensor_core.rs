@@ -302,7 +302,8 @@ tensor_core_gemm!(
 );
 
 /// `c[row][col..col + 2] = v + beta · c[..]` within the m×n matrix; `beta == 0` leaves C unread,
-/// as BLAS does (it may hold NaN).
+/// as BLAS does (it may hold NaN). Where the pair starts on an 8-byte boundary (n and col even)
+/// it is one 8-byte access: two 4-byte stores a pair had set the tensor-core kernels' pace.
 #[device]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn store_pair(
@@ -315,7 +316,18 @@ pub(super) fn store_pair(
     v1: f32,
     beta: f32,
 ) {
-    if row < m {
+    if n % 2 == 0 && col % 2 == 0 {
+        // The pair is wholly inside or outside the row.
+        if row < m && col < n {
+            let at = row * n + col;
+            if beta == 0.0 {
+                c.store2(at, [v0, v1]);
+            } else {
+                let old = c.load2(at);
+                c.store2(at, [v0 + beta * old[0], v1 + beta * old[1]]);
+            }
+        }
+    } else if row < m {
         let at = row * n + col;
         if col < n {
             c[at] = if beta == 0.0 { v0 } else { v0 + beta * c[at] };

@@ -223,15 +223,7 @@ fn gemm_tf32_rs(
 /// and n even, so the pair is wholly inside or outside); `beta == 0` leaves C
 /// unread, as BLAS does (it may hold NaN).
 #[device]
-pub(super) fn store_pair2(
-    c: &mut [f32],
-    m: usize,
-    n: usize,
-    row: usize,
-    col: usize,
-    v: [f32; 2],
-    beta: f32,
-) {
+fn store_pair2(c: &mut [f32], m: usize, n: usize, row: usize, col: usize, v: [f32; 2], beta: f32) {
     if row < m && col < n {
         let at = row * n + col;
         if beta == 0.0 {

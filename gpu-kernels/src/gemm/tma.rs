@@ -29,7 +29,6 @@ use gpu_runtime::{
 };
 
 use super::tensor_core::store_pair;
-use super::tf32_rs::store_pair2;
 use super::{grouped_block_col, grouped_block_row};
 
 /// Rows of C per block.
@@ -169,22 +168,12 @@ macro_rules! tma_gemm {
                     // below, columns 8j + 2(l % 4) and the next, for j in 0..32.
                     let row = block_m + rows * 64 + ((tid % 128) / 32) * 16 + (tid % 32) / 4;
                     let col = block_n + 2 * (tid % 4);
-                    if n % 2 == 0 {
-                        // Rows of C start on 8-byte boundaries: each pair in one store (the
-                        // four lanes of a row fill a 32-byte sector).
-                        #[unroll]
-                        for j in 0..32 {
-                            let lo = [alpha * acc[4 * j], alpha * acc[4 * j + 1]];
-                            let hi = [alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]];
-                            store_pair2(c, m, n, row, col + 8 * j, lo, beta);
-                            store_pair2(c, m, n, row + 8, col + 8 * j, hi, beta);
-                        }
-                    } else {
-                        #[unroll]
-                        for j in 0..32 {
-                            store_pair(c, m, n, row, col + 8 * j, alpha * acc[4 * j], alpha * acc[4 * j + 1], beta);
-                            store_pair(c, m, n, row + 8, col + 8 * j, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3], beta);
-                        }
+                    // Where C's rows start on 8-byte boundaries each pair is one store, and the
+                    // four lanes of a row fill a 32-byte sector.
+                    #[unroll]
+                    for j in 0..32 {
+                        store_pair(c, m, n, row, col + 8 * j, alpha * acc[4 * j], alpha * acc[4 * j + 1], beta);
+                        store_pair(c, m, n, row + 8, col + 8 * j, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3], beta);
                     }
                     tile += blocks;
                 }
