@@ -138,6 +138,11 @@ fn asking_for_more_than_the_device_has_is_out_of_memory() {
                 *reserved >= MIB,
                 "{reserved} reserved while 1 MiB is allocated"
             );
+            // The refused request leaves nothing it gathered in the pool.
+            assert!(
+                *reserved < gpu.total_memory() / 2,
+                "{reserved} reserved after a refused request while 1 MiB is allocated"
+            );
             assert_eq!(*total, gpu.total_memory());
         }
         other => panic!("expected OutOfMemory, got {other:?}: {other}"),

@@ -63,12 +63,20 @@ impl CudaDevice {
         mut allocate: impl FnMut() -> Result<R, DriverError>,
     ) -> Result<R, AllocFailure> {
         let failed = |source| alloc_failure(source, bytes);
-        match allocate() {
+        let result = match allocate() {
             Err(DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY)) if self.release_cached() => {
                 allocate().map_err(failed)
             }
             result => result.map_err(failed),
+        };
+        if let (Err(AllocFailure::OutOfMemory), Some(pool)) = (&result, &self.pool) {
+            // A refused request can leave the pool holding what it gathered for it (most of the
+            // device, for a request larger than the device): hand that back, so the error's
+            // figures and other processes see only what buffers use. Trimming releases only
+            // memory nothing uses; a failure leaves the cache as it was.
+            let _ = pool.trim();
         }
+        result
     }
 
     /// Waits for the device and trims the pool, when it holds memory no buffer uses; whether
