@@ -69,6 +69,11 @@
 //! TFLOP/s at 4096³ against 336.1-336.5 in the same runs), so the fragments' pipeline depth is
 //! not what holds this kernel back either.
 //!
+//! The epilogue's pairs are what is left of the kernel's limit: without any stores (timing only)
+//! it ran 362-364 TFLOP/s at 4096³ against 335-338. Quads instead (lanes 4 apart swapping the
+//! pair of the row they do not store by two shuffles, then one 16-byte store): 327-328 against
+//! 337-338 in the same runs, slower.
+//!
 //! A's tile arrives by one tensor copy (`tma_load_2d`, 256×32 in the 128-byte swizzle), B's by
 //! the producer warpgroup's `cp.async`: 339-340 TFLOP/s at 4096³ and 333-335 at 8192³ against
 //! 328-330 and 288-307 when `cp.async` copied both (H100, same runs).
