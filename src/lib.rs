@@ -33,6 +33,7 @@ pub use gpu_runtime as runtime;
 /// The macros crate, for the code `#[kernel]` generates.
 #[doc(hidden)]
 pub use gpu_macros as __macros;
+pub use gpu_runtime::{profile, Profiler};
 pub use gpu_runtime::{Error, Result};
 
 /// Everything a kernel author needs, in one import.

@@ -10,6 +10,7 @@ use crate::cuda::memory::{CudaMemory, LaunchMemory};
 use crate::device::Gpu;
 use crate::dispatch::{checked_bytes, MemoryImpl};
 use crate::pinned::PinnedBuffer;
+use crate::profiler::{self, Activity, CopyDirection};
 use crate::stream::Stream;
 
 /// A typed array in device memory (host memory on the CPU backend), freed on drop.
@@ -53,8 +54,19 @@ impl<T: Value> DeviceBuffer<T> {
         }
         let bytes = checked_bytes::<T>(data.len())?;
         let gpu = stream.gpu();
-        let memory = MemoryImpl::from_host(gpu.device(), &stream.queue, data, bytes)
-            .map_err(|failure| gpu.alloc_error(failure, bytes))?;
+        let upload = || {
+            MemoryImpl::from_host(gpu.device(), &stream.queue, data, bytes)
+                .map_err(|failure| gpu.alloc_error(failure, bytes))
+        };
+        let memory = if profiler::enabled() {
+            profiler::record(
+                stream,
+                || copy(bytes, CopyDirection::HostToDevice, false),
+                upload,
+            )?
+        } else {
+            upload()?
+        };
         Ok(Self::wrap(gpu, memory, data.len(), bytes))
     }
 
@@ -74,7 +86,13 @@ impl<T: Value> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(Vec::new());
         }
-        let out = self.memory.to_vec(&stream.queue)?;
+        let download = || self.memory.to_vec(&stream.queue);
+        let out = if profiler::enabled() {
+            let activity = || copy(self.bytes, CopyDirection::DeviceToHost, false);
+            profiler::record(stream, activity, download)?
+        } else {
+            download()?
+        };
         stream.synchronize()?;
         Ok(out)
     }
@@ -86,7 +104,17 @@ impl<T: Value> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        self.memory.write(&stream.queue, data)
+        let bytes = self.bytes;
+        let mut upload = || self.memory.write(&stream.queue, data);
+        if profiler::enabled() {
+            profiler::record(
+                stream,
+                || copy(bytes, CopyDirection::HostToDevice, false),
+                upload,
+            )
+        } else {
+            upload()
+        }
     }
 
     /// Sets every element to `value`, ordered on `stream` after the work queued before it (a
@@ -110,7 +138,13 @@ impl<T: Value> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        self.memory.read(&stream.queue, out)?;
+        let mut download = || self.memory.read(&stream.queue, out);
+        if profiler::enabled() {
+            let activity = || copy(self.bytes, CopyDirection::DeviceToHost, false);
+            profiler::record(stream, activity, download)?;
+        } else {
+            download()?;
+        }
         // The caller reads `out` as soon as we return.
         stream.synchronize()
     }
@@ -123,8 +157,20 @@ impl<T: Value> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        self.memory
-            .copy_from(&stream.queue, &src.memory, src.gpu.backend())
+        let bytes = self.bytes;
+        let mut run = || {
+            self.memory
+                .copy_from(&stream.queue, &src.memory, src.gpu.backend())
+        };
+        if profiler::enabled() {
+            profiler::record(
+                stream,
+                || copy(bytes, CopyDirection::DeviceToDevice, false),
+                run,
+            )
+        } else {
+            run()
+        }
     }
 
     /// Queues a copy from page-locked host memory; the pinned buffer's host views wait for it.
@@ -135,8 +181,20 @@ impl<T: Value> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        self.memory
-            .copy_from_pinned(&stream.queue, src.memory(), self.len)
+        let (bytes, len) = (self.bytes, self.len);
+        let mut upload = || {
+            self.memory
+                .copy_from_pinned(&stream.queue, src.memory(), len)
+        };
+        if profiler::enabled() {
+            profiler::record(
+                stream,
+                || copy(bytes, CopyDirection::HostToDevice, true),
+                upload,
+            )
+        } else {
+            upload()
+        }
     }
 
     /// Queues a copy into page-locked host memory; its host views wait for the copy.
@@ -147,8 +205,16 @@ impl<T: Value> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        self.memory
-            .copy_to_pinned(&stream.queue, dst.memory_mut(), self.len)
+        let mut download = || {
+            self.memory
+                .copy_to_pinned(&stream.queue, dst.memory_mut(), self.len)
+        };
+        if profiler::enabled() {
+            let activity = || copy(self.bytes, CopyDirection::DeviceToHost, true);
+            profiler::record(stream, activity, download)
+        } else {
+            download()
+        }
     }
 
     /// Number of elements.
@@ -211,6 +277,15 @@ impl<T: Value> fmt::Debug for DeviceBuffer<T> {
                 self.len
             ),
         }
+    }
+}
+
+/// A copy of `bytes` bytes, as the profiler records it.
+fn copy(bytes: usize, direction: CopyDirection, pinned: bool) -> Activity {
+    Activity::Copy {
+        bytes,
+        direction,
+        pinned,
     }
 }
 

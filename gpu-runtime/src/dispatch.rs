@@ -205,6 +205,34 @@ impl QueueImpl {
         }
     }
 
+    /// Records a profiler's timing mark after the work queued so far, re-recording `reuse`
+    /// (a mark of the same device) when given; `None` inside a graph capture, which cannot be
+    /// timed this way. On the CPU backend, where work has run when it returns, the wall time.
+    pub(crate) fn record_timing(&self, reuse: Option<MarkerImpl>) -> Result<Option<MarkerImpl>> {
+        match self {
+            QueueImpl::Cuda(queue) => {
+                let reuse = match reuse {
+                    Some(MarkerImpl::Cuda(marker)) => Some(marker),
+                    _ => None,
+                };
+                Ok(queue.record_timing(reuse)?.map(MarkerImpl::Cuda))
+            }
+            QueueImpl::Cpu(stream) => Ok(Some(MarkerImpl::Cpu {
+                at: Instant::now(),
+                stream: stream.id(),
+                through: stream.launches(),
+            })),
+        }
+    }
+
+    /// A number naming the queue on its device, the same for every handle to it.
+    pub(crate) fn track(&self) -> u64 {
+        match self {
+            QueueImpl::Cuda(queue) => queue.handle() as usize as u64,
+            QueueImpl::Cpu(stream) => stream.id(),
+        }
+    }
+
     /// Makes later work wait for `marker`, recorded on the `found` backend.
     pub(crate) fn wait(&self, marker: &MarkerImpl, found: Backend) -> Result<()> {
         match (self, marker) {

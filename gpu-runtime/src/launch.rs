@@ -16,6 +16,7 @@ use crate::cpu::CpuArg;
 use crate::cuda::stream::CudaArg;
 use crate::dispatch::Launch;
 use crate::kernel::{ArgInner, Kernel, KernelArg};
+use crate::profiler::{self, Activity};
 use crate::stream::Stream;
 use crate::tensor_map::cuda_map;
 
@@ -90,13 +91,26 @@ impl Stream {
             config,
             limits,
         };
-        self.queue.launch(
-            self.gpu.device(),
-            launch,
-            || self.gpu.cache_config(),
-            || cuda_args(kernel, args),
-            || cpu_args(kernel, template_args, args),
-        )
+        let run = || {
+            self.queue.launch(
+                self.gpu.device(),
+                launch,
+                || self.gpu.cache_config(),
+                || cuda_args(kernel, args),
+                || cpu_args(kernel, template_args, args),
+            )
+        };
+        if !profiler::enabled() {
+            return run();
+        }
+        let activity = || Activity::Launch {
+            kernel: kernel.name().to_string(),
+            template_args: template_args.iter().map(TemplateArg::to_string).collect(),
+            grid: config.grid,
+            block: config.block,
+            shared_mem_bytes: config.shared_mem_bytes,
+        };
+        profiler::record(self, activity, run)
     }
 }
 

@@ -68,7 +68,7 @@
 // - `dispatch`: one enum per resource with a variant per backend, the one place that picks a
 //   backend's code. Imports the backends and `core/`.
 // - the front: the public types (`Gpu`, `Stream`, `DeviceBuffer`, `PinnedBuffer`, `Event`,
-//   `Graph`, `Kernel`, `blas::Blas`), which check what is backend-neutral and call `dispatch`
+//   `Graph`, `Kernel`, `Profiler`, `blas::Blas`), which check what is backend-neutral and call `dispatch`
 //   (naming backend types only to hold or pass them, and cuBLAS, which is CUDA-only).
 //
 // Within a layer the files import each other in one direction too: a type's fields come from
@@ -96,6 +96,7 @@ mod launch;
 pub use launch::__bench;
 mod memory;
 mod pinned;
+mod profiler;
 mod select;
 mod stream;
 mod tensor_map;
@@ -134,6 +135,7 @@ pub use half;
 pub use kernel::{Kernel, KernelArg};
 pub use memory::MemoryTracker;
 pub use pinned::PinnedBuffer;
+pub use profiler::{profile, Activity, CopyDirection, ProfileRecord, ProfileReport, Profiler};
 pub use select::{test_device, BACKEND_ENV};
 pub use stream::Stream;
 pub use tensor_map::{Swizzle, TensorMap};

@@ -479,6 +479,19 @@ pub enum Error {
         read: Box<RaceSite>,
     },
 
+    /// A profiler was started while another one was recording.
+    #[error("a profiler is already recording in this process: finish it before starting another")]
+    ProfilerActive,
+
+    /// A profile's trace file could not be written.
+    #[error("cannot write the profile trace {}: {source}", .path.display())]
+    TraceWrite {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+
     /// A kernel-cache file operation failed (only surfaced by explicit cache calls).
     #[error(
         "kernel cache I/O error at {}: {source}; check permissions or set GPU_CACHE_DIR=off",

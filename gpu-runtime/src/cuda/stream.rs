@@ -5,7 +5,7 @@ use std::cell::RefMut;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::sys::{CUevent_flags, CUstreamCaptureStatus};
 use cudarc::driver::{CudaStream, DeviceRepr, LaunchArgs, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 
@@ -118,6 +118,33 @@ impl CudaQueue {
             .pending(through)
             .then(|| (self.checks.clone(), through));
         Ok(CudaMarker { event, check })
+    }
+
+    /// Records a timing event after the work queued so far, re-recording `reuse` when given
+    /// so a profiled loop does not create an event per launch; `None` while the stream is
+    /// being captured into a graph, where an event's time would not be that of a run.
+    pub(crate) fn record_timing(&self, reuse: Option<CudaMarker>) -> Result<Option<CudaMarker>> {
+        let status = self
+            .stream
+            .capture_status()
+            .map_err(Error::driver("querying a stream's capture status"))?;
+        if status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+            return Ok(None);
+        }
+        let event = match reuse {
+            Some(marker) => {
+                marker
+                    .event
+                    .record(&self.stream)
+                    .map_err(Error::driver("recording a timing event"))?;
+                marker.event
+            }
+            None => self
+                .stream
+                .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(Error::driver("recording a timing event"))?,
+        };
+        Ok(Some(CudaMarker { event, check: None }))
     }
 
     /// Makes later work wait for `marker`, without blocking the host; CUDA lets a stream wait
