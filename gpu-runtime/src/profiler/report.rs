@@ -193,7 +193,7 @@ impl ProfileReport {
         let mut out = String::new();
         let header = format!(
             "{:<width$}  {:>7}  {:>12}  {:>11}  {:>7}  {:>9}",
-            "Name", "Calls", "Total", "Mean", "% GPU", "GB/s"
+            "Name", "Calls", "Total", "Mean", "% time", "GB/s"
         );
         let rule = "-".repeat(header.len());
         let _ = writeln!(out, "{rule}\n{header}\n{rule}");
@@ -221,7 +221,7 @@ impl ProfileReport {
         let _ = writeln!(out, "{rule}");
         let _ = writeln!(
             out,
-            "GPU time total: {}; wall time of the profile: {}",
+            "device time total: {}; wall time of the profile: {}",
             micros(device_us),
             micros(self.wall_us)
         );
