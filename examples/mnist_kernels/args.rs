@@ -66,6 +66,11 @@ pub struct Args {
     #[arg(long)]
     pub cpu: bool,
 
+    /// Profile steps 10..20 of the first epoch (each kernel launched, not replayed as a
+    /// graph): print the table and write OUT/profile.json, a Chrome trace.
+    #[arg(long)]
+    pub profile: bool,
+
     /// Never download MNIST.
     #[arg(long)]
     pub no_download: bool,

@@ -140,6 +140,7 @@ fn config(args: &Args) -> TrainConfig {
             Precision::F32
         },
         fused: !args.unfused,
+        profile: args.profile,
     }
 }
 
@@ -240,6 +241,19 @@ fn train_and_report(
 
     let weights_path = args.out.join(checkpoint::FILE_NAME);
     checkpoint::save(&weights_path, &model)?;
+    if let Some(report) = epochs.iter().find_map(|stats| stats.profile.as_ref()) {
+        let path = args.out.join("profile.json");
+        report.chrome_trace(&path)?;
+        let steps = train::profiled_steps(train_set.len / config.batch);
+        println!(
+            "profile of steps {}..{} of epoch 1 (launched one by one, so that epoch's timing \
+             includes them):\n{}Chrome trace (chrome://tracing, ui.perfetto.dev): {}",
+            steps.start,
+            steps.end,
+            report.table(),
+            path.display()
+        );
+    }
     let eval = train::evaluate(gpu, &model, test_set)?;
     let title = format!("{} — {description}", dataset_name(source));
     let names = source.class_names(eval.confusion.len());

@@ -239,6 +239,7 @@ mod tests {
             seconds: 1.0,
             samples_per_second: 1.0,
             step_ms: 1.0,
+            profile: None,
         }
     }
 

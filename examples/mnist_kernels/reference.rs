@@ -51,6 +51,7 @@ pub fn train(
             seconds,
             samples_per_second: train.len as f64 / seconds.max(1e-9),
             step_ms: seconds * 1e3 / steps.max(1) as f64,
+            profile: None,
         });
     }
     model
@@ -378,6 +379,7 @@ mod tests {
             seed: 5,
             precision: Precision::F32,
             fused: false,
+            profile: false,
         };
         let (mut progress_calls, mut epochs) = (0, Vec::new());
         let model = train(

@@ -14,7 +14,7 @@ use gpu::kernels::mlp::{self, StepState};
 use gpu::kernels::mlp_step;
 use gpu::prelude::*;
 use gpu::runtime::random::philox4x32_10;
-use gpu::runtime::{Backend, Graph};
+use gpu::runtime::{Backend, Graph, ProfileReport, Profiler};
 
 mod fused;
 
@@ -60,6 +60,9 @@ pub struct TrainConfig {
     /// kernel of `gpu::kernels::mlp` and `gemm`, where the model is small enough for that to
     /// win (see [`runs_fused`]).
     pub fused: bool,
+    /// Profile some steps of the first epoch ([`profiled_steps`]), run without the graph so
+    /// each launch is seen, into [`EpochStats::profile`].
+    pub profile: bool,
 }
 
 /// Images as f32 in [0,1] (row-major n × pixels) and labels 0..classes.
@@ -116,6 +119,8 @@ pub struct EpochStats {
     pub samples_per_second: f64,
     /// Mean time of one training step.
     pub step_ms: f64,
+    /// The profile of the epoch's profiled steps, if it had any.
+    pub profile: Option<ProfileReport>,
 }
 
 /// Loss, accuracy and confusion matrix on a data set.
@@ -142,6 +147,16 @@ pub struct Progress {
     pub loss: f32,
     /// Training samples per second so far in this epoch.
     pub samples_per_second: f64,
+}
+
+/// The steps of the first epoch `--profile` records: steps 10..20, or the first ten of a
+/// shorter epoch, past the first steps' page faults and cold caches where the epoch allows.
+pub fn profiled_steps(steps: usize) -> std::ops::Range<usize> {
+    if steps >= 20 {
+        10..20
+    } else {
+        0..steps.min(10)
+    }
 }
 
 /// Steps between two progress reports (each one reads the losses back, a synchronization).
@@ -731,11 +746,27 @@ pub fn train(
         }
         stream.synchronize()?;
         let start = Instant::now();
+        let window = match config.profile && epoch == 1 {
+            true => profiled_steps(steps),
+            false => 0..0,
+        };
+        let (mut profiler, mut profile) = (None, None);
         for step in 0..steps {
-            // The graph borrows the RefCell, so the losses stay readable between replays.
-            match &graph {
-                Some(graph) => graph.launch()?,
-                None => trainer.borrow_mut().step(&stream)?,
+            if step == window.start && !window.is_empty() {
+                stream.synchronize()?;
+                profiler = Some(Profiler::start()?);
+            }
+            // The graph borrows the RefCell, so the losses stay readable between replays. A
+            // replay is one launch to the profiler, so profiled steps launch each kernel.
+            match (&graph, profiler.is_some()) {
+                (Some(graph), false) => graph.launch()?,
+                _ => trainer.borrow_mut().step(&stream)?,
+            }
+            if step + 1 == window.end {
+                if let Some(profiler) = profiler.take() {
+                    stream.synchronize()?;
+                    profile = Some(profiler.finish()?);
+                }
             }
             let done = step + 1;
             if done % PROGRESS_EVERY == 0 || done == steps {
@@ -768,6 +799,7 @@ pub fn train(
             seconds,
             samples_per_second: (steps * batch) as f64 / seconds,
             step_ms: seconds * 1e3 / steps as f64,
+            profile,
         });
     }
     drop(graph);
@@ -858,6 +890,7 @@ mod tests {
             seed: 5,
             precision,
             fused: false,
+            profile: false,
         }
     }
 
