@@ -69,7 +69,8 @@
 //   backend's code. Imports the backends and `core/`.
 // - the front: the public types (`Gpu`, `Stream`, `DeviceBuffer`, `PinnedBuffer`, `Event`,
 //   `Graph`, `Kernel`, `Profiler`, `blas::Blas`), which check what is backend-neutral and call `dispatch`
-//   (naming backend types only to hold or pass them, and cuBLAS, which is CUDA-only).
+//   (naming backend types only to hold or pass them, and cuBLAS, which is CUDA-only, and
+//   `cuda/nvtx.rs`, whose ranges the profiler opens on either backend).
 //
 // Within a layer the files import each other in one direction too: a type's fields come from
 // files below it, and a method that needs a type of a file above lives in that file

@@ -14,6 +14,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 use crate::core::error::{Error, Result};
+use crate::cuda::nvtx::NvtxRange;
 use crate::device::Gpu;
 use crate::dispatch::MarkerImpl;
 use crate::stream::Stream;
@@ -136,13 +137,16 @@ fn recycle(records: Vec<Pending>) {
 }
 
 /// Runs `op` (a launch or copy queued on `stream`) between two timing marks and records it
-/// as `activity`; a failed `op` is not recorded.
+/// as `activity`, inside an NVTX range of its name; a failed `op` is not recorded.
 pub(crate) fn record<R>(
     stream: &Stream,
     activity: impl FnOnce() -> Activity,
     op: impl FnOnce() -> Result<R>,
 ) -> Result<R> {
     let gpu = stream.gpu();
+    let activity = activity();
+    // Nsight Systems, where it runs, sees the same work by the same names.
+    let range = NvtxRange::push(|| activity.name());
     let host_start = Instant::now();
     let start = stream.queue.record_timing(pooled(gpu))?;
     let result = op();
@@ -150,6 +154,7 @@ pub(crate) fn record<R>(
         Some(_) => stream.queue.record_timing(pooled(gpu))?,
         None => None,
     };
+    drop(range);
     let marks = start.zip(end);
     let value = match result {
         Ok(value) => value,
@@ -170,7 +175,7 @@ pub(crate) fn record<R>(
             .as_secs_f64()
             * 1e6;
         session.records.push(Pending {
-            activity: activity(),
+            activity,
             gpu: gpu.clone(),
             track: stream.queue.track(),
             host_start_us,
