@@ -997,6 +997,40 @@ mod tests {
         }
     }
 
+    /// Profiled steps run without the graph and train the same model; only the first
+    /// epoch's window is profiled.
+    #[test]
+    fn profiled_training_records_the_window_and_trains_the_same() {
+        let gpu = test_device();
+        let data = random_data(48, 12, 3, 4);
+        let mut config = config(Precision::F32);
+        config.epochs = 2;
+        config.fused = true;
+        let mut run = |profile: bool| {
+            config.profile = profile;
+            let mut stats = Vec::new();
+            let model = train(&gpu, &config, &data, &data, &mut |_| {}, &mut |e| {
+                stats.push(e.clone())
+            })
+            .unwrap();
+            (model, stats)
+        };
+        let (plain, _) = run(false);
+        let (profiled, stats) = run(true);
+        assert_eq!(plain, profiled, "profiling changed the training");
+        let window = profiled_steps(data.len / config.batch);
+        assert_eq!(window, 0..6);
+        let report = stats[0].profile.as_ref().expect("epoch 1 is profiled");
+        // Other tests of this binary may launch meanwhile: at least the window's steps.
+        let launches = report
+            .records()
+            .iter()
+            .filter(|r| matches!(r.activity, gpu::runtime::Activity::Launch { .. }))
+            .count();
+        assert!(launches >= window.len(), "{}", report.table());
+        assert!(stats[1].profile.is_none());
+    }
+
     #[test]
     fn training_is_deterministic_and_learns() {
         let gpu = test_device();

@@ -241,6 +241,12 @@ fn resolve(pending: Vec<Pending>, wall_us: f64) -> Result<ProfileReport> {
         });
     }
     recycle(pending);
+    // Work on another stream can start before the device's first mark (that stream was idle
+    // while the first one drained earlier work); the trace's time line starts at zero.
+    let earliest = records.iter().map(|r| r.start_us).fold(0.0, f64::min);
+    for record in &mut records {
+        record.start_us -= earliest;
+    }
     match failure {
         Some(error) => Err(error),
         None => Ok(ProfileReport::new(records, wall_us)),
