@@ -54,6 +54,10 @@
 //! [`Gpu::reset_peak_memory`], [`Gpu::empty_cache`]; [`Gpu::track_memory`] measures a scope
 //! ([`MemoryTracker`]), and a buffer that does not fit is [`Error::OutOfMemory`].
 //!
+//! Profiling: [`profile`] (or a [`Profiler`] guard) times every launch and copy of the process
+//! with events on their streams and returns a [`ProfileReport`], with torch.profiler's summary
+//! table ([`ProfileReport::table`]) and a Chrome trace ([`ProfileReport::chrome_trace`]).
+//!
 //! Generic kernels are C++ templates; [`Stream::launch_generic`] instantiates one per set of
 //! [`TemplateArg`]s, each compiled once per process and cached on disk.
 
