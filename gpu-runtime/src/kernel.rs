@@ -10,7 +10,7 @@ use crate::core::kernel::{KernelSpec, ParamKind};
 use crate::core::scalar::{Scalar, ScalarType, ScalarValue};
 use crate::core::value::{ElemType, StoredValue, Value, ValueBytes};
 use crate::cpu::{CpuBlockFn, CpuKernelFn};
-use crate::tensor_map::{map_elem, LaunchTensorMap, TensorMap};
+use crate::tensor_map::{LaunchTensorMap, TensorMap};
 
 /// A kernel as the macro emits it: built in a `static`.
 pub struct Kernel {
@@ -338,11 +338,7 @@ impl<'a> KernelArg<'a> {
                 elem: buf.borrow().elem(),
                 mutable: true,
             },
-            ArgInner::TensorMap(map) => match map_elem(*map) {
-                ElemType::Scalar(elem) => ParamKind::TensorMap { elem },
-                // Unreachable: `TensorMap<T>` takes scalars only.
-                ElemType::Value(ty) => ParamKind::Value(ty),
-            },
+            ArgInner::TensorMap(map) => ParamKind::TensorMap { elem: map.elem() },
         }
     }
 }

@@ -4,9 +4,8 @@
 use crate::buffer::{DeviceBuffer, LaunchSlice};
 use crate::core::backend::Backend;
 use crate::core::error::{Error, Result};
-use crate::core::scalar::Scalar;
+use crate::core::scalar::{Scalar, ScalarType};
 use crate::core::tensor_map::TmaGeometry;
-use crate::core::value::ElemType;
 use crate::cuda::memory::EncodedTensorMap;
 use crate::device::Gpu;
 use crate::dispatch::MemoryImpl;
@@ -37,7 +36,7 @@ impl<'a, T: Scalar> TensorMap<'a, T> {
         [box_rows, box_cols]: [u32; 2],
         swizzle: Swizzle,
     ) -> Result<Self> {
-        let (address, encoded) = match buffer.memory() {
+        let address = match buffer.memory() {
             MemoryImpl::Cuda(memory) => {
                 let (major, minor) = buffer.gpu().compute_capability();
                 if major < 9 {
@@ -48,9 +47,9 @@ impl<'a, T: Scalar> TensorMap<'a, T> {
                         ),
                     });
                 }
-                (memory.address() as usize, true)
+                memory.address() as usize
             }
-            MemoryImpl::Host(_) => (buffer.host_ptr().map_or(0, |ptr| ptr as usize), false),
+            MemoryImpl::Host(_) => buffer.host_ptr().map_or(0, |ptr| ptr as usize),
         };
         let geometry = TmaGeometry::new(
             T::TYPE.size(),
@@ -61,9 +60,9 @@ impl<'a, T: Scalar> TensorMap<'a, T> {
             [box_rows, box_cols],
             swizzle,
         )?;
-        let encoded = match (encoded, buffer.memory()) {
-            (true, MemoryImpl::Cuda(memory)) => Some(memory.encode_tensor_map(&geometry)?),
-            _ => None,
+        let encoded = match buffer.memory() {
+            MemoryImpl::Cuda(memory) => Some(memory.encode_tensor_map(&geometry)?),
+            MemoryImpl::Host(_) => None,
         };
         Ok(TensorMap {
             buffer,
@@ -86,6 +85,8 @@ impl<'a, T: Scalar> TensorMap<'a, T> {
 
 /// A tensor map with its element type erased, as a launch argument sees it.
 pub(crate) trait LaunchTensorMap {
+    /// The element type.
+    fn elem(&self) -> ScalarType;
     /// The buffer it reads.
     fn buffer(&self) -> &dyn LaunchSlice;
     /// Its geometry.
@@ -95,6 +96,10 @@ pub(crate) trait LaunchTensorMap {
 }
 
 impl<T: Scalar> LaunchTensorMap for TensorMap<'_, T> {
+    fn elem(&self) -> ScalarType {
+        T::TYPE
+    }
+
     fn buffer(&self) -> &dyn LaunchSlice {
         self.buffer
     }
@@ -106,11 +111,6 @@ impl<T: Scalar> LaunchTensorMap for TensorMap<'_, T> {
     fn encoded(&self) -> Option<&EncodedTensorMap> {
         self.encoded.as_ref()
     }
-}
-
-/// The element type of a map's buffer, for argument checks.
-pub(crate) fn map_elem(map: &dyn LaunchTensorMap) -> ElemType {
-    map.buffer().elem()
 }
 
 /// Fails unless the map lives on the backend expected.
