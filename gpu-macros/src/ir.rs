@@ -316,6 +316,35 @@ pub enum StmtKind {
     },
 }
 
+impl StmtKind {
+    /// The blocks a statement holds directly, in source order.
+    pub fn blocks(&self) -> Vec<&Block> {
+        match self {
+            StmtKind::If {
+                then_block,
+                else_block,
+                ..
+            } => std::iter::once(then_block).chain(else_block).collect(),
+            StmtKind::While { body, .. }
+            | StmtKind::Loop { body, .. }
+            | StmtKind::For { body, .. } => {
+                vec![body]
+            }
+            StmtKind::Match { arms, .. } => arms.iter().map(|(_, block)| block).collect(),
+            StmtKind::Block(block) => vec![block],
+            StmtKind::Let { .. }
+            | StmtKind::LetTuple { .. }
+            | StmtKind::Assign { .. }
+            | StmtKind::Break(_)
+            | StmtKind::Continue(_)
+            | StmtKind::Return(_)
+            | StmtKind::Expr(_)
+            | StmtKind::Assert(_)
+            | StmtKind::Print { .. } => Vec::new(),
+        }
+    }
+}
+
 /// A format string and its arguments, as `assert!`, `panic!` and `println!` take them.
 pub struct FormatArgs {
     pub template: Template,

@@ -78,35 +78,11 @@ pub fn message_expr(assertion: &Assertion, values: &[String]) -> String {
 /// Every assertion of `block`, nested ones included, in source order.
 fn assertions_in<'p>(block: &'p Block, out: &mut Vec<&'p Assertion>) {
     for stmt in &block.stmts {
-        match &stmt.kind {
-            StmtKind::Assert(assertion) => out.push(assertion),
-            StmtKind::If {
-                then_block,
-                else_block,
-                ..
-            } => {
-                assertions_in(then_block, out);
-                if let Some(block) = else_block {
-                    assertions_in(block, out);
-                }
-            }
-            StmtKind::While { body, .. }
-            | StmtKind::Loop { body, .. }
-            | StmtKind::For { body, .. }
-            | StmtKind::Block(body) => assertions_in(body, out),
-            StmtKind::Match { arms, .. } => {
-                for (_, body) in arms {
-                    assertions_in(body, out);
-                }
-            }
-            StmtKind::Let { .. }
-            | StmtKind::LetTuple { .. }
-            | StmtKind::Assign { .. }
-            | StmtKind::Break(_)
-            | StmtKind::Continue(_)
-            | StmtKind::Return(_)
-            | StmtKind::Expr(_)
-            | StmtKind::Print { .. } => {}
+        if let StmtKind::Assert(assertion) = &stmt.kind {
+            out.push(assertion);
+        }
+        for body in stmt.kind.blocks() {
+            assertions_in(body, out);
         }
     }
 }

@@ -98,7 +98,7 @@ impl<'f> Uses<'f> {
                 if let StmtKind::Let { local, init } = stmt.kind {
                     lets.insert(local, init);
                 }
-                blocks.extend(stmt_blocks(&stmt.kind));
+                blocks.extend(stmt.kind.blocks());
             }
         }
         Uses {
@@ -212,31 +212,6 @@ impl<'f> Uses<'f> {
             ExprKind::Field { base, name, .. }
                 if name == "x" && matches!(self.function.expr(*base).kind, ExprKind::Builtin(b) if b == builtin)
         )
-    }
-}
-
-/// The blocks a statement holds directly.
-fn stmt_blocks(kind: &StmtKind) -> Vec<&Block> {
-    match kind {
-        StmtKind::If {
-            then_block,
-            else_block,
-            ..
-        } => std::iter::once(then_block).chain(else_block).collect(),
-        StmtKind::While { body, .. } | StmtKind::Loop { body, .. } | StmtKind::For { body, .. } => {
-            vec![body]
-        }
-        StmtKind::Match { arms, .. } => arms.iter().map(|(_, block)| block).collect(),
-        StmtKind::Block(block) => vec![block],
-        StmtKind::Let { .. }
-        | StmtKind::LetTuple { .. }
-        | StmtKind::Assign { .. }
-        | StmtKind::Break(_)
-        | StmtKind::Continue(_)
-        | StmtKind::Return(_)
-        | StmtKind::Expr(_)
-        | StmtKind::Assert(_)
-        | StmtKind::Print { .. } => Vec::new(),
     }
 }
 
