@@ -1,6 +1,6 @@
 //! The classic CUDA programs of `examples/bench/port_kernels.rs` and `port_kernels2.rs` (timed
-//! in `ports.rs` and `ports2.rs` against their
-//! CUDA C twins) against plain Rust, on the CPU backend and, where there is one, the GPU.
+//! in `ports.rs` and `ports2.rs` against their CUDA C twins) against plain Rust, on the CPU
+//! backend and, where there is one, the GPU.
 
 mod common;
 

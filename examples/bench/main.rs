@@ -1,16 +1,18 @@
 //! Benchmarks of the library kernels against a reference measured in the same run: a device-copy
 //! kernel (16-byte loads and stores) for the bandwidth-bound ones, cuBLAS for GEMM, and for the
 //! host time of a launch, the same kernel launched through cudarc directly; for classic CUDA
-//! programs ported to `#[kernel]` (`ports.rs`), the same algorithm written in CUDA C. Times are
-//! CUDA-event medians after a warm-up; bandwidth counts bytes read plus bytes written, as the
-//! copy does; GEMM throughput counts 2·m·n·k floating-point operations.
+//! programs ported to `#[kernel]` (`ports.rs`, `ports2.rs`), the same algorithm written in CUDA
+//! C. Times are CUDA-event medians after a warm-up; bandwidth counts bytes read plus bytes
+//! written, as the copy does; GEMM throughput counts 2·m·n·k floating-point operations.
 //!
 //! `cargo run --release --example bench [OUT.json] [--only WORD]...` — prints a table and writes
 //! it as JSON (default `bench.json`); with `--only`, just the workloads whose names contain one
 //! of the words (the copy reference is always measured).
 
 mod port_kernels;
+mod port_kernels2;
 mod ports;
+mod ports2;
 mod shapes;
 
 use gpu::kernels::gemm::{self, Gemm, GemmInput};
@@ -515,6 +517,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     rows.extend(gemm_rows(&stream, on_gpu, &only)?);
     if on_gpu {
         rows.extend(ports::rows(&stream, &only)?);
+        rows.extend(ports2::rows(&stream, &only)?);
         if only.wants("gemm shape") {
             rows.extend(shapes::rows(&stream)?);
         }

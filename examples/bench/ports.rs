@@ -10,20 +10,24 @@ use gpu::runtime::{ElemType, Kernel, KernelArg, ParamKind, ScalarType, Value};
 use crate::port_kernels::{self as ports, BLOCK, BODIES_PER_TILE, TILE, TRANSPOSE_ROWS};
 use crate::{median_ms, Only, Row};
 
-const F32: ElemType = ElemType::Scalar(ScalarType::F32);
-const IN_F32: ParamKind = ParamKind::Slice {
+pub(crate) const F32: ElemType = ElemType::Scalar(ScalarType::F32);
+pub(crate) const IN_F32: ParamKind = ParamKind::Slice {
     elem: F32,
     mutable: false,
 };
-const OUT_F32: ParamKind = ParamKind::Slice {
+pub(crate) const OUT_F32: ParamKind = ParamKind::Slice {
     elem: F32,
     mutable: true,
 };
-const INT: ParamKind = ParamKind::Scalar(ScalarType::I32);
+pub(crate) const INT: ParamKind = ParamKind::Scalar(ScalarType::I32);
 
 /// A CUDA C twin: `source` defines `extern "C" __global__ void name(...)`, slices passed as a
 /// pointer and an `unsigned long long` length, as every kernel of ours is.
-const fn twin(name: &'static str, source: &'static str, params: &'static [ParamKind]) -> Kernel {
+pub(crate) const fn twin(
+    name: &'static str,
+    source: &'static str,
+    params: &'static [ParamKind],
+) -> Kernel {
     Kernel::__generated_v2(name, name, source, params, "", false)
 }
 
@@ -209,7 +213,7 @@ extern "C" __global__ void nbody_accel_c(const float4* __restrict__ pos, unsigne
 );
 
 /// Deterministic values in [-1, 1).
-fn values(n: usize, seed: usize) -> Vec<f32> {
+pub(crate) fn values(n: usize, seed: usize) -> Vec<f32> {
     (0..n)
         .map(|i| (((i + seed) * 7919) % 2001) as f32 * 1e-3 - 1.0)
         .collect()
@@ -226,7 +230,7 @@ fn relative_diff(ours: &[f32], theirs: &[f32]) -> f32 {
 }
 
 /// Warns when a port and its twin disagree beyond `tolerance` (relative).
-fn agree(name: &str, ours: &[f32], theirs: &[f32], tolerance: f32) {
+pub(crate) fn agree(name: &str, ours: &[f32], theirs: &[f32], tolerance: f32) {
     let diff = relative_diff(ours, theirs);
     // NaN differences count as disagreement.
     if diff.is_nan() || diff > tolerance {
@@ -235,7 +239,14 @@ fn agree(name: &str, ours: &[f32], theirs: &[f32], tolerance: f32) {
 }
 
 /// A row of a port against its twin; `work` is the row's amount of work per run in `unit`s.
-fn row(workload: &str, size: String, ms: f64, twin_ms: f64, work: f64, unit: &'static str) -> Row {
+pub(crate) fn row(
+    workload: &str,
+    size: String,
+    ms: f64,
+    twin_ms: f64,
+    work: f64,
+    unit: &'static str,
+) -> Row {
     Row {
         workload: workload.into(),
         size,
