@@ -112,7 +112,7 @@ fn spmv(stream: &Stream, rows: usize) -> gpu::Result<Row> {
     let gb = (8 * nnz + 4 * (rows + 1) + 8 * rows) as f64 / 1e9;
     Ok(row(
         "port spmv (csr vector)",
-        format!("2^20 rows, {}M nnz", nnz >> 20),
+        format!("2^{} rows, {}M nnz", rows.trailing_zeros(), nnz >> 20),
         ms,
         twin_ms,
         gb,
