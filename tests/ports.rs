@@ -54,6 +54,7 @@ fn every_port_compiles_with_nvrtc() {
         (&ports2::mandelbrot::KERNEL, &[]),
         (&ports2::gemv_warp::KERNEL, &[]),
         (&ports2::dot::KERNEL, &[]),
+        (&ports2::fwt_batch1::KERNEL, &[]),
     ]);
 }
 
@@ -566,5 +567,40 @@ fn dot_product_of_two_vectors() {
         ports2::dot::launch(&stream, config, &da, &db, &mut total).unwrap();
         let got = f64::from(total.to_host(&stream).unwrap()[0]);
         assert!((got - expected).abs() < 1e-2, "{got} against {expected}");
+    }
+}
+
+#[test]
+fn walsh_transform_matches_the_direct_sum() {
+    // Odd and even sizes: the odd one ends in the radix-2 stage.
+    for log2n in [5u32, 6] {
+        let (n, chunks) = (1usize << log2n, 3);
+        let x = random_f32(n * chunks, 21);
+        // H[k] = sum over i of x[i] · (-1)^popcount(i & k), in Hadamard order.
+        let expected: Vec<f32> = x
+            .chunks(n)
+            .flat_map(|chunk| {
+                (0..n).map(move |k| {
+                    (0..n)
+                        .map(|i| {
+                            if (i & k).count_ones() % 2 == 0 {
+                                chunk[i]
+                            } else {
+                                -chunk[i]
+                            }
+                        })
+                        .sum::<f32>()
+                })
+            })
+            .collect();
+        for gpu in devices() {
+            let stream = gpu.default_stream();
+            let input = DeviceBuffer::from_host(&stream, &x).unwrap();
+            let mut out = DeviceBuffer::zeroed(&stream, n * chunks).unwrap();
+            let config = LaunchConfig::new(Grid::x(chunks as u32), Block::x(n as u32 / 4))
+                .with_shared_mem((n * 4) as u32);
+            ports2::fwt_batch1::launch(&stream, config, &mut out, &input, log2n).unwrap();
+            close(&out.to_host(&stream).unwrap(), &expected, 1e-4);
+        }
     }
 }

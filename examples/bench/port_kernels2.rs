@@ -467,3 +467,50 @@ pub fn dot(a: &[f32], b: &[f32], total: &mut [f32]) {
         total.atomic_add(0, cache[0]);
     }
 }
+
+/// The Walsh-Hadamard transform of each `2^log2n`-element chunk of `input` into `output`,
+/// radix-4 butterflies in dynamic shared memory (`2^log2n · 4` bytes) and one radix-2 stage when
+/// `log2n` is odd, `2^log2n / 4` threads a block (the CUDA sample fastWalshTransform's
+/// `fwtBatch1Kernel`).
+#[kernel]
+pub fn fwt_batch1(output: &mut [f32], input: &[f32], log2n: u32) {
+    let data = dynamic_shared::<f32>();
+    let n = 1usize << log2n;
+    let base = (block_idx().x as usize) << log2n;
+    let t = thread_idx().x as usize;
+    let threads = block_dim().x as usize;
+    for pos in (t..n).step_by(threads) {
+        data[pos] = input[base + pos];
+    }
+    let mut stride = n >> 2;
+    while stride > 0 {
+        let lo = t & (stride - 1);
+        let i0 = ((t - lo) << 2) + lo;
+        let i1 = i0 + stride;
+        let i2 = i1 + stride;
+        let i3 = i2 + stride;
+        sync_threads();
+        let (d0, d1, d2, d3) = (data[i0], data[i1], data[i2], data[i3]);
+        let (d0, d2) = (d0 + d2, d0 - d2);
+        let (d1, d3) = (d1 + d3, d1 - d3);
+        data[i0] = d0 + d1;
+        data[i1] = d0 - d1;
+        data[i2] = d2 + d3;
+        data[i3] = d2 - d3;
+        stride >>= 2;
+    }
+    if log2n & 1 != 0 {
+        sync_threads();
+        for pos in (t..n / 2).step_by(threads) {
+            let i0 = pos << 1;
+            let i1 = i0 + 1;
+            let (d0, d1) = (data[i0], data[i1]);
+            data[i0] = d0 + d1;
+            data[i1] = d0 - d1;
+        }
+    }
+    sync_threads();
+    for pos in (t..n).step_by(threads) {
+        output[base + pos] = data[pos];
+    }
+}

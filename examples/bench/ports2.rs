@@ -15,7 +15,7 @@ use crate::port_kernels2::{
 use crate::ports::{agree, row, values};
 use crate::{median_ms, Only, Row};
 use twins::{
-    BITONIC_C, BLACK_SCHOLES_C, CONVOLUTION_ROWS_C, DOT_C, GEMV_C, MANDELBROT_C, PRESCAN_C,
+    BITONIC_C, BLACK_SCHOLES_C, CONVOLUTION_ROWS_C, DOT_C, FWT_C, GEMV_C, MANDELBROT_C, PRESCAN_C,
     SOBEL_C, SOFTMAX_C, SPMV_C,
 };
 
@@ -69,6 +69,9 @@ pub fn rows(stream: &Stream, only: &Only) -> gpu::Result<Vec<Row>> {
     }
     if only.wants("port dot") {
         rows.push(dot(stream, 1 << 26)?);
+    }
+    if only.wants("port walsh transform") {
+        rows.push(walsh(stream, 11, 1 << 15)?);
     }
     Ok(rows)
 }
@@ -525,6 +528,44 @@ fn dot(stream: &Stream, n: usize) -> gpu::Result<Row> {
     Ok(row(
         "port dot",
         format!("2^{}", n.trailing_zeros()),
+        ms,
+        twin_ms,
+        gb,
+        "GB/s",
+    ))
+}
+
+fn walsh(stream: &Stream, log2n: u32, chunks: usize) -> gpu::Result<Row> {
+    let n = 1usize << log2n;
+    let input = DeviceBuffer::from_host(stream, &values(n * chunks, 19))?;
+    let mut out = DeviceBuffer::zeroed(stream, n * chunks)?;
+    let mut out_twin = DeviceBuffer::zeroed(stream, n * chunks)?;
+    let config = LaunchConfig::new(Grid::x(chunks as u32), Block::x(n as u32 / 4))
+        .with_shared_mem((n * 4) as u32);
+    let ms = median_ms(stream, || {
+        ports::fwt_batch1::launch(stream, config, &mut out, &input, log2n)
+    })?;
+    let twin_ms = median_ms(stream, || {
+        stream.launch(
+            &FWT_C,
+            config,
+            &[
+                KernelArg::slice_mut(&mut out_twin),
+                KernelArg::slice(&input),
+                KernelArg::scalar(log2n as i32),
+            ],
+        )
+    })?;
+    agree(
+        "walsh transform",
+        &out.to_host(stream)?,
+        &out_twin.to_host(stream)?,
+        0.0,
+    );
+    let gb = 8.0 * (n * chunks) as f64 / 1e9;
+    Ok(row(
+        "port walsh transform",
+        format!("2^{} in 2^{log2n}s", (n * chunks).trailing_zeros()),
         ms,
         twin_ms,
         gb,

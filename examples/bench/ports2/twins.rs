@@ -388,3 +388,52 @@ extern "C" __global__ void dot_c(int N, const float* __restrict__ a, unsigned lo
 "#,
     &[INT, IN_F32, IN_F32, OUT_F32],
 );
+
+/// The CUDA sample fastWalshTransform's `fwtBatch1Kernel` (`__syncthreads()` for its
+/// cooperative-groups barrier).
+pub(super) static FWT_C: Kernel = twin(
+    "fwt_batch1_c",
+    r#"
+extern "C" __global__ void fwt_batch1_c(float* __restrict__ d_Output, unsigned long long out_len,
+        const float* __restrict__ d_Input, unsigned long long in_len, int log2N) {
+    const int N = 1 << log2N;
+    const int base = blockIdx.x << log2N;
+    extern __shared__ float s_data[];
+    const float* d_Src = d_Input + base;
+    float* d_Dst = d_Output + base;
+    for (int pos = threadIdx.x; pos < N; pos += blockDim.x) s_data[pos] = d_Src[pos];
+    const int pos = threadIdx.x;
+    for (int stride = N >> 2; stride > 0; stride >>= 2) {
+        int lo = pos & (stride - 1);
+        int i0 = ((pos - lo) << 2) + lo;
+        int i1 = i0 + stride;
+        int i2 = i1 + stride;
+        int i3 = i2 + stride;
+        __syncthreads();
+        float D0 = s_data[i0];
+        float D1 = s_data[i1];
+        float D2 = s_data[i2];
+        float D3 = s_data[i3];
+        float T;
+        T = D0; D0 = D0 + D2; D2 = T - D2;
+        T = D1; D1 = D1 + D3; D3 = T - D3;
+        T = D0; s_data[i0] = D0 + D1; s_data[i1] = T - D1;
+        T = D2; s_data[i2] = D2 + D3; s_data[i3] = T - D3;
+    }
+    if (log2N & 1) {
+        __syncthreads();
+        for (int pos = threadIdx.x; pos < N / 2; pos += blockDim.x) {
+            int i0 = pos << 1;
+            int i1 = i0 + 1;
+            float D0 = s_data[i0];
+            float D1 = s_data[i1];
+            s_data[i0] = D0 + D1;
+            s_data[i1] = D0 - D1;
+        }
+    }
+    __syncthreads();
+    for (int pos = threadIdx.x; pos < N; pos += blockDim.x) d_Dst[pos] = s_data[pos];
+}
+"#,
+    &[OUT_F32, IN_F32, INT],
+);
