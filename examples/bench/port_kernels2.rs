@@ -240,8 +240,8 @@ pub fn convolution_rows(#[constant] taps: &[f32; 17], width: usize, src: &[f32],
     >();
     let tx = thread_idx().x as usize;
     let ty = thread_idx().y as usize;
-    // The image column of this thread's first result; tile column `c` is image column
-    // `first + c - tx - HALO` steps.
+    // The image column of this thread's first result. The tile starts a halo left of the
+    // block's first result, so tile column `c` holds image column `first - tx + c - halo`.
     let first = block_idx().x as usize * ROWS_RESULT_STEPS * ROWS_BLOCKDIM_X + tx;
     let y = block_idx().y as usize * ROWS_BLOCKDIM_Y + ty;
     let row = &src[y * width..(y + 1) * width];
