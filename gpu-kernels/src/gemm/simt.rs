@@ -328,10 +328,13 @@ fn gemm_f32_128x128<const TRANS_A: usize, const TRANS_B: usize>(
 }
 
 /// The medium configuration, for shapes with too few 128×128 tiles to fill the device (1024²
-/// on an H100): a 64×64 tile of C per block of 128 threads, k-tiles of 8, 4×8 outputs per
+/// on an H100): a 64×64 tile of C per block of 128 threads, k-tiles of 32, 4×8 outputs per
 /// thread (rows `4·ty..4·ty+4`, columns `4·tx..` and `32+4·tx..`). Otherwise as the large one,
 /// but for the order of a warp's lanes, which halves the passes of its fragment loads (H100,
-/// 1024³: 0.70-0.73 -> 0.79-0.80 × cuBLAS).
+/// 1024³: 0.70-0.73 -> 0.79-0.80 × cuBLAS). With only about eight warps a multiprocessor at
+/// 1024³, each k-tile's barrier and copy weigh on the few warps left to hide them: k-tiles of
+/// 8, 16 and 32 ran 0.80-0.84, 0.85-0.88 and 0.93-0.94 × cuBLAS at 1024³ in the same runs
+/// (81.6-81.8, 75.7-78.2 and 71.8-74.3 µs), and 2048³ (large tiles) unchanged.
 #[kernel(launch_bounds(128))]
 fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
     m: usize,
@@ -343,11 +346,11 @@ fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
     b: &[f32],
     c: &mut [f32],
 ) {
-    const BK: usize = 8;
+    const BK: usize = 32;
     const STRIDE: usize = 68;
-    const BUFFER: usize = 544;
-    let a_tile = shared_array::<f32, 1088>();
-    let b_tile = shared_array::<f32, 1088>();
+    const BUFFER: usize = 2176;
+    let a_tile = shared_array::<f32, 4352>();
+    let b_tile = shared_array::<f32, 4352>();
     let t = thread_idx().x;
     let bm = block_idx().y as usize * 64;
     let bn = block_idx().x as usize * 64;
@@ -358,6 +361,8 @@ fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
     let lane = t % 32;
     let ty = (warp * 4 + ((lane >> 1) & 1) + ((lane >> 3) & 2)) as usize;
     let tx = ((lane & 1) + ((lane >> 1) & 6)) as usize;
+    // A thread copies four 16-byte chunks of each operand per k-tile: along k, k
+    // `along_k + 8·p..` of row `along_row`; across, row `across_k + 8·p` of k.
     let along_row = (t / 2) as usize;
     let along_k = ((t % 2) * 4) as usize;
     let across_k = (t / 16) as usize;
@@ -366,87 +371,90 @@ fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
     let b_vector = if TRANS_B == 0 { n % 4 == 0 } else { k % 4 == 0 };
 
     let mut acc = [0.0f32; 32];
-    let mut va = [0.0f32; 4];
-    let mut vb = [0.0f32; 4];
+    let mut va = [0.0f32; 16];
+    let mut vb = [0.0f32; 16];
     let tiles = (k + BK - 1) / BK;
     for step in 0..tiles + 1 {
         let kt = step * BK;
         if step < tiles {
-            if TRANS_A == 0 {
-                let row = bm + along_row;
-                let kk = kt + along_k;
-                if a_vector && row < m && kk < k {
-                    let v = a.load4(row * k + kk);
-                    #[unroll]
-                    for j in 0..4 {
-                        va[j] = v[j];
+            #[unroll]
+            for p in 0..4 {
+                if TRANS_A == 0 {
+                    let row = bm + along_row;
+                    let kk = kt + along_k + 8 * p;
+                    if a_vector && row < m && kk < k {
+                        let v = a.load4(row * k + kk);
+                        #[unroll]
+                        for j in 0..4 {
+                            va[4 * p + j] = v[j];
+                        }
+                    } else {
+                        #[unroll]
+                        for j in 0..4 {
+                            va[4 * p + j] = if row < m && kk + j < k {
+                                a[row * k + kk + j]
+                            } else {
+                                0.0
+                            };
+                        }
                     }
                 } else {
-                    #[unroll]
-                    for j in 0..4 {
-                        va[j] = if row < m && kk + j < k {
-                            a[row * k + kk + j]
-                        } else {
-                            0.0
-                        };
+                    let kk = kt + across_k + 8 * p;
+                    let col = bm + across_col;
+                    if a_vector && kk < k && col < m {
+                        let v = a.load4(kk * m + col);
+                        #[unroll]
+                        for j in 0..4 {
+                            va[4 * p + j] = v[j];
+                        }
+                    } else {
+                        #[unroll]
+                        for j in 0..4 {
+                            va[4 * p + j] = if kk < k && col + j < m {
+                                a[kk * m + col + j]
+                            } else {
+                                0.0
+                            };
+                        }
                     }
                 }
-            } else {
-                let kk = kt + across_k;
-                let col = bm + across_col;
-                if a_vector && kk < k && col < m {
-                    let v = a.load4(kk * m + col);
-                    #[unroll]
-                    for j in 0..4 {
-                        va[j] = v[j];
+                if TRANS_B == 0 {
+                    let kk = kt + across_k + 8 * p;
+                    let col = bn + across_col;
+                    if b_vector && kk < k && col < n {
+                        let v = b.load4(kk * n + col);
+                        #[unroll]
+                        for j in 0..4 {
+                            vb[4 * p + j] = v[j];
+                        }
+                    } else {
+                        #[unroll]
+                        for j in 0..4 {
+                            vb[4 * p + j] = if kk < k && col + j < n {
+                                b[kk * n + col + j]
+                            } else {
+                                0.0
+                            };
+                        }
                     }
                 } else {
-                    #[unroll]
-                    for j in 0..4 {
-                        va[j] = if kk < k && col + j < m {
-                            a[kk * m + col + j]
-                        } else {
-                            0.0
-                        };
-                    }
-                }
-            }
-            if TRANS_B == 0 {
-                let kk = kt + across_k;
-                let col = bn + across_col;
-                if b_vector && kk < k && col < n {
-                    let v = b.load4(kk * n + col);
-                    #[unroll]
-                    for j in 0..4 {
-                        vb[j] = v[j];
-                    }
-                } else {
-                    #[unroll]
-                    for j in 0..4 {
-                        vb[j] = if kk < k && col + j < n {
-                            b[kk * n + col + j]
-                        } else {
-                            0.0
-                        };
-                    }
-                }
-            } else {
-                let row = bn + along_row;
-                let kk = kt + along_k;
-                if b_vector && row < n && kk < k {
-                    let v = b.load4(row * k + kk);
-                    #[unroll]
-                    for j in 0..4 {
-                        vb[j] = v[j];
-                    }
-                } else {
-                    #[unroll]
-                    for j in 0..4 {
-                        vb[j] = if row < n && kk + j < k {
-                            b[row * k + kk + j]
-                        } else {
-                            0.0
-                        };
+                    let row = bn + along_row;
+                    let kk = kt + along_k + 8 * p;
+                    if b_vector && row < n && kk < k {
+                        let v = b.load4(row * k + kk);
+                        #[unroll]
+                        for j in 0..4 {
+                            vb[4 * p + j] = v[j];
+                        }
+                    } else {
+                        #[unroll]
+                        for j in 0..4 {
+                            vb[4 * p + j] = if row < n && kk + j < k {
+                                b[row * k + kk + j]
+                            } else {
+                                0.0
+                            };
+                        }
                     }
                 }
             }
@@ -471,20 +479,25 @@ fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
         }
         if step < tiles {
             let base = (step % 2) * BUFFER;
-            if TRANS_A == 0 {
-                #[unroll]
-                for j in 0..4 {
-                    a_tile[base + (along_k + j) * STRIDE + along_row] = va[j];
+            #[unroll]
+            for p in 0..4 {
+                if TRANS_A == 0 {
+                    #[unroll]
+                    for j in 0..4 {
+                        a_tile[base + (along_k + 8 * p + j) * STRIDE + along_row] = va[4 * p + j];
+                    }
+                } else {
+                    let chunk = [va[4 * p], va[4 * p + 1], va[4 * p + 2], va[4 * p + 3]];
+                    a_tile.store4(base + (across_k + 8 * p) * STRIDE + across_col, chunk);
                 }
-            } else {
-                a_tile.store4(base + across_k * STRIDE + across_col, va);
-            }
-            if TRANS_B == 0 {
-                b_tile.store4(base + across_k * STRIDE + across_col, vb);
-            } else {
-                #[unroll]
-                for j in 0..4 {
-                    b_tile[base + (along_k + j) * STRIDE + along_row] = vb[j];
+                if TRANS_B == 0 {
+                    let chunk = [vb[4 * p], vb[4 * p + 1], vb[4 * p + 2], vb[4 * p + 3]];
+                    b_tile.store4(base + (across_k + 8 * p) * STRIDE + across_col, chunk);
+                } else {
+                    #[unroll]
+                    for j in 0..4 {
+                        b_tile[base + (along_k + 8 * p + j) * STRIDE + along_row] = vb[4 * p + j];
+                    }
                 }
             }
             sync_threads();
