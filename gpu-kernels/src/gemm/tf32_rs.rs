@@ -78,9 +78,10 @@
 //! the producer warpgroup's `cp.async`: 339-340 TFLOP/s at 4096³ and 333-335 at 8192³ against
 //! 328-330 and 288-307 when `cp.async` copied both (H100, same runs).
 
-use gpu_macros::{device, kernel};
+use gpu_macros::kernel;
 use gpu_runtime::{Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream, Swizzle, TensorMap};
 
+use super::tensor_core::store_pair;
 use super::{grouped_block_col, grouped_block_row, Gemm};
 
 /// Rows of C (m) per block: `wgmma`'s N side.
@@ -217,25 +218,9 @@ fn gemm_tf32_rs(
         for j in 0..32 {
             #[unroll]
             for b in 0..2 {
-                let v = [alpha * acc[4 * j + b], alpha * acc[4 * j + 2 + b]];
-                store_pair2(c, m, n, row + 8 * j + b, col, v, beta);
+                let (v0, v1) = (alpha * acc[4 * j + b], alpha * acc[4 * j + 2 + b]);
+                store_pair(c, m, n, row + 8 * j + b, col, v0, v1, beta);
             }
-        }
-    }
-}
-
-/// `c[row][col..col + 2] = v + beta · c[..]` within the m×n matrix, in one 8-byte access (col
-/// and n even, so the pair is wholly inside or outside); `beta == 0` leaves C
-/// unread, as BLAS does (it may hold NaN).
-#[device]
-fn store_pair2(c: &mut [f32], m: usize, n: usize, row: usize, col: usize, v: [f32; 2], beta: f32) {
-    if row < m && col < n {
-        let at = row * n + col;
-        if beta == 0.0 {
-            c.store2(at, v);
-        } else {
-            let old = c.load2(at);
-            c.store2(at, [v[0] + beta * old[0], v[1] + beta * old[1]]);
         }
     }
 }
