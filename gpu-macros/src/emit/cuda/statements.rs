@@ -341,6 +341,18 @@ impl<'a> Emitter<'a> {
 
     /// A loop whose body may be left by a labelled `break`/`continue` from an inner loop.
     fn labeled_loop(&mut self, label: &Option<String>, header: &str, body: &Block) {
+        self.labeled_loop_with(label, header, None, body);
+    }
+
+    /// [`Self::labeled_loop`] with a line run at the top of every iteration, before the body's
+    /// own scope (so a `continue` never jumps over it).
+    fn labeled_loop_with(
+        &mut self,
+        label: &Option<String>,
+        header: &str,
+        prologue: Option<&str>,
+        body: &Block,
+    ) {
         let base = label.as_deref().unwrap_or("loop");
         let labels = LoopLabels {
             label: label.clone(),
@@ -352,6 +364,9 @@ impl<'a> Emitter<'a> {
         self.loops.push(labels);
         self.out.line(header);
         self.out.indent();
+        if let Some(prologue) = prologue {
+            self.out.line(prologue);
+        }
         if label.is_some() {
             // The body gets its own scope, so a jump to the continue label at its end never
             // crosses a variable's initialisation.
@@ -563,23 +578,58 @@ impl<'a> Emitter<'a> {
                 }
                 self.labeled_loop(label, &header, body);
             }
+            // The trip count first, then a counter from zero to it: the compiler then knows
+            // how often the loop runs and unrolls it, so several iterations' loads are in
+            // flight at once, which a step clamped at the bound kept it from (a warp-per-row
+            // matrix-vector product ran at 0.72 × its CUDA C twin's `int` loop on an H100).
             (Some(step), false) => {
                 let step_name = fresh(&mut self.taken, &format!("{name}_step"));
+                let first = fresh(&mut self.taken, &format!("{name}_first"));
+                let count = fresh(&mut self.taken, &format!("{name}_count"));
+                let index = fresh(&mut self.taken, &format!("{name}_i"));
                 let step_code = self.expr(step);
+                // A 32-bit variable counts in 32 bits: its span, and so the count, fit.
+                let wide = !(ty == "int" || ty == "unsigned int");
+                let (counter, span, step_value, one) = if wide {
+                    let span = if scalar.is_signed_int() {
+                        format!("(unsigned long long)((long long){end_name} - (long long){first})")
+                    } else {
+                        format!("(unsigned long long)({end_name} - {first})")
+                    };
+                    ("unsigned long long", span, step_name.clone(), "ull")
+                } else {
+                    // A step past the span leaves one iteration either way.
+                    let step = format!(
+                        "({step_name} > 0xffffffffull ? 0xffffffffu : (unsigned int){step_name})"
+                    );
+                    let span = format!("((unsigned int){end_name} - (unsigned int){first})");
+                    ("unsigned int", span, step, "u")
+                };
                 self.out.line("{");
                 self.out.indent();
                 self.out.line(&format!(
                     "unsigned long long {step_name} = {};",
                     strip_outer_parens(&step_code)
                 ));
-                let header = format!(
-                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; \
-                     {name} = {distance} > {step_name} ? ({ty})({name} + {step_name}) : {end_name}) {{"
-                );
+                self.out.line(&format!(
+                    "{ty} {first} = {start_code}, {end_name} = {end_code};"
+                ));
+                self.out.line(&format!(
+                    "{counter} {count} = {first} < {end_name} ? ({span} - 1{one}) / {step_value} + 1{one} : 0{one};"
+                ));
+                let header =
+                    format!("for ({counter} {index} = 0{one}; {index} < {count}; ++{index}) {{");
+                let prologue = if wide {
+                    format!("{ty} {name} = ({ty})({first} + {index} * {step_name});")
+                } else {
+                    format!(
+                        "{ty} {name} = ({ty})((unsigned int){first} + {index} * (unsigned int){step_name});"
+                    )
+                };
                 if let Some(pragma) = &pragma {
                     self.out.line(pragma);
                 }
-                self.labeled_loop(label, &header, body);
+                self.labeled_loop_with(label, &header, Some(&prologue), body);
                 self.out.dedent();
                 self.out.line("}");
             }
