@@ -38,6 +38,12 @@ const CPU_DEFAULT_LIMIT: (usize, usize) = (6000, 1000);
 const PROGRESS_EVERY: usize = 50;
 
 fn main() {
+    // NVLink multicast (NVLS) stays off unless asked for: on shared GPU hosts a program using it
+    // can put the GPUs out of service (scripts/launch says more). Set here, before any thread
+    // exists, since NCCL reads it when the first communicator starts.
+    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
+        std::env::set_var("NCCL_NVLS_ENABLE", "0");
+    }
     let args = Args::parse();
     if let Err(err) = run(&args) {
         eprintln!("error: {err}");
