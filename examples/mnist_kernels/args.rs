@@ -67,8 +67,9 @@ pub struct Args {
     pub cpu: bool,
 
     /// Data-parallel training on N devices (CUDA devices 0..N, or N CPU-backend ranks with
-    /// --cpu), a thread each: every device takes batch/N samples of each step. A process
-    /// started by scripts/launch is one rank of its group instead (RANK, WORLD_SIZE).
+    /// --cpu), a thread each: every device takes batch/N samples of each step (`--devices 1`:
+    /// the same path on one rank). A process started by scripts/launch is one rank of its
+    /// group instead (RANK, WORLD_SIZE).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub devices: Option<u32>,
 

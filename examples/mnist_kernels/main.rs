@@ -124,14 +124,15 @@ fn place(args: &Args) -> Result<Placement> {
             ranks: Some((count, ranks)),
         });
     }
-    let count = args.devices.unwrap_or(1) as usize;
-    if count == 1 {
+    // `--devices 1` runs the data-parallel path on one rank (one NCCL rank on a GPU): the
+    // baseline of a scaling table, step for step the same code as on N.
+    let Some(count) = args.devices.map(|n| n as usize) else {
         return Ok(Placement {
             lead: open_device(args.cpu)?,
             rank: 0,
             ranks: None,
         });
-    }
+    };
     let gpus = if args.cpu {
         vec![Gpu::cpu(); count]
     } else {
@@ -308,7 +309,7 @@ fn train_and_report(
     let config = config(args);
     let gpu = &placement.lead;
     let devices = placement.ranks.as_ref().map_or(1, |(count, _)| *count);
-    let description = if devices > 1 {
+    let description = if placement.ranks.is_some() {
         // Data-parallel steps are never fused: the gradients leave the step to be reduced.
         let unfused = TrainConfig {
             fused: false,
@@ -374,6 +375,9 @@ fn train_and_report(
             &mut on_epoch,
         )?,
     };
+    if devices > 1 {
+        println!("replicas: the weights are the same bits on all {devices} ranks (checked)");
+    }
 
     let weights_path = args.out.join(checkpoint::FILE_NAME);
     checkpoint::save(&weights_path, &model)?;

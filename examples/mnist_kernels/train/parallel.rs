@@ -38,8 +38,8 @@ pub enum Ranks {
 }
 
 /// Trains data-parallel over `ranks` with global batch `config.batch` (a multiple of the
-/// ranks); returns the model (the same on every rank). Only rank 0 reports progress and
-/// epochs, and evaluates.
+/// ranks); returns the model, checked to be the same bits on every rank. Only rank 0 reports
+/// progress and epochs, and evaluates.
 pub fn train_parallel(
     ranks: Ranks,
     config: &TrainConfig,
@@ -225,7 +225,38 @@ fn run_rank(
         .iter()
         .map(|layer| layer.download(&compute))
         .collect::<gpu::Result<_>>()?;
-    Ok(Model { layers })
+    let model = Model { layers };
+    check_replicas(comm, &compute, &model)?;
+    Ok(model)
+}
+
+/// Fails unless every rank ends with the same weights, bit for bit: each rank's fingerprint
+/// of its model is gathered on every rank and compared.
+fn check_replicas(comm: &Communicator, stream: &Stream, model: &Model) -> gpu::Result<()> {
+    let mine = DeviceBuffer::from_host(stream, &[fingerprint(model)])?;
+    let mut all = DeviceBuffer::<u64>::zeroed(stream, comm.world_size())?;
+    comm.all_gather(stream, &mine, &mut all)?;
+    let all = all.to_host(stream)?;
+    match all.iter().position(|&print| print != all[0]) {
+        Some(rank) => Err(gpu::Error::InvalidLaunch(format!(
+            "data-parallel replicas diverged: rank {rank}'s weights differ from rank 0's"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// FNV-1a over the bits of every parameter: equal models, equal prints; a difference in any
+/// bit changes it (but for a 2^-64 chance).
+fn fingerprint(model: &Model) -> u64 {
+    let parameters = model
+        .layers
+        .iter()
+        .flat_map(|layer| layer.weights.iter().chain(&layer.bias));
+    parameters.fold(0xcbf2_9ce4_8422_2325, |hash, value| {
+        value.to_bits().to_le_bytes().iter().fold(hash, |h, &byte| {
+            (h ^ byte as u64).wrapping_mul(0x0100_0000_01b3)
+        })
+    })
 }
 
 /// One data-parallel step. From the last layer down, each layer's gradients join the open

@@ -163,3 +163,27 @@ fn a_batch_that_does_not_split_over_the_ranks_is_an_error_on_every_rank() {
     let shard = shard(&[5, 6, 7, 8, 9, 10, 11, 12, 13], 2, 4, 2, 1);
     assert_eq!(shard, [7, 8, 11, 12, 0, 0, 0, 0, 0]);
 }
+
+#[test]
+fn diverged_replicas_are_caught() {
+    let data = learnable_data(12, 2);
+    let model = init_model(&layer_sizes(&config(12, 1), &data), 5);
+    let mut nudged = model.clone();
+    nudged.layers[1].bias[2] = f32::from_bits(nudged.layers[1].bias[2].to_bits() ^ 1);
+    assert_ne!(fingerprint(&model), fingerprint(&nudged));
+    let comms = Communicator::for_devices(&cpu_ranks(3)).unwrap();
+    let results: Vec<gpu::Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = comms
+            .into_iter()
+            .map(|comm| {
+                let replica = if comm.rank() == 2 { &nudged } else { &model };
+                scope.spawn(move || check_replicas(&comm, &comm.gpu().default_stream(), replica))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for result in results {
+        let err = result.unwrap_err().to_string();
+        assert!(err.contains("rank 2's weights differ"), "{err}");
+    }
+}
