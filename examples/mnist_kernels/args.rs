@@ -66,6 +66,13 @@ pub struct Args {
     #[arg(long)]
     pub cpu: bool,
 
+    /// Data-parallel training on N devices (CUDA devices 0..N, or N CPU-backend ranks with
+    /// --cpu), a thread each: every device takes batch/N samples of each step (`--devices 1`:
+    /// the same path on one rank). A process started by scripts/launch is one rank of its
+    /// group instead (RANK, WORLD_SIZE).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub devices: Option<u32>,
+
     /// Profile steps 10..20 of the first epoch (each kernel launched, not replayed as a
     /// graph): print the table and write OUT/profile.json, a Chrome trace.
     #[arg(long)]
@@ -118,11 +125,27 @@ mod tests {
         assert_eq!(args.hidden, vec![512, 256]);
         assert_eq!((args.optimizer, args.momentum), (OptimizerArg::Sgd, 0.5));
         assert_eq!(args.limit, Some(100));
+        assert_eq!(args.devices, None);
+        let wide = Args::try_parse_from([
+            "mnist_kernels",
+            "--hidden",
+            "4096,4096",
+            "--batch",
+            "4096",
+            "--devices",
+            "4",
+        ])
+        .unwrap();
+        assert_eq!(
+            (wide.hidden, wide.batch, wide.devices),
+            (vec![4096, 4096], 4096, Some(4))
+        );
     }
 
     #[test]
     fn rejects_zero_sizes() {
         assert!(Args::try_parse_from(["mnist_kernels", "--batch", "0"]).is_err());
         assert!(Args::try_parse_from(["mnist_kernels", "--hidden", "128,0"]).is_err());
+        assert!(Args::try_parse_from(["mnist_kernels", "--devices", "0"]).is_err());
     }
 }

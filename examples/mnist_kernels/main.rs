@@ -20,12 +20,14 @@ use std::path::Path;
 
 use clap::Parser;
 use gpu::prelude::Gpu;
+use gpu::runtime::comm::RankEnv;
 use gpu::runtime::Backend;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use args::{Args, OptimizerArg};
 use error::{io, Error, Result};
+use train::parallel::Ranks;
 use train::{Dataset, EpochStats, Optimizer, Precision, Progress, TrainConfig};
 
 /// Training and test samples used on the CPU backend when `--limit` is not given: the full
@@ -36,6 +38,12 @@ const CPU_DEFAULT_LIMIT: (usize, usize) = (6000, 1000);
 const PROGRESS_EVERY: usize = 50;
 
 fn main() {
+    // NVLink multicast (NVLS) stays off unless asked for: on shared GPU hosts a program using it
+    // can put the GPUs out of service (scripts/launch says more). Set here, before any thread
+    // exists, since NCCL reads it when the first communicator starts.
+    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
+        std::env::set_var("NCCL_NVLS_ENABLE", "0");
+    }
     let args = Args::parse();
     if let Err(err) = run(&args) {
         eprintln!("error: {err}");
@@ -46,7 +54,11 @@ fn main() {
 /// The whole program; every failure comes back as an [`Error`] for `main` to print.
 fn run(args: &Args) -> Result<()> {
     check_args(args)?;
-    let gpu = open_device(args.cpu)?;
+    let placement = place(args)?;
+    if placement.rank > 0 {
+        return follow(args, placement);
+    }
+    let gpu = placement.lead.clone();
     let source = data::locate(
         args.data.as_deref(),
         Path::new(data::DEFAULT_DIR),
@@ -64,8 +76,109 @@ fn run(args: &Args) -> Result<()> {
     if args.eval_only {
         evaluate_saved(args, &gpu, &test_set, &source)
     } else {
-        train_and_report(args, &gpu, &train_set, &test_set, &source)
+        train_and_report(args, placement, &train_set, &test_set, &source)
     }
+}
+
+/// Where training runs: one device, or the ranks of data-parallel training.
+struct Placement {
+    /// The device this process reports from (rank 0's, for data-parallel training).
+    lead: Gpu,
+    /// This process's rank (0 unless a launcher started it as another).
+    rank: usize,
+    /// Ranks in all; `None` for plain training on `lead`.
+    ranks: Option<(usize, Ranks)>,
+}
+
+/// The devices the options and the launcher's environment ask for, saying which.
+fn place(args: &Args) -> Result<Placement> {
+    if let Some(env) = RankEnv::from_env()? {
+        if args.cpu {
+            return Err(Error::Usage(
+                "--cpu: a process started as a rank (RANK, WORLD_SIZE set) drives one CUDA                  device; for CPU-backend ranks run one process with --cpu --devices N"
+                    .into(),
+            ));
+        }
+        if args.devices.is_some_and(|n| n as usize != env.world_size) {
+            return Err(Error::Usage(format!(
+                "--devices disagrees with WORLD_SIZE={}: leave it out when starting ranks                  with scripts/launch",
+                env.world_size
+            )));
+        }
+        let gpu = Gpu::new(env.local_rank)?;
+        if env.rank == 0 {
+            println!(
+                "devices: {} processes, rank 0 on {} (CUDA backend), data parallel",
+                env.world_size,
+                gpu.name()
+            );
+        }
+        let (rank, count) = (env.rank, env.world_size);
+        let ranks = Ranks::Process {
+            gpu: gpu.clone(),
+            env,
+        };
+        return Ok(Placement {
+            lead: gpu,
+            rank,
+            ranks: Some((count, ranks)),
+        });
+    }
+    // `--devices 1` runs the data-parallel path on one rank (one NCCL rank on a GPU): the
+    // baseline of a scaling table, step for step the same code as on N.
+    let Some(count) = args.devices.map(|n| n as usize) else {
+        return Ok(Placement {
+            lead: open_device(args.cpu)?,
+            rank: 0,
+            ranks: None,
+        });
+    };
+    let gpus = if args.cpu {
+        vec![Gpu::cpu(); count]
+    } else {
+        (0..count).map(Gpu::new).collect::<gpu::Result<Vec<_>>>()?
+    };
+    println!(
+        "devices: {count} x {} ({} backend), data parallel, a thread each",
+        gpus[0].name(),
+        gpus[0].backend()
+    );
+    Ok(Placement {
+        lead: gpus[0].clone(),
+        rank: 0,
+        ranks: Some((count, Ranks::Threads(gpus))),
+    })
+}
+
+/// A rank other than 0 of a launched group: trains its share without a word; rank 0
+/// reports and writes the outputs.
+fn follow(args: &Args, placement: Placement) -> Result<()> {
+    let Some((_, ranks)) = placement.ranks else {
+        return Ok(());
+    };
+    // Rank 0 downloads if it must; the others wait for no one and read what is there.
+    let source = data::locate(
+        args.data.as_deref(),
+        Path::new(data::DEFAULT_DIR),
+        Path::new(data::FASHION_MNIST_DIR),
+        false,
+    )?;
+    let (mut train_set, mut test_set) = data::load_dir(&source.dir)?;
+    if let Some(n) = args.limit {
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        data::truncate(&mut train_set, n);
+        data::truncate(&mut test_set, n);
+    }
+    let config = config(args);
+    train::parallel::train_parallel(
+        ranks,
+        &config,
+        &train_set,
+        &test_set,
+        &mut |_| {},
+        &mut |_| {},
+    )?;
+    Ok(())
 }
 
 /// Rejects option values clap's parsers let through but training cannot use.
@@ -188,56 +301,83 @@ fn epoch_bar(epoch: usize, epochs: usize, steps: usize) -> ProgressBar {
 /// Trains, then saves the weights, metrics, curve and confusion matrix and prints a summary.
 fn train_and_report(
     args: &Args,
-    gpu: &Gpu,
+    placement: Placement,
     train_set: &Dataset,
     test_set: &Dataset,
     source: &data::Source,
 ) -> Result<()> {
     let config = config(args);
-    let description = describe(&config, train_set);
+    let gpu = &placement.lead;
+    let devices = placement.ranks.as_ref().map_or(1, |(count, _)| *count);
+    let description = if placement.ranks.is_some() {
+        // Data-parallel steps are never fused: the gradients leave the step to be reduced.
+        let unfused = TrainConfig {
+            fused: false,
+            ..config.clone()
+        };
+        let step = describe(&unfused, train_set);
+        format!("{step}, data parallel over {devices} devices")
+    } else {
+        describe(&config, train_set)
+    };
     println!("training {description}, {} epochs", config.epochs);
 
     // Shared by the two callbacks: the bar of the epoch in progress.
     let bar: RefCell<Option<ProgressBar>> = RefCell::new(None);
     let mut epochs: Vec<EpochStats> = Vec::new();
-    let model = train::train(
-        gpu,
-        &config,
-        train_set,
-        test_set,
-        &mut |progress: &Progress| {
-            if !progress.step.is_multiple_of(PROGRESS_EVERY) && progress.step != progress.steps {
-                return;
-            }
-            let mut bar = bar.borrow_mut();
-            let bar =
-                bar.get_or_insert_with(|| epoch_bar(progress.epoch, config.epochs, progress.steps));
-            bar.set_position(progress.step as u64);
-            bar.set_message(format!(
-                "loss {:.4}  {:.0} samples/s",
-                progress.loss, progress.samples_per_second
-            ));
-        },
-        &mut |stats: &EpochStats| {
-            if let Some(bar) = bar.borrow_mut().take() {
-                bar.finish_and_clear();
-            }
-            println!(
-                "epoch {}/{}: train loss {:.4} acc {:.2}% | test loss {:.4} acc {:.2}% | \
+    let mut on_progress = |progress: &Progress| {
+        if !progress.step.is_multiple_of(PROGRESS_EVERY) && progress.step != progress.steps {
+            return;
+        }
+        let mut bar = bar.borrow_mut();
+        let bar =
+            bar.get_or_insert_with(|| epoch_bar(progress.epoch, config.epochs, progress.steps));
+        bar.set_position(progress.step as u64);
+        bar.set_message(format!(
+            "loss {:.4}  {:.0} samples/s",
+            progress.loss, progress.samples_per_second
+        ));
+    };
+    let mut on_epoch = |stats: &EpochStats| {
+        if let Some(bar) = bar.borrow_mut().take() {
+            bar.finish_and_clear();
+        }
+        println!(
+            "epoch {}/{}: train loss {:.4} acc {:.2}% | test loss {:.4} acc {:.2}% | \
                  {:.2} s, {:.0} samples/s, {:.3} ms/step",
-                stats.epoch,
-                config.epochs,
-                stats.train_loss,
-                100.0 * stats.train_accuracy,
-                stats.test_loss,
-                100.0 * stats.test_accuracy,
-                stats.seconds,
-                stats.samples_per_second,
-                stats.step_ms
-            );
-            epochs.push(stats.clone());
-        },
-    )?;
+            stats.epoch,
+            config.epochs,
+            stats.train_loss,
+            100.0 * stats.train_accuracy,
+            stats.test_loss,
+            100.0 * stats.test_accuracy,
+            stats.seconds,
+            stats.samples_per_second,
+            stats.step_ms
+        );
+        epochs.push(stats.clone());
+    };
+    let model = match placement.ranks {
+        None => train::train(
+            gpu,
+            &config,
+            train_set,
+            test_set,
+            &mut on_progress,
+            &mut on_epoch,
+        )?,
+        Some((_, ranks)) => train::parallel::train_parallel(
+            ranks,
+            &config,
+            train_set,
+            test_set,
+            &mut on_progress,
+            &mut on_epoch,
+        )?,
+    };
+    if devices > 1 {
+        println!("replicas: the weights are the same bits on all {devices} ranks (checked)");
+    }
 
     let weights_path = args.out.join(checkpoint::FILE_NAME);
     checkpoint::save(&weights_path, &model)?;
@@ -270,6 +410,7 @@ fn train_and_report(
         "model": description,
         "hidden": config.hidden,
         "batch": config.batch,
+        "devices": devices,
         "epochs": config.epochs,
         "lr": output::short(config.lr),
         "seed": config.seed,
@@ -286,6 +427,11 @@ fn train_and_report(
 
     println!("{}", output::confusion_table(&eval.confusion, &names));
     println!("test accuracy: {:.2}%", 100.0 * eval.accuracy);
+    // One line per run for scaling tables: grep "^throughput:".
+    println!(
+        "throughput: {:.0} samples/s on {devices} device(s), global batch {}, hidden {:?}",
+        timing.samples_per_second, config.batch, config.hidden
+    );
     println!(
         "time per epoch: {:.3} s, {:.0} samples/s, {:.4} ms per step (means over the epochs; \
          kernels were compiled by a warm-up step before timing)",

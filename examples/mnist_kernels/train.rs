@@ -17,6 +17,8 @@ use gpu::runtime::random::philox4x32_10;
 use gpu::runtime::{Backend, Graph, ProfileReport, Profiler};
 
 mod fused;
+pub mod parallel;
+mod step;
 
 /// The optimizer.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -430,142 +432,12 @@ impl Trainer {
                 correct,
             );
         }
-        let batch = self.batch;
-        mlp::gather(
-            stream,
-            &self.images,
-            &self.labels,
-            &self.perm,
-            &self.state,
-            &mut self.batch_x,
-            &mut self.batch_y,
-        )?;
-        let layer_count = self.layers.len();
-        let (forward_scratch, rest) = self.scratch.split_at_mut(layer_count);
-        let (grad_scratch, back_scratch) = rest.split_at_mut(layer_count);
-        let (layers, x, acts) = (&self.layers, &self.batch_x, &mut self.acts);
-        match &mut self.mixed {
-            None => forward(stream, layers, x, batch, acts, forward_scratch)?,
-            Some(mixed) => forward_bf16(stream, layers, x, mixed, acts, forward_scratch)?,
+        self.forward_loss(stream)?;
+        for l in (0..self.layers.len()).rev() {
+            self.weight_gradient(stream, l)?;
+            self.input_gradient(stream, l)?;
         }
-        let last = layer_count - 1;
-        mlp::softmax_cross_entropy(
-            stream,
-            &mut self.acts.outputs[last],
-            &self.layers[last].bias,
-            &self.batch_y,
-            &self.state,
-            &mut self.losses,
-            &mut self.correct,
-        )?;
-        for l in (0..=last).rev() {
-            let layer = &mut self.layers[l];
-            // The gradient at this layer's pre-activation: the loss kernel's output for the
-            // last layer, the ReLU backward's for the others.
-            let dz = if l == last {
-                &self.acts.outputs[last]
-            } else {
-                &self.grad_pre[l]
-            };
-            let grad_spec = Gemm::new(layer.inputs, layer.outputs, batch).trans_a();
-            let back_spec = Gemm::new(batch, layer.inputs, layer.outputs).trans_b();
-            match &mut self.mixed {
-                None => {
-                    let input = if l == 0 {
-                        &self.batch_x
-                    } else {
-                        &self.acts.outputs[l - 1]
-                    };
-                    let grads = &mut layer.grad_weights;
-                    gemm(stream, &grad_spec, input, dz, grads, &mut grad_scratch[l])?;
-                    if l > 0 {
-                        let out = &mut self.grad_out[l - 1];
-                        gemm(
-                            stream,
-                            &back_spec,
-                            dz,
-                            &layer.weights,
-                            out,
-                            &mut back_scratch[l],
-                        )?;
-                    }
-                }
-                Some(mixed) => {
-                    let (hidden, grads) = (&mixed.hidden, &mut mixed.grads);
-                    mlp::to_bf16(stream, dz, &mut grads[l])?;
-                    let input = if l == 0 {
-                        &mixed.batch_x
-                    } else {
-                        &hidden[l - 1]
-                    };
-                    let (out, scratch) = (&mut layer.grad_weights, &mut grad_scratch[l]);
-                    gemm(stream, &grad_spec, input, &grads[l], out, scratch)?;
-                    if l > 0 {
-                        let weights = rounded_weights(layer)?;
-                        let (out, scratch) = (&mut self.grad_out[l - 1], &mut back_scratch[l]);
-                        gemm(stream, &back_spec, &grads[l], weights, out, scratch)?;
-                    }
-                }
-            }
-            if l == last {
-                mlp::bias_gradient(stream, dz, &mut layer.grad_bias)?;
-            }
-            if l > 0 {
-                let below = &mut self.layers[l - 1];
-                mlp::relu_bias_backward(
-                    stream,
-                    &self.grad_out[l - 1],
-                    &self.acts.outputs[l - 1],
-                    &mut self.grad_pre[l - 1],
-                    &mut below.grad_bias,
-                )?;
-            }
-        }
-        for layer in &mut self.layers {
-            let DeviceLayer {
-                weights,
-                bias,
-                grad_weights,
-                grad_bias,
-                moment1,
-                moment2,
-                weights_bf16,
-                ..
-            } = layer;
-            match self.optimizer {
-                Optimizer::Adam => {
-                    let state = &self.state;
-                    let hyper = &self.adam;
-                    mlp::adam(
-                        stream,
-                        hyper,
-                        weights,
-                        grad_weights,
-                        &mut moment1.0,
-                        &mut moment2.0,
-                        state,
-                    )?;
-                    mlp::adam(
-                        stream,
-                        hyper,
-                        bias,
-                        grad_bias,
-                        &mut moment1.1,
-                        &mut moment2.1,
-                        state,
-                    )?;
-                }
-                Optimizer::Sgd { momentum } => {
-                    let lr = self.adam.lr;
-                    mlp::sgd(stream, lr, momentum, weights, grad_weights, &mut moment1.0)?;
-                    mlp::sgd(stream, lr, momentum, bias, grad_bias, &mut moment1.1)?;
-                }
-            }
-            if let Some(rounded) = weights_bf16 {
-                mlp::to_bf16(stream, weights, rounded)?;
-            }
-        }
-        mlp::advance(stream, &mut self.state)
+        self.update(stream)
     }
 }
 

@@ -237,6 +237,11 @@ impl<T: Value> DeviceBuffer<T> {
         &self.memory
     }
 
+    /// The memory behind it, for writing by the runtime (collectives).
+    pub(crate) fn memory_mut(&mut self) -> &mut MemoryImpl<T> {
+        &mut self.memory
+    }
+
     /// The CUDA allocation, `None` on the CPU backend.
     pub(crate) fn cuda_memory(&self) -> Option<&CudaMemory<T>> {
         self.memory.cuda()

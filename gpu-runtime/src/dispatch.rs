@@ -31,6 +31,9 @@ use crate::cuda::graph::CudaReplay;
 use crate::cuda::memory::{CudaMemory, CudaPinned};
 use crate::cuda::stream::{CudaArg, CudaQueue};
 
+mod comm;
+pub(crate) use comm::CommImpl;
+
 /// A device's backend state.
 pub(crate) enum DeviceImpl {
     Cuda(CudaDevice),

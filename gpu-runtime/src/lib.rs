@@ -107,6 +107,7 @@ mod stream;
 mod tensor_map;
 
 pub mod blas;
+pub mod comm;
 pub mod random;
 
 pub use crate::core::backend::Backend;

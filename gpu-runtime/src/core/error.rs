@@ -8,6 +8,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::core::backend::Backend;
+use crate::core::collective::CommError;
 use crate::core::memory::format_bytes;
 use crate::core::race::RaceSite;
 
@@ -478,6 +479,10 @@ pub enum Error {
         /// The read.
         read: Box<RaceSite>,
     },
+
+    /// A communicator's start or collective failed (see [`crate::comm`]).
+    #[error(transparent)]
+    Comm(#[from] CommError),
 
     /// A profiler was started while another one was recording.
     #[error("a profiler is already recording in this process: finish it before starting another")]

@@ -7,6 +7,7 @@ pub(crate) mod assertion;
 pub(crate) mod backend;
 pub(crate) mod cache;
 pub(crate) mod checks;
+pub(crate) mod collective;
 pub(crate) mod compiled;
 pub(crate) mod element;
 pub(crate) mod error;

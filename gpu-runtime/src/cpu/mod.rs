@@ -29,6 +29,7 @@ use crate::core::scalar::Scalar;
 
 mod args;
 mod block;
+pub(crate) mod comm;
 mod coroutine;
 mod device;
 mod exec;

@@ -1,4 +1,4 @@
-//! Finding libcuda, libnvrtc and libcublas without letting cudarc panic at the user.
+//! Finding libcuda, libnvrtc, libcublas and libnccl without letting cudarc panic at the user.
 //!
 //! cudarc's dynamic loading panics when a library or a symbol is missing. We probe for the
 //! libraries first and also catch any panic at the entry points, so a machine without CUDA gets
@@ -7,6 +7,7 @@
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::OnceLock;
 
+use crate::core::collective::CommError;
 use crate::core::error::{Error, Result};
 
 /// Which CUDA library an entry point belongs to.
@@ -15,6 +16,7 @@ pub(crate) enum Library {
     Driver,
     Nvrtc,
     Cublas,
+    Nccl,
 }
 
 impl Library {
@@ -23,6 +25,9 @@ impl Library {
             Library::Driver => Error::NoDriver,
             Library::Nvrtc => Error::NoNvrtc,
             Library::Cublas => Error::NoCublas,
+            Library::Nccl => Error::Comm(CommError::NoNccl {
+                versioned_only: nccl_versioned_only(),
+            }),
         }
     }
 
@@ -31,6 +36,7 @@ impl Library {
             Library::Driver => "driver",
             Library::Nvrtc => "NVRTC",
             Library::Cublas => "cuBLAS",
+            Library::Nccl => "NCCL",
         }
     }
 
@@ -40,6 +46,7 @@ impl Library {
         static DRIVER: OnceLock<bool> = OnceLock::new();
         static NVRTC: OnceLock<bool> = OnceLock::new();
         static CUBLAS: OnceLock<bool> = OnceLock::new();
+        static NCCL: OnceLock<bool> = OnceLock::new();
         match self {
             Library::Driver => *DRIVER.get_or_init(|| {
                 keep_driver_loaded();
@@ -47,6 +54,7 @@ impl Library {
             }),
             Library::Nvrtc => *NVRTC.get_or_init(|| probe(cudarc::nvrtc::sys::is_culib_present)),
             Library::Cublas => *CUBLAS.get_or_init(|| probe(cudarc::cublas::sys::is_culib_present)),
+            Library::Nccl => *NCCL.get_or_init(|| probe(cudarc::nccl::sys::is_culib_present)),
         }
     }
 }
@@ -68,10 +76,30 @@ fn keep_driver_loaded() {
     }
 }
 
+/// Whether `libnccl.so.2` loads although none of the names cudarc tries does: the NCCL wheel
+/// ships only that file, and the message then says to add a `libnccl.so` link.
+fn nccl_versioned_only() -> bool {
+    #[cfg(unix)]
+    {
+        // SAFETY: dlopen of a NUL-terminated name, closed at once; loading libnccl runs only its
+        // own initialisers, which set up no state that outlives the handle.
+        unsafe {
+            let handle = libc::dlopen(c"libnccl.so.2".as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL);
+            if handle.is_null() {
+                return false;
+            }
+            libc::dlclose(handle);
+        }
+        true
+    }
+    #[cfg(not(unix))]
+    false
+}
+
 /// Runs a probe, treating a panic inside it as "absent".
 fn probe(check: unsafe fn() -> bool) -> bool {
     // SAFETY: callers pass cudarc's is_culib_present functions, which only dlopen candidate
-    // library names and drop the handles; loading libcuda/libnvrtc/libcublas runs no initialisers that
+    // library names and drop the handles; loading libcuda/libnvrtc/libcublas/libnccl runs no initialisers that
     // could break Rust invariants.
     panic::catch_unwind(|| unsafe { check() }).unwrap_or(false)
 }

@@ -10,7 +10,8 @@
 //! (compiling and loading them, with the disk cache), `error_slot` (the checked-mode error
 //! slot), `checked` (wiring checked modules to it and reporting panics), `grid_word` (a
 //! stream's grid-barrier word), `cooperative` (cooperative launches: residency limits), `nvtx`
-//! (the profiler's named ranges, where libnvToolsExt is installed) and `blas` (cuBLAS). `device` holds only what a `CudaDevice` is; the files that add its methods
+//! (the profiler's named ranges, where libnvToolsExt is installed), `blas` (cuBLAS) and `nccl`
+//! (communicators and their collectives). `device` holds only what a `CudaDevice` is; the files that add its methods
 //! import it, and it imports only the leaves its fields need, so the files use each other in
 //! one direction. It uses only the core layer; the public types reach it through the front's
 //! dispatch (`crate::dispatch`).
@@ -31,5 +32,6 @@ pub(crate) mod memory;
 pub(crate) mod mempool;
 pub(crate) mod module_cache;
 pub(crate) mod modules;
+pub(crate) mod nccl;
 pub(crate) mod nvtx;
 pub(crate) mod stream;
