@@ -5,7 +5,7 @@
 //! cached in memory and on disk) and launched on a stream.
 //!
 //! ```no_run
-//! use gpu::prelude::*;
+//! use gpu_dsl::prelude::*;
 //!
 //! #[kernel]
 //! fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
@@ -15,7 +15,7 @@
 //!     }
 //! }
 //!
-//! fn main() -> gpu::Result<()> {
+//! fn main() -> gpu_dsl::Result<()> {
 //!     let gpu = Gpu::new(0)?;
 //!     let stream = gpu.default_stream();
 //!     let x = DeviceBuffer::from_host(&stream, &[1.0f32; 1024])?;
@@ -26,20 +26,20 @@
 //! }
 //! ```
 
-pub use gpu_kernels as kernels;
-pub use gpu_macros::{device, kernel};
-pub use gpu_runtime as runtime;
+pub use gpu_dsl_kernels as kernels;
+pub use gpu_dsl_macros::{device, kernel};
+pub use gpu_dsl_runtime as runtime;
 
 /// The macros crate, for the code `#[kernel]` generates.
 #[doc(hidden)]
-pub use gpu_macros as __macros;
-pub use gpu_runtime::{profile, Profiler};
-pub use gpu_runtime::{Error, Result};
+pub use gpu_dsl_macros as __macros;
+pub use gpu_dsl_runtime::{profile, Profiler};
+pub use gpu_dsl_runtime::{Error, Result};
 
 /// Everything a kernel author needs, in one import.
 pub mod prelude {
-    pub use gpu_macros::{device, kernel};
-    pub use gpu_runtime::{
+    pub use gpu_dsl_macros::{device, kernel};
+    pub use gpu_dsl_runtime::{
         Block, DeviceBuffer, Error, Event, Float, Gpu, Grid, Integer, LaunchConfig, Number,
         PinnedBuffer, Stream,
     };

@@ -10,14 +10,14 @@ mod ports;
 mod ports2;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::test_device;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::test_device;
 use ports::{BLOCK, TILE, TRANSPOSE_ROWS};
 
 /// Both backends: the CPU always, the best device too when it is a GPU.
 fn devices() -> Vec<Gpu> {
     let best = test_device();
-    if best.backend() == gpu::runtime::Backend::Cuda {
+    if best.backend() == gpu_dsl::runtime::Backend::Cuda {
         vec![Gpu::cpu(), best]
     } else {
         vec![Gpu::cpu()]
@@ -521,7 +521,7 @@ fn mandelbrot_counts_match_the_host_loop() {
         let got = counts.to_host(&stream).unwrap();
         // A GPU contracts to FMAs, which may move a point on the set's edge by an iteration or so.
         let differing = got.iter().zip(&expected).filter(|(a, b)| a != b).count();
-        if gpu.backend() == gpu::runtime::Backend::Cpu {
+        if gpu.backend() == gpu_dsl::runtime::Backend::Cpu {
             assert_eq!(got, expected);
         } else {
             assert!(differing * 100 <= got.len(), "{differing} pixels differ");

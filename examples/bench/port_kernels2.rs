@@ -3,7 +3,7 @@
 //! memory, halo tiles, small integer types, data-dependent loops. `ports2.rs` times each against
 //! its CUDA C twin; `tests/ports.rs` checks each against plain Rust.
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 /// Threads per block of the Black-Scholes kernel (the sample's `__launch_bounds__(128)`).
 pub const OPTIONS_BLOCK: usize = 128;

@@ -5,8 +5,8 @@
 
 mod twins;
 
-use gpu::prelude::*;
-use gpu::runtime::KernelArg;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::KernelArg;
 
 use crate::port_kernels2::{
     self as ports, DOT_BLOCK, KERNEL_LENGTH, LOG_NUM_BANKS, OPTIONS_BLOCK, ROWS_BLOCKDIM_X,
@@ -38,7 +38,7 @@ fn agree_exact<T: PartialEq>(name: &str, ours: &[T], theirs: &[T], allowed: usiz
 }
 
 /// Every row of the second set of ports (GPU only: the twins have no CPU twin).
-pub fn rows(stream: &Stream, only: &Only) -> gpu::Result<Vec<Row>> {
+pub fn rows(stream: &Stream, only: &Only) -> gpu_dsl::Result<Vec<Row>> {
     let mut rows = Vec::new();
     if only.wants("port spmv (csr vector)") {
         rows.push(spmv(stream, 1 << 20)?);
@@ -76,7 +76,7 @@ pub fn rows(stream: &Stream, only: &Only) -> gpu::Result<Vec<Row>> {
     Ok(rows)
 }
 
-fn spmv(stream: &Stream, rows: usize) -> gpu::Result<Row> {
+fn spmv(stream: &Stream, rows: usize) -> gpu_dsl::Result<Row> {
     // 16 to 64 nonzeros a row, columns scattered over the whole vector.
     let mut row_ptr = vec![0u32];
     let mut col_idx = Vec::new();
@@ -123,7 +123,7 @@ fn spmv(stream: &Stream, rows: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn black_scholes(stream: &Stream, n: usize) -> gpu::Result<Row> {
+fn black_scholes(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     let scaled = |seed, mid: f32, half: f32| -> Vec<f32> {
         values(n, seed).iter().map(|v| mid + half * v).collect()
     };
@@ -181,7 +181,7 @@ fn black_scholes(stream: &Stream, n: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn scan(stream: &Stream, n: usize) -> gpu::Result<Row> {
+fn scan(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     let blocks = n / SCAN_CHUNK;
     let input = DeviceBuffer::from_host(stream, &values(n, 12))?;
     let mut out = DeviceBuffer::zeroed(stream, n)?;
@@ -228,7 +228,7 @@ fn scan(stream: &Stream, n: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn bitonic(stream: &Stream, n: usize) -> gpu::Result<Row> {
+fn bitonic(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     let keys: Vec<u32> = (0..n as u32)
         .map(|i| i.wrapping_mul(2_654_435_761))
         .collect();
@@ -287,7 +287,7 @@ fn bitonic(stream: &Stream, n: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn convolution_rows(stream: &Stream, width: usize, height: usize) -> gpu::Result<Row> {
+fn convolution_rows(stream: &Stream, width: usize, height: usize) -> gpu_dsl::Result<Row> {
     let taps = binomial_taps();
     let src = DeviceBuffer::from_host(stream, &values(width * height, 13))?;
     let mut dst = DeviceBuffer::zeroed(stream, width * height)?;
@@ -333,7 +333,7 @@ fn convolution_rows(stream: &Stream, width: usize, height: usize) -> gpu::Result
     ))
 }
 
-fn softmax(stream: &Stream, rows: usize, cols: usize) -> gpu::Result<Row> {
+fn softmax(stream: &Stream, rows: usize, cols: usize) -> gpu_dsl::Result<Row> {
     let host: Vec<f32> = values(rows * cols, 14).iter().map(|v| 8.0 * v).collect();
     let x = DeviceBuffer::from_host(stream, &host)?;
     let mut y = DeviceBuffer::zeroed(stream, rows * cols)?;
@@ -371,7 +371,7 @@ fn softmax(stream: &Stream, rows: usize, cols: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn sobel(stream: &Stream, width: usize, height: usize) -> gpu::Result<Row> {
+fn sobel(stream: &Stream, width: usize, height: usize) -> gpu_dsl::Result<Row> {
     let host: Vec<u8> = (0..width * height)
         .map(|i| ((i * 7919) >> 5) as u8)
         .collect();
@@ -414,7 +414,7 @@ fn sobel(stream: &Stream, width: usize, height: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn mandelbrot(stream: &Stream, width: usize, height: usize) -> gpu::Result<Row> {
+fn mandelbrot(stream: &Stream, width: usize, height: usize) -> gpu_dsl::Result<Row> {
     let (x_min, y_min, step, max_iter) = (-2.0f32, -1.25f32, 2.5 / width as f32, 512u32);
     let mut counts = DeviceBuffer::<u32>::zeroed(stream, width * height)?;
     let mut counts_twin = DeviceBuffer::<u32>::zeroed(stream, width * height)?;
@@ -462,7 +462,7 @@ fn mandelbrot(stream: &Stream, width: usize, height: usize) -> gpu::Result<Row> 
     ))
 }
 
-fn gemv(stream: &Stream, rows: usize, cols: usize) -> gpu::Result<Row> {
+fn gemv(stream: &Stream, rows: usize, cols: usize) -> gpu_dsl::Result<Row> {
     let a = DeviceBuffer::from_host(stream, &values(rows * cols, 15))?;
     let x = DeviceBuffer::from_host(stream, &values(cols, 16))?;
     let mut y = DeviceBuffer::zeroed(stream, rows)?;
@@ -496,7 +496,7 @@ fn gemv(stream: &Stream, rows: usize, cols: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn dot(stream: &Stream, n: usize) -> gpu::Result<Row> {
+fn dot(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     let a = DeviceBuffer::from_host(stream, &values(n, 17))?;
     let b = DeviceBuffer::from_host(stream, &values(n, 18))?;
     let mut total = DeviceBuffer::<f32>::zeroed(stream, 1)?;
@@ -535,7 +535,7 @@ fn dot(stream: &Stream, n: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn walsh(stream: &Stream, log2n: u32, chunks: usize) -> gpu::Result<Row> {
+fn walsh(stream: &Stream, log2n: u32, chunks: usize) -> gpu_dsl::Result<Row> {
     let n = 1usize << log2n;
     let input = DeviceBuffer::from_host(stream, &values(n * chunks, 19))?;
     let mut out = DeviceBuffer::zeroed(stream, n * chunks)?;

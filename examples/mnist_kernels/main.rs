@@ -19,9 +19,9 @@ use std::cell::RefCell;
 use std::path::Path;
 
 use clap::Parser;
-use gpu::prelude::Gpu;
-use gpu::runtime::comm::RankEnv;
-use gpu::runtime::Backend;
+use gpu_dsl::prelude::Gpu;
+use gpu_dsl::runtime::comm::RankEnv;
+use gpu_dsl::runtime::Backend;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
@@ -136,7 +136,9 @@ fn place(args: &Args) -> Result<Placement> {
     let gpus = if args.cpu {
         vec![Gpu::cpu(); count]
     } else {
-        (0..count).map(Gpu::new).collect::<gpu::Result<Vec<_>>>()?
+        (0..count)
+            .map(Gpu::new)
+            .collect::<gpu_dsl::Result<Vec<_>>>()?
     };
     println!(
         "devices: {count} x {} ({} backend), data parallel, a thread each",

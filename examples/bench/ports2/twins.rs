@@ -2,7 +2,7 @@
 //! algorithm, with `int` indices and `__restrict__` pointers, each slice passed as a pointer and
 //! an `unsigned long long` length as our kernels receive it.
 
-use gpu::runtime::{ElemType, Kernel, ParamKind, ScalarType};
+use gpu_dsl::runtime::{ElemType, Kernel, ParamKind, ScalarType};
 
 use crate::ports::{twin, INT, IN_F32, OUT_F32};
 

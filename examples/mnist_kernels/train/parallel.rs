@@ -1,5 +1,5 @@
 //! Data-parallel training: every rank holds the whole model, takes its shard of each global
-//! batch, and computes its gradients; they are averaged over the ranks (`gpu::runtime::comm`,
+//! batch, and computes its gradients; they are averaged over the ranks (`gpu_dsl::runtime::comm`,
 //! NCCL on GPUs) in buckets on a second stream while the rest of the backward pass runs, so
 //! the optimizer's step, the same on every rank, keeps the replicas identical.
 //!
@@ -9,9 +9,9 @@
 
 use std::time::Instant;
 
-use gpu::prelude::*;
-use gpu::runtime::comm::{Communicator, RankEnv, ReduceOp};
-use gpu::runtime::Backend;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::comm::{Communicator, RankEnv, ReduceOp};
+use gpu_dsl::runtime::Backend;
 
 use super::{
     evaluate_on, init_model, layer_sizes, upload_dataset, Dataset, EpochStats, Model, Progress,
@@ -47,7 +47,7 @@ pub fn train_parallel(
     test: &Dataset,
     on_progress: &mut dyn FnMut(&Progress),
     on_epoch: &mut dyn FnMut(&EpochStats),
-) -> gpu::Result<Model> {
+) -> gpu_dsl::Result<Model> {
     match ranks {
         Ranks::Threads(gpus) => {
             let mut models = train_threads(&gpus, config, train, test, on_progress, on_epoch)?;
@@ -69,7 +69,7 @@ fn train_threads(
     test: &Dataset,
     on_progress: &mut dyn FnMut(&Progress),
     on_epoch: &mut dyn FnMut(&EpochStats),
-) -> gpu::Result<Vec<Model>> {
+) -> gpu_dsl::Result<Vec<Model>> {
     let comms = Communicator::for_devices(gpus)?;
     std::thread::scope(|scope| {
         let mut comms = comms.into_iter();
@@ -88,15 +88,15 @@ fn train_threads(
         for other in others {
             let model = other
                 .join()
-                .unwrap_or_else(|_| Err(gpu::Error::InvalidLaunch("a rank panicked".into())))?;
+                .unwrap_or_else(|_| Err(gpu_dsl::Error::InvalidLaunch("a rank panicked".into())))?;
             models.push(model);
         }
         Ok(models)
     })
 }
 
-fn no_ranks() -> gpu::Error {
-    gpu::Error::InvalidLaunch("data-parallel training needs at least one device".into())
+fn no_ranks() -> gpu_dsl::Error {
+    gpu_dsl::Error::InvalidLaunch("data-parallel training needs at least one device".into())
 }
 
 /// This rank's share of an epoch: for each of `steps` global batches of `global` samples
@@ -120,11 +120,11 @@ fn run_rank(
     test: &Dataset,
     on_progress: &mut dyn FnMut(&Progress),
     on_epoch: &mut dyn FnMut(&EpochStats),
-) -> gpu::Result<Model> {
+) -> gpu_dsl::Result<Model> {
     let (rank, ranks, gpu) = (comm.rank(), comm.world_size(), comm.gpu());
     let global = config.batch;
     if global == 0 || !global.is_multiple_of(ranks) {
-        return Err(gpu::Error::InvalidLaunch(format!(
+        return Err(gpu_dsl::Error::InvalidLaunch(format!(
             "a global batch of {global} does not split evenly over {ranks} ranks: pass a \
              --batch that is a multiple of the device count"
         )));
@@ -132,7 +132,7 @@ fn run_rank(
     let local = global / ranks;
     let steps = train.len / global;
     if steps == 0 {
-        return Err(gpu::Error::InvalidLaunch(format!(
+        return Err(gpu_dsl::Error::InvalidLaunch(format!(
             "a batch of {global} does not fit the {} training samples",
             train.len
         )));
@@ -158,7 +158,7 @@ fn run_rank(
         .layers
         .iter()
         .map(|layer| layer.download(&compute))
-        .collect::<gpu::Result<_>>()?;
+        .collect::<gpu_dsl::Result<_>>()?;
     let test_set = match rank {
         0 => Some(upload_dataset(&compute, test)?),
         _ => None,
@@ -224,7 +224,7 @@ fn run_rank(
         .layers
         .iter()
         .map(|layer| layer.download(&compute))
-        .collect::<gpu::Result<_>>()?;
+        .collect::<gpu_dsl::Result<_>>()?;
     let model = Model { layers };
     check_replicas(comm, &compute, &model)?;
     Ok(model)
@@ -232,13 +232,13 @@ fn run_rank(
 
 /// Fails unless every rank ends with the same weights, bit for bit: each rank's fingerprint
 /// of its model is gathered on every rank and compared.
-fn check_replicas(comm: &Communicator, stream: &Stream, model: &Model) -> gpu::Result<()> {
+fn check_replicas(comm: &Communicator, stream: &Stream, model: &Model) -> gpu_dsl::Result<()> {
     let mine = DeviceBuffer::from_host(stream, &[fingerprint(model)])?;
     let mut all = DeviceBuffer::<u64>::zeroed(stream, comm.world_size())?;
     comm.all_gather(stream, &mine, &mut all)?;
     let all = all.to_host(stream)?;
     match all.iter().position(|&print| print != all[0]) {
-        Some(rank) => Err(gpu::Error::InvalidLaunch(format!(
+        Some(rank) => Err(gpu_dsl::Error::InvalidLaunch(format!(
             "data-parallel replicas diverged: rank {rank}'s weights differ from rank 0's"
         ))),
         None => Ok(()),
@@ -268,7 +268,7 @@ fn step(
     compute: &Stream,
     reduce: &Stream,
     comm: &Communicator,
-) -> gpu::Result<()> {
+) -> gpu_dsl::Result<()> {
     trainer.forward_loss(compute)?;
     let mut bucket: Vec<usize> = Vec::new();
     let mut bytes = 0;

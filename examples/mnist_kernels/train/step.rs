@@ -3,16 +3,16 @@
 //! data-parallel training (`parallel.rs`) reduces each layer's gradients across the ranks as
 //! soon as they are complete, while the rest of the backward pass runs.
 
-use gpu::kernels::gemm::{gemm_with_scratch as gemm, Gemm};
-use gpu::kernels::mlp;
-use gpu::prelude::*;
+use gpu_dsl::kernels::gemm::{gemm_with_scratch as gemm, Gemm};
+use gpu_dsl::kernels::mlp;
+use gpu_dsl::prelude::*;
 
 use super::{forward, forward_bf16, rounded_weights, DeviceLayer, Optimizer, Trainer};
 
 impl Trainer {
     /// Gathers the batch, runs the forward pass and the loss, leaving the loss's gradient in
     /// the last layer's output.
-    pub(super) fn forward_loss(&mut self, stream: &Stream) -> Result<(), gpu::Error> {
+    pub(super) fn forward_loss(&mut self, stream: &Stream) -> Result<(), gpu_dsl::Error> {
         let batch = self.batch;
         mlp::gather(
             stream,
@@ -45,7 +45,11 @@ impl Trainer {
     /// Layer `l`'s weight gradient, and for the last layer its bias gradient. Called from the
     /// last layer down, after which layer `l`'s gradients are complete (a hidden layer's bias
     /// gradient came with the gradient passed down from the layer above it).
-    pub(super) fn weight_gradient(&mut self, stream: &Stream, l: usize) -> Result<(), gpu::Error> {
+    pub(super) fn weight_gradient(
+        &mut self,
+        stream: &Stream,
+        l: usize,
+    ) -> Result<(), gpu_dsl::Error> {
         let (batch, last) = (self.batch, self.layers.len() - 1);
         let grad_scratch = &mut self.scratch[self.layers.len() + l];
         let layer = &mut self.layers[l];
@@ -91,7 +95,11 @@ impl Trainer {
 
     /// The gradient layer `l > 0` passes down: through its weights, then through the ReLU of
     /// layer `l - 1`, with that layer's bias gradient. Nothing for layer 0.
-    pub(super) fn input_gradient(&mut self, stream: &Stream, l: usize) -> Result<(), gpu::Error> {
+    pub(super) fn input_gradient(
+        &mut self,
+        stream: &Stream,
+        l: usize,
+    ) -> Result<(), gpu_dsl::Error> {
         if l == 0 {
             return Ok(());
         }
@@ -130,7 +138,7 @@ impl Trainer {
     }
 
     /// The optimizer's step on every layer from its gradients, then the step state moves on.
-    pub(super) fn update(&mut self, stream: &Stream) -> Result<(), gpu::Error> {
+    pub(super) fn update(&mut self, stream: &Stream) -> Result<(), gpu_dsl::Error> {
         for layer in &mut self.layers {
             let DeviceLayer {
                 weights,

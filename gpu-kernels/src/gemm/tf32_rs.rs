@@ -78,8 +78,10 @@
 //! the producer warpgroup's `cp.async`: 339-340 TFLOP/s at 4096³ and 333-335 at 8192³ against
 //! 328-330 and 288-307 when `cp.async` copied both (H100, same runs).
 
-use gpu_macros::kernel;
-use gpu_runtime::{Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream, Swizzle, TensorMap};
+use gpu_dsl_macros::kernel;
+use gpu_dsl_runtime::{
+    Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream, Swizzle, TensorMap,
+};
 
 use super::tensor_core::store_pair;
 use super::{grouped_block_col, grouped_block_row, Gemm};
@@ -226,7 +228,7 @@ fn gemm_tf32_rs(
 }
 
 /// The kernels of this module (no template arguments).
-pub(crate) const KERNELS: &[&gpu_runtime::Kernel] = &[&gemm_tf32_rs::KERNEL];
+pub(crate) const KERNELS: &[&gpu_dsl_runtime::Kernel] = &[&gemm_tf32_rs::KERNEL];
 
 /// Runs the plain `C = A·B` of `spec` (checked by the caller, not empty, k and n multiples of
 /// 4) on the register-fragment kernel.

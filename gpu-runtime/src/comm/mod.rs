@@ -15,17 +15,17 @@
 //!   several.
 //!
 //! ```
-//! use gpu_runtime::comm::{Communicator, ReduceOp};
-//! use gpu_runtime::{DeviceBuffer, Gpu};
+//! use gpu_dsl_runtime::comm::{Communicator, ReduceOp};
+//! use gpu_dsl_runtime::{DeviceBuffer, Gpu};
 //!
-//! # fn main() -> gpu_runtime::Result<()> {
+//! # fn main() -> gpu_dsl_runtime::Result<()> {
 //! // Three ranks on the CPU backend; with GPUs, pass Gpu::new(0)?, Gpu::new(1)?, ...
 //! let comms = Communicator::for_devices(&[Gpu::cpu(), Gpu::cpu(), Gpu::cpu()])?;
 //! let sums = std::thread::scope(|scope| {
 //!     let ranks: Vec<_> = comms
 //!         .into_iter()
 //!         .map(|comm| {
-//!             scope.spawn(move || -> gpu_runtime::Result<Vec<f32>> {
+//!             scope.spawn(move || -> gpu_dsl_runtime::Result<Vec<f32>> {
 //!                 let stream = comm.gpu().default_stream();
 //!                 let mut x = DeviceBuffer::from_host(&stream, &[comm.rank() as f32; 2])?;
 //!                 comm.all_reduce(&stream, &mut x, ReduceOp::Sum)?;

@@ -172,7 +172,7 @@ fn diverged_replicas_are_caught() {
     nudged.layers[1].bias[2] = f32::from_bits(nudged.layers[1].bias[2].to_bits() ^ 1);
     assert_ne!(fingerprint(&model), fingerprint(&nudged));
     let comms = Communicator::for_devices(&cpu_ranks(3)).unwrap();
-    let results: Vec<gpu::Result<()>> = std::thread::scope(|scope| {
+    let results: Vec<gpu_dsl::Result<()>> = std::thread::scope(|scope| {
         let handles: Vec<_> = comms
             .into_iter()
             .map(|comm| {
