@@ -2,9 +2,10 @@
 //!
 //! `#[kernel]` compiles a Rust function to CUDA C++ at build time and generates a module with a
 //! typed `launch`; at run time the source is compiled by NVRTC for the GPU at hand (once, then
-//! cached in memory and on disk) and launched on a stream.
+//! cached in memory and on disk) and launched on a stream. Without a GPU the same kernel runs
+//! on the CPU backend, with CUDA's semantics, so this example runs anywhere:
 //!
-//! ```no_run
+//! ```
 //! use gpu_dsl::prelude::*;
 //!
 //! #[kernel]
@@ -16,15 +17,22 @@
 //! }
 //!
 //! fn main() -> gpu_dsl::Result<()> {
-//!     let gpu = Gpu::new(0)?;
+//!     // `Gpu::best()` picks CUDA device 0 where there is one.
+//!     let gpu = Gpu::cpu();
 //!     let stream = gpu.default_stream();
 //!     let x = DeviceBuffer::from_host(&stream, &[1.0f32; 1024])?;
 //!     let mut y = DeviceBuffer::from_host(&stream, &[2.0f32; 1024])?;
 //!     saxpy::launch(&stream, LaunchConfig::for_len(1024, 256), 3.0, &x, &mut y)?;
 //!     assert_eq!(y.to_host(&stream)?, vec![5.0; 1024]);
+//!     assert!(saxpy::SOURCE.contains("__global__"));
 //!     Ok(())
 //! }
 //! ```
+//!
+//! The crate re-exports the three it is made of: the attributes from `gpu-dsl-macros`, the
+//! runtime ([`runtime`], `gpu-dsl-runtime`: devices, streams, buffers, compilation, the
+//! profiler) and the kernel library ([`kernels`], `gpu-dsl-kernels`). [`prelude`] has what a
+//! kernel author needs.
 
 pub use gpu_dsl_kernels as kernels;
 pub use gpu_dsl_macros::{device, kernel};

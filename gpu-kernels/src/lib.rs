@@ -1,6 +1,26 @@
 //! Kernels written with `#[kernel]`, with safe functions over device buffers that pick the
 //! launch configuration: map, reduce, scan, stencil, gemm, the MLP's training-step kernels, and
 //! that step as one cooperative launch.
+//!
+//! Each runs on an NVIDIA GPU or, with the same results, on the CPU backend, as here:
+//!
+//! ```
+//! use gpu_dsl_kernels::{map, reduce};
+//! use gpu_dsl_runtime::{DeviceBuffer, Gpu};
+//!
+//! # fn main() -> gpu_dsl_runtime::Result<()> {
+//! // `Gpu::best()` picks CUDA device 0 where there is one.
+//! let stream = Gpu::cpu().default_stream();
+//! let x = DeviceBuffer::from_host(&stream, &[1.0f32, 2.0, 3.0, 4.0])?;
+//! let mut y = DeviceBuffer::from_host(&stream, &[1.0f32; 4])?;
+//! map::axpy(&stream, 2.0, &x, &mut y)?; // y = 2x + y
+//! assert_eq!(y.to_host(&stream)?, [3.0, 5.0, 7.0, 9.0]);
+//! assert_eq!(reduce::sum(&stream, &y)?, 24.0);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Most users reach this crate through the `gpu-dsl` facade, as `gpu_dsl::kernels`.
 
 mod block;
 pub mod gemm;

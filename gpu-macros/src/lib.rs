@@ -1,9 +1,39 @@
 //! `#[kernel]` and `#[device]`: GPU code written as Rust functions.
 //!
+//! A kernel becomes a module of the same name with its CUDA C++ (`SOURCE`), its description
+//! for the runtime (`KERNEL`) and a typed `launch`, which runs it on a GPU or, through its CPU
+//! twin, on the CPU backend. Users reach these attributes through the `gpu-dsl` facade; with
+//! the runtime beside them they work on their own too:
+//!
+//! ```
+//! use gpu_dsl_macros::kernel;
+//! use gpu_dsl_runtime::{DeviceBuffer, Gpu, LaunchConfig};
+//!
+//! #[kernel]
+//! fn scale(a: f32, x: &mut [f32]) {
+//!     let i = global_idx().x;
+//!     if i < x.len() {
+//!         x[i] *= a;
+//!     }
+//! }
+//!
+//! # fn main() -> gpu_dsl_runtime::Result<()> {
+//! // `Gpu::best()` picks CUDA device 0 where there is one.
+//! let stream = Gpu::cpu().default_stream();
+//! let mut x = DeviceBuffer::from_host(&stream, &[1.0f32, 2.0, 3.0])?;
+//! scale::launch(&stream, LaunchConfig::for_len(3, 32), 2.0, &mut x)?;
+//! assert_eq!(x.to_host(&stream)?, [2.0, 4.0, 6.0]);
+//! assert!(scale::SOURCE.contains("scale"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # How it works
+//!
 //! The attributes compile a restricted Rust subset to CUDA C++ in stages that never mix:
-//! [`parse`] (syn → IR, rejecting what the language lacks), [`check`] (types, inferred as rustc
-//! would), then the sibling emitters in [`emit`] (CUDA source; CPU twin; typed host launcher).
-//! Beside the IR, [`intrinsics`] describes every GPU intrinsic as data that all the stages read.
+//! `parse/` (syn → IR, rejecting what the language lacks), `check/` (types, inferred as rustc
+//! would), then the sibling emitters in `emit/` (CUDA source; CPU twin; typed host launcher).
+//! Beside the IR, `intrinsics/` describes every GPU intrinsic as data that all the stages read.
 //! Every problem becomes a `compile_error!` at the user's span, all of them in one build.
 //!
 //! A kernel's CUDA source must contain every device function it calls, but a macro sees only

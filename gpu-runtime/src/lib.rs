@@ -3,8 +3,30 @@
 //! `cudarc`), and it loads the CUDA libraries at run time, so it builds and its errors are
 //! readable on machines without them.
 //!
-//! Kernels are usually written with `#[kernel]`, which emits a `static` [`Kernel`] and a typed
-//! launcher. The same thing by hand:
+//! Buffers live on a device and move through streams; without a GPU, the CPU backend stands in
+//! with the same API and semantics, as here:
+//!
+//! ```
+//! use gpu_dsl_runtime::{Backend, DeviceBuffer, Gpu};
+//!
+//! # fn main() -> gpu_dsl_runtime::Result<()> {
+//! // `Gpu::best()` picks CUDA device 0 where there is one.
+//! let gpu = Gpu::cpu();
+//! assert_eq!(gpu.backend(), Backend::Cpu);
+//! let stream = gpu.default_stream();
+//! let tracker = gpu.track_memory();
+//! let x = DeviceBuffer::from_host(&stream, &[1.0f32, 2.0, 3.0])?;
+//! let mut y = DeviceBuffer::<f32>::zeroed(&stream, 3)?;
+//! y.copy_from(&stream, &x)?;
+//! assert_eq!(y.to_host(&stream)?, [1.0, 2.0, 3.0]);
+//! assert_eq!(tracker.peak_increase_bytes(), 2 * 3 * 4);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Kernels are usually written with `#[kernel]` (the `gpu-dsl` facade), which emits a `static`
+//! [`Kernel`] and a typed launcher. The same thing by hand (CUDA only: a hand-written kernel has
+//! no CPU twin):
 //!
 //! ```no_run
 //! use gpu_dsl_runtime::{

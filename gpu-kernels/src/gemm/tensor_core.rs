@@ -1,6 +1,6 @@
 //! Half-precision GEMM on the tensor cores: `f16` or `bf16` inputs, `f32` accumulation and
 //! output, in two kernels: Hopper's warpgroup `wgmma` fed by tensor copies
-//! ([`super::tma`]) where the GPU has them (compute capability 9.0) and the rows of A and B are
+//! (`gemm/tma.rs`) where the GPU has them (compute capability 9.0) and the rows of A and B are
 //! 16-byte aligned, and `mma.sync` everywhere else.
 //!
 //! The portable kernel (`gemm_*_kernel`): 8 warps, each a 64×64 tile as 4×8
@@ -18,7 +18,7 @@
 //! into the same swizzled stages, 0.70–0.72 of cuBLAS at 4096³ and 0.77–0.82 at 8192³ on an H100
 //! (0.69–0.70 while each copy recomputed its source offset with 64-bit multiplies); a persistent
 //! grid around it gained nothing. One thread issuing tensor copies took its place (figures in
-//! [`super::tma`]).
+//! `gemm/tma.rs`).
 
 use gpu_dsl_macros::{device, kernel};
 use gpu_dsl_runtime::half::{bf16, f16};
