@@ -84,6 +84,7 @@
 // A new backend operation is one method in `dispatch`, one implementation in `cuda/` and one
 // in `cpu/`, and one front method (docs/ARCHITECTURE.md, "The runtime's layers").
 
+pub mod aot;
 mod buffer;
 mod compile;
 mod cooperative;
