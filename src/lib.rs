@@ -33,8 +33,24 @@ pub use gpu_runtime as runtime;
 /// The macros crate, for the code `#[kernel]` generates.
 #[doc(hidden)]
 pub use gpu_macros as __macros;
-pub use gpu_runtime::{profile, Profiler};
+pub use gpu_runtime::{include_aot, profile, Profiler};
 pub use gpu_runtime::{Error, Result};
+
+/// Ahead-of-time kernels: a [`Builder`](aot::Builder) for build scripts, bundle registration,
+/// and what was compiled at run time instead (docs/AOT.md). With the `aot` feature the kernels
+/// of [`kernels`] are compiled while cargo builds and registered before `main`.
+pub mod aot {
+    pub use gpu_runtime::aot::*;
+
+    /// The bundle of [`crate::kernels`]' kernels built by this crate's build script; it is
+    /// registered before `main` where the platform allows (Linux, macOS, Windows), and can be
+    /// passed to [`register`] elsewhere.
+    #[cfg(feature = "aot")]
+    pub static LIBRARY_BUNDLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/gpu-kernels.aot"));
+
+    #[cfg(feature = "aot")]
+    gpu_runtime::__register_aot_at_startup!(LIBRARY_BUNDLE);
+}
 
 /// Everything a kernel author needs, in one import.
 pub mod prelude {

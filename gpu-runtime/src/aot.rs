@@ -23,6 +23,7 @@
 //! or NVRTC as without AOT. [`crate::compile_stats`] counts which; [`compiled_at_run_time`] (or
 //! `GPU_AOT_REPORT=1`) lists the kernels no bundle held.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -197,6 +198,9 @@ impl Builder {
             }
         }
         let mut jobs = Vec::new();
+        // Instantiations that spell the same C++ (u64 and usize are both `unsigned long
+        // long`) are one variant, compiled once.
+        let mut seen = HashSet::new();
         for (kernel, args) in &self.kernels {
             if kernel.is_generic() {
                 check_template_args(kernel.spec(), args)?;
@@ -204,11 +208,13 @@ impl Builder {
                 check_generic(kernel.spec(), !args.is_empty())?;
             }
             for &checked in self.modes.for_kernel(kernel) {
-                jobs.push(Job {
-                    kernel,
-                    args,
-                    checked,
-                });
+                if seen.insert(variant_key(kernel, args, checked)) {
+                    jobs.push(Job {
+                        kernel,
+                        args,
+                        checked,
+                    });
+                }
             }
         }
         let results = self.run_jobs(&jobs);
@@ -270,7 +276,6 @@ impl Builder {
     fn compile_variant(&self, job: &Job<'_>) -> Result<Variant> {
         let spec = job.kernel.spec();
         let expression = spec.is_generic().then(|| name_expression(spec, job.args));
-        let entry_text = expression.as_deref().unwrap_or(spec.entry());
         let targets: Vec<Target> = match spec.arch_specific() {
             Some((major, minor)) => vec![Target::Cubin(major * 10 + minor)],
             None => {
@@ -301,7 +306,7 @@ impl Builder {
         }
         let mode = if job.checked { "checked" } else { "unchecked" };
         Ok(Variant {
-            key: bundle::entry_key(spec.source(), entry_text, job.checked),
+            key: variant_key(job.kernel, job.args, job.checked),
             label: format!("{} ({mode})", rust_instantiation(spec, job.args)),
             lowered,
             checked: job.checked,
@@ -353,6 +358,26 @@ impl Builder {
         };
         builder.write_to(Path::new(&out_dir))
     }
+}
+
+/// The bundle key of one variant of `kernel`: what the runtime looks it up by.
+fn variant_key(kernel: &Kernel, template_args: &[TemplateArg], checked: bool) -> [u8; 32] {
+    let spec = kernel.spec();
+    let expression = spec
+        .is_generic()
+        .then(|| name_expression(spec, template_args));
+    let entry_text = expression.as_deref().unwrap_or(spec.entry());
+    bundle::entry_key(spec.source(), entry_text, checked)
+}
+
+/// Whether a registered bundle holds this variant of `kernel` (its instantiation with
+/// `template_args`, checked or not): its first launch then needs no NVRTC.
+pub fn is_registered(
+    kernel: &'static Kernel,
+    template_args: &[TemplateArg],
+    checked: bool,
+) -> bool {
+    bundle::lookup(&variant_key(kernel, template_args, checked)).is_some()
 }
 
 /// One kernel variant to compile.
@@ -460,23 +485,19 @@ macro_rules! include_aot {
     };
 }
 
-/// Embeds `$OUT_DIR/<name>.aot` and registers it before `main` runs, where the platform has
-/// initialiser sections (ELF, Mach-O, PE); what a library that ships AOT kernels uses, since
-/// no call of its own runs before its users' first launch.
+/// Registers a `&'static [u8]` bundle before `main` runs, where the platform has initialiser
+/// sections (ELF, Mach-O, PE): what a library that ships AOT kernels uses, since no call of its
+/// own runs before its users' first launch. The bundle is parsed at the first kernel lookup.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __register_aot_at_startup {
-    ($name:literal) => {
+    ($bundle:expr) => {
         const _: () = {
-            static BUNDLE: &[u8] = ::core::include_bytes!(::core::concat!(
-                ::core::env!("OUT_DIR"),
-                "/",
-                $name,
-                ".aot"
-            ));
             extern "C" fn register_bundle() {
-                $crate::aot::__register_later(BUNDLE);
+                $crate::aot::__register_later($bundle);
             }
+            // Kept by the linker although nothing names it: rustc passes every `#[used]`
+            // static of a dependency to the link.
             #[used]
             #[cfg_attr(
                 any(target_os = "linux", target_os = "android", target_os = "freebsd"),

@@ -295,15 +295,14 @@ pub(crate) fn register_later(bundle: &'static [u8]) {
 }
 
 /// Parses the queued bundles; one that fails to parse is reported on stderr once and ignored,
-/// so its kernels are compiled by NVRTC as if it were absent.
+/// so its kernels are compiled by NVRTC as if it were absent. The queue stays locked until
+/// its bundles are in the registry, so no lookup sees them neither queued nor registered.
 fn drain_pending() {
-    let pending: Vec<&'static [u8]> = std::mem::take(
-        &mut *REGISTRY
-            .pending
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()),
-    );
-    for bundle in pending {
+    let mut pending = REGISTRY
+        .pending
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    for bundle in pending.drain(..) {
         if let Err(err) = register(bundle) {
             eprintln!("gpu: an embedded AOT bundle is unusable and was ignored: {err}");
         }
