@@ -2,7 +2,10 @@
 //!
 //! `#[kernel]` compiles a Rust function to CUDA C++ at build time and generates a module with a
 //! typed `launch`; at run time the source is compiled by NVRTC for the GPU at hand (once, then
-//! cached in memory and on disk) and launched on a stream.
+//! cached in memory and on disk) and launched on a stream. With the `aot` feature the kernels of
+//! [`kernels`] are compiled while cargo builds instead, and [`aot::Builder`] does the same for
+//! your own kernels from a build script, so the machine that runs the program needs no NVRTC
+//! (docs/AOT.md).
 //!
 //! ```no_run
 //! use gpu::prelude::*;

@@ -60,6 +60,10 @@
 //!
 //! Generic kernels are C++ templates; [`Stream::launch_generic`] instantiates one per set of
 //! [`TemplateArg`]s, each compiled once per process and cached on disk.
+//!
+//! Ahead of time: [`aot::Builder`] compiles kernels with NVRTC in a build script into a bundle
+//! that [`include_aot!`] embeds and registers; their first launches then load its CUBIN (or
+//! PTX) without loading NVRTC, and [`compile_stats`] counts them.
 
 #![warn(missing_docs)]
 
