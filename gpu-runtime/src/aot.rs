@@ -6,13 +6,12 @@
 //! each `#[kernel]`'s `KERNEL` static, with its CUDA source, is an ordinary Rust value.
 //!
 //! ```no_run
-//! // build.rs of the program, with `my-kernels` in [dependencies] and [build-dependencies]:
-//! fn main() {
-//!     gpu_runtime::aot::Builder::new("my-kernels")
-//!         // .kernel(&my_kernels::saxpy::KERNEL)
-//!         // .generic(&my_kernels::scale::KERNEL, &[TemplateArg::of::<f32>()])
-//!         .emit();
-//! }
+//! // The body of build.rs's `main`, with `my-kernels` in [dependencies] and
+//! // [build-dependencies]:
+//! gpu_runtime::aot::Builder::new("my-kernels")
+//!     // .kernel(&my_kernels::saxpy::KERNEL)
+//!     // .generic(&my_kernels::scale::KERNEL, &[TemplateArg::of::<f32>()])
+//!     .emit();
 //! ```
 //!
 //! and in the program, before the first launch: `gpu_runtime::include_aot!("my-kernels")?;`.
