@@ -5,7 +5,7 @@
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     #[cfg(feature = "aot")]
-    gpu_runtime::aot::Builder::new("gpu-kernels")
-        .instantiations(gpu_kernels::all_instantiations())
+    gpu_dsl_runtime::aot::Builder::new("gpu-kernels")
+        .instantiations(gpu_dsl_kernels::all_instantiations())
         .emit();
 }

@@ -12,8 +12,8 @@ use std::sync::Once;
 use std::time::Instant;
 
 use clap::Parser;
-use gpu::prelude::*;
-use gpu::runtime::Backend;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::Backend;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
@@ -251,7 +251,7 @@ fn available_host_memory() -> Option<usize> {
 }
 
 /// Times every kind of copy of `bytes` bytes, `reps` times each after one untimed copy.
-fn measure(gpu: &Gpu, stream: &Stream, bytes: usize, reps: u32) -> gpu::Result<Row> {
+fn measure(gpu: &Gpu, stream: &Stream, bytes: usize, reps: u32) -> gpu_dsl::Result<Row> {
     let len = bytes / std::mem::size_of::<Word>();
     let host: Vec<Word> = (0..len as u32).collect();
     let mut host_out = vec![0 as Word; len];
@@ -262,7 +262,7 @@ fn measure(gpu: &Gpu, stream: &Stream, bytes: usize, reps: u32) -> gpu::Result<R
     let mut gb_s = [0.0; 6];
     for (slot, kind) in gb_s.iter_mut().zip(Kind::ALL) {
         // One untimed copy first: it touches every page and wakes the copy engines.
-        let mut copy = |stream: &Stream| -> gpu::Result<()> {
+        let mut copy = |stream: &Stream| -> gpu_dsl::Result<()> {
             match kind {
                 Kind::HostToDevice => device.copy_from_host(stream, &host),
                 Kind::DeviceToHost => device.copy_to_host(stream, &mut host_out),
@@ -297,7 +297,7 @@ fn measure(gpu: &Gpu, stream: &Stream, bytes: usize, reps: u32) -> gpu::Result<R
 
     // The last copies went device → pinned and device → Vec: both must hold the data.
     if pinned.as_slice()? != host.as_slice() || host_out != host {
-        return Err(gpu::Error::InvalidLaunch(format!(
+        return Err(gpu_dsl::Error::InvalidLaunch(format!(
             "bandwidth: the {} MiB copies did not return the data written",
             bytes / MIB
         )));

@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release --example checked_overhead [N]`
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
@@ -41,8 +41,8 @@ fn gather(indices: &[u32], x: &[f32], y: &mut [f32]) {
 fn time(
     stream: &Stream,
     runs: usize,
-    mut launch: impl FnMut() -> gpu::Result<()>,
-) -> gpu::Result<f32> {
+    mut launch: impl FnMut() -> gpu_dsl::Result<()>,
+) -> gpu_dsl::Result<f32> {
     launch()?;
     stream.synchronize()?;
     let mut times = Vec::with_capacity(runs);
@@ -63,7 +63,7 @@ fn main() {
     }
 }
 
-fn run() -> gpu::Result<()> {
+fn run() -> gpu_dsl::Result<()> {
     let n: usize = std::env::args()
         .nth(1)
         .and_then(|arg| arg.parse().ok())

@@ -3,8 +3,8 @@
 //!
 //! `cargo run --release --example compile_cache`
 
-use gpu::prelude::*;
-use gpu::runtime::{compile_stats, CacheConfig};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{compile_stats, CacheConfig};
 
 #[kernel]
 fn smooth(x: &[f32], y: &mut [f32]) {

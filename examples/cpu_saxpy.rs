@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release --example cpu_saxpy`
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {

@@ -2,7 +2,7 @@
 //!
 //! `cargo run --example device_info`
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 fn main() {
     let count = match Gpu::count() {

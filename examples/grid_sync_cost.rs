@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 /// Meets at the grid barrier `rounds` times; block 0's thread 0 counts the rounds.
 #[kernel]
@@ -34,9 +34,9 @@ fn main() {
     }
 }
 
-fn run() -> gpu::Result<()> {
+fn run() -> gpu_dsl::Result<()> {
     let gpu = Gpu::best()?;
-    let on_cpu = gpu.backend() == gpu::runtime::Backend::Cpu;
+    let on_cpu = gpu.backend() == gpu_dsl::runtime::Backend::Cpu;
     let rounds: u32 = std::env::args()
         .nth(1)
         .and_then(|arg| arg.parse().ok())

@@ -4,7 +4,7 @@
 //! `z = z * z + c`; the image is written where asked (default `mandelbrot.png`), and the escape
 //! counts are checked against the same arithmetic on the CPU.
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 /// A complex number; the operators below make `z * z + c` read as mathematics.
 #[device]

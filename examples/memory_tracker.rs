@@ -7,9 +7,9 @@
 //! cached, so reserved always equals allocated; on a GPU the pool keeps freed memory, and the
 //! steps after the first reuse it without growing what is reserved.
 
-use gpu::kernels::{map, reduce};
-use gpu::prelude::*;
-use gpu::runtime::{Backend, MemoryStats};
+use gpu_dsl::kernels::{map, reduce};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{Backend, MemoryStats};
 
 fn main() {
     if let Err(error) = run() {
@@ -34,7 +34,7 @@ fn line(what: &str, stats: MemoryStats) {
 
 /// One step: `h = relu(a * x + b)` over temporaries, reduced to a number; every temporary is
 /// freed when the step returns.
-fn step(stream: &Stream, x: &DeviceBuffer<f32>, a: f32) -> gpu::Result<f32> {
+fn step(stream: &Stream, x: &DeviceBuffer<f32>, a: f32) -> gpu_dsl::Result<f32> {
     let n = x.len();
     let mut h = DeviceBuffer::from_host(stream, &vec![0.5f32; n])?;
     map::axpy(stream, a, x, &mut h)?;

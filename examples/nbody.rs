@@ -4,7 +4,7 @@
 //! methods, shared-memory tiles of bodies, the interactions per second on the GPU, and the
 //! positions checked against the same kernel on the CPU backend.
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 /// Bodies per block, and per shared-memory tile.
 const TILE: u32 = 256;
@@ -102,7 +102,7 @@ fn initial(n: usize) -> Vec<Body> {
 }
 
 /// Runs `steps` steps of `n` bodies on `gpu`; returns the bodies and the seconds per step.
-fn simulate(gpu: &Gpu, n: usize, steps: usize) -> gpu::Result<(Vec<Body>, f64)> {
+fn simulate(gpu: &Gpu, n: usize, steps: usize) -> gpu_dsl::Result<(Vec<Body>, f64)> {
     let stream = gpu.default_stream();
     let mut a = DeviceBuffer::from_host(&stream, &initial(n))?;
     let mut b = DeviceBuffer::zeroed(&stream, n)?;

@@ -6,8 +6,8 @@
 //! ui.perfetto.dev). Without a GPU (or with `GPU_BACKEND=cpu`) it runs on the CPU backend,
 //! where the times are wall times of work that runs when it is queued.
 
-use gpu::kernels::{map, reduce};
-use gpu::prelude::*;
+use gpu_dsl::kernels::{map, reduce};
+use gpu_dsl::prelude::*;
 
 fn main() {
     if let Err(error) = run() {
@@ -17,7 +17,7 @@ fn main() {
 }
 
 /// A few steps of `h = relu(a * x + h)`, `h *= h`, summed, on `stream`.
-fn work(stream: &Stream, x: &DeviceBuffer<f32>, h: &mut DeviceBuffer<f32>) -> gpu::Result<f32> {
+fn work(stream: &Stream, x: &DeviceBuffer<f32>, h: &mut DeviceBuffer<f32>) -> gpu_dsl::Result<f32> {
     let mut total = 0.0;
     for a in [0.5f32, -1.0, 2.0] {
         map::axpy(stream, a, x, h)?;
@@ -45,7 +45,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         work(&stream, &x, &mut h)?;
     }
 
-    let (result, report) = gpu::profile(|| -> gpu::Result<(f32, f32)> {
+    let (result, report) = gpu_dsl::profile(|| -> gpu_dsl::Result<(f32, f32)> {
         let x = DeviceBuffer::from_host(&stream, &host)?;
         let mut pinned = PinnedBuffer::from_slice(&gpu, &host)?;
         let mut h = DeviceBuffer::zeroed(&stream, n)?;

@@ -4,7 +4,7 @@
 //! result check, and the kernel's time and bandwidth. Without a GPU (or with `GPU_BACKEND=cpu`)
 //! it runs on the CPU backend and says so.
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {

@@ -8,7 +8,7 @@
 //! (docs/AOT.md).
 //!
 //! ```no_run
-//! use gpu::prelude::*;
+//! use gpu_dsl::prelude::*;
 //!
 //! #[kernel]
 //! fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
@@ -18,7 +18,7 @@
 //!     }
 //! }
 //!
-//! fn main() -> gpu::Result<()> {
+//! fn main() -> gpu_dsl::Result<()> {
 //!     let gpu = Gpu::new(0)?;
 //!     let stream = gpu.default_stream();
 //!     let x = DeviceBuffer::from_host(&stream, &[1.0f32; 1024])?;
@@ -29,21 +29,21 @@
 //! }
 //! ```
 
-pub use gpu_kernels as kernels;
-pub use gpu_macros::{device, kernel};
-pub use gpu_runtime as runtime;
+pub use gpu_dsl_kernels as kernels;
+pub use gpu_dsl_macros::{device, kernel};
+pub use gpu_dsl_runtime as runtime;
 
 /// The macros crate, for the code `#[kernel]` generates.
 #[doc(hidden)]
-pub use gpu_macros as __macros;
-pub use gpu_runtime::{include_aot, profile, Profiler};
-pub use gpu_runtime::{Error, Result};
+pub use gpu_dsl_macros as __macros;
+pub use gpu_dsl_runtime::{include_aot, profile, Profiler};
+pub use gpu_dsl_runtime::{Error, Result};
 
 /// Ahead-of-time kernels: a [`Builder`](aot::Builder) for build scripts, bundle registration,
 /// and what was compiled at run time instead (docs/AOT.md). With the `aot` feature the kernels
 /// of [`kernels`] are compiled while cargo builds and registered before `main`.
 pub mod aot {
-    pub use gpu_runtime::aot::*;
+    pub use gpu_dsl_runtime::aot::*;
 
     /// The bundle of [`crate::kernels`]' kernels built by this crate's build script; it is
     /// registered before `main` where the platform allows (Linux, macOS, Windows), and can be
@@ -52,13 +52,13 @@ pub mod aot {
     pub static LIBRARY_BUNDLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/gpu-kernels.aot"));
 
     #[cfg(feature = "aot")]
-    gpu_runtime::__register_aot_at_startup!(LIBRARY_BUNDLE);
+    gpu_dsl_runtime::__register_aot_at_startup!(LIBRARY_BUNDLE);
 }
 
 /// Everything a kernel author needs, in one import.
 pub mod prelude {
-    pub use gpu_macros::{device, kernel};
-    pub use gpu_runtime::{
+    pub use gpu_dsl_macros::{device, kernel};
+    pub use gpu_dsl_runtime::{
         Block, DeviceBuffer, Error, Event, Float, Gpu, Grid, Integer, LaunchConfig, Number,
         PinnedBuffer, Stream,
     };

@@ -5,8 +5,10 @@
 #[test]
 fn library_bundle_is_registered_before_main() {
     // Nothing here registered it: the facade's startup registration did.
-    let held = gpu::aot::registered_variants();
-    let embedded = gpu::aot::contents(gpu::aot::LIBRARY_BUNDLE).unwrap().len();
+    let held = gpu_dsl::aot::registered_variants();
+    let embedded = gpu_dsl::aot::contents(gpu_dsl::aot::LIBRARY_BUNDLE)
+        .unwrap()
+        .len();
     assert!(embedded > 0);
     assert!(
         held >= embedded,
@@ -16,15 +18,15 @@ fn library_bundle_is_registered_before_main() {
 
 #[test]
 fn library_bundle_holds_every_library_instantiation() {
-    for (kernel, args) in gpu::kernels::all_instantiations() {
+    for (kernel, args) in gpu_dsl::kernels::all_instantiations() {
         let checked = kernel.checked_by_default();
         assert!(
-            gpu::aot::is_registered(kernel, &args, checked),
+            gpu_dsl::aot::is_registered(kernel, &args, checked),
             "{} {args:?} (checked: {checked}) is not in the bundle",
             kernel.name()
         );
     }
-    for entry in gpu::aot::contents(gpu::aot::LIBRARY_BUNDLE).unwrap() {
+    for entry in gpu_dsl::aot::contents(gpu_dsl::aot::LIBRARY_BUNDLE).unwrap() {
         assert!(!entry.images.is_empty(), "{}", entry.label);
     }
 }

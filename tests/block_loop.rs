@@ -12,8 +12,8 @@ mod common;
 use std::sync::{Mutex, MutexGuard};
 
 use common::assert_compiles_with_nvrtc;
-use gpu::prelude::*;
-use gpu::runtime::{test_device, Error};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{test_device, Error};
 
 /// One test at a time on a device: a GPU has one error slot for all its streams, so a panic
 /// launched by one test could surface in another's synchronize.
@@ -26,7 +26,7 @@ fn exclusive() -> MutexGuard<'static, ()> {
 fn devices() -> Vec<Gpu> {
     let mut devices = vec![Gpu::cpu(), Gpu::cpu_racecheck()];
     let best = test_device();
-    if best.backend() != gpu::runtime::Backend::Cpu {
+    if best.backend() != gpu_dsl::runtime::Backend::Cpu {
         devices.push(best);
     }
     devices
@@ -155,7 +155,7 @@ fn add_to_neighbour_in_device_function(x: &mut [f32]) {
 
 #[test]
 fn the_race_checker_sees_accesses_in_the_block_loop() {
-    type Launch = fn(&Stream, LaunchConfig, &mut DeviceBuffer<f32>) -> gpu::runtime::Result<()>;
+    type Launch = fn(&Stream, LaunchConfig, &mut DeviceBuffer<f32>) -> gpu_dsl::runtime::Result<()>;
     let launches: [(&str, Launch); 2] = [
         ("kernel", |s, c, x| add_to_neighbour::launch(s, c, x)),
         ("device function", |s, c, x| {

@@ -3,11 +3,11 @@
 
 mod common;
 
-use gpu::prelude::*;
-use gpu::runtime::test_device;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::test_device;
 
 mod activations {
-    use gpu::prelude::*;
+    use gpu_dsl::prelude::*;
 
     #[device]
     pub fn sigmoid(x: f32) -> f32 {

@@ -7,8 +7,8 @@ mod common;
 use std::panic::{catch_unwind, UnwindSafe};
 use std::sync::{Mutex, MutexGuard};
 
-use gpu::prelude::*;
-use gpu::runtime::{test_device, Backend, Error, TemplateArg};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{test_device, Backend, Error, TemplateArg};
 
 /// The device, for one test at a time: a GPU has one error slot for all its streams, so a
 /// panic launched by one test could surface in another's synchronize.
@@ -50,7 +50,7 @@ struct Panic {
     message: String,
 }
 
-fn panic_of(result: gpu::runtime::Result<()>) -> Panic {
+fn panic_of(result: gpu_dsl::runtime::Result<()>) -> Panic {
     match result {
         Err(Error::KernelPanic {
             kernel,

@@ -5,8 +5,8 @@
 
 mod common;
 
-use gpu::prelude::*;
-use gpu::runtime::test_gpu;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::test_gpu;
 use proptest::prelude::*;
 
 /// Relative tolerance for f32 results: a few ulp.
@@ -73,10 +73,10 @@ fn kernels_compile_with_nvrtc() {
 }
 
 /// Runs `launch` on both backends with the same inputs and returns both outputs.
-fn on_both<T: gpu::runtime::Scalar>(
+fn on_both<T: gpu_dsl::runtime::Scalar>(
     gpu: &Gpu,
     outputs: usize,
-    launch: impl Fn(&Stream, &mut DeviceBuffer<T>) -> gpu::Result<()>,
+    launch: impl Fn(&Stream, &mut DeviceBuffer<T>) -> gpu_dsl::Result<()>,
 ) -> (Vec<T>, Vec<T>) {
     let run = |device: &Gpu| {
         let stream = device.default_stream();

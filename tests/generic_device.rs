@@ -6,8 +6,8 @@
 mod common;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::{test_device, TemplateArg};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{test_device, TemplateArg};
 
 #[device]
 fn square<T: Number>(x: T) -> T {
@@ -380,7 +380,7 @@ fn half_softplus<T: Float>(beta: T, x: &[T], y: &mut [T], warp_totals: &mut [T])
 /// and CUDA's may differ from Rust's in the last `f32` bit, which can move a rounding.
 fn half_softplus_on<H>(from_f32: fn(f32) -> H, to_f32: fn(H) -> f32, ulp: f32)
 where
-    H: gpu::runtime::Float
+    H: gpu_dsl::runtime::Float
         + std::ops::Add<Output = H>
         + std::ops::Sub<Output = H>
         + std::ops::Mul<Output = H>

@@ -4,8 +4,8 @@
 
 mod common;
 
-use gpu::prelude::*;
-use gpu::runtime::{
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{
     check_with_nvrtc, compile_to_ptx_generic, test_device, test_nvrtc, Kernel, TemplateArg,
 };
 

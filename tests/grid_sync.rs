@@ -10,8 +10,8 @@
 mod common;
 
 use common::assert_compiles_with_nvrtc;
-use gpu::prelude::*;
-use gpu::runtime::{test_device, Backend, Error, SiteAction, TemplateArg};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{test_device, Backend, Error, SiteAction, TemplateArg};
 
 /// Held for the whole of a test, so that no two tests' kernels share the GPU.
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {

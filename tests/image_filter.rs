@@ -6,7 +6,7 @@ mod filters;
 use filters::{DevicePlanes, Filter, Planes};
 mod common;
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 /// Every filter of a small generated image, its sides not multiples of the 32-pixel tiles, on
 /// the device and on the host: the CPU backend sums in the host's order, so they agree exactly.

@@ -12,8 +12,8 @@ mod common;
 mod ports;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::{
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{
     compile_to_ptx, compile_to_ptx_generic, test_device, test_nvrtc, Backend, TemplateArg,
 };
 

@@ -4,8 +4,8 @@
 mod common;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::{test_device, Kernel, TemplateArg};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{test_device, Kernel, TemplateArg};
 
 fn random_i32(n: usize, seed: u64) -> Vec<i32> {
     random_f32(n, seed)
@@ -439,7 +439,7 @@ fn invalid_launch_configuration_is_an_error_not_a_cuda_code() {
     let mut y = DeviceBuffer::zeroed(&stream, 4).unwrap();
     let too_many_threads = LaunchConfig::new(Grid::x(1), Block::x(2048));
     let error = saxpy::launch(&stream, too_many_threads, 1.0, &x, &mut y).unwrap_err();
-    assert!(matches!(error, gpu::Error::InvalidLaunch(_)), "{error}");
+    assert!(matches!(error, gpu_dsl::Error::InvalidLaunch(_)), "{error}");
     assert!(error.to_string().contains("1024"), "{error}");
 }
 
@@ -452,17 +452,17 @@ fn library_map_kernels() {
     let y_host = random_f32(n, 11);
     let x = DeviceBuffer::from_host(&stream, &x_host).unwrap();
     let mut y = DeviceBuffer::from_host(&stream, &y_host).unwrap();
-    gpu::kernels::map::saxpy(&stream, 0.5, &x, &mut y).unwrap();
-    gpu::kernels::map::scale(&stream, 4.0, &mut y).unwrap();
+    gpu_dsl::kernels::map::saxpy(&stream, 0.5, &x, &mut y).unwrap();
+    gpu_dsl::kernels::map::scale(&stream, 4.0, &mut y).unwrap();
     let got = y.to_host(&stream).unwrap();
     for i in 0..n {
         let expected = 0.5f32.mul_add(x_host[i], y_host[i]) * 4.0;
         assert_eq!(got[i], expected, "i={i}");
     }
     let short = DeviceBuffer::from_host(&stream, &[1.0f32; 3]).unwrap();
-    let error = gpu::kernels::map::saxpy(&stream, 1.0, &short, &mut y).unwrap_err();
+    let error = gpu_dsl::kernels::map::saxpy(&stream, 1.0, &short, &mut y).unwrap_err();
     assert!(
-        matches!(error, gpu::Error::LengthMismatch { .. }),
+        matches!(error, gpu_dsl::Error::LengthMismatch { .. }),
         "{error}"
     );
 }
@@ -483,7 +483,7 @@ const KERNELS: &[&Kernel] = &[
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
     let mut all: Vec<&Kernel> = KERNELS.to_vec();
-    all.extend(gpu::kernels::all_kernels());
+    all.extend(gpu_dsl::kernels::all_kernels());
     let cases: Vec<(&Kernel, &[TemplateArg])> = all.into_iter().map(|k| (k, &[][..])).collect();
     assert_compiles_with_nvrtc(&cases);
 }

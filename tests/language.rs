@@ -5,8 +5,8 @@
 mod common;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::test_device;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::test_device;
 
 #[kernel]
 fn matmul_tiled(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
@@ -205,7 +205,7 @@ fn monte_carlo_pi_with_philox() {
     let stream = gpu.default_stream();
     // On the GPU 2^28 samples (2^20 threads, 128 draws of 2 points each), error < 1e-3; the CPU
     // backend runs 2^22, whose standard error is about 8e-4.
-    let on_gpu = gpu.backend() == gpu::runtime::Backend::Cuda;
+    let on_gpu = gpu.backend() == gpu_dsl::runtime::Backend::Cuda;
     let threads = if on_gpu { 1usize << 20 } else { 1 << 16 };
     let per_thread = if on_gpu { 128u32 } else { 32 };
     let tolerance = if on_gpu { 1e-3 } else { 4e-3 };
@@ -939,7 +939,7 @@ fn philox_matches_the_host_reference() {
     philox_words::launch(&stream, LaunchConfig::for_len(n, 128), 42, &mut out).unwrap();
     let got = out.to_host(&stream).unwrap();
     for i in 0..n {
-        let expected = gpu::runtime::random::philox4x32_10(
+        let expected = gpu_dsl::runtime::random::philox4x32_10(
             [i as u32, 7, 0xdead_beef, i as u32 * 3],
             [42, !42],
         );
@@ -1001,7 +1001,7 @@ fn fences_sync_warp_and_clocks() {
 /// Runs without a GPU: every kernel above compiles with NVRTC.
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
-    use gpu::runtime::Kernel;
+    use gpu_dsl::runtime::Kernel;
     let kernels: [&Kernel; 18] = [
         &philox_words::KERNEL,
         &ldmatrix_forms::KERNEL,
@@ -1022,7 +1022,7 @@ fn every_kernel_compiles_with_nvrtc() {
         &warp_reductions::KERNEL,
         &vector_copy_scaled::KERNEL,
     ];
-    let cases: Vec<(&Kernel, &[gpu::runtime::TemplateArg])> =
+    let cases: Vec<(&Kernel, &[gpu_dsl::runtime::TemplateArg])> =
         kernels.iter().map(|k| (*k, &[][..])).collect();
     assert_compiles_with_nvrtc(&cases);
 }
@@ -1086,7 +1086,7 @@ fn checked_mode_reports_the_user_line() {
         "{error}"
     );
     // Unchecked, MIN / -1 wraps as in release Rust (the CPU backend always checks).
-    if gpu.backend() != gpu::runtime::Backend::Cuda {
+    if gpu.backend() != gpu_dsl::runtime::Backend::Cuda {
         return;
     }
     let b = DeviceBuffer::from_host(&stream, &[2i32, -1, 3, 1]).unwrap();

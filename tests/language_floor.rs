@@ -5,8 +5,8 @@
 mod common;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::test_device;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::test_device;
 
 #[device]
 #[derive(Clone, Copy, Debug, PartialEq)]

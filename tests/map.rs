@@ -4,18 +4,18 @@
 mod common;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::kernels::map;
-use gpu::prelude::*;
-use gpu::runtime::test_device;
+use gpu_dsl::kernels::map;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::test_device;
 
-gpu::kernels::elementwise! {
+gpu_dsl::kernels::elementwise! {
     /// `out = a * x + b * y`, with a clamp: a user-defined operation.
     fn blend(a: f32, b: f32; x: f32, y: f32) -> f32 {
         (a * x + b * y).clamp(-1.0, 1.0)
     }
 }
 
-gpu::kernels::elementwise! {
+gpu_dsl::kernels::elementwise! {
     /// Integer and mixed types work too.
     pub fn mix(shift: u32; x: u32, y: i64) -> i64 {
         (x >> shift) as i64 - y
@@ -102,8 +102,8 @@ fn elementwise_defines_kernels_without_index_code() {
 
 #[test]
 fn map_kernels_compile_with_nvrtc() {
-    let kernels = gpu::kernels::all_kernels();
-    let cases: Vec<(&gpu::runtime::Kernel, &[gpu::runtime::TemplateArg])> =
+    let kernels = gpu_dsl::kernels::all_kernels();
+    let cases: Vec<(&gpu_dsl::runtime::Kernel, &[gpu_dsl::runtime::TemplateArg])> =
         kernels.iter().map(|k| (*k, &[][..])).collect();
     assert_compiles_with_nvrtc(&cases);
 }

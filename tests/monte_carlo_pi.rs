@@ -6,7 +6,7 @@ mod pi;
 
 mod common;
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 use pi::Plan;
 
 /// A run of about a million points, small enough for the CPU backend.

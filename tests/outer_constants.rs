@@ -4,8 +4,8 @@
 mod common;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::{test_device, TemplateArg};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{test_device, TemplateArg};
 
 const TILE: usize = 32;
 const SCALE: f32 = 1.5;
@@ -18,7 +18,7 @@ pub mod consts {
     pub const STRIDE: u32 = 3;
     pub(crate) const PRIVATE_BIAS: f32 = 0.25;
 
-    use gpu::prelude::*;
+    use gpu_dsl::prelude::*;
 
     /// Reads this module's constants: the kernel names them through this function's module.
     #[device]

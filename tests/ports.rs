@@ -7,14 +7,14 @@ mod common;
 mod ports;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::test_device;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::test_device;
 use ports::{BLOCK, TILE, TRANSPOSE_ROWS};
 
 /// Both backends: the CPU always, the best device too when it is a GPU.
 fn devices() -> Vec<Gpu> {
     let best = test_device();
-    if best.backend() == gpu::runtime::Backend::Cuda {
+    if best.backend() == gpu_dsl::runtime::Backend::Cuda {
         vec![Gpu::cpu(), best]
     } else {
         vec![Gpu::cpu()]

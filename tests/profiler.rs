@@ -4,8 +4,8 @@
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
-use gpu::prelude::*;
-use gpu::runtime::{Activity, CopyDirection, ProfileReport, Profiler};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{Activity, CopyDirection, ProfileReport, Profiler};
 
 #[kernel]
 fn add_one(x: &mut [f32]) {
@@ -46,7 +46,7 @@ fn cpu_profile_records_exactly_the_launches_and_copies() {
     let mut y = DeviceBuffer::<f32>::zeroed(&stream, N).unwrap();
     let config = LaunchConfig::for_len(N, 128);
 
-    let (x, report) = gpu::profile(|| -> gpu::Result<DeviceBuffer<f32>> {
+    let (x, report) = gpu_dsl::profile(|| -> gpu_dsl::Result<DeviceBuffer<f32>> {
         let mut x = DeviceBuffer::from_host(&stream, &host)?;
         for _ in 0..3 {
             add_one::launch(&stream, config, &mut x)?;
@@ -208,23 +208,26 @@ fn a_second_profiler_is_refused_while_one_records() {
     let config = LaunchConfig::for_len(N, 128);
 
     let outer = Profiler::start().unwrap();
-    assert!(matches!(Profiler::start(), Err(gpu::Error::ProfilerActive)));
     assert!(matches!(
-        gpu::profile(|| ()),
-        Err(gpu::Error::ProfilerActive)
+        Profiler::start(),
+        Err(gpu_dsl::Error::ProfilerActive)
+    ));
+    assert!(matches!(
+        gpu_dsl::profile(|| ()),
+        Err(gpu_dsl::Error::ProfilerActive)
     ));
     add_one::launch(&stream, config, &mut x).unwrap();
     // Dropped unfinished: recording stops and what it saw is discarded.
     drop(outer);
     add_one::launch(&stream, config, &mut x).unwrap();
-    let ((), report) = gpu::profile(|| ()).unwrap();
+    let ((), report) = gpu_dsl::profile(|| ()).unwrap();
     assert!(report.records().is_empty());
 }
 
 #[test]
 fn gpu_event_times_are_positive_and_within_the_wall_time() {
     let _turn = serial();
-    let Some(gpu) = gpu::runtime::test_gpu() else {
+    let Some(gpu) = gpu_dsl::runtime::test_gpu() else {
         return;
     };
     let stream = gpu.default_stream();

@@ -8,8 +8,8 @@ mod common;
 mod planted;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::{Error, RaceSite, SiteAction};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{Error, RaceSite, SiteAction};
 
 const SOURCE: &str = include_str!("../examples/planted_bugs/kernels.rs");
 

@@ -5,8 +5,8 @@
 mod common;
 
 use common::assert_compiles_with_nvrtc;
-use gpu::prelude::*;
-use gpu::runtime::{test_device, TemplateArg};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{test_device, TemplateArg};
 
 /// Results per element in `bytes`.
 const U8_RESULTS: usize = 16;

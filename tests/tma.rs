@@ -5,8 +5,8 @@
 mod common;
 
 use common::assert_compiles_with_nvrtc;
-use gpu::prelude::*;
-use gpu::runtime::{test_device, Swizzle, TensorMap};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{test_device, Swizzle, TensorMap};
 
 /// Block b copies the box at (xs[b], ys[b]) into shared memory with one tensor copy and writes
 /// shared memory's words out as they lie, swizzle and all.
@@ -150,7 +150,7 @@ fn check_two_boxes(gpu: &Gpu) {
 fn devices() -> Vec<Gpu> {
     let mut gpus = vec![Gpu::cpu()];
     let best = test_device();
-    if best.backend() == gpu::runtime::Backend::Cuda && best.compute_capability().0 >= 9 {
+    if best.backend() == gpu_dsl::runtime::Backend::Cuda && best.compute_capability().0 >= 9 {
         gpus.push(best);
     } else {
         println!("skipped on the GPU: no CUDA device of compute capability 9.0");
@@ -185,7 +185,7 @@ fn maps_the_copies_cannot_read_are_refused() {
     for result in refused {
         let error = result.unwrap_err();
         assert!(
-            matches!(error, gpu::Error::InvalidTensorMap { .. }),
+            matches!(error, gpu_dsl::Error::InvalidTensorMap { .. }),
             "{error}"
         );
         assert!(

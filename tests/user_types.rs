@@ -4,8 +4,8 @@
 mod common;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::test_device;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::test_device;
 
 /// The classic transpose through a padded 2D tile: `tile[r][c]` with one column of padding
 /// against shared-memory bank conflicts.
@@ -333,7 +333,7 @@ fn complex_operators() {
             differing.push(i);
         }
     }
-    let allowed = if gpu.backend() == gpu::runtime::Backend::Cpu {
+    let allowed = if gpu.backend() == gpu_dsl::runtime::Backend::Cpu {
         0
     } else {
         got.len() / 50

@@ -4,8 +4,8 @@
 mod common;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
-use gpu::prelude::*;
-use gpu::runtime::{test_device, TemplateArg};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{test_device, TemplateArg};
 
 /// Complex numbers stored as (re, im) pairs: one 8-byte access each way.
 #[kernel]

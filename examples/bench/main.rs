@@ -13,11 +13,11 @@ mod port_kernels;
 mod ports;
 mod shapes;
 
-use gpu::kernels::gemm::{self, Gemm, GemmInput};
-use gpu::kernels::{map, reduce, scan, stencil};
-use gpu::prelude::*;
-use gpu::runtime::blas::{Blas, GemmShape};
-use gpu::runtime::Scalar;
+use gpu_dsl::kernels::gemm::{self, Gemm, GemmInput};
+use gpu_dsl::kernels::{map, reduce, scan, stencil};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::blas::{Blas, GemmShape};
+use gpu_dsl::runtime::Scalar;
 
 #[kernel]
 fn copy_f32(x: &[f32], y: &mut [f32]) {
@@ -45,7 +45,7 @@ fn launch_probe(a: f32, y: &mut [f32]) {
 /// batches and not timed: more launches in flight than the driver queues would make the host
 /// wait for the GPU and time the kernels instead. The two alternate batch by batch, and each
 /// keeps its median of 60 batches.
-fn launch_row(stream: &Stream) -> gpu::Result<Row> {
+fn launch_row(stream: &Stream) -> gpu_dsl::Result<Row> {
     const BATCH: u32 = 256;
     let mut y = DeviceBuffer::<f32>::zeroed(stream, 32)?;
     let config = LaunchConfig::new(Grid::x(1), Block::x(32)).checked(false);
@@ -58,7 +58,7 @@ fn launch_row(stream: &Stream) -> gpu::Result<Row> {
         }
         let ours_us = start.elapsed().as_secs_f64() * 1e6 / f64::from(BATCH);
         stream.synchronize()?;
-        let raw_time = gpu::runtime::__bench::raw_cudarc_launches(
+        let raw_time = gpu_dsl::runtime::__bench::raw_cudarc_launches(
             stream,
             &launch_probe::KERNEL,
             config,
@@ -104,7 +104,10 @@ impl Only {
 }
 
 /// Median milliseconds of `runs` launches after `warmup` more.
-fn median_ms(stream: &Stream, mut launch: impl FnMut() -> gpu::Result<()>) -> gpu::Result<f64> {
+fn median_ms(
+    stream: &Stream,
+    mut launch: impl FnMut() -> gpu_dsl::Result<()>,
+) -> gpu_dsl::Result<f64> {
     Ok(interleaved_ms(stream, &[()], |()| launch())?[0])
 }
 
@@ -114,8 +117,8 @@ fn median_ms(stream: &Stream, mut launch: impl FnMut() -> gpu::Result<()>) -> gp
 fn interleaved_ms<C: Copy>(
     stream: &Stream,
     configs: &[C],
-    mut run: impl FnMut(C) -> gpu::Result<()>,
-) -> gpu::Result<Vec<f64>> {
+    mut run: impl FnMut(C) -> gpu_dsl::Result<()>,
+) -> gpu_dsl::Result<Vec<f64>> {
     let (warmup, runs) = (5, 25);
     for _ in 0..warmup {
         for &config in configs {
@@ -146,7 +149,7 @@ fn scan_ms<T: scan::ScanIdentity>(
     stream: &Stream,
     x: &DeviceBuffer<T>,
     kind: scan::ScanKind,
-) -> gpu::Result<f64> {
+) -> gpu_dsl::Result<f64> {
     let mut y = DeviceBuffer::zeroed(stream, x.len())?;
     let mut scratch = scan::ScanScratch::new(stream, x.len())?;
     median_ms(stream, || {
@@ -197,7 +200,7 @@ type BlasGemm<T> = fn(
     &DeviceBuffer<T>,
     &DeviceBuffer<T>,
     &mut DeviceBuffer<f32>,
-) -> gpu::Result<()>;
+) -> gpu_dsl::Result<()>;
 
 /// Times `gemm` for `spec` on inputs converted by `convert` and, when `blas` is there, the
 /// cuBLAS `reference` on the same buffers, and checks that the two agree.
@@ -382,7 +385,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let gpu = Gpu::best()?;
     println!("device: {} ({:?} backend)", gpu.name(), gpu.backend());
     let stream = gpu.default_stream();
-    let on_gpu = gpu.backend() == gpu::runtime::Backend::Cuda;
+    let on_gpu = gpu.backend() == gpu_dsl::runtime::Backend::Cuda;
     let sizes: &[usize] = if on_gpu {
         &[1 << 20, 1 << 24, 1 << 26, 1 << 28]
     } else {

@@ -2,7 +2,7 @@
 //! intrinsics by their Rust names. `ports.rs` times each against its CUDA C twin;
 //! `tests/ports.rs` checks each against plain Rust on both backends.
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 /// The side of the matmul and transpose tiles.
 pub const TILE: usize = 32;

@@ -4,8 +4,8 @@
 //! options (NVRTC is nvcc's device compiler: `-O3` is its default). Each row also checks that
 //! the two agree.
 
-use gpu::prelude::*;
-use gpu::runtime::{ElemType, Kernel, KernelArg, ParamKind, ScalarType, Value};
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::{ElemType, Kernel, KernelArg, ParamKind, ScalarType, Value};
 
 use crate::port_kernels::{self as ports, BLOCK, BODIES_PER_TILE, TILE, TRANSPOSE_ROWS};
 use crate::{median_ms, Only, Row};
@@ -248,7 +248,7 @@ fn row(workload: &str, size: String, ms: f64, twin_ms: f64, work: f64, unit: &'s
 }
 
 /// Every port's row (GPU only: the twins have no CPU twin).
-pub fn rows(stream: &Stream, only: &Only) -> gpu::Result<Vec<Row>> {
+pub fn rows(stream: &Stream, only: &Only) -> gpu_dsl::Result<Vec<Row>> {
     let mut rows = Vec::new();
     if only.wants("port matmul (tiled)") {
         rows.push(matmul(stream, 2048)?);
@@ -275,7 +275,7 @@ pub fn rows(stream: &Stream, only: &Only) -> gpu::Result<Vec<Row>> {
     Ok(rows)
 }
 
-fn matmul(stream: &Stream, n: usize) -> gpu::Result<Row> {
+fn matmul(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     let a = DeviceBuffer::from_host(stream, &values(n * n, 1))?;
     let b = DeviceBuffer::from_host(stream, &values(n * n, 2))?;
     let mut c = DeviceBuffer::zeroed(stream, n * n)?;
@@ -314,7 +314,7 @@ fn matmul(stream: &Stream, n: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn matmul_general(stream: &Stream, m: usize, n: usize, k: usize) -> gpu::Result<Row> {
+fn matmul_general(stream: &Stream, m: usize, n: usize, k: usize) -> gpu_dsl::Result<Row> {
     let a = DeviceBuffer::from_host(stream, &values(m * k, 1))?;
     let b = DeviceBuffer::from_host(stream, &values(k * n, 2))?;
     let mut c = DeviceBuffer::zeroed(stream, m * n)?;
@@ -360,7 +360,7 @@ fn matmul_general(stream: &Stream, m: usize, n: usize, k: usize) -> gpu::Result<
     ))
 }
 
-fn transpose(stream: &Stream, width: usize, height: usize) -> gpu::Result<Row> {
+fn transpose(stream: &Stream, width: usize, height: usize) -> gpu_dsl::Result<Row> {
     let input = DeviceBuffer::from_host(stream, &values(width * height, 3))?;
     let mut out = DeviceBuffer::zeroed(stream, width * height)?;
     let mut out_twin = DeviceBuffer::zeroed(stream, width * height)?;
@@ -398,7 +398,7 @@ fn transpose(stream: &Stream, width: usize, height: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn histogram(stream: &Stream, n: usize) -> gpu::Result<Row> {
+fn histogram(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     let host: Vec<u8> = (0..n).map(|i| ((i * 7919) >> 3) as u8).collect();
     let data = DeviceBuffer::from_host(stream, &host)?;
     let mut bins = DeviceBuffer::<u32>::zeroed(stream, 256)?;
@@ -432,7 +432,7 @@ fn histogram(stream: &Stream, n: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn reduce(stream: &Stream, n: usize) -> gpu::Result<Row> {
+fn reduce(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     let x = DeviceBuffer::from_host(stream, &values(n, 4))?;
     let mut total = DeviceBuffer::<f32>::zeroed(stream, 1)?;
     let mut total_twin = DeviceBuffer::<f32>::zeroed(stream, 1)?;
@@ -465,7 +465,7 @@ fn reduce(stream: &Stream, n: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn heat(stream: &Stream, width: usize, height: usize) -> gpu::Result<Row> {
+fn heat(stream: &Stream, width: usize, height: usize) -> gpu_dsl::Result<Row> {
     let u = DeviceBuffer::from_host(stream, &values(width * height, 5))?;
     let mut next = DeviceBuffer::zeroed(stream, width * height)?;
     let mut next_twin = DeviceBuffer::zeroed(stream, width * height)?;
@@ -505,7 +505,7 @@ fn heat(stream: &Stream, width: usize, height: usize) -> gpu::Result<Row> {
     ))
 }
 
-fn nbody(stream: &Stream, n: usize) -> gpu::Result<Row> {
+fn nbody(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     let v = values(4 * n, 6);
     let bodies: Vec<[f32; 4]> = v
         .chunks(4)

@@ -4,9 +4,9 @@
 //! f32 runs on one of four SIMT configurations (128×128, 64×64 or 32×32 tiles of C per block,
 //! or 32×32 with k split across blocks); f16 on `wgmma` or `mma.sync`.
 
-use gpu::kernels::gemm::tensor_core::{self, Instructions};
-use gpu::kernels::gemm::{self, Gemm, Tiles};
-use gpu::prelude::*;
+use gpu_dsl::kernels::gemm::tensor_core::{self, Instructions};
+use gpu_dsl::kernels::gemm::{self, Gemm, Tiles};
+use gpu_dsl::prelude::*;
 
 use crate::{gemm_input, interleaved_ms, Row};
 
@@ -86,7 +86,7 @@ fn shape_row(workload: &str, spec: &Gemm, chosen_ms: f64, timed: &[(&str, f64)])
 }
 
 /// One row per shape, f32 then f16.
-pub fn rows(stream: &Stream) -> gpu::Result<Vec<Row>> {
+pub fn rows(stream: &Stream) -> gpu_dsl::Result<Vec<Row>> {
     let mut rows = Vec::new();
     let simt = [
         ("chosen", Tiles::Auto),

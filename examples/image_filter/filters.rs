@@ -6,8 +6,8 @@
 //! magnitude, `sqrt(gx² + gy²)`, from two convolutions and [`gradient_magnitude`]. Neighbours
 //! outside the image repeat the edge ([`Boundary::Clamp`]) on both sides.
 
-use gpu::kernels::stencil::{convolve2d, Boundary, DeviceWeights, Weights};
-use gpu::prelude::*;
+use gpu_dsl::kernels::stencil::{convolve2d, Boundary, DeviceWeights, Weights};
+use gpu_dsl::prelude::*;
 use image::{Rgb, RgbImage};
 
 /// A filter the example applies.
@@ -113,19 +113,19 @@ pub struct DevicePlanes {
 
 impl DevicePlanes {
     /// Copies the image's channels to the stream's device.
-    pub fn upload(stream: &Stream, planes: &Planes) -> gpu::Result<DevicePlanes> {
+    pub fn upload(stream: &Stream, planes: &Planes) -> gpu_dsl::Result<DevicePlanes> {
         let pixels = planes.width * planes.height;
         let channels = planes
             .channels
             .iter()
             .map(|plane| DeviceBuffer::from_host(stream, plane))
-            .collect::<gpu::Result<Vec<_>>>()?;
+            .collect::<gpu_dsl::Result<Vec<_>>>()?;
         let outputs = (0..3)
             .map(|_| DeviceBuffer::zeroed(stream, pixels))
-            .collect::<gpu::Result<Vec<_>>>()?;
+            .collect::<gpu_dsl::Result<Vec<_>>>()?;
         let mut weights = Vec::new();
         for filter in Filter::ALL {
-            let uploaded: gpu::Result<Vec<_>> =
+            let uploaded: gpu_dsl::Result<Vec<_>> =
                 filter.weights().iter().map(|w| w.upload(stream)).collect();
             weights.push(uploaded?);
         }
@@ -141,7 +141,7 @@ impl DevicePlanes {
     }
 
     /// Queues `filter` on every channel; the result stays on the device until [`Self::download`].
-    pub fn apply(&mut self, stream: &Stream, filter: Filter) -> gpu::Result<()> {
+    pub fn apply(&mut self, stream: &Stream, filter: Filter) -> gpu_dsl::Result<()> {
         let (w, h) = (self.width, self.height);
         let index = Filter::ALL.iter().position(|&f| f == filter).unwrap_or(0);
         let weights = &self.weights[index];
@@ -178,7 +178,7 @@ impl DevicePlanes {
     }
 
     /// The last filter's result, copied back to the host.
-    pub fn download(&self, stream: &Stream) -> gpu::Result<Planes> {
+    pub fn download(&self, stream: &Stream) -> gpu_dsl::Result<Planes> {
         let mut channels: [Vec<f32>; 3] = Default::default();
         for (plane, output) in channels.iter_mut().zip(&self.outputs) {
             *plane = output.to_host(stream)?;

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Parser;
-use gpu::prelude::*;
-use gpu::runtime::Backend;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::Backend;
 
 use filters::{DevicePlanes, Filter, Planes};
 

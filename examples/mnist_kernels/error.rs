@@ -133,7 +133,7 @@ pub enum Error {
     Usage(String),
     /// A failure of the GPU runtime (device, compilation, launch).
     #[error(transparent)]
-    Gpu(#[from] gpu::Error),
+    Gpu(#[from] gpu_dsl::Error),
 }
 
 /// The example's result type.

@@ -19,8 +19,8 @@ use std::cell::RefCell;
 use std::path::Path;
 
 use clap::Parser;
-use gpu::prelude::Gpu;
-use gpu::runtime::Backend;
+use gpu_dsl::prelude::Gpu;
+use gpu_dsl::runtime::Backend;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
@@ -263,7 +263,7 @@ fn train_and_report(
 
     let timing = Timing::of(&epochs);
     let first_step = epochs.iter().find_map(|stats| stats.first_step_seconds);
-    let stats = gpu::runtime::compile_stats();
+    let stats = gpu_dsl::runtime::compile_stats();
     let metrics = json!({
         "dataset": dataset_name(source),
         "data_dir": source.dir.display().to_string(),
@@ -394,7 +394,7 @@ fn evaluate_saved(args: &Args, gpu: &Gpu, test_set: &Dataset, source: &data::Sou
 /// Where this run's kernels came from, and whether NVRTC was loaded at all: built with
 /// `--features aot`, a run on a GPU the bundle covers needs no NVRTC.
 fn kernel_sources() -> String {
-    let stats = gpu::runtime::compile_stats();
+    let stats = gpu_dsl::runtime::compile_stats();
     let nvrtc = match nvrtc_loaded() {
         Some(true) => "NVRTC was loaded",
         Some(false) => "NVRTC was never loaded",
@@ -407,7 +407,7 @@ fn kernel_sources() -> String {
         stats.aot_ptx_jits,
         stats.nvrtc_compiles,
         stats.disk_hits,
-        gpu::aot::registered_variants(),
+        gpu_dsl::aot::registered_variants(),
     )
 }
 

@@ -1,5 +1,5 @@
-//! Training and evaluation on the project's own kernels: GEMMs from `gpu::kernels::gemm`, the
-//! rest of the step from `gpu::kernels::mlp`.
+//! Training and evaluation on the project's own kernels: GEMMs from `gpu_dsl::kernels::gemm`, the
+//! rest of the step from `gpu_dsl::kernels::mlp`.
 //!
 //! The whole training set and the parameters live on the device. Each epoch uploads a shuffled
 //! permutation of the sample indices, and each step gathers its batch through it on the device.
@@ -9,12 +9,12 @@
 use std::cell::RefCell;
 use std::time::Instant;
 
-use gpu::kernels::gemm::{gemm_with_scratch as gemm, Gemm, GemmScratch};
-use gpu::kernels::mlp::{self, StepState};
-use gpu::kernels::mlp_step;
-use gpu::prelude::*;
-use gpu::runtime::random::philox4x32_10;
-use gpu::runtime::{Backend, Graph, ProfileReport, Profiler};
+use gpu_dsl::kernels::gemm::{gemm_with_scratch as gemm, Gemm, GemmScratch};
+use gpu_dsl::kernels::mlp::{self, StepState};
+use gpu_dsl::kernels::mlp_step;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::random::philox4x32_10;
+use gpu_dsl::runtime::{Backend, Graph, ProfileReport, Profiler};
 
 mod fused;
 
@@ -56,8 +56,8 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Precision of the matrix products.
     pub precision: Precision,
-    /// The step as one cooperative launch (`gpu::kernels::mlp_step`) rather than a launch per
-    /// kernel of `gpu::kernels::mlp` and `gemm`, where the model is small enough for that to
+    /// The step as one cooperative launch (`gpu_dsl::kernels::mlp_step`) rather than a launch per
+    /// kernel of `gpu_dsl::kernels::mlp` and `gemm`, where the model is small enough for that to
     /// win (see [`runs_fused`]).
     pub fused: bool,
     /// Profile some steps of the first epoch ([`profiled_steps`]), run without the graph so
@@ -252,7 +252,11 @@ struct DeviceLayer {
 }
 
 impl DeviceLayer {
-    fn upload(stream: &Stream, layer: &Layer, precision: Precision) -> Result<Self, gpu::Error> {
+    fn upload(
+        stream: &Stream,
+        layer: &Layer,
+        precision: Precision,
+    ) -> Result<Self, gpu_dsl::Error> {
         let zeros = |n| DeviceBuffer::<f32>::zeroed(stream, n);
         let (w, b) = (layer.weights.len(), layer.bias.len());
         let weights_bf16 = match precision {
@@ -276,7 +280,7 @@ impl DeviceLayer {
     }
 
     /// Back to `layer`'s parameters with a fresh optimizer state.
-    fn reset(&mut self, stream: &Stream, layer: &Layer) -> Result<(), gpu::Error> {
+    fn reset(&mut self, stream: &Stream, layer: &Layer) -> Result<(), gpu_dsl::Error> {
         self.weights.copy_from_host(stream, &layer.weights)?;
         self.bias.copy_from_host(stream, &layer.bias)?;
         let (w, b) = (vec![0.0; layer.weights.len()], vec![0.0; layer.bias.len()]);
@@ -291,7 +295,7 @@ impl DeviceLayer {
         Ok(())
     }
 
-    fn download(&self, stream: &Stream) -> Result<Layer, gpu::Error> {
+    fn download(&self, stream: &Stream) -> Result<Layer, gpu_dsl::Error> {
         Ok(Layer {
             inputs: self.inputs,
             outputs: self.outputs,
@@ -307,7 +311,7 @@ struct Activations {
 }
 
 impl Activations {
-    fn new(stream: &Stream, layers: &[DeviceLayer], rows: usize) -> Result<Self, gpu::Error> {
+    fn new(stream: &Stream, layers: &[DeviceLayer], rows: usize) -> Result<Self, gpu_dsl::Error> {
         let outputs = layers
             .iter()
             .map(|layer| DeviceBuffer::zeroed(stream, rows * layer.outputs))
@@ -325,7 +329,7 @@ fn forward(
     rows: usize,
     acts: &mut Activations,
     scratch: &mut [GemmScratch],
-) -> Result<(), gpu::Error> {
+) -> Result<(), gpu_dsl::Error> {
     for (l, layer) in layers.iter().enumerate() {
         let (before, rest) = acts.outputs.split_at_mut(l);
         let x = if l == 0 { input } else { &before[l - 1] };
@@ -347,9 +351,9 @@ struct MixedBuffers {
 }
 
 /// The bf16 weights of a mixed-precision layer.
-fn rounded_weights(layer: &DeviceLayer) -> Result<&DeviceBuffer<bf16>, gpu::Error> {
+fn rounded_weights(layer: &DeviceLayer) -> Result<&DeviceBuffer<bf16>, gpu_dsl::Error> {
     layer.weights_bf16.as_ref().ok_or_else(|| {
-        gpu::Error::InvalidLaunch("a mixed-precision step needs bf16 weights".into())
+        gpu_dsl::Error::InvalidLaunch("a mixed-precision step needs bf16 weights".into())
     })
 }
 
@@ -362,7 +366,7 @@ fn forward_bf16(
     mixed: &mut MixedBuffers,
     acts: &mut Activations,
     scratch: &mut [GemmScratch],
-) -> Result<(), gpu::Error> {
+) -> Result<(), gpu_dsl::Error> {
     mlp::to_bf16(stream, input, &mut mixed.batch_x)?;
     let rows = mixed.batch_x.len() / layers[0].inputs;
     for (l, layer) in layers.iter().enumerate() {
@@ -420,7 +424,7 @@ struct Trainer {
 
 impl Trainer {
     /// One step: gather, forward, loss, backward, update, advance the step state.
-    fn step(&mut self, stream: &Stream) -> Result<(), gpu::Error> {
+    fn step(&mut self, stream: &Stream) -> Result<(), gpu_dsl::Error> {
         if let Some(fused) = &mut self.fused {
             let (images, labels, perm) = (&self.images, &self.labels, &self.perm);
             let (losses, correct) = (&mut self.losses, &mut self.correct);
@@ -580,7 +584,7 @@ impl Trainer {
         config: &TrainConfig,
         train: &Dataset,
         model: &Model,
-    ) -> gpu::Result<Trainer> {
+    ) -> gpu_dsl::Result<Trainer> {
         let batch = config.batch;
         let steps = train.len / batch.max(1);
         let layers = model
@@ -606,7 +610,7 @@ impl Trainer {
                 })
             }
         };
-        let hidden_grads = |stream: &Stream| -> gpu::Result<Vec<DeviceBuffer<f32>>> {
+        let hidden_grads = |stream: &Stream| -> gpu_dsl::Result<Vec<DeviceBuffer<f32>>> {
             layers[..layers.len() - 1]
                 .iter()
                 .map(|layer| DeviceBuffer::zeroed(stream, batch * layer.outputs))
@@ -644,7 +648,7 @@ impl Trainer {
 impl Trainer {
     /// Brings the per-layer parameter buffers up to date with the packed model, when the step
     /// is fused (the evaluation and the returned model read them).
-    fn sync_layers(&mut self, stream: &Stream) -> gpu::Result<()> {
+    fn sync_layers(&mut self, stream: &Stream) -> gpu_dsl::Result<()> {
         match &self.fused {
             Some(fused) => fused.copy_to(stream, &mut self.layers),
             None => Ok(()),
@@ -675,7 +679,7 @@ fn layer_sizes(config: &TrainConfig, data: &Dataset) -> Vec<usize> {
 fn upload_dataset(
     stream: &Stream,
     data: &Dataset,
-) -> Result<(DeviceBuffer<f32>, DeviceBuffer<u32>), gpu::Error> {
+) -> Result<(DeviceBuffer<f32>, DeviceBuffer<u32>), gpu_dsl::Error> {
     let labels: Vec<u32> = data.labels.iter().map(|&l| l as u32).collect();
     Ok((
         DeviceBuffer::from_host(stream, &data.images)?,
@@ -694,12 +698,12 @@ pub fn train(
     test: &Dataset,
     on_progress: &mut dyn FnMut(&Progress),
     on_epoch: &mut dyn FnMut(&EpochStats),
-) -> gpu::Result<Model> {
+) -> gpu_dsl::Result<Model> {
     let started = Instant::now();
     let batch = config.batch;
     let steps = train.len / batch.max(1);
     if batch == 0 || steps == 0 {
-        return Err(gpu::Error::InvalidLaunch(format!(
+        return Err(gpu_dsl::Error::InvalidLaunch(format!(
             "a batch of {batch} does not fit the {} training samples",
             train.len
         )));
@@ -827,7 +831,7 @@ fn evaluate_on(
     layers: &[DeviceLayer],
     data: &Dataset,
     (images, labels): &(DeviceBuffer<f32>, DeviceBuffer<u32>),
-) -> gpu::Result<Evaluation> {
+) -> gpu_dsl::Result<Evaluation> {
     let rows = data.len;
     let mut acts = Activations::new(stream, layers, rows)?;
     let mut scratch: Vec<GemmScratch> = layers.iter().map(|_| GemmScratch::new()).collect();
@@ -859,7 +863,7 @@ fn evaluate_on(
 }
 
 /// Loss, accuracy and confusion matrix of `model` on `data`.
-pub fn evaluate(gpu: &Gpu, model: &Model, data: &Dataset) -> gpu::Result<Evaluation> {
+pub fn evaluate(gpu: &Gpu, model: &Model, data: &Dataset) -> gpu_dsl::Result<Evaluation> {
     let stream = gpu.default_stream();
     let layers = model
         .layers
@@ -874,7 +878,7 @@ pub fn evaluate(gpu: &Gpu, model: &Model, data: &Dataset) -> gpu::Result<Evaluat
 mod tests {
     use super::*;
     use crate::reference;
-    use gpu::runtime::test_device;
+    use gpu_dsl::runtime::test_device;
 
     /// `len` samples of `pixels` values in [0, 1) and labels below `classes`.
     fn random_data(len: usize, pixels: usize, classes: usize, seed: u64) -> Dataset {
@@ -1033,7 +1037,7 @@ mod tests {
         let launches = report
             .records()
             .iter()
-            .filter(|r| matches!(r.activity, gpu::runtime::Activity::Launch { .. }))
+            .filter(|r| matches!(r.activity, gpu_dsl::runtime::Activity::Launch { .. }))
             .count();
         assert!(launches >= window.len(), "{}", report.table());
         assert!(stats[1].profile.is_none());

@@ -12,8 +12,8 @@ mod pi;
 use std::time::Instant;
 
 use clap::Parser;
-use gpu::prelude::*;
-use gpu::runtime::Backend;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::Backend;
 
 use pi::Plan;
 

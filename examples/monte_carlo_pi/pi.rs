@@ -5,8 +5,8 @@
 //! quarter circle. The test of a point is exact integer arithmetic, so the GPU, the CPU backend
 //! and the host twin of Philox count the same hits for the same seed.
 
-use gpu::kernels::reduce;
-use gpu::prelude::*;
+use gpu_dsl::kernels::reduce;
+use gpu_dsl::prelude::*;
 
 /// Threads per block of [`count_hits`].
 pub const BLOCK: u32 = 256;
@@ -78,9 +78,9 @@ impl Plan {
 ///
 /// A batch's hits are summed in `u32` by the reduce kernel, so a batch holds fewer than 2^32
 /// points (checked); the batches are added on the host in `u64`.
-pub fn count(stream: &Stream, plan: &Plan) -> gpu::Result<u64> {
+pub fn count(stream: &Stream, plan: &Plan) -> gpu_dsl::Result<u64> {
     if plan.points_per_batch() >= 1 << 32 {
-        return Err(gpu::Error::InvalidLaunch(format!(
+        return Err(gpu_dsl::Error::InvalidLaunch(format!(
             "monte_carlo_pi: {} points per batch overflow the u32 sum; use fewer threads or pairs",
             plan.points_per_batch()
         )));
@@ -104,7 +104,7 @@ pub fn host_hits(plan: &Plan, batch: u32, threads: std::ops::Range<usize>) -> Ve
         .map(|t| {
             (0..plan.pairs)
                 .map(|i| {
-                    let r = gpu::runtime::random::philox4x32_10([t as u32, i, batch, 0], key);
+                    let r = gpu_dsl::runtime::random::philox4x32_10([t as u32, i, batch, 0], key);
                     inside_host(r[0], r[1]) + inside_host(r[2], r[3])
                 })
                 .sum()

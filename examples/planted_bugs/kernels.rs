@@ -2,7 +2,7 @@
 //! checker and compute-sanitizer are asked to find. The comment `// planted: NAME` marks each
 //! line a report must name; tests find the lines by those markers.
 
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 /// A block's tree reduction of `x` into `out[block]` — without the barrier between the
 /// stores of the tile and the first reads of it.

@@ -11,8 +11,8 @@
 
 mod kernels;
 
-use gpu::prelude::*;
-use gpu::runtime::Result;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::Result;
 
 /// Every planted bug, by the name the command line takes.
 const BUGS: [&str; 5] = [

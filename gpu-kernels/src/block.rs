@@ -9,7 +9,7 @@
 //! values the same way, so no warp waits on another. The order of the combining steps depends
 //! only on the block size, so a block gives the same bits on every run.
 
-use gpu_macros::device;
+use gpu_dsl_macros::device;
 
 /// `a` and `b` combined by `op`: 0 sum (wrapping for integers), 1 min, 2 max. For `f32` the
 /// minimum and maximum are CUDA's fminf/fmaxf, which ignore a NaN operand as `f32::min` does.

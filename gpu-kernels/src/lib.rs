@@ -11,13 +11,13 @@ pub mod reduce;
 pub mod scan;
 pub mod stencil;
 
-use gpu_runtime::{Kernel, TemplateArg};
+use gpu_dsl_runtime::{Kernel, TemplateArg};
 
 /// What the code [`elementwise!`] generates refers to.
 #[doc(hidden)]
 pub mod __private {
-    pub use gpu_macros::kernel;
-    pub use gpu_runtime as runtime;
+    pub use gpu_dsl_macros::kernel;
+    pub use gpu_dsl_runtime as runtime;
 }
 
 /// Every non-generic kernel of this crate, so tools and tests can compile them all ahead of

@@ -5,8 +5,8 @@
 //! device covers any length. The built-ins move four elements per 16-byte load and store (device
 //! buffers are 256-byte aligned), with a scalar loop for the tail.
 
-use gpu_macros::kernel;
-use gpu_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
+use gpu_dsl_macros::kernel;
+use gpu_dsl_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
 
 /// Threads per block for the element-wise kernels.
 pub const THREADS: u32 = 256;
@@ -32,7 +32,7 @@ fn axpy_f32(a: f32, x: &[f32], y: &mut [f32]) {
 }
 
 /// The binary built-ins.
-#[gpu_macros::device]
+#[gpu_dsl_macros::device]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 enum BinaryOp {
@@ -41,7 +41,7 @@ enum BinaryOp {
 }
 
 /// The unary built-ins; `a` is the scale factor of `Scale`.
-#[gpu_macros::device]
+#[gpu_dsl_macros::device]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 enum UnaryOp {
@@ -94,7 +94,7 @@ fn unary_f32(op: UnaryOp, a: f32, x: &mut [f32]) {
     }
 }
 
-#[gpu_macros::device]
+#[gpu_dsl_macros::device]
 fn apply_unary(op: UnaryOp, a: f32, v: f32) -> f32 {
     match op {
         UnaryOp::Scale => a * v,
@@ -104,7 +104,7 @@ fn apply_unary(op: UnaryOp, a: f32, v: f32) -> f32 {
 }
 
 /// The kernels of this module.
-pub(crate) const KERNELS: &[&gpu_runtime::Kernel] =
+pub(crate) const KERNELS: &[&gpu_dsl_runtime::Kernel] =
     &[&axpy_f32::KERNEL, &binary_f32::KERNEL, &unary_f32::KERNEL];
 
 /// A grid-stride configuration for `n` work items on the stream's device.
@@ -221,16 +221,16 @@ pub fn sigmoid(stream: &Stream, x: &mut DeviceBuffer<f32>) -> Result<()> {
 /// element from them (any expression of the kernel language).
 ///
 /// ```no_run
-/// gpu_kernels::elementwise! {
+/// gpu_dsl_kernels::elementwise! {
 ///     /// `out = a * x + y`, element-wise.
 ///     pub fn fused_axpy(a: f32; x: f32, y: f32) -> f32 { a * x + y }
 /// }
 ///
-/// # fn main() -> gpu_runtime::Result<()> {
-/// let stream = gpu_runtime::Gpu::best()?.default_stream();
-/// let x = gpu_runtime::DeviceBuffer::from_host(&stream, &[1.0f32, 2.0])?;
-/// let y = gpu_runtime::DeviceBuffer::from_host(&stream, &[3.0f32, 4.0])?;
-/// let mut out = gpu_runtime::DeviceBuffer::zeroed(&stream, 2)?;
+/// # fn main() -> gpu_dsl_runtime::Result<()> {
+/// let stream = gpu_dsl_runtime::Gpu::best()?.default_stream();
+/// let x = gpu_dsl_runtime::DeviceBuffer::from_host(&stream, &[1.0f32, 2.0])?;
+/// let y = gpu_dsl_runtime::DeviceBuffer::from_host(&stream, &[3.0f32, 4.0])?;
+/// let mut out = gpu_dsl_runtime::DeviceBuffer::zeroed(&stream, 2)?;
 /// fused_axpy(&stream, 2.0, &x, &y, &mut out)?;
 /// # Ok(())
 /// # }

@@ -10,9 +10,9 @@
 //! Every reduction (a batch's loss, a bias gradient) sums in a fixed order, so a step gives the
 //! same bits each time it runs on a given backend.
 
-use gpu_macros::{device, kernel};
-use gpu_runtime::half::bf16;
-use gpu_runtime::{DeviceBuffer, Error, LaunchConfig, Result, Stream};
+use gpu_dsl_macros::{device, kernel};
+use gpu_dsl_runtime::half::bf16;
+use gpu_dsl_runtime::{DeviceBuffer, Error, LaunchConfig, Result, Stream};
 
 use crate::block::block_combine;
 use crate::map::{grid_stride_config, same_len};
@@ -273,7 +273,7 @@ fn advance_state(state: &mut [u32]) {
 }
 
 /// The kernels of this module.
-pub(crate) const KERNELS: &[&gpu_runtime::Kernel] = &[
+pub(crate) const KERNELS: &[&gpu_dsl_runtime::Kernel] = &[
     &gather_batch::KERNEL,
     &bias_relu_f32::KERNEL,
     &bias_add_f32::KERNEL,

@@ -12,10 +12,10 @@
 //! the result does not depend on how blocks are scheduled.
 //!
 //! ```no_run
-//! use gpu_kernels::reduce;
-//! use gpu_runtime::{DeviceBuffer, Gpu};
+//! use gpu_dsl_kernels::reduce;
+//! use gpu_dsl_runtime::{DeviceBuffer, Gpu};
 //!
-//! fn main() -> gpu_runtime::Result<()> {
+//! fn main() -> gpu_dsl_runtime::Result<()> {
 //!     let gpu = Gpu::best()?;
 //!     let stream = gpu.default_stream();
 //!     let x = DeviceBuffer::from_host(&stream, &[3.0f32, -1.0, 4.0])?;
@@ -25,9 +25,9 @@
 //! }
 //! ```
 
-use gpu_macros::{device, kernel};
-use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{
+use gpu_dsl_macros::{device, kernel};
+use gpu_dsl_runtime::half::{bf16, f16};
+use gpu_dsl_runtime::{
     Block, DeviceBuffer, Error, Grid, Kernel, LaunchConfig, Number, Result, Scalar, Stream,
     TemplateArg,
 };
@@ -261,7 +261,7 @@ pub trait Reducible: Number + sealed::Launch {
 
 mod sealed {
     use super::ReduceOp;
-    use gpu_runtime::{DeviceBuffer, LaunchConfig, Result, Scalar, Stream};
+    use gpu_dsl_runtime::{DeviceBuffer, LaunchConfig, Result, Scalar, Stream};
 
     /// Launches the kernel for one element type; outside this module the trait cannot be named,
     /// so [`super::Reducible`] cannot be implemented for other types.

@@ -5,8 +5,8 @@
 //! Blocks start in index order, so a block only waits on tiles whose blocks are already running
 //! (CUB relies on the same order). Every element is read once and written once.
 
-use gpu_macros::kernel;
-use gpu_runtime::{DeviceBuffer, Number, Result, Stream, TemplateArg};
+use gpu_dsl_macros::kernel;
+use gpu_dsl_runtime::{DeviceBuffer, Number, Result, Stream, TemplateArg};
 
 /// Threads per block.
 const THREADS: usize = 256;
@@ -472,7 +472,7 @@ pub fn scan<T: ScanIdentity>(
         return Ok(());
     }
     if scratch.tiles() < tiles {
-        return Err(gpu_runtime::Error::LengthMismatch {
+        return Err(gpu_dsl_runtime::Error::LengthMismatch {
             what: "scan: scratch tiles (make it with ScanScratch::new(stream, x.len()))",
             expected: tiles,
             found: scratch.tiles(),
@@ -480,7 +480,7 @@ pub fn scan<T: ScanIdentity>(
     }
     // Epochs run 1..2^30 (a zeroed flag is epoch 0), then wrap.
     scratch.epoch = scratch.epoch % ((1 << 30) - 1) + 1;
-    let config = gpu_runtime::LaunchConfig::try_for_len(tiles * THREADS, THREADS as u32)?;
+    let config = gpu_dsl_runtime::LaunchConfig::try_for_len(tiles * THREADS, THREADS as u32)?;
     let exclusive = kind == ScanKind::Exclusive;
     let (identity, epoch, words) = (T::identity(op), scratch.epoch, &mut scratch.words);
     match (op, words_per_tile::<T>() == 1) {
@@ -508,11 +508,11 @@ pub fn scan<T: ScanIdentity>(
 /// The kernels of this module: generic, instantiated at launch with the element type, the
 /// operation (`TemplateArg::Const`: 0 sum, 1 min, 2 max) and the words of a tile's state
 /// (`TemplateArg::Const(1)` for 4-byte types, 2 for 8-byte types).
-pub const KERNELS: &[&gpu_runtime::Kernel] = &[&scan_tiles::KERNEL, &scan_tiles_wide::KERNEL];
+pub const KERNELS: &[&gpu_dsl_runtime::Kernel] = &[&scan_tiles::KERNEL, &scan_tiles_wide::KERNEL];
 
 /// Every instantiation [`scan`] launches: the 4-byte types on `scan_tiles` with one word per
 /// tile, the 8-byte types on `scan_tiles_wide` with two, each for the three operations.
-pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<TemplateArg>)> {
+pub fn instantiations() -> Vec<(&'static gpu_dsl_runtime::Kernel, Vec<TemplateArg>)> {
     let narrow = [
         TemplateArg::of::<i32>(),
         TemplateArg::of::<u32>(),

@@ -9,10 +9,10 @@
 //! r][x + dx - r]`; a symmetric matrix gives the same result as a mathematical convolution.
 //!
 //! ```no_run
-//! use gpu_kernels::stencil::{convolve2d, Boundary, Weights};
-//! use gpu_runtime::{DeviceBuffer, Gpu};
+//! use gpu_dsl_kernels::stencil::{convolve2d, Boundary, Weights};
+//! use gpu_dsl_runtime::{DeviceBuffer, Gpu};
 //!
-//! fn main() -> gpu_runtime::Result<()> {
+//! fn main() -> gpu_dsl_runtime::Result<()> {
 //!     let gpu = Gpu::best()?;
 //!     let stream = gpu.default_stream();
 //!     let (width, height) = (640, 480);
@@ -24,8 +24,8 @@
 //! }
 //! ```
 
-use gpu_macros::{device, kernel};
-use gpu_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
+use gpu_dsl_macros::{device, kernel};
+use gpu_dsl_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
 
 use crate::map::same_len;
 
@@ -482,7 +482,7 @@ fn jacobi5_f32(input: &[f32], width: usize, height: usize, zero: bool, output: &
 }
 
 /// The kernels of this module.
-pub(crate) const KERNELS: &[&gpu_runtime::Kernel] = &[
+pub(crate) const KERNELS: &[&gpu_dsl_runtime::Kernel] = &[
     &convolve2d_f32::KERNEL,
     &convolve1d_f32::KERNEL,
     &jacobi5_vec4_f32::KERNEL,

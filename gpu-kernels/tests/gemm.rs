@@ -4,10 +4,10 @@
 
 mod common;
 
-use gpu_kernels::gemm::{gemm, gemm_f32_with_tiles, instantiations, Gemm, Tiles, Transpose};
-use gpu_runtime::blas::Blas;
-use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{test_device, Backend, DeviceBuffer, Error, Stream};
+use gpu_dsl_kernels::gemm::{gemm, gemm_f32_with_tiles, instantiations, Gemm, Tiles, Transpose};
+use gpu_dsl_runtime::blas::Blas;
+use gpu_dsl_runtime::half::{bf16, f16};
+use gpu_dsl_runtime::{test_device, Backend, DeviceBuffer, Error, Stream};
 
 /// Deterministic xorshift64 values uniform in [-1, 1), so failures reproduce.
 fn random(n: usize, seed: u64) -> Vec<f32> {
@@ -405,8 +405,8 @@ fn gemm_kernels_compile_with_nvrtc() {
 /// A split-k shape reuses its scratch across calls, with the same result as a fresh one.
 #[test]
 fn scratch_is_reused_across_calls() {
-    use gpu_kernels::gemm::{gemm, gemm_with_scratch, Gemm, GemmScratch};
-    let gpu = gpu_runtime::test_device();
+    use gpu_dsl_kernels::gemm::{gemm, gemm_with_scratch, Gemm, GemmScratch};
+    let gpu = gpu_dsl_runtime::test_device();
     let stream = gpu.default_stream();
     // Few tiles of C and a long k: the shape the small configuration splits.
     let (m, n, k) = (8, 8, 1024);
@@ -415,15 +415,15 @@ fn scratch_is_reused_across_calls() {
             .map(|i| ((i * 37 + seed * 11) % 17) as f32 / 17.0 - 0.5)
             .collect()
     };
-    let a = gpu_runtime::DeviceBuffer::from_host(&stream, &values(m * k, 1)).unwrap();
-    let b = gpu_runtime::DeviceBuffer::from_host(&stream, &values(k * n, 2)).unwrap();
+    let a = gpu_dsl_runtime::DeviceBuffer::from_host(&stream, &values(m * k, 1)).unwrap();
+    let b = gpu_dsl_runtime::DeviceBuffer::from_host(&stream, &values(k * n, 2)).unwrap();
     let spec = Gemm::new(m, n, k);
-    let mut expected = gpu_runtime::DeviceBuffer::zeroed(&stream, m * n).unwrap();
+    let mut expected = gpu_dsl_runtime::DeviceBuffer::zeroed(&stream, m * n).unwrap();
     gemm(&stream, &spec, &a, &b, &mut expected).unwrap();
     let expected = expected.to_host(&stream).unwrap();
     let mut scratch = GemmScratch::new();
     for _ in 0..3 {
-        let mut c = gpu_runtime::DeviceBuffer::zeroed(&stream, m * n).unwrap();
+        let mut c = gpu_dsl_runtime::DeviceBuffer::zeroed(&stream, m * n).unwrap();
         gemm_with_scratch(&stream, &spec, &a, &b, &mut c, &mut scratch).unwrap();
         assert_eq!(c.to_host(&stream).unwrap(), expected);
     }

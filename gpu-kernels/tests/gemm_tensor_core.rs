@@ -2,12 +2,12 @@
 //! 16-bit inputs: every transpose combination, sizes off the tile grid, alpha and beta, k = 0,
 //! bad lengths, and every instantiation compiling without local memory.
 
-use gpu_kernels::gemm::tensor_core::{
+use gpu_dsl_kernels::gemm::tensor_core::{
     self, gemm_bf16_on, gemm_f16, gemm_f16_on, instantiations, Instructions,
 };
-use gpu_kernels::gemm::{Gemm, Transpose};
-use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{
+use gpu_dsl_kernels::gemm::{Gemm, Transpose};
+use gpu_dsl_runtime::half::{bf16, f16};
+use gpu_dsl_runtime::{
     compile_to_ptx_generic, test_device, test_nvrtc, Backend, DeviceBuffer, Error, Gpu, Stream,
 };
 
@@ -32,7 +32,7 @@ const TRANSPOSES: [(Transpose, Transpose); 4] = [
 ];
 
 /// The 16-bit types, as the tests need them.
-trait Input: gpu_runtime::Scalar {
+trait Input: gpu_dsl_runtime::Scalar {
     fn round(x: f32) -> Self;
     fn wide(self) -> f64;
     fn gemm(
@@ -42,7 +42,7 @@ trait Input: gpu_runtime::Scalar {
         a: &DeviceBuffer<Self>,
         b: &DeviceBuffer<Self>,
         c: &mut DeviceBuffer<f32>,
-    ) -> gpu_runtime::Result<()>;
+    ) -> gpu_dsl_runtime::Result<()>;
 }
 
 macro_rules! input {
@@ -61,7 +61,7 @@ macro_rules! input {
                 a: &DeviceBuffer<Self>,
                 b: &DeviceBuffer<Self>,
                 c: &mut DeviceBuffer<f32>,
-            ) -> gpu_runtime::Result<()> {
+            ) -> gpu_dsl_runtime::Result<()> {
                 $gemm(stream, spec, on, a, b, c)
             }
         }
@@ -318,7 +318,7 @@ fn wrong_lengths_are_errors() {
 fn no_instantiation_uses_local_memory() {
     let all = instantiations();
     assert_eq!(all.len(), 24);
-    let module: Vec<String> = gpu_kernels::gemm::instantiations()
+    let module: Vec<String> = gpu_dsl_kernels::gemm::instantiations()
         .iter()
         .map(|(k, args)| format!("{}{args:?}", k.name()))
         .collect();
@@ -329,7 +329,7 @@ fn no_instantiation_uses_local_memory() {
             "{name} missing from gemm::instantiations()"
         );
     }
-    let listed: Vec<&str> = gpu_kernels::all_kernels()
+    let listed: Vec<&str> = gpu_dsl_kernels::all_kernels()
         .iter()
         .map(|k| k.name())
         .collect();

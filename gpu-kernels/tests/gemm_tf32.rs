@@ -5,10 +5,10 @@
 //! TF32-truncated inputs with a tight bound where the TF32 kernel runs, and of the inputs as
 //! given with the documented looser bound. First, one `wgmma_m64n8k8_tf32` on its own.
 
-use gpu_kernels::gemm::{gemm, Gemm, Transpose};
-use gpu_macros::kernel;
-use gpu_runtime::cpu::to_tf32;
-use gpu_runtime::{test_device, Backend, Block, DeviceBuffer, Gpu, Grid, LaunchConfig, Stream};
+use gpu_dsl_kernels::gemm::{gemm, Gemm, Transpose};
+use gpu_dsl_macros::kernel;
+use gpu_dsl_runtime::cpu::to_tf32;
+use gpu_dsl_runtime::{test_device, Backend, Block, DeviceBuffer, Gpu, Grid, LaunchConfig, Stream};
 
 /// Deterministic uniform values in [-1, 1) with all 24 bits of precision used, so that TF32
 /// truncation changes almost every one of them.
@@ -264,14 +264,14 @@ fn tf32_is_opt_in() {
 /// registers: no local memory.
 #[test]
 fn instantiations_compile_without_local_memory() {
-    let mut all = gpu_kernels::gemm::tf32::instantiations();
+    let mut all = gpu_dsl_kernels::gemm::tf32::instantiations();
     assert_eq!(all.len(), 3);
-    let plain = gpu_kernels::all_kernels()
+    let plain = gpu_dsl_kernels::all_kernels()
         .into_iter()
         .find(|k| k.name() == "gemm_tf32_rs")
         .expect("gemm_tf32_rs in all_kernels()");
     all.push((plain, Vec::new()));
-    let module: Vec<String> = gpu_kernels::gemm::instantiations()
+    let module: Vec<String> = gpu_dsl_kernels::gemm::instantiations()
         .iter()
         .map(|(k, args)| format!("{}{args:?}", k.name()))
         .collect();
@@ -282,14 +282,14 @@ fn instantiations_compile_without_local_memory() {
             "{name} missing from gemm::instantiations()"
         );
     }
-    if !gpu_runtime::test_nvrtc() {
+    if !gpu_dsl_runtime::test_nvrtc() {
         return;
     }
     for (kernel, args) in &all {
         let ptx = if args.is_empty() {
-            gpu_runtime::compile_to_ptx(kernel, (9, 0))
+            gpu_dsl_runtime::compile_to_ptx(kernel, (9, 0))
         } else {
-            gpu_runtime::compile_to_ptx_generic(kernel, args, (9, 0)).map(|p| p.ptx)
+            gpu_dsl_runtime::compile_to_ptx_generic(kernel, args, (9, 0)).map(|p| p.ptx)
         }
         .unwrap_or_else(|e| panic!("{}{args:?} (sm_90): {e}", kernel.name()));
         assert!(
@@ -300,7 +300,7 @@ fn instantiations_compile_without_local_memory() {
         assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32"));
     }
     // The plain product's A operand is four registers in braces after the 128 accumulators.
-    let ptx = gpu_runtime::compile_to_ptx(plain, (9, 0)).unwrap();
+    let ptx = gpu_dsl_runtime::compile_to_ptx(plain, (9, 0)).unwrap();
     let wgmma = ptx
         .lines()
         .find(|l| l.contains("wgmma.mma_async"))
@@ -317,7 +317,7 @@ fn cublas_tf32_reference_agrees() {
         return;
     }
     let stream = gpu.default_stream();
-    let Ok(blas) = gpu_runtime::blas::Blas::new(&stream) else {
+    let Ok(blas) = gpu_dsl_runtime::blas::Blas::new(&stream) else {
         return;
     };
     for (i, t) in TRANSPOSES.into_iter().enumerate() {
@@ -377,9 +377,10 @@ fn one_wgmma_tf32(a: &[f32], b: &[f32], c: &mut [f32]) {
 /// than that (the low 13 bits of every input were dropped, not rounded in).
 #[test]
 fn one_wgmma_tf32_multiplies_truncated_inputs() {
-    if gpu_runtime::test_nvrtc() {
+    if gpu_dsl_runtime::test_nvrtc() {
         for checked in [false, true] {
-            gpu_runtime::check_with_nvrtc(&one_wgmma_tf32::KERNEL, &[], (9, 0), checked).unwrap();
+            gpu_dsl_runtime::check_with_nvrtc(&one_wgmma_tf32::KERNEL, &[], (9, 0), checked)
+                .unwrap();
         }
     }
     let a = random_f32(64 * 8, 80);
@@ -466,9 +467,9 @@ fn one_wgmma_tf32_rs(a: &[f32], b: &[f32], c: &mut [f32]) {
 /// rounding, so every fragment register landed on its row and k.
 #[test]
 fn one_wgmma_tf32_rs_multiplies_register_fragments() {
-    if gpu_runtime::test_nvrtc() {
+    if gpu_dsl_runtime::test_nvrtc() {
         for checked in [false, true] {
-            gpu_runtime::check_with_nvrtc(&one_wgmma_tf32_rs::KERNEL, &[], (9, 0), checked)
+            gpu_dsl_runtime::check_with_nvrtc(&one_wgmma_tf32_rs::KERNEL, &[], (9, 0), checked)
                 .unwrap();
         }
     }

@@ -2,9 +2,9 @@
 //! batch through a permutation, bias + ReLU, softmax cross-entropy and its gradient, the bias
 //! gradients, and the Adam and SGD updates.
 
-use gpu_kernels::mlp::{self, Adam, StepState};
-use gpu_runtime::half::bf16;
-use gpu_runtime::{test_device, DeviceBuffer, Error, Stream};
+use gpu_dsl_kernels::mlp::{self, Adam, StepState};
+use gpu_dsl_runtime::half::bf16;
+use gpu_dsl_runtime::{test_device, DeviceBuffer, Error, Stream};
 
 /// Deterministic values in [-1, 1).
 fn random_f32(n: usize, seed: u64) -> Vec<f32> {
@@ -29,7 +29,7 @@ fn assert_close(found: &[f32], expected: &[f32], tolerance: f32, what: &str) {
     }
 }
 
-fn upload<T: gpu_runtime::Scalar>(stream: &Stream, data: &[T]) -> DeviceBuffer<T> {
+fn upload<T: gpu_dsl_runtime::Scalar>(stream: &Stream, data: &[T]) -> DeviceBuffer<T> {
     DeviceBuffer::from_host(stream, data).unwrap()
 }
 
@@ -321,7 +321,7 @@ fn adam_and_sgd_match_the_reference_updates() {
 #[test]
 fn the_mlp_kernels_are_listed_for_the_nvrtc_checks() {
     // tests/kernels.rs compiles everything `all_kernels` lists with NVRTC.
-    let listed: Vec<&str> = gpu_kernels::all_kernels()
+    let listed: Vec<&str> = gpu_dsl_kernels::all_kernels()
         .iter()
         .map(|k| k.name())
         .collect();

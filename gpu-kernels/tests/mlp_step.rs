@@ -3,12 +3,12 @@
 //! batches, with one and two hidden layers, in f32 and with bf16 operands; on the CPU backend
 //! (also under the race checker) and, where there is one, the GPU.
 
-use gpu_kernels::mlp::{Adam, StepState};
-use gpu_kernels::mlp_step::{
+use gpu_dsl_kernels::mlp::{Adam, StepState};
+use gpu_dsl_kernels::mlp_step::{
     __train_step_shuffled, packed_len, train_step, PackedModel, StepData, StepOptimizer,
 };
-use gpu_runtime::half::bf16;
-use gpu_runtime::{test_device, Backend, DeviceBuffer, Gpu};
+use gpu_dsl_runtime::half::bf16;
+use gpu_dsl_runtime::{test_device, Backend, DeviceBuffer, Gpu};
 
 /// Deterministic values in [-1, 1).
 fn random_f32(n: usize, seed: u64) -> Vec<f32> {
@@ -352,14 +352,19 @@ fn a_bad_model_is_an_error() {
 
 #[test]
 fn both_instantiations_compile_with_nvrtc() {
-    if !gpu_runtime::test_nvrtc() {
+    if !gpu_dsl_runtime::test_nvrtc() {
         return;
     }
     for round in [0, 1] {
-        let args = [gpu_runtime::TemplateArg::Const(round)];
+        let args = [gpu_dsl_runtime::TemplateArg::Const(round)];
         for arch in [(8, 0), (9, 0)] {
-            gpu_runtime::check_with_nvrtc(gpu_kernels::mlp_step::KERNELS[0], &args, arch, false)
-                .unwrap();
+            gpu_dsl_runtime::check_with_nvrtc(
+                gpu_dsl_kernels::mlp_step::KERNELS[0],
+                &args,
+                arch,
+                false,
+            )
+            .unwrap();
         }
     }
 }

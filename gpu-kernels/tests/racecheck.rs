@@ -3,16 +3,16 @@
 //! and scans, the cross-block paths), must run without a report and give the same bits as on
 //! the plain CPU backend. A planted race on the same device shows the checker is on.
 
-use gpu_kernels::gemm::tensor_core::{self, Instructions};
-use gpu_kernels::gemm::{self, Gemm, GemmScratch, Tiles};
-use gpu_kernels::mlp::{self, Adam, StepState};
-use gpu_kernels::reduce::{self, ReduceOp, ReduceScratch, Reducible};
-use gpu_kernels::scan::{self, ScanIdentity, ScanKind, ScanOp, ScanScratch, TILE};
-use gpu_kernels::stencil::{self, Boundary, Weights, Weights1d};
-use gpu_kernels::{elementwise, map};
-use gpu_macros::kernel;
-use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{
+use gpu_dsl_kernels::gemm::tensor_core::{self, Instructions};
+use gpu_dsl_kernels::gemm::{self, Gemm, GemmScratch, Tiles};
+use gpu_dsl_kernels::mlp::{self, Adam, StepState};
+use gpu_dsl_kernels::reduce::{self, ReduceOp, ReduceScratch, Reducible};
+use gpu_dsl_kernels::scan::{self, ScanIdentity, ScanKind, ScanOp, ScanScratch, TILE};
+use gpu_dsl_kernels::stencil::{self, Boundary, Weights, Weights1d};
+use gpu_dsl_kernels::{elementwise, map};
+use gpu_dsl_macros::kernel;
+use gpu_dsl_runtime::half::{bf16, f16};
+use gpu_dsl_runtime::{
     check_with_nvrtc, test_nvrtc, Block, DeviceBuffer, Error, Gpu, Grid, LaunchConfig, Result,
     Scalar, Stream,
 };

@@ -4,11 +4,11 @@
 
 mod common;
 
-use gpu_kernels::reduce::{
+use gpu_dsl_kernels::reduce::{
     self, instantiations, reduce, reduce_into, sum_bf16, sum_f16, ReduceOp, ReduceScratch,
 };
-use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{test_device, DeviceBuffer, Error, Stream};
+use gpu_dsl_runtime::half::{bf16, f16};
+use gpu_dsl_runtime::{test_device, DeviceBuffer, Error, Stream};
 
 /// Around a warp (31..33), one block's first load (4097 = 16 * 256 + 1), odd tails of the
 /// 4-element vector loads, and a grid-stride loop over many iterations (1 << 20).

@@ -1,8 +1,8 @@
 //! Scans on whichever backend exists, against sequential Rust: sizes around the tile boundary
 //! and many tiles (so the look-back runs), every operation, inclusive and exclusive.
 
-use gpu_kernels::scan::{scan, ScanKind, ScanOp, ScanScratch, TILE};
-use gpu_runtime::{test_device, DeviceBuffer};
+use gpu_dsl_kernels::scan::{scan, ScanKind, ScanOp, ScanScratch, TILE};
+use gpu_dsl_runtime::{test_device, DeviceBuffer};
 
 fn random_u32(n: usize, seed: u64) -> Vec<u32> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -165,11 +165,11 @@ fn too_little_scratch_is_an_error() {
 
 #[test]
 fn instantiations_compile_with_nvrtc() {
-    use gpu_runtime::{check_with_nvrtc, test_nvrtc, TemplateArg};
+    use gpu_dsl_runtime::{check_with_nvrtc, test_nvrtc, TemplateArg};
     if !test_nvrtc() {
         return;
     }
-    for kernel in gpu_kernels::scan::KERNELS {
+    for kernel in gpu_dsl_kernels::scan::KERNELS {
         // The last argument: 1 where the state and value share a word (4-byte types).
         for (ty, packed) in [
             (TemplateArg::of::<u32>(), 1),

@@ -8,10 +8,12 @@
 //! products' magnitudes (a relative bound on the result itself would fail where the products
 //! cancel, as they do under edge detection).
 
-use gpu_kernels::stencil::{
+use gpu_dsl_kernels::stencil::{
     convolve1d, convolve2d, jacobi5, Boundary, DeviceWeights, Weights, Weights1d,
 };
-use gpu_runtime::{check_with_nvrtc, test_device, test_nvrtc, Backend, DeviceBuffer, Error, Gpu};
+use gpu_dsl_runtime::{
+    check_with_nvrtc, test_device, test_nvrtc, Backend, DeviceBuffer, Error, Gpu,
+};
 
 /// Image sizes (width, height): single pixels, single rows and columns, and sizes that leave
 /// partial 32×32 tiles.
@@ -330,7 +332,7 @@ fn weights_are_validated() {
 }
 
 /// Runs `f` and returns its error, for the cases that must fail.
-fn error_of(f: impl FnOnce() -> gpu_runtime::Result<()>) -> Error {
+fn error_of(f: impl FnOnce() -> gpu_dsl_runtime::Result<()>) -> Error {
     f().expect_err("bad input must be an error")
 }
 
@@ -428,7 +430,7 @@ fn images_taller_than_the_grid_are_errors() {
     }
 }
 
-/// The kernels of `gpu_kernels::stencil`.
+/// The kernels of `gpu_dsl_kernels::stencil`.
 const STENCIL_KERNELS: [&str; 4] = [
     "convolve2d_f32",
     "convolve1d_f32",
@@ -443,7 +445,7 @@ fn stencil_kernels_compile_with_nvrtc() {
     if !test_nvrtc() {
         return;
     }
-    let kernels = gpu_kernels::all_kernels();
+    let kernels = gpu_dsl_kernels::all_kernels();
     let stencils: Vec<_> = kernels
         .iter()
         .filter(|k| STENCIL_KERNELS.contains(&k.name()))

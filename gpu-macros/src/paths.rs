@@ -16,7 +16,7 @@ fn path_to(direct: &str, facade_item: TokenStream) -> TokenStream {
         }
         Err(_) => {}
     }
-    match crate_name("gpu") {
+    match crate_name("gpu-dsl") {
         Ok(FoundCrate::Name(name)) => {
             let ident = syn::Ident::new(&name, Span::call_site());
             quote!(::#ident::#facade_item)
@@ -31,11 +31,11 @@ fn path_to(direct: &str, facade_item: TokenStream) -> TokenStream {
 
 /// The runtime crate.
 pub fn runtime() -> TokenStream {
-    path_to("gpu-runtime", quote!(runtime))
+    path_to("gpu-dsl-runtime", quote!(runtime))
 }
 
 /// The continuation macro that resumes a kernel's expansion.
 pub fn resume_macro() -> TokenStream {
-    let macros = path_to("gpu-macros", quote!(__macros));
+    let macros = path_to("gpu-dsl-macros", quote!(__macros));
     quote!(#macros::__kernel_resume)
 }

@@ -284,7 +284,7 @@ impl Scalar {
         Scalar::ALL.into_iter().find(|s| s.rust_name() == name)
     }
 
-    /// The variant name of `gpu_runtime::ScalarType` for this type.
+    /// The variant name of `gpu_dsl_runtime::ScalarType` for this type.
     pub fn runtime_variant(self) -> &'static str {
         match self {
             Scalar::Bool => "Bool",

@@ -8,13 +8,13 @@
 //! ```no_run
 //! // The body of build.rs's `main`, with `my-kernels` in [dependencies] and
 //! // [build-dependencies]:
-//! gpu_runtime::aot::Builder::new("my-kernels")
+//! gpu_dsl_runtime::aot::Builder::new("my-kernels")
 //!     // .kernel(&my_kernels::saxpy::KERNEL)
 //!     // .generic(&my_kernels::scale::KERNEL, &[TemplateArg::of::<f32>()])
 //!     .emit();
 //! ```
 //!
-//! and in the program, before the first launch: `gpu_runtime::include_aot!("my-kernels")?;`.
+//! and in the program, before the first launch: `gpu_dsl_runtime::include_aot!("my-kernels")?;`.
 //!
 //! At a kernel's first use on a device the runtime takes, in order: a CUBIN for the device's
 //! architecture, a CUBIN of the same major version built for an older minor, PTX for an
@@ -470,7 +470,7 @@ pub fn compiled_at_run_time() -> Vec<String> {
 }
 
 /// Embeds `$OUT_DIR/<name>.aot`, written by [`Builder::emit`] in the build script, and
-/// registers it: `gpu_runtime::include_aot!("my-kernels")?;` evaluates to
+/// registers it: `gpu_dsl_runtime::include_aot!("my-kernels")?;` evaluates to
 /// `Result<usize>`.
 #[macro_export]
 macro_rules! include_aot {

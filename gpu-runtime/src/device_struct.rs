@@ -13,7 +13,7 @@
 ///     mass: f32,
 /// }
 ///
-/// gpu_runtime::__device_struct! {
+/// gpu_dsl_runtime::__device_struct! {
 ///     Body { pub pos: [f32; 3] => __gpu_place_pos, mass: f32 => __gpu_place_mass }
 ///     size 16, align 4, offsets [0, 12]
 /// }

@@ -7,7 +7,7 @@
 //! launcher. The same thing by hand:
 //!
 //! ```no_run
-//! use gpu_runtime::{
+//! use gpu_dsl_runtime::{
 //!     DeviceBuffer, ElemType, Gpu, Kernel, KernelArg, LaunchConfig, ParamKind, ScalarType,
 //! };
 //!
@@ -21,7 +21,7 @@
 //!     &[ParamKind::Slice { elem: ElemType::Scalar(ScalarType::F32), mutable: true }],
 //! );
 //!
-//! fn main() -> gpu_runtime::Result<()> {
+//! fn main() -> gpu_dsl_runtime::Result<()> {
 //!     let gpu = Gpu::new(0)?;
 //!     let stream = gpu.default_stream();
 //!     let mut x = DeviceBuffer::from_host(&stream, &[1.0f32, 2.0, 3.0])?;

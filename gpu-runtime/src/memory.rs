@@ -96,7 +96,7 @@ impl Gpu {
 /// [`Gpu::memory_allocated`] does, and include allocations of other threads meanwhile.
 ///
 /// ```
-/// use gpu_runtime::{DeviceBuffer, Gpu};
+/// use gpu_dsl_runtime::{DeviceBuffer, Gpu};
 ///
 /// let gpu = Gpu::cpu();
 /// let stream = gpu.default_stream();
@@ -106,7 +106,7 @@ impl Gpu {
 /// assert_eq!(tracker.peak_increase_bytes(), 5 * 1024);
 /// assert_eq!(tracker.delta_bytes(), 1024);
 /// # drop(kept);
-/// # Ok::<(), gpu_runtime::Error>(())
+/// # Ok::<(), gpu_dsl_runtime::Error>(())
 /// ```
 #[must_use = "a tracker measures only while it lives: bind it to a variable"]
 #[derive(Debug)]

@@ -2,8 +2,8 @@
 //! without compiling. NVRTC tests skip where NVRTC is absent unless GPU_REQUIRE_NVRTC is set;
 //! GPU tests print a skip without a device.
 
-use gpu_runtime::aot::{self, Builder, ImageKind, Modes};
-use gpu_runtime::{
+use gpu_dsl_runtime::aot::{self, Builder, ImageKind, Modes};
+use gpu_dsl_runtime::{
     test_gpu, test_nvrtc, CacheConfig, DeviceBuffer, ElemType, Error, Kernel, KernelArg,
     LaunchConfig, ModuleOrigin, ParamKind, ScalarType, TemplateArg, TemplateParam,
 };
@@ -170,7 +170,7 @@ fn registered_bundle_serves_the_first_launch() {
         .ptx_archs(&[])
         .build()
         .expect("NVRTC compiles the bundle");
-    let before = gpu_runtime::compile_stats();
+    let before = gpu_dsl_runtime::compile_stats();
     let held = aot::register(Box::leak(bytes.into_boxed_slice())).unwrap();
     assert_eq!(held, 2);
     assert!(aot::registered_variants() >= 2);
@@ -184,7 +184,7 @@ fn registered_bundle_serves_the_first_launch() {
         .precompile_variant(&AOT_SCALE, &scale_args(), false, &off)
         .unwrap();
     assert_eq!(generic.origin, ModuleOrigin::AotCubin, "{generic}");
-    let after = gpu_runtime::compile_stats();
+    let after = gpu_dsl_runtime::compile_stats();
     assert_eq!(after.aot_cubin_loads - before.aot_cubin_loads, 2);
 
     let stream = gpu.default_stream();

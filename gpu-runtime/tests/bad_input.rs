@@ -11,9 +11,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gpu_runtime::blas::Blas;
-use gpu_runtime::cpu::{CpuArgs, ThreadCtx};
-use gpu_runtime::{
+use gpu_dsl_runtime::blas::Blas;
+use gpu_dsl_runtime::cpu::{CpuArgs, ThreadCtx};
+use gpu_dsl_runtime::{
     compile_stats, compile_to_ptx, test_device, test_gpu, Backend, Block, CacheConfig,
     DeviceBuffer, DriverStatus, ElemType, Error, Gpu, Grid, Kernel, KernelArg, LaunchConfig,
     ModuleOrigin, NvrtcStatus, ParamKind, PinnedBuffer, ScalarType, TemplateArg, TemplateParam,
@@ -72,7 +72,7 @@ static OFF_BY_ONE: Kernel = Kernel::__generated_v2(
 
 /// The device the backend-neutral tests run on, with a stream of the test's own: tests run
 /// concurrently and a failure is reported on the stream it happened on.
-fn device() -> (Gpu, gpu_runtime::Stream) {
+fn device() -> (Gpu, gpu_dsl_runtime::Stream) {
     let gpu = test_device();
     let stream = gpu.new_stream().expect("a new stream");
     (gpu, stream)
@@ -740,7 +740,7 @@ static BROKEN: Kernel = Kernel::__generated(
 
 #[test]
 fn cuda_that_does_not_compile_carries_the_log() {
-    if !gpu_runtime::test_nvrtc() {
+    if !gpu_dsl_runtime::test_nvrtc() {
         return;
     }
     let err = compile_to_ptx(&BROKEN, (9, 0)).unwrap_err();
@@ -750,7 +750,7 @@ fn cuda_that_does_not_compile_carries_the_log() {
 
 #[test]
 fn an_architecture_nvrtc_rejects_is_an_nvrtc_error() {
-    if !gpu_runtime::test_nvrtc() {
+    if !gpu_dsl_runtime::test_nvrtc() {
         return;
     }
     // Compute capability 1.0 predates everything NVRTC targets.

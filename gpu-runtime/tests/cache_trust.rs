@@ -8,7 +8,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use gpu_runtime::{
+use gpu_dsl_runtime::{
     test_gpu, CacheConfig, DeviceBuffer, ElemType, Kernel, KernelArg, LaunchConfig, ModuleOrigin,
     ParamKind, ScalarType,
 };

@@ -4,7 +4,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use gpu_runtime::{
+use gpu_dsl_runtime::{
     compile_to_ptx, compile_to_ptx_checked, compile_to_ptx_generic_checked, test_gpu, test_nvrtc,
     CacheConfig, DeviceBuffer, ElemType, Error, Gpu, Kernel, KernelArg, LaunchConfig, ModuleOrigin,
     ParamKind, ScalarType, TemplateArg, TemplateParam,
@@ -184,7 +184,7 @@ fn one_thread() -> LaunchConfig {
 }
 
 fn poke(
-    stream: &gpu_runtime::Stream,
+    stream: &gpu_dsl_runtime::Stream,
     kernel: &'static Kernel,
     config: LaunchConfig,
     x: &mut DeviceBuffer<f32>,
@@ -200,7 +200,9 @@ fn poke(
 }
 
 /// The panic's (kernel, file, line, message), or a failure naming what came instead.
-fn panic_of(result: gpu_runtime::Result<impl std::fmt::Debug>) -> (String, String, u32, String) {
+fn panic_of(
+    result: gpu_dsl_runtime::Result<impl std::fmt::Debug>,
+) -> (String, String, u32, String) {
     match result {
         Err(Error::KernelPanic {
             kernel,

@@ -1,8 +1,8 @@
 //! The CPU backend through the public API, with hand-written CPU twins that follow the contract
 //! `#[kernel]` generates against. No GPU needed: everything here runs on `Gpu::cpu()`.
 
-use gpu_runtime::cpu::{CpuArgs, CpuKernelFn, Dim3, ThreadCtx};
-use gpu_runtime::{
+use gpu_dsl_runtime::cpu::{CpuArgs, CpuKernelFn, Dim3, ThreadCtx};
+use gpu_dsl_runtime::{
     Backend, Block, Device, DeviceBuffer, DeviceLimits, ElemType, Error, Gpu, Grid, Kernel,
     KernelArg, LaunchConfig, ModuleOrigin, ParamKind, PinnedBuffer, Scalar, ScalarType, Stream,
     TemplateArg, TemplateParam,
@@ -73,7 +73,7 @@ fn the_cpu_backend_is_a_device() {
     let info = gpu.info().to_string();
     assert!(info.contains("CpuBackendProperties"), "{info}");
     assert!(format!("{gpu:?}").starts_with("Gpu(cpu: CPU backend"));
-    let device = gpu_runtime::test_device();
+    let device = gpu_dsl_runtime::test_device();
     assert!(matches!(device.backend(), Backend::Cpu | Backend::Cuda));
 }
 
@@ -1042,7 +1042,7 @@ fn a_block_loop_without_race_checks_is_refused_under_the_checker() {
 #[test]
 fn broken_twins_are_errors() {
     let (_, stream) = cpu();
-    let reason = |result: gpu_runtime::Result<()>| match result {
+    let reason = |result: gpu_dsl_runtime::Result<()>| match result {
         Err(Error::CpuBackend { reason, .. }) => reason,
         other => panic!("expected CpuBackend, got {other:?}"),
     };
@@ -1329,8 +1329,8 @@ fn mma_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
     let b_regs = [pack(b_at(0), b_at(1)), pack(b_at(2), b_at(3))];
     let acc: [f32; 4] = std::array::from_fn(|i| c.get(cd(i), t, line!()));
     // Twice in a row: the second uses the first's result as its accumulator.
-    let once = gpu_runtime::cpu::mma_m16n8k16(t, ScalarType::F16, acc, a_regs, b_regs);
-    let twice = gpu_runtime::cpu::mma_m16n8k16(t, ScalarType::F16, once, a_regs, b_regs);
+    let once = gpu_dsl_runtime::cpu::mma_m16n8k16(t, ScalarType::F16, acc, a_regs, b_regs);
+    let twice = gpu_dsl_runtime::cpu::mma_m16n8k16(t, ScalarType::F16, once, a_regs, b_regs);
     for (i, value) in twice.into_iter().enumerate() {
         d.set(cd(i), value, t, line!());
     }
@@ -1387,5 +1387,8 @@ fn tensor_core_mma_matches_a_matrix_product() {
 fn graphs_need_a_cuda_device() {
     let (_gpu, stream) = cpu();
     let err = stream.capture(|_| Ok(())).unwrap_err();
-    assert!(matches!(err, gpu_runtime::Error::CudaOnly { .. }), "{err}");
+    assert!(
+        matches!(err, gpu_dsl_runtime::Error::CudaOnly { .. }),
+        "{err}"
+    );
 }

@@ -1,7 +1,7 @@
 //! Throughput of the CPU backend, printed past the test harness's capture. Figures are only
 //! meaningful from a release build:
 //!
-//! `cargo test --release -p gpu-runtime --test cpu_bench -- --nocapture --test-threads 1`
+//! `cargo test --release -p gpu-dsl-runtime --test cpu_bench -- --nocapture --test-threads 1`
 //!
 //! Debug builds run the same code on smaller inputs, as a smoke test.
 
@@ -10,8 +10,8 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use corosensei::{Coroutine, CoroutineResult};
-use gpu_runtime::cpu::{CpuArgs, ThreadCtx};
-use gpu_runtime::{
+use gpu_dsl_runtime::cpu::{CpuArgs, ThreadCtx};
+use gpu_dsl_runtime::{
     Block, DeviceBuffer, ElemType, Gpu, Grid, Kernel, KernelArg, LaunchConfig, ParamKind,
     ScalarType,
 };

@@ -4,7 +4,7 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use gpu_runtime::{DeviceBuffer, Error, Gpu};
+use gpu_dsl_runtime::{DeviceBuffer, Error, Gpu};
 
 /// One test at a time: they all count bytes on the one CPU device.
 fn serial() -> MutexGuard<'static, ()> {

@@ -1,7 +1,7 @@
 //! `DeviceBuffer::fill` for every element width, on the CPU backend and (where there is one) a
 //! GPU: 1, 2 and 4-byte memsets, and 8-byte patterns whose halves differ or agree.
 
-use gpu_runtime::{test_device, DeviceBuffer, Scalar, Stream};
+use gpu_dsl_runtime::{test_device, DeviceBuffer, Scalar, Stream};
 use half::{bf16, f16};
 
 /// Fills a buffer that held other values and checks every element, then the empty buffer.

@@ -1,7 +1,7 @@
 //! Generic kernels: C++ templates instantiated at launch. NVRTC-only tests run wherever NVRTC
 //! is installed; GPU tests print a skip without a device.
 
-use gpu_runtime::{
+use gpu_dsl_runtime::{
     compile_to_ptx, compile_to_ptx_generic, test_gpu, test_nvrtc, CacheConfig, DeviceBuffer,
     ElemType, Error, Float, Kernel, KernelArg, LaunchConfig, ModuleOrigin, ParamKind, Scalar,
     ScalarType, TemplateArg, TemplateParam,
@@ -65,7 +65,7 @@ fn f64_128() -> [TemplateArg; 2] {
     [TemplateArg::of::<f64>(), TemplateArg::Const(128)]
 }
 
-fn template_reason<T: std::fmt::Debug>(result: gpu_runtime::Result<T>) -> String {
+fn template_reason<T: std::fmt::Debug>(result: gpu_dsl_runtime::Result<T>) -> String {
     match result {
         Err(Error::TemplateArgs { reason, .. }) => reason,
         other => panic!("expected Error::TemplateArgs, got {other:?}"),
@@ -256,13 +256,13 @@ fn instantiations_compile_once_and_come_back_from_disk() {
 
 #[test]
 fn marker_traits_bound_generated_launchers() {
-    fn type_arg<T: gpu_runtime::Number>() -> TemplateArg {
+    fn type_arg<T: gpu_dsl_runtime::Number>() -> TemplateArg {
         TemplateArg::of::<T>()
     }
     fn float_arg<T: Float>() -> TemplateArg {
         TemplateArg::of::<T>()
     }
-    fn int_arg<T: gpu_runtime::Integer>() -> TemplateArg {
+    fn int_arg<T: gpu_dsl_runtime::Integer>() -> TemplateArg {
         TemplateArg::of::<T>()
     }
     assert_eq!(type_arg::<u32>(), TemplateArg::Type(ScalarType::U32));

@@ -1,9 +1,9 @@
 //! Tests that need a CUDA device. Without one each prints `skipped: no CUDA device (...)` and
-//! passes, so they run everywhere; on a GPU machine run `cargo test -p gpu-runtime --test gpu`.
+//! passes, so they run everywhere; on a GPU machine run `cargo test -p gpu-dsl-runtime --test gpu`.
 
 use std::fs;
 
-use gpu_runtime::{
+use gpu_dsl_runtime::{
     test_gpu, Block, CacheConfig, DeviceBuffer, ElemType, Error, Grid, Kernel, KernelArg,
     LaunchConfig, ModuleOrigin, ParamKind, PinnedBuffer, Scalar, ScalarType,
 };
@@ -209,7 +209,7 @@ fn argument_mismatches_are_errors() {
     let mut y = DeviceBuffer::<f32>::zeroed(&stream, 16).unwrap();
     let mut y64 = DeviceBuffer::<f64>::zeroed(&stream, 16).unwrap();
     let config = LaunchConfig::for_len(16, 32);
-    let expect = |result: gpu_runtime::Result<()>, index: usize| match result {
+    let expect = |result: gpu_dsl_runtime::Result<()>, index: usize| match result {
         Err(Error::ArgumentMismatch {
             kernel: "saxpy",
             index: i,
@@ -561,7 +561,7 @@ fn device_info_is_sane() {
     assert_eq!(info.warp_size, 32);
     assert!(info.limits().max_threads_per_block >= 1024);
     assert!(gpu.compute_capability().0 >= 5);
-    match gpu_runtime::Gpu::new(gpu_runtime::Gpu::count().unwrap()) {
+    match gpu_dsl_runtime::Gpu::new(gpu_dsl_runtime::Gpu::count().unwrap()) {
         Err(Error::NoDevice { .. }) => {}
         other => panic!("expected NoDevice, got {other:?}"),
     }
@@ -579,7 +579,7 @@ fn captures_and_device_synchronizations_on_other_threads_wait_for_each_other() {
     let stream = gpu.new_stream().unwrap();
     let n = 4096;
     let y = std::cell::RefCell::new(DeviceBuffer::<f32>::zeroed(&stream, n).unwrap());
-    let step = |s: &gpu_runtime::Stream| {
+    let step = |s: &gpu_dsl_runtime::Stream| {
         let config = LaunchConfig::for_len(n, 256);
         s.launch(
             &ADD_ONE,
@@ -633,7 +633,7 @@ fn graphs_replay_captured_launches() {
     let x = DeviceBuffer::from_host(&stream, &host).unwrap();
     // The graph keeps the closure's borrows: a RefCell lets the test read `y` between replays.
     let y = std::cell::RefCell::new(DeviceBuffer::<f32>::zeroed(&stream, n).unwrap());
-    let step = |s: &gpu_runtime::Stream| {
+    let step = |s: &gpu_dsl_runtime::Stream| {
         let config = LaunchConfig::for_len(n, 256);
         let mut y = y.borrow_mut();
         s.launch(&ADD_ONE, config, &[KernelArg::slice_mut(&mut y)])?;

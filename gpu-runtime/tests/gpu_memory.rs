@@ -8,7 +8,7 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use gpu_runtime::{test_gpu, DeviceBuffer, Error, Gpu};
+use gpu_dsl_runtime::{test_gpu, DeviceBuffer, Error, Gpu};
 
 const MIB: usize = 1 << 20;
 

@@ -3,7 +3,7 @@
 //! Each test adapts to what is installed: without libcuda/libnvrtc it checks the error variant
 //! (never a panic); with NVRTC it compiles for real.
 
-use gpu_runtime::{compile_to_ptx, ElemType, Error, Gpu, Kernel, ParamKind, ScalarType};
+use gpu_dsl_runtime::{compile_to_ptx, ElemType, Error, Gpu, Kernel, ParamKind, ScalarType};
 
 static ADD_ONE: Kernel = Kernel::__generated(
     "add_one",
@@ -28,7 +28,7 @@ static BROKEN: Kernel = Kernel::__generated(
 );
 
 fn nvrtc_present() -> bool {
-    gpu_runtime::test_nvrtc()
+    gpu_dsl_runtime::test_nvrtc()
 }
 
 #[test]
@@ -36,7 +36,7 @@ fn device_queries_without_a_driver_are_errors() {
     match Gpu::count() {
         Err(Error::NoDriver) => {
             assert!(matches!(Gpu::new(0), Err(Error::NoDriver)));
-            assert!(gpu_runtime::test_gpu().is_none());
+            assert!(gpu_dsl_runtime::test_gpu().is_none());
         }
         Ok(count) => {
             // A machine with a driver: ordinals past the count are NoDevice.
@@ -110,10 +110,10 @@ fn malformed_kernels_are_rejected_before_nvrtc() {
 fn handles_are_thread_safe() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<Gpu>();
-    send_sync::<gpu_runtime::Stream>();
-    send_sync::<gpu_runtime::Event>();
-    send_sync::<gpu_runtime::DeviceBuffer<f32>>();
-    send_sync::<gpu_runtime::PinnedBuffer<half::f16>>();
+    send_sync::<gpu_dsl_runtime::Stream>();
+    send_sync::<gpu_dsl_runtime::Event>();
+    send_sync::<gpu_dsl_runtime::DeviceBuffer<f32>>();
+    send_sync::<gpu_dsl_runtime::PinnedBuffer<half::f16>>();
 }
 
 static WARNS: Kernel = Kernel::__generated(
@@ -131,8 +131,8 @@ fn nvrtc_warnings_fail_the_ci_check() {
     if !nvrtc_present() {
         return;
     }
-    gpu_runtime::check_with_nvrtc(&ADD_ONE, &[], (9, 0), false).expect("add_one is clean");
-    let error = gpu_runtime::check_with_nvrtc(&WARNS, &[], (9, 0), false).unwrap_err();
+    gpu_dsl_runtime::check_with_nvrtc(&ADD_ONE, &[], (9, 0), false).expect("add_one is clean");
+    let error = gpu_dsl_runtime::check_with_nvrtc(&WARNS, &[], (9, 0), false).unwrap_err();
     assert!(matches!(error, Error::Compile { .. }), "{error}");
     assert!(error.to_string().contains("unused"), "{error}");
 }

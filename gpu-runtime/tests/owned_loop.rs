@@ -4,8 +4,8 @@
 //! shared, a launch that is not one-dimensional) fails the launch without touching memory
 //! the thread does not own.
 
-use gpu_runtime::cpu::{CpuArgs, ThreadCtx};
-use gpu_runtime::{
+use gpu_dsl_runtime::cpu::{CpuArgs, ThreadCtx};
+use gpu_dsl_runtime::{
     Block, DeviceBuffer, ElemType, Error, Gpu, Grid, Kernel, KernelArg, LaunchConfig, ParamKind,
     ScalarType,
 };

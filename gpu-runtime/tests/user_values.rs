@@ -2,8 +2,8 @@
 //! hand-written `#[repr(C)]` struct made a `Value` by `__device_struct!`, hand-written CPU twins
 //! and CUDA sources (compiled by NVRTC where it is installed, run on the GPU where there is one).
 
-use gpu_runtime::cpu::{CpuArgs, ThreadCtx};
-use gpu_runtime::{
+use gpu_dsl_runtime::cpu::{CpuArgs, ThreadCtx};
+use gpu_dsl_runtime::{
     check_with_nvrtc, test_device, test_nvrtc, Block, DeviceBuffer, ElemType, Error, Gpu, Grid,
     Kernel, KernelArg, LaunchConfig, ParamKind, PinnedBuffer, ScalarType, Stream, Value, ValueType,
 };
@@ -15,7 +15,7 @@ pub struct Body {
     pub mass: f32,
 }
 
-gpu_runtime::__device_struct! {
+gpu_dsl_runtime::__device_struct! {
     Body { pub pos: [f32; 3] => __gpu_place_pos, pub mass: f32 => __gpu_place_mass }
     size 16, align 4, offsets [0, 12]
 }
@@ -29,7 +29,7 @@ struct Particle {
     body: Body,
 }
 
-gpu_runtime::__device_struct! {
+gpu_dsl_runtime::__device_struct! {
     Particle { alive: bool => __gpu_place_alive, id: u64 => __gpu_place_id, body: Body => __gpu_place_body }
     size 32, align 8, offsets [0, 8, 16]
 }

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use gpu::runtime::{check_with_nvrtc, test_nvrtc, Kernel, TemplateArg};
+use gpu_dsl::runtime::{check_with_nvrtc, test_nvrtc, Kernel, TemplateArg};
 
 /// A deterministic pseudo-random sequence (xorshift) in [-1, 1), so failures reproduce.
 pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
@@ -28,7 +28,7 @@ pub fn assert_compiles_with_nvrtc(kernels: &[(&Kernel, &[TemplateArg])]) {
             if kernel.arch_specific().is_some_and(|only| only != arch) {
                 assert!(matches!(
                     check_with_nvrtc(kernel, args, arch, false),
-                    Err(gpu::runtime::Error::ArchSpecificKernel { .. })
+                    Err(gpu_dsl::runtime::Error::ArchSpecificKernel { .. })
                 ));
                 continue;
             }

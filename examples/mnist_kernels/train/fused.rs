@@ -1,10 +1,10 @@
-//! The step as one cooperative launch (`gpu::kernels::mlp_step`): the model packed in one
+//! The step as one cooperative launch (`gpu_dsl::kernels::mlp_step`): the model packed in one
 //! buffer, its layers copied out to the per-layer buffers whenever the rest of the example (the
 //! evaluation, the returned model) reads them.
 
-use gpu::kernels::mlp::{Adam, StepState};
-use gpu::kernels::mlp_step::{train_step, PackedModel, StepData, StepOptimizer};
-use gpu::prelude::*;
+use gpu_dsl::kernels::mlp::{Adam, StepState};
+use gpu_dsl::kernels::mlp_step::{train_step, PackedModel, StepData, StepOptimizer};
+use gpu_dsl::prelude::*;
 
 use super::{DeviceLayer, Model, Optimizer, Precision, TrainConfig};
 
@@ -26,7 +26,11 @@ fn pack(model: &Model) -> Vec<f32> {
 
 impl Fused {
     /// The packed copy of `model` for `config`'s batch, optimizer and precision.
-    pub(super) fn new(stream: &Stream, config: &TrainConfig, model: &Model) -> gpu::Result<Self> {
+    pub(super) fn new(
+        stream: &Stream,
+        config: &TrainConfig,
+        model: &Model,
+    ) -> gpu_dsl::Result<Self> {
         let mut sizes = vec![model.layers[0].inputs];
         sizes.extend(model.layers.iter().map(|layer| layer.outputs));
         let optimizer = match config.optimizer {
@@ -44,7 +48,7 @@ impl Fused {
     }
 
     /// Back to `model`'s parameters with a fresh optimizer state.
-    pub(super) fn reset(&mut self, stream: &Stream, model: &Model) -> gpu::Result<()> {
+    pub(super) fn reset(&mut self, stream: &Stream, model: &Model) -> gpu_dsl::Result<()> {
         self.model.reset(stream, &pack(model))
     }
 
@@ -59,7 +63,7 @@ impl Fused {
         state: &mut StepState,
         losses: &mut DeviceBuffer<f32>,
         correct: &mut DeviceBuffer<u32>,
-    ) -> gpu::Result<()> {
+    ) -> gpu_dsl::Result<()> {
         let data = StepData {
             images,
             labels,
@@ -78,7 +82,11 @@ impl Fused {
     }
 
     /// Copies the packed parameters into `layers`' own buffers.
-    pub(super) fn copy_to(&self, stream: &Stream, layers: &mut [DeviceLayer]) -> gpu::Result<()> {
+    pub(super) fn copy_to(
+        &self,
+        stream: &Stream,
+        layers: &mut [DeviceLayer],
+    ) -> gpu_dsl::Result<()> {
         let packed = self.model.params().to_host(stream)?;
         let mut rest = packed.as_slice();
         for layer in layers {

@@ -4,10 +4,10 @@
 //! ([`Gemm::allow_tf32`], see [`tf32`] for the precision), on Hopper and the CPU backend.
 //!
 //! ```no_run
-//! use gpu_kernels::gemm::{gemm, Gemm};
-//! use gpu_runtime::{DeviceBuffer, Gpu};
+//! use gpu_dsl_kernels::gemm::{gemm, Gemm};
+//! use gpu_dsl_runtime::{DeviceBuffer, Gpu};
 //!
-//! fn main() -> gpu_runtime::Result<()> {
+//! fn main() -> gpu_dsl_runtime::Result<()> {
 //!     let stream = Gpu::best()?.default_stream();
 //!     // [1 2; 3 4] · [5 6; 7 8]
 //!     let a = DeviceBuffer::from_host(&stream, &[1.0f32, 2.0, 3.0, 4.0])?;
@@ -25,9 +25,9 @@ pub mod tf32;
 mod tf32_rs;
 mod tma;
 
-use gpu_macros::{device, kernel};
-use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{DeviceBuffer, Error, Kernel, Result, Scalar, Stream, TemplateArg};
+use gpu_dsl_macros::{device, kernel};
+use gpu_dsl_runtime::half::{bf16, f16};
+use gpu_dsl_runtime::{DeviceBuffer, Error, Kernel, Result, Scalar, Stream, TemplateArg};
 
 /// Whether an operand is used as stored or transposed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,10 +121,10 @@ impl Gemm {
     }
 }
 
-impl From<&Gemm> for gpu_runtime::blas::GemmShape {
+impl From<&Gemm> for gpu_dsl_runtime::blas::GemmShape {
     /// The same multiply, for the cuBLAS reference.
     fn from(spec: &Gemm) -> Self {
-        gpu_runtime::blas::GemmShape {
+        gpu_dsl_runtime::blas::GemmShape {
             m: spec.m,
             n: spec.n,
             k: spec.k,

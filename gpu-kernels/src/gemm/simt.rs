@@ -14,8 +14,10 @@
 //! memory transposes in the first case and not in the second, so all four transpose
 //! combinations run the same inner loop.
 
-use gpu_macros::kernel;
-use gpu_runtime::{Block, DeviceBuffer, Grid, Kernel, LaunchConfig, Result, Stream, TemplateArg};
+use gpu_dsl_macros::kernel;
+use gpu_dsl_runtime::{
+    Block, DeviceBuffer, Grid, Kernel, LaunchConfig, Result, Stream, TemplateArg,
+};
 
 use super::{grouped_block_col, grouped_block_row, Gemm, GemmScratch, Tiles, Transpose};
 

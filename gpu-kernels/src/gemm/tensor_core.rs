@@ -20,9 +20,9 @@
 //! grid around it gained nothing. One thread issuing tensor copies took its place (figures in
 //! [`super::tma`]).
 
-use gpu_macros::{device, kernel};
-use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{Backend, Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
+use gpu_dsl_macros::{device, kernel};
+use gpu_dsl_runtime::half::{bf16, f16};
+use gpu_dsl_runtime::{Backend, Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
 
 use super::{grouped_block_col, grouped_block_row, Gemm, Transpose};
 use crate::map::same_len;
@@ -373,11 +373,14 @@ copy8!(
 
 /// The kernels of this module without template arguments: none (the GEMM kernels, one per
 /// layout, are in [`instantiations`]).
-pub const KERNELS: &[&gpu_runtime::Kernel] = &[];
+pub const KERNELS: &[&gpu_dsl_runtime::Kernel] = &[];
 
 /// The GEMM kernels with every template instantiation they are launched with.
-pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::TemplateArg>)> {
-    use gpu_runtime::TemplateArg;
+pub fn instantiations() -> Vec<(
+    &'static gpu_dsl_runtime::Kernel,
+    Vec<gpu_dsl_runtime::TemplateArg>,
+)> {
+    use gpu_dsl_runtime::TemplateArg;
     let mut all = Vec::new();
     for kernel in [&gemm_f16_kernel::KERNEL, &gemm_bf16_kernel::KERNEL] {
         for a_t in 0..2u64 {

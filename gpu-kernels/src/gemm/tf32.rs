@@ -62,8 +62,8 @@
 //! 2.1 MFLOP: twice the 16-bit kernel's bytes per FLOP at half its FLOP rate, the same L2
 //! bandwidth; sharing tiles between blocks (cluster multicast) is what would cut it.
 
-use gpu_macros::kernel;
-use gpu_runtime::{Backend, Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream};
+use gpu_dsl_macros::kernel;
+use gpu_dsl_runtime::{Backend, Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream};
 
 use super::tensor_core::store_pair;
 use super::{grouped_block_col, grouped_block_row, Gemm, Transpose};
@@ -321,8 +321,11 @@ fn gemm_tf32_wgmma<const A_T: usize, const B_T: usize>(
 /// The TF32 kernel with every template instantiation it is launched with: the three layouts
 /// other than the plain `C = A·B` (whose kernel, in `tf32_rs`, takes no template
 /// arguments and is listed by `gemm::kernels()`).
-pub fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::TemplateArg>)> {
-    use gpu_runtime::TemplateArg;
+pub fn instantiations() -> Vec<(
+    &'static gpu_dsl_runtime::Kernel,
+    Vec<gpu_dsl_runtime::TemplateArg>,
+)> {
+    use gpu_dsl_runtime::TemplateArg;
     let mut all = Vec::new();
     for (a_t, b_t) in [(0u64, 1u64), (1, 0), (1, 1)] {
         all.push((

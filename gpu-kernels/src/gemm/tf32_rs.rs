@@ -78,8 +78,10 @@
 //! the producer warpgroup's `cp.async`: 339-340 TFLOP/s at 4096³ and 333-335 at 8192³ against
 //! 328-330 and 288-307 when `cp.async` copied both (H100, same runs).
 
-use gpu_macros::{device, kernel};
-use gpu_runtime::{Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream, Swizzle, TensorMap};
+use gpu_dsl_macros::{device, kernel};
+use gpu_dsl_runtime::{
+    Block, DeviceBuffer, Grid, LaunchConfig, Result, Stream, Swizzle, TensorMap,
+};
 
 use super::{grouped_block_col, grouped_block_row, Gemm};
 
@@ -241,7 +243,7 @@ fn store_pair2(c: &mut [f32], m: usize, n: usize, row: usize, col: usize, v: [f3
 }
 
 /// The kernels of this module (no template arguments).
-pub(crate) const KERNELS: &[&gpu_runtime::Kernel] = &[&gemm_tf32_rs::KERNEL];
+pub(crate) const KERNELS: &[&gpu_dsl_runtime::Kernel] = &[&gemm_tf32_rs::KERNEL];
 
 /// Runs the plain `C = A·B` of `spec` (checked by the caller, not empty, k and n multiples of
 /// 4) on the register-fragment kernel.

@@ -22,9 +22,9 @@
 //! grid: within 2% either way. Half the multiprocessors (66 blocks) ran 21% faster each, a
 //! quarter 26%. Under ncu at 4096³ the tensor pipe was busy 74% of the active cycles.
 
-use gpu_macros::kernel;
-use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::{
+use gpu_dsl_macros::kernel;
+use gpu_dsl_runtime::half::{bf16, f16};
+use gpu_dsl_runtime::{
     Block, DeviceBuffer, Grid, LaunchConfig, Result, Scalar, Stream, Swizzle, TensorMap,
 };
 
@@ -197,9 +197,11 @@ tma_gemm!(
 );
 
 /// The TMA kernels with every template instantiation they are launched with.
-pub(super) fn instantiations() -> Vec<(&'static gpu_runtime::Kernel, Vec<gpu_runtime::TemplateArg>)>
-{
-    use gpu_runtime::TemplateArg;
+pub(super) fn instantiations() -> Vec<(
+    &'static gpu_dsl_runtime::Kernel,
+    Vec<gpu_dsl_runtime::TemplateArg>,
+)> {
+    use gpu_dsl_runtime::TemplateArg;
     let mut all = Vec::new();
     for kernel in [&gemm_f16_tma::KERNEL, &gemm_bf16_tma::KERNEL] {
         for a_t in 0..2u64 {

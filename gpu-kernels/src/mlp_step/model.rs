@@ -1,7 +1,7 @@
 //! The host side of the fused step: the packed model and its buffers, and the launch.
 
-use gpu_runtime::half::bf16;
-use gpu_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
+use gpu_dsl_runtime::half::bf16;
+use gpu_dsl_runtime::{Block, DeviceBuffer, Error, Grid, LaunchConfig, Result, Stream};
 
 use super::{mlp_train_step, THREADS};
 use crate::mlp::{Adam, StepState};
@@ -70,16 +70,16 @@ impl PackedModel {
         let zeros = |n| DeviceBuffer::<f32>::zeroed(stream, n);
         let config = LaunchConfig::new(Grid::x(1), Block::x(THREADS));
         let kernel = &mlp_train_step::KERNEL;
-        let fit = |args: &[gpu_runtime::TemplateArg]| {
+        let fit = |args: &[gpu_dsl_runtime::TemplateArg]| {
             stream.max_cooperative_blocks_generic(kernel, args, config)
         };
-        let most = fit(&[gpu_runtime::TemplateArg::Const(0)])?
-            .min(fit(&[gpu_runtime::TemplateArg::Const(1)])?);
+        let most = fit(&[gpu_dsl_runtime::TemplateArg::Const(0)])?
+            .min(fit(&[gpu_dsl_runtime::TemplateArg::Const(1)])?);
         // The CPU backend runs a cooperative grid's threads on one core, each a coroutine with
         // a stack of its own: more blocks only cost memory there.
         let blocks = match stream.gpu().backend() {
-            gpu_runtime::Backend::Cpu => most.min(2),
-            gpu_runtime::Backend::Cuda => most,
+            gpu_dsl_runtime::Backend::Cpu => most.min(2),
+            gpu_dsl_runtime::Backend::Cuda => most,
         }
         .max(1);
         Ok(PackedModel {
@@ -155,7 +155,7 @@ pub fn train_step(
     optimizer: StepOptimizer,
     mixed: bool,
 ) -> Result<()> {
-    let shuffle = stream.gpu().backend() == gpu_runtime::Backend::Cuda;
+    let shuffle = stream.gpu().backend() == gpu_dsl_runtime::Backend::Cuda;
     step(stream, model, data, state, optimizer, mixed, shuffle)
 }
 

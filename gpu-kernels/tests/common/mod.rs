@@ -1,13 +1,13 @@
 //! What several test files of the kernel library check the same way.
 
-use gpu_runtime::{check_with_nvrtc, test_nvrtc, Error, Kernel, TemplateArg};
+use gpu_dsl_runtime::{check_with_nvrtc, test_nvrtc, Error, Kernel, TemplateArg};
 
 /// `all_kernels()` lists exactly the kernels of `all` that take no template arguments, and,
 /// where NVRTC is installed, every instantiation compiles without a warning for sm_80 and
 /// sm_90, checked and unchecked; a kernel tied to one architecture (wgmma: sm_90a) compiles
 /// for it and is refused for the other.
 pub fn assert_instantiations_compile(all: &[(&'static Kernel, Vec<TemplateArg>)]) {
-    let listed: Vec<&str> = gpu_kernels::all_kernels()
+    let listed: Vec<&str> = gpu_dsl_kernels::all_kernels()
         .iter()
         .map(|k| k.name())
         .collect();

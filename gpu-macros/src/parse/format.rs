@@ -15,7 +15,7 @@ pub const SUPPORTED_MACROS: &str = "`assert!`, `assert_eq!`, `assert_ne!`, `debu
                                     `println!`";
 
 /// The most values one assertion records: the room in the runtime's error slot
-/// (`gpu_runtime`'s `MAX_ASSERT_ARGS`).
+/// (`gpu_dsl_runtime`'s `MAX_ASSERT_ARGS`).
 const MAX_ASSERT_ARGS: usize = 8;
 
 impl Parser<'_> {

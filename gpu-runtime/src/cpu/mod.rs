@@ -10,7 +10,7 @@
 //! A twin for `fn saxpy(a: f32, x: &[f32], y: &mut [f32])`, as the macro writes it:
 //!
 //! ```
-//! use gpu_runtime::cpu::{CpuArgs, ThreadCtx};
+//! use gpu_dsl_runtime::cpu::{CpuArgs, ThreadCtx};
 //!
 //! fn saxpy_twin(args: &CpuArgs<'_>, t: &ThreadCtx) {
 //!     let a: f32 = args.scalar(0);
@@ -21,7 +21,7 @@
 //!         y.set(i, a * x.get(i, t, 7) + y.get(i, t, 7), t, 7);
 //!     }
 //! }
-//! # let _: gpu_runtime::cpu::CpuKernelFn = saxpy_twin;
+//! # let _: gpu_dsl_runtime::cpu::CpuKernelFn = saxpy_twin;
 //! ```
 
 use crate::core::element::Element;

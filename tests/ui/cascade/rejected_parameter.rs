@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn k(count: i128, scale: &mut f32, out: &mut [f32]) {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[device]
 fn narrow(x: f32) -> u8 {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[device]
 fn apply<F: FnMut(f32) -> f32>(x: f32, f: F) -> f32 {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn k<F: Fn(f32) -> f32>(x: &[f32], f: F, out: &mut [f32]) {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[device]
 fn twice(x: f32) -> f32 {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[device]
 fn warp_reduce<T: Number, F: Fn(T, T) -> T>(value: T, op: F) -> T {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn written(#[constant] taps: &[f32; 4], y: &mut [f32]) {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[device]
 fn tap(#[constant] taps: &[f32; 4], i: usize) -> f32 {

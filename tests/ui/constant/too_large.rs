@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn one(#[constant] table: &[f32; 2000], y: &mut [f32]) {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 const TAPS: [f32; 3] = [0.25, 0.5, 0.25];
 

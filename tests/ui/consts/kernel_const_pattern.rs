@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 const N: u8 = 3;
 

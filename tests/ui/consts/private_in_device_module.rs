@@ -1,7 +1,7 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 mod helpers {
-    use gpu::prelude::*;
+    use gpu_dsl::prelude::*;
 
     const BIAS: f32 = 0.25;
 

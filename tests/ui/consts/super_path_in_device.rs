@@ -1,7 +1,7 @@
 const BIAS: f32 = 0.25;
 
 mod helpers {
-    use gpu::prelude::*;
+    use gpu_dsl::prelude::*;
 
     #[device]
     pub fn biased(x: f32) -> f32 {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 const TILE: u32 = 32;
 const SCALE: f64 = 0.5;

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 fn helper(x: f32) -> f32 {
     x * 2.0

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[device]
 fn scaled<const K: usize>(x: u32) -> u32 {

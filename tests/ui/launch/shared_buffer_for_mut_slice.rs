@@ -1,7 +1,7 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 mod kernels {
-    use gpu::prelude::*;
+    use gpu_dsl::prelude::*;
 
     #[kernel]
     pub fn fill(value: f32, out: &mut [f32]) {
@@ -13,7 +13,7 @@ mod kernels {
 }
 
 #[allow(dead_code)]
-fn run(stream: &Stream, out: &DeviceBuffer<f32>) -> gpu::Result<()> {
+fn run(stream: &Stream, out: &DeviceBuffer<f32>) -> gpu_dsl::Result<()> {
     kernels::fill::launch(stream, LaunchConfig::for_len(out.len(), 256), 1.0, out)
 }
 

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn scale(a: f32, x: &mut [f32]) {
@@ -9,7 +9,7 @@ fn scale(a: f32, x: &mut [f32]) {
 }
 
 #[allow(dead_code)]
-fn run(stream: &Stream, x: &mut DeviceBuffer<f64>) -> gpu::Result<()> {
+fn run(stream: &Stream, x: &mut DeviceBuffer<f64>) -> gpu_dsl::Result<()> {
     scale::launch(stream, LaunchConfig::for_len(x.len(), 256), 2.0, x)
 }
 

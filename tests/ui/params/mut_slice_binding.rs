@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn k(mut x: &mut [f32]) {}

@@ -1,5 +1,5 @@
-use gpu::prelude::*;
-use gpu::runtime::TensorMap;
+use gpu_dsl::prelude::*;
+use gpu_dsl::runtime::TensorMap;
 
 #[kernel]
 fn mutable_map(a: &mut TensorMap<f32>, out: &mut [f32]) {}

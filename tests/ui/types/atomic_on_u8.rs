@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn histogram(pixels: &[u8], bins: &mut [u8]) {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn k(n: u32, x: &mut [u32]) {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 #[kernel]
 fn k<T: Float>(a: T, x: &mut [f32]) {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 // grid_sync is a statement that takes nothing.
 #[kernel]

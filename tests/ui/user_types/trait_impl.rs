@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_dsl::prelude::*;
 
 pub trait Weight {
     fn weight(&self) -> f32;

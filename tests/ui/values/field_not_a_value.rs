@@ -6,7 +6,7 @@ struct Named {
     mass: f32,
 }
 
-gpu::runtime::__device_struct! {
+gpu_dsl::runtime::__device_struct! {
     Named { name: &'static str => __gpu_place_name, mass: f32 => __gpu_place_mass }
     size 24, align 8, offsets [0, 16]
 }

@@ -6,7 +6,7 @@ struct Mixed {
     last: bool,
 }
 
-gpu::runtime::__device_struct! {
+gpu_dsl::runtime::__device_struct! {
     Mixed { flag: bool => __gpu_place_flag, x: f64 => __gpu_place_x, last: bool => __gpu_place_last }
     size 24, align 8, offsets [0, 8, 16]
 }

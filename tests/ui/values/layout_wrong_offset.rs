@@ -6,7 +6,7 @@ struct Body {
     mass: f32,
 }
 
-gpu::runtime::__device_struct! {
+gpu_dsl::runtime::__device_struct! {
     Body { pos: [f32; 3] => __gpu_place_pos, mass: f32 => __gpu_place_mass }
     size 16, align 4, offsets [0, 8]
 }

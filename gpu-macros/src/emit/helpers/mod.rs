@@ -578,7 +578,7 @@ __device__ __forceinline__ unsigned long long rs_dynamic_smem_size() { unsigned 
         name: "rs_philox4x32_10",
         needs: &[],
         code: "\
-// Philox4x32-10 (Salmon et al., SC'11), as in Random123; the host reference is gpu_runtime::random.
+// Philox4x32-10 (Salmon et al., SC'11), as in Random123; the host reference is gpu_dsl_runtime::random.
 __device__ __forceinline__ void rs_philox4x32_10(unsigned int out[4], unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3, unsigned int k0, unsigned int k1) {
     for (int round = 0; round < 10; ++round) {
         unsigned int hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
