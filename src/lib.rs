@@ -2,8 +2,11 @@
 //!
 //! `#[kernel]` compiles a Rust function to CUDA C++ at build time and generates a module with a
 //! typed `launch`; at run time the source is compiled by NVRTC for the GPU at hand (once, then
-//! cached in memory and on disk) and launched on a stream. Without a GPU the same kernel runs
-//! on the CPU backend, with CUDA's semantics, so this example runs anywhere:
+//! cached in memory and on disk) and launched on a stream. With the `aot` feature the kernels of
+//! [`kernels`] are compiled while cargo builds instead, and [`aot::Builder`] does the same for
+//! your own kernels from a build script, so the machine that runs the program needs no NVRTC
+//! (docs/AOT.md). Without a GPU the same kernel runs on the CPU backend, with CUDA's semantics,
+//! so this example runs anywhere:
 //!
 //! ```
 //! use gpu_dsl::prelude::*;
@@ -41,8 +44,24 @@ pub use gpu_dsl_runtime as runtime;
 /// The macros crate, for the code `#[kernel]` generates.
 #[doc(hidden)]
 pub use gpu_dsl_macros as __macros;
-pub use gpu_dsl_runtime::{profile, Profiler};
+pub use gpu_dsl_runtime::{include_aot, profile, Profiler};
 pub use gpu_dsl_runtime::{Error, Result};
+
+/// Ahead-of-time kernels: a [`Builder`](aot::Builder) for build scripts, bundle registration,
+/// and what was compiled at run time instead (docs/AOT.md). With the `aot` feature the kernels
+/// of [`kernels`] are compiled while cargo builds and registered before `main`.
+pub mod aot {
+    pub use gpu_dsl_runtime::aot::*;
+
+    /// The bundle of [`crate::kernels`]' kernels built by this crate's build script; it is
+    /// registered before `main` where the platform allows (Linux, macOS, Windows), and can be
+    /// passed to [`register`] elsewhere.
+    #[cfg(feature = "aot")]
+    pub static LIBRARY_BUNDLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/gpu-kernels.aot"));
+
+    #[cfg(feature = "aot")]
+    gpu_dsl_runtime::__register_aot_at_startup!(LIBRARY_BUNDLE);
+}
 
 /// Everything a kernel author needs, in one import.
 pub mod prelude {

@@ -404,6 +404,8 @@ fn train_and_report(
     plot::training_curve(&curve_path, &epochs, &title)?;
 
     let timing = Timing::of(&epochs);
+    let first_step = epochs.iter().find_map(|stats| stats.first_step_seconds);
+    let stats = gpu_dsl::runtime::compile_stats();
     let metrics = json!({
         "dataset": dataset_name(source),
         "data_dir": source.dir.display().to_string(),
@@ -424,6 +426,13 @@ fn train_and_report(
         "mean_step_ms": timing.step_ms,
         "samples_per_second": timing.samples_per_second,
         "per_epoch": epochs.iter().map(output::epoch_json).collect::<Vec<_>>(),
+        "first_step_seconds": first_step,
+        "kernels": {
+            "aot_cubin": stats.aot_cubin_loads,
+            "aot_ptx": stats.aot_ptx_jits,
+            "nvrtc": stats.nvrtc_compiles,
+            "disk_cache": stats.disk_hits,
+        },
     });
     output::write_json(&args.out.join("metrics.json"), &metrics)?;
 
@@ -439,6 +448,13 @@ fn train_and_report(
          kernels were compiled by a warm-up step before timing)",
         timing.epoch_seconds, timing.samples_per_second, timing.step_ms,
     );
+    if let Some(seconds) = first_step {
+        println!(
+            "first training step: {seconds:.3} s from the start of training (compiling or \
+             loading every kernel of a step, then running it)"
+        );
+    }
+    println!("{}", kernel_sources());
     println!(
         "wrote {}, metrics.json, training_curve.png, confusion.csv, confusion.png in {}",
         checkpoint::FILE_NAME,
@@ -515,9 +531,36 @@ fn evaluate_saved(args: &Args, gpu: &Gpu, test_set: &Dataset, source: &data::Sou
         100.0 * eval.accuracy,
         test_set.len
     );
+    println!("{}", kernel_sources());
     println!(
         "wrote confusion.csv and confusion.png in {}",
         args.out.display()
     );
     Ok(())
+}
+
+/// Where this run's kernels came from, and whether NVRTC was loaded at all: built with
+/// `--features aot`, a run on a GPU the bundle covers needs no NVRTC.
+fn kernel_sources() -> String {
+    let stats = gpu_dsl::runtime::compile_stats();
+    let nvrtc = match nvrtc_loaded() {
+        Some(true) => "NVRTC was loaded",
+        Some(false) => "NVRTC was never loaded",
+        None => "whether NVRTC was loaded is unknown here",
+    };
+    format!(
+        "kernels: {} loaded from AOT CUBINs, {} JIT-compiled by the driver from AOT PTX, {} \
+         compiled by NVRTC, {} from the disk cache ({} AOT kernel variants embedded); {nvrtc}",
+        stats.aot_cubin_loads,
+        stats.aot_ptx_jits,
+        stats.nvrtc_compiles,
+        stats.disk_hits,
+        gpu_dsl::aot::registered_variants(),
+    )
+}
+
+/// Whether libnvrtc is mapped into this process (Linux's /proc; `None` elsewhere).
+fn nvrtc_loaded() -> Option<bool> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    Some(maps.contains("libnvrtc"))
 }

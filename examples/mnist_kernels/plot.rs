@@ -240,6 +240,7 @@ mod tests {
             samples_per_second: 1.0,
             step_ms: 1.0,
             profile: None,
+            first_step_seconds: None,
         }
     }
 

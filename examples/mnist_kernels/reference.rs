@@ -52,6 +52,7 @@ pub fn train(
             samples_per_second: train.len as f64 / seconds.max(1e-9),
             step_ms: seconds * 1e3 / steps.max(1) as f64,
             profile: None,
+            first_step_seconds: None,
         });
     }
     model

@@ -123,6 +123,10 @@ pub struct EpochStats {
     pub step_ms: f64,
     /// The profile of the epoch's profiled steps, if it had any.
     pub profile: Option<ProfileReport>,
+    /// Epoch 1 only: seconds from the start of training to the end of its first step, which
+    /// compiles (or loads ahead-of-time images of) every kernel of a step: the first-launch
+    /// cost that `--features aot` removes.
+    pub first_step_seconds: Option<f64>,
 }
 
 /// Loss, accuracy and confusion matrix on a data set.
@@ -567,6 +571,7 @@ pub fn train(
     on_progress: &mut dyn FnMut(&Progress),
     on_epoch: &mut dyn FnMut(&EpochStats),
 ) -> gpu_dsl::Result<Model> {
+    let started = Instant::now();
     let batch = config.batch;
     let steps = train.len / batch.max(1);
     if batch == 0 || steps == 0 {
@@ -593,6 +598,8 @@ pub fn train(
             .copy_from_host(&stream, &(0..train.len as u32).collect::<Vec<_>>())?;
         warm.step(&stream)?;
     }
+    stream.synchronize()?;
+    let mut first_step_seconds = Some(started.elapsed().as_secs_f64());
     let graph: Option<Graph> = match gpu.backend() {
         Backend::Cuda => {
             let trainer = &trainer;
@@ -676,6 +683,7 @@ pub fn train(
             samples_per_second: (steps * batch) as f64 / seconds,
             step_ms: seconds * 1e3 / steps as f64,
             profile,
+            first_step_seconds: first_step_seconds.take(),
         });
     }
     drop(graph);

@@ -31,7 +31,7 @@ pub mod reduce;
 pub mod scan;
 pub mod stencil;
 
-use gpu_dsl_runtime::Kernel;
+use gpu_dsl_runtime::{Kernel, TemplateArg};
 
 /// What the code [`elementwise!`] generates refers to.
 #[doc(hidden)]
@@ -51,4 +51,21 @@ pub fn all_kernels() -> Vec<&'static Kernel> {
     kernels.extend_from_slice(mlp::KERNELS);
     kernels.extend(gemm::kernels());
     kernels
+}
+
+/// Every kernel of this crate with the template arguments of each instantiation its functions
+/// launch (none for plain kernels): what an ahead-of-time build of the library compiles.
+pub fn all_instantiations() -> Vec<(&'static Kernel, Vec<TemplateArg>)> {
+    let mut all: Vec<_> = map::KERNELS
+        .iter()
+        .chain(reduce::KERNELS)
+        .chain(stencil::KERNELS)
+        .chain(mlp::KERNELS)
+        .map(|&kernel| (kernel, Vec::new()))
+        .collect();
+    all.extend(reduce::instantiations());
+    all.extend(scan::instantiations());
+    all.extend(gemm::instantiations());
+    all.extend(mlp_step::instantiations());
+    all
 }

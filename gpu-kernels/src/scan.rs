@@ -6,7 +6,7 @@
 //! (CUB relies on the same order). Every element is read once and written once.
 
 use gpu_dsl_macros::kernel;
-use gpu_dsl_runtime::{DeviceBuffer, Number, Result, Stream};
+use gpu_dsl_runtime::{DeviceBuffer, Number, Result, Stream, TemplateArg};
 
 /// Threads per block.
 const THREADS: usize = 256;
@@ -509,3 +509,32 @@ pub fn scan<T: ScanIdentity>(
 /// operation (`TemplateArg::Const`: 0 sum, 1 min, 2 max) and the words of a tile's state
 /// (`TemplateArg::Const(1)` for 4-byte types, 2 for 8-byte types).
 pub const KERNELS: &[&gpu_dsl_runtime::Kernel] = &[&scan_tiles::KERNEL, &scan_tiles_wide::KERNEL];
+
+/// Every instantiation [`scan`] launches: the 4-byte types on `scan_tiles` with one word per
+/// tile, the 8-byte types on `scan_tiles_wide` with two, each for the three operations.
+pub fn instantiations() -> Vec<(&'static gpu_dsl_runtime::Kernel, Vec<TemplateArg>)> {
+    let narrow = [
+        TemplateArg::of::<i32>(),
+        TemplateArg::of::<u32>(),
+        TemplateArg::of::<f32>(),
+    ];
+    let wide = [
+        TemplateArg::of::<i64>(),
+        TemplateArg::of::<u64>(),
+        TemplateArg::of::<usize>(),
+        TemplateArg::of::<f64>(),
+    ];
+    let mut all = Vec::new();
+    for op in [ScanOp::Sum, ScanOp::Min, ScanOp::Max].map(|op| TemplateArg::Const(op as u64)) {
+        for ty in narrow {
+            all.push((&scan_tiles::KERNEL, vec![ty, op, TemplateArg::Const(1)]));
+        }
+        for ty in wide {
+            all.push((
+                &scan_tiles_wide::KERNEL,
+                vec![ty, op, TemplateArg::Const(2)],
+            ));
+        }
+    }
+    all
+}

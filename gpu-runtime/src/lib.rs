@@ -82,6 +82,10 @@
 //!
 //! Generic kernels are C++ templates; [`Stream::launch_generic`] instantiates one per set of
 //! [`TemplateArg`]s, each compiled once per process and cached on disk.
+//!
+//! Ahead of time: [`aot::Builder`] compiles kernels with NVRTC in a build script into a bundle
+//! that [`include_aot!`] embeds and registers; their first launches then load its CUBIN (or
+//! PTX) without loading NVRTC, and [`compile_stats`] counts them.
 
 #![warn(missing_docs)]
 
@@ -106,6 +110,7 @@
 // A new backend operation is one method in `dispatch`, one implementation in `cuda/` and one
 // in `cpu/`, and one front method (docs/ARCHITECTURE.md, "The runtime's layers").
 
+pub mod aot;
 mod buffer;
 mod compile;
 mod cooperative;

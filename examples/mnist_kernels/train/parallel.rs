@@ -217,6 +217,8 @@ fn run_rank(
                 samples_per_second: (steps * global) as f64 / seconds,
                 step_ms: seconds * 1e3 / steps as f64,
                 profile: None,
+                // The first-launch cost is measured by the single-device run.
+                first_step_seconds: None,
             });
         }
     }

@@ -676,3 +676,18 @@ fn mlp_train_step<const ROUND: usize>(
 /// The kernel of this module, generic over `ROUND` (`TemplateArg::Const` 0, or 1 for bf16
 /// operands).
 pub const KERNELS: &[&gpu_dsl_runtime::Kernel] = &[&mlp_train_step::KERNEL];
+
+/// Both instantiations [`train_step`] launches: `ROUND` 0 (f32 operands) and 1 (bf16).
+pub fn instantiations() -> Vec<(
+    &'static gpu_dsl_runtime::Kernel,
+    Vec<gpu_dsl_runtime::TemplateArg>,
+)> {
+    [0, 1]
+        .map(|round| {
+            (
+                &mlp_train_step::KERNEL,
+                vec![gpu_dsl_runtime::TemplateArg::Const(round)],
+            )
+        })
+        .to_vec()
+}

@@ -12,6 +12,10 @@ pub enum ModuleOrigin {
     DiskCache,
     /// Already loaded in this process.
     MemoryCache,
+    /// Loaded from a CUBIN of a registered ahead-of-time bundle (`aot`).
+    AotCubin,
+    /// Compiled by the driver from PTX of a registered ahead-of-time bundle.
+    AotPtx,
     /// Nothing to compile: the CPU backend runs the kernel's CPU twin.
     CpuTwin,
 }
@@ -31,6 +35,8 @@ impl fmt::Display for CompileSource {
             ModuleOrigin::Nvrtc => "compiled by NVRTC",
             ModuleOrigin::DiskCache => "loaded from the disk cache",
             ModuleOrigin::MemoryCache => "found in the in-process cache",
+            ModuleOrigin::AotCubin => "loaded from an ahead-of-time CUBIN",
+            ModuleOrigin::AotPtx => "JIT-compiled by the driver from ahead-of-time PTX",
             ModuleOrigin::CpuTwin => "ready as a CPU twin (nothing to compile)",
         };
         write!(f, "{how} in {:.3} ms", self.elapsed.as_secs_f64() * 1e3)
@@ -48,5 +54,13 @@ mod tests {
             elapsed: Duration::from_micros(1500),
         };
         assert_eq!(s.to_string(), "loaded from the disk cache in 1.500 ms");
+        let aot = CompileSource {
+            origin: ModuleOrigin::AotCubin,
+            ..s
+        };
+        assert_eq!(
+            aot.to_string(),
+            "loaded from an ahead-of-time CUBIN in 1.500 ms"
+        );
     }
 }

@@ -33,6 +33,25 @@ pub enum Error {
     )]
     NoNvrtc,
 
+    /// An ahead-of-time kernel bundle could not be read.
+    #[error(
+        "the AOT kernel bundle is unusable: {reason}; rebuild it (cargo build) with the same \
+         version of this crate that loads it"
+    )]
+    AotBundle {
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// An ahead-of-time build was asked for something it cannot produce.
+    #[error("AOT build `{bundle}`: {reason}")]
+    AotBuild {
+        /// The bundle's name.
+        bundle: String,
+        /// What is wrong and what to change.
+        reason: String,
+    },
+
     /// The cuBLAS library could not be loaded.
     #[error(
         "cuBLAS not found (libcublas.so): install the CUDA toolkit's cuBLAS (or pip install \

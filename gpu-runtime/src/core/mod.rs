@@ -3,6 +3,7 @@
 //! arguments, launch geometry and limits, device properties, memory accounting, checked-mode records, the
 //! disk-cache format and which directories it may load code from. It imports nothing above it: no CUDA, no CPU backend, no public front.
 
+pub(crate) mod aot;
 pub(crate) mod assertion;
 pub(crate) mod backend;
 pub(crate) mod cache;

@@ -1,4 +1,5 @@
-//! Getting a launchable function for a kernel: in-process cache, then disk cache, then NVRTC.
+//! Getting a launchable function for a kernel: in-process cache, then a registered
+//! ahead-of-time image, then disk cache, then NVRTC.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,11 +10,12 @@ use cudarc::driver::CudaModule;
 use cudarc::nvrtc::Ptx;
 use sha2::{Digest, Sha256};
 
+use crate::core::aot::{self, ImageKind};
 use crate::core::cache::{self, ArtifactKind, CacheConfig, Lookup};
 use crate::core::checks::kernel_id;
 use crate::core::compiled::ModuleOrigin;
 use crate::core::error::{Error, Result};
-use crate::core::generic::{name_expression, TemplateArg};
+use crate::core::generic::{name_expression, rust_instantiation, TemplateArg};
 use crate::core::kernel::KernelSpec;
 use crate::core::launch::FunctionLimits;
 use crate::cuda::compile::{self, choose_target, describe_archs};
@@ -44,6 +46,12 @@ pub struct CompileStats {
     pub disk_rejected: u64,
     /// Disk-cache writes that failed (the kernel still ran).
     pub disk_write_failures: u64,
+    /// Kernels loaded from a CUBIN of a registered ahead-of-time bundle.
+    pub aot_cubin_loads: u64,
+    /// Kernels the driver compiled from PTX of a registered ahead-of-time bundle.
+    pub aot_ptx_jits: u64,
+    /// Ahead-of-time images the driver refused to load (the kernel was then compiled by NVRTC).
+    pub aot_rejected: u64,
 }
 
 #[derive(Default)]
@@ -53,6 +61,9 @@ struct Counters {
     memory_hits: AtomicU64,
     disk_rejected: AtomicU64,
     disk_write_failures: AtomicU64,
+    aot_cubin_loads: AtomicU64,
+    aot_ptx_jits: AtomicU64,
+    aot_rejected: AtomicU64,
 }
 
 static COUNTERS: Counters = Counters {
@@ -61,6 +72,9 @@ static COUNTERS: Counters = Counters {
     memory_hits: AtomicU64::new(0),
     disk_rejected: AtomicU64::new(0),
     disk_write_failures: AtomicU64::new(0),
+    aot_cubin_loads: AtomicU64::new(0),
+    aot_ptx_jits: AtomicU64::new(0),
+    aot_rejected: AtomicU64::new(0),
 };
 
 /// What identifies a loaded non-generic kernel in a thread's recent launches.
@@ -120,7 +134,8 @@ fn bump(counter: &AtomicU64) {
     counter.fetch_add(1, Ordering::Relaxed);
 }
 
-/// Process-wide counts of NVRTC compiles, disk-cache hits and in-process hits.
+/// Process-wide counts of NVRTC compiles, ahead-of-time loads, disk-cache hits and in-process
+/// hits.
 pub fn compile_stats() -> CompileStats {
     let c = &COUNTERS;
     CompileStats {
@@ -129,6 +144,9 @@ pub fn compile_stats() -> CompileStats {
         memory_hits: c.memory_hits.load(Ordering::Relaxed),
         disk_rejected: c.disk_rejected.load(Ordering::Relaxed),
         disk_write_failures: c.disk_write_failures.load(Ordering::Relaxed),
+        aot_cubin_loads: c.aot_cubin_loads.load(Ordering::Relaxed),
+        aot_ptx_jits: c.aot_ptx_jits.load(Ordering::Relaxed),
+        aot_rejected: c.aot_rejected.load(Ordering::Relaxed),
     }
 }
 
@@ -249,6 +267,13 @@ impl CudaDevice {
             None => {
                 let (module, entry, origin) =
                     self.build_module(kernel, checked, expression.as_deref(), cache)?;
+                if matches!(origin, ModuleOrigin::Nvrtc | ModuleOrigin::DiskCache) {
+                    let mode = if checked { "checked" } else { "unchecked" };
+                    aot::note_compiled_at_run_time(format!(
+                        "`{}` ({mode})",
+                        rust_instantiation(kernel, template_args)
+                    ));
+                }
                 let has_checks = reports && self.wire_checks(kernel, &module, id)?;
                 let loaded =
                     Arc::new(self.load_function(kernel, &module, &entry, has_checks, content)?);
@@ -302,8 +327,9 @@ impl CudaDevice {
         Ok(LoadedKernel::new(function, limits, has_checks, content))
     }
 
-    /// Disk cache, else NVRTC (storing the result on disk). Returns the module and the name
-    /// of its entry point (the lowered name for a generic instantiation).
+    /// A registered ahead-of-time image, else the disk cache, else NVRTC (storing the result
+    /// on disk). Returns the module and the name of its entry point (the lowered name for a
+    /// generic instantiation). NVRTC is not loaded when an AOT image serves.
     fn build_module(
         &self,
         kernel: &KernelSpec,
@@ -311,6 +337,9 @@ impl CudaDevice {
         name_expression: Option<&str>,
         cache: &CacheConfig,
     ) -> Result<(Arc<CudaModule>, String, ModuleOrigin)> {
+        if let Some(found) = self.load_ahead_of_time(kernel, checked, name_expression) {
+            return Ok(found);
+        }
         let nvrtc = compile::nvrtc_info()?;
         let arch = self.arch;
         let target =
@@ -383,6 +412,51 @@ impl CudaDevice {
                 source: source.into(),
             })?;
         Ok((module, entry, ModuleOrigin::Nvrtc))
+    }
+
+    /// The kernel from a registered AOT bundle's best image for this device, if one holds it
+    /// and the driver loads it. Under `GPU_DEVICE_DEBUG` the bundles are passed over: their
+    /// images were not built with `--device-debug`.
+    fn load_ahead_of_time(
+        &self,
+        kernel: &KernelSpec,
+        checked: bool,
+        name_expression: Option<&str>,
+    ) -> Option<(Arc<CudaModule>, String, ModuleOrigin)> {
+        if compile::device_debug().is_some() {
+            return None;
+        }
+        let entry_text = name_expression.unwrap_or(kernel.entry());
+        let found = aot::lookup(&aot::entry_key(kernel.source(), entry_text, checked))?;
+        let arch = self.arch.0 * 10 + self.arch.1;
+        let image = aot::select_image(&found.images, arch)?;
+        let (kind, origin, counter) = match image.kind {
+            ImageKind::Cubin => (
+                ArtifactKind::Cubin,
+                ModuleOrigin::AotCubin,
+                &COUNTERS.aot_cubin_loads,
+            ),
+            ImageKind::Ptx => (
+                ArtifactKind::Ptx,
+                ModuleOrigin::AotPtx,
+                &COUNTERS.aot_ptx_jits,
+            ),
+        };
+        let entry = match found.lowered {
+            "" => kernel.entry().to_string(),
+            lowered => lowered.to_string(),
+        };
+        match self.load_image(kind, image.bytes.to_vec()) {
+            Ok(module) => {
+                bump(counter);
+                Some((module, entry, origin))
+            }
+            // E.g. a driver older than the toolkit that built the bundle: NVRTC may still serve.
+            Err(_) => {
+                bump(&COUNTERS.aot_rejected);
+                None
+            }
+        }
     }
 
     fn load_image(
