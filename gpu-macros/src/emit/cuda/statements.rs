@@ -578,33 +578,17 @@ impl<'a> Emitter<'a> {
                 }
                 self.labeled_loop(label, &header, body);
             }
-            // The trip count first, then a counter from zero to it: the compiler then knows
-            // how often the loop runs and unrolls it, so several iterations' loads are in
-            // flight at once, which a step clamped at the bound kept it from (a warp-per-row
-            // matrix-vector product ran at 0.72 × its CUDA C twin's `int` loop on an H100).
+            // A step never wraps the counter, in a form the compiler can see: it then knows how
+            // often the loop runs and unrolls it, so several iterations' loads are in flight at
+            // once, which a step clamped at the bound kept it from (a warp-per-row matrix-vector
+            // product ran at 0.72 × its CUDA C twin's `int` loop on an H100). A 64-bit variable
+            // counts its trips from zero to a count computed once.
             (Some(step), false) => {
                 let step_name = fresh(&mut self.taken, &format!("{name}_step"));
                 let first = fresh(&mut self.taken, &format!("{name}_first"));
                 let count = fresh(&mut self.taken, &format!("{name}_count"));
                 let index = fresh(&mut self.taken, &format!("{name}_i"));
                 let step_code = self.expr(step);
-                // A 32-bit variable counts in 32 bits: its span, and so the count, fit.
-                let wide = !(ty == "int" || ty == "unsigned int");
-                let (counter, span, step_value, one) = if wide {
-                    let span = if scalar.is_signed_int() {
-                        format!("(unsigned long long)((long long){end_name} - (long long){first})")
-                    } else {
-                        format!("(unsigned long long)({end_name} - {first})")
-                    };
-                    ("unsigned long long", span, step_name.clone(), "ull")
-                } else {
-                    // A step past the span leaves one iteration either way.
-                    let step = format!(
-                        "({step_name} > 0xffffffffull ? 0xffffffffu : (unsigned int){step_name})"
-                    );
-                    let span = format!("((unsigned int){end_name} - (unsigned int){first})");
-                    ("unsigned int", span, step, "u")
-                };
                 self.out.line("{");
                 self.out.indent();
                 self.out.line(&format!(
@@ -614,17 +598,36 @@ impl<'a> Emitter<'a> {
                 self.out.line(&format!(
                     "{ty} {first} = {start_code}, {end_name} = {end_code};"
                 ));
-                self.out.line(&format!(
-                    "{counter} {count} = {first} < {end_name} ? ({span} - 1{one}) / {step_value} + 1{one} : 0{one};"
-                ));
-                let header =
-                    format!("for ({counter} {index} = 0{one}; {index} < {count}; ++{index}) {{");
-                let prologue = if wide {
-                    format!("{ty} {name} = ({ty})({first} + {index} * {step_name});")
+                let (header, prologue) = if ty == "int" || ty == "unsigned int" {
+                    // A 32-bit variable keeps the step clamped at the bound, as before: its loops
+                    // are mostly short index loops, and neither a count (a division at every
+                    // entry) nor a 64-bit signed counter was faster there (the MNIST step and
+                    // the ports on an H100, same binaries otherwise).
+                    let distance = if scalar.is_signed_int() {
+                        format!("(unsigned long long)((long long){end_name} - (long long){index})")
+                    } else {
+                        format!("(unsigned long long)({end_name} - {index})")
+                    };
+                    let header = format!(
+                        "for ({ty} {index} = {first}; {index} < {end_name}; \
+                         {index} = {distance} > {step_name} ? ({ty})({index} + {step_name}) : {end_name}) {{"
+                    );
+                    (header, format!("{ty} {name} = {index};"))
                 } else {
-                    format!(
-                        "{ty} {name} = ({ty})((unsigned int){first} + {index} * (unsigned int){step_name});"
-                    )
+                    let span = if scalar.is_signed_int() {
+                        format!("(unsigned long long)((long long){end_name} - (long long){first})")
+                    } else {
+                        format!("(unsigned long long)({end_name} - {first})")
+                    };
+                    self.out.line(&format!(
+                        "unsigned long long {count} = {first} < {end_name} ? ({span} - 1ull) / {step_name} + 1ull : 0ull;"
+                    ));
+                    let header = format!(
+                        "for (unsigned long long {index} = 0ull; {index} < {count}; ++{index}) {{"
+                    );
+                    let prologue =
+                        format!("{ty} {name} = ({ty})({first} + {index} * {step_name});");
+                    (header, prologue)
                 };
                 if let Some(pragma) = &pragma {
                     self.out.line(pragma);
