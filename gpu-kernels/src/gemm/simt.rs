@@ -381,82 +381,70 @@ fn gemm_f32_64x64<const TRANS_A: usize, const TRANS_B: usize>(
         if step < tiles {
             #[unroll]
             for p in 0..4 {
-                if TRANS_A == 0 {
-                    let row = bm + along_row;
-                    let kk = kt + along_k + 8 * p;
-                    if a_vector && row < m && kk < k {
-                        let v = a.load4(row * k + kk);
-                        #[unroll]
-                        for j in 0..4 {
-                            va[4 * p + j] = v[j];
-                        }
-                    } else {
-                        #[unroll]
-                        for j in 0..4 {
-                            va[4 * p + j] = if row < m && kk + j < k {
-                                a[row * k + kk + j]
-                            } else {
-                                0.0
-                            };
-                        }
+                // The chunk's first element, and whether each of its four is inside A, as in
+                // the large configuration.
+                let row = if TRANS_A == 0 {
+                    bm + along_row
+                } else {
+                    bm + across_col
+                };
+                let kk = if TRANS_A == 0 {
+                    kt + along_k + 8 * p
+                } else {
+                    kt + across_k + 8 * p
+                };
+                let at = if TRANS_A == 0 {
+                    row * k + kk
+                } else {
+                    kk * m + row
+                };
+                if a_vector && row < m && kk < k {
+                    let v = a.load4(at);
+                    #[unroll]
+                    for j in 0..4 {
+                        va[4 * p + j] = v[j];
                     }
                 } else {
-                    let kk = kt + across_k + 8 * p;
-                    let col = bm + across_col;
-                    if a_vector && kk < k && col < m {
-                        let v = a.load4(kk * m + col);
-                        #[unroll]
-                        for j in 0..4 {
-                            va[4 * p + j] = v[j];
-                        }
-                    } else {
-                        #[unroll]
-                        for j in 0..4 {
-                            va[4 * p + j] = if kk < k && col + j < m {
-                                a[kk * m + col + j]
-                            } else {
-                                0.0
-                            };
-                        }
+                    #[unroll]
+                    for j in 0..4 {
+                        let inside = if TRANS_A == 0 {
+                            row < m && kk + j < k
+                        } else {
+                            row + j < m && kk < k
+                        };
+                        va[4 * p + j] = if inside { a[at + j] } else { 0.0 };
                     }
                 }
-                if TRANS_B == 0 {
-                    let kk = kt + across_k + 8 * p;
-                    let col = bn + across_col;
-                    if b_vector && kk < k && col < n {
-                        let v = b.load4(kk * n + col);
-                        #[unroll]
-                        for j in 0..4 {
-                            vb[4 * p + j] = v[j];
-                        }
-                    } else {
-                        #[unroll]
-                        for j in 0..4 {
-                            vb[4 * p + j] = if kk < k && col + j < n {
-                                b[kk * n + col + j]
-                            } else {
-                                0.0
-                            };
-                        }
+                let col = if TRANS_B == 0 {
+                    bn + across_col
+                } else {
+                    bn + along_row
+                };
+                let kk = if TRANS_B == 0 {
+                    kt + across_k + 8 * p
+                } else {
+                    kt + along_k + 8 * p
+                };
+                let at = if TRANS_B == 0 {
+                    kk * n + col
+                } else {
+                    col * k + kk
+                };
+                if b_vector && col < n && kk < k {
+                    let v = b.load4(at);
+                    #[unroll]
+                    for j in 0..4 {
+                        vb[4 * p + j] = v[j];
                     }
                 } else {
-                    let row = bn + along_row;
-                    let kk = kt + along_k + 8 * p;
-                    if b_vector && row < n && kk < k {
-                        let v = b.load4(row * k + kk);
-                        #[unroll]
-                        for j in 0..4 {
-                            vb[4 * p + j] = v[j];
-                        }
-                    } else {
-                        #[unroll]
-                        for j in 0..4 {
-                            vb[4 * p + j] = if row < n && kk + j < k {
-                                b[row * k + kk + j]
-                            } else {
-                                0.0
-                            };
-                        }
+                    #[unroll]
+                    for j in 0..4 {
+                        let inside = if TRANS_B == 0 {
+                            col + j < n && kk < k
+                        } else {
+                            col < n && kk + j < k
+                        };
+                        vb[4 * p + j] = if inside { b[at + j] } else { 0.0 };
                     }
                 }
             }
