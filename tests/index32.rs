@@ -23,16 +23,17 @@ const T: usize = 16;
 /// A multiplier whose products with a thread index need more than 32 bits.
 const WIDE_STEP: usize = 1 << 23;
 
-/// The same product with its thread indices in mutable locals, which the range analysis leaves
-/// 64-bit: the baseline the narrowed kernel's PTX is compared with.
+/// The same product with its thread indices in mutable locals updated by a value the range
+/// analysis cannot bound (`n & 0`, zero, but of an unknown `n`), so they stay 64-bit: the
+/// baseline the narrowed kernel's PTX is compared with.
 #[kernel]
 fn matmul_tiled_wide(n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
     let tile_a = shared_array::<f32, { TILE * TILE }>();
     let tile_b = shared_array::<f32, { TILE * TILE }>();
     let mut tx = thread_idx().x as usize;
     let mut ty = thread_idx().y as usize;
-    tx += 0;
-    ty += 0;
+    tx += n & 0;
+    ty += n & 0;
     let row = block_idx().y as usize * TILE + ty;
     let col = block_idx().x as usize * TILE + tx;
     let mut sum = 0.0f32;
@@ -133,6 +134,66 @@ fn scaled_by_step<const STEP: usize>(out: &mut [u64]) {
     out[t] = (scaled >> 9) as u64;
 }
 
+/// Products of a guarded index and a parameter, and their quotients, in a loop: computed in
+/// 32 bits when the launch's `stride` and length keep them below 2^32, in 64 bits otherwise.
+#[kernel]
+fn scaled_by_parameter(stride: usize, out: &mut [u64]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        let mut acc = 0u64;
+        for k in 0..4 {
+            let scaled = i * stride + k;
+            acc += (scaled + scaled / 7) as u64;
+        }
+        out[i] = acc;
+    }
+}
+
+/// A clamped 3x3 neighbourhood of a `width × height` byte image, read through a closure, as
+/// the Sobel port does: the pixel offsets fit in 32 bits when the image does.
+#[kernel]
+fn neighbourhood_sum(width: usize, height: usize, image: &[u8], out: &mut [u32]) {
+    let x = global_idx().x;
+    let y = global_idx().y;
+    if x < width && y < height {
+        let left = if x > 0 { x - 1 } else { 0 };
+        let right = (x + 1).min(width - 1);
+        let up = if y > 0 { y - 1 } else { 0 };
+        let down = (y + 1).min(height - 1);
+        let at = |px: usize, py: usize| image[py * width + px] as u32;
+        out[y * width + x] = at(left, up)
+            + at(x, up)
+            + at(right, up)
+            + at(left, y)
+            + at(right, y)
+            + at(left, down)
+            + at(x, down)
+            + at(right, down);
+    }
+}
+
+/// The shared-memory tree reduction of the CUDA samples, its stride a mutable `usize` halved
+/// each step, as Rust users write it.
+#[kernel]
+fn tree_sum(x: &[f32], sums: &mut [f32]) {
+    let cache = shared_array::<f32, 256>();
+    let tid = thread_idx().x as usize;
+    let i = global_idx().x;
+    cache[tid] = if i < x.len() { x[i] } else { 0.0 };
+    sync_threads();
+    let mut stride = block_dim().x as usize / 2;
+    while stride > 0 {
+        if tid < stride {
+            cache[tid] += cache[tid + stride];
+        }
+        sync_threads();
+        stride >>= 1;
+    }
+    if tid == 0 {
+        sums[block_idx().x as usize] = cache[0];
+    }
+}
+
 /// The test device, and the CPU backend too where that is a GPU.
 fn devices() -> Vec<Gpu> {
     let device = test_device();
@@ -153,6 +214,9 @@ fn kernels_compile_with_nvrtc() {
         (&wide_products::KERNEL, &[]),
         (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 10)]),
         (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 30)]),
+        (&scaled_by_parameter::KERNEL, &[]),
+        (&neighbourhood_sum::KERNEL, &[]),
+        (&tree_sum::KERNEL, &[]),
     ]);
 }
 
@@ -398,4 +462,94 @@ fn const_generic_width_is_chosen_by_the_cpp_compiler() {
     assert!(!small.contains("shr.u64"), "{small}");
     assert!(small.contains("shr.u32"), "{small}");
     assert!(large.contains("shr.u64"), "{large}");
+}
+
+/// Both bodies of a kernel split at launch: a stride that keeps every product below 2^32
+/// takes the 32-bit one, a stride of 2^40 the 64-bit one, and both match Rust.
+#[test]
+fn launch_picks_the_width_its_parameters_need() {
+    assert!(scaled_by_parameter::SOURCE.contains("rs_body_scaled_by_parameter<true>"));
+    for device in devices() {
+        let stream = device.default_stream();
+        let n = 3000;
+        for stride in [3usize, 1 << 20, 1 << 40, usize::MAX / 4096] {
+            for checked in [true, false] {
+                let mut out = DeviceBuffer::zeroed(&stream, n).unwrap();
+                let config = LaunchConfig::try_for_len(n, 256).unwrap().checked(checked);
+                scaled_by_parameter::launch(&stream, config, stride, &mut out).unwrap();
+                let got = out.to_host(&stream).unwrap();
+                for (i, got) in got.iter().enumerate() {
+                    let expected = (0..4).fold(0u64, |acc, k| {
+                        let scaled = i.wrapping_mul(stride).wrapping_add(k);
+                        acc.wrapping_add(scaled.wrapping_add(scaled / 7) as u64)
+                    });
+                    assert_eq!(*got, expected, "stride {stride}, element {i}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn closure_reads_of_a_clamped_neighbourhood() {
+    assert!(neighbourhood_sum::SOURCE.contains("rs_fits"));
+    for device in devices() {
+        let stream = device.default_stream();
+        let (width, height) = (77, 45);
+        let image_host: Vec<u8> = (0..width * height).map(|i| (i * 37 % 251) as u8).collect();
+        let image = DeviceBuffer::from_host(&stream, &image_host).unwrap();
+        for checked in [true, false] {
+            let mut out = DeviceBuffer::zeroed(&stream, width * height).unwrap();
+            let grid = Grid::xy(width.div_ceil(16) as u32, height.div_ceil(16) as u32);
+            let config = LaunchConfig::new(grid, Block::xy(16, 16)).checked(checked);
+            neighbourhood_sum::launch(&stream, config, width, height, &image, &mut out).unwrap();
+            let got = out.to_host(&stream).unwrap();
+            for y in 0..height {
+                for x in 0..width {
+                    let (l, r) = (x.saturating_sub(1), (x + 1).min(width - 1));
+                    let (u, d) = (y.saturating_sub(1), (y + 1).min(height - 1));
+                    let at = |px: usize, py: usize| image_host[py * width + px] as u32;
+                    let expected = at(l, u)
+                        + at(x, u)
+                        + at(r, u)
+                        + at(l, y)
+                        + at(r, y)
+                        + at(l, d)
+                        + at(x, d)
+                        + at(r, d);
+                    assert_eq!(got[y * width + x], expected, "({x}, {y})");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn tree_reduction_with_a_halving_stride() {
+    // The stride is declared 32-bit: its every value is below the block's size.
+    assert!(
+        tree_sum::SOURCE.contains("unsigned int stride"),
+        "{}",
+        tree_sum::SOURCE
+    );
+    for device in devices() {
+        let stream = device.default_stream();
+        let n = 256 * 9 + 17;
+        let host = random_f32(n, 11);
+        let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+        let blocks = n.div_ceil(256);
+        for checked in [true, false] {
+            let mut sums = DeviceBuffer::zeroed(&stream, blocks).unwrap();
+            let config = LaunchConfig::new(Grid::x(blocks as u32), Block::x(256)).checked(checked);
+            tree_sum::launch(&stream, config, &x, &mut sums).unwrap();
+            let got = sums.to_host(&stream).unwrap();
+            for (b, got) in got.iter().enumerate() {
+                let expected: f32 = host[b * 256..((b + 1) * 256).min(n)].iter().sum();
+                assert!(
+                    (got - expected).abs() <= 1e-3,
+                    "block {b}: {got} vs {expected}"
+                );
+            }
+        }
+    }
 }

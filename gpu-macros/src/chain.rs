@@ -105,7 +105,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
         return errors;
     }
     let types = types.expect("no errors means types");
-    let source = emit::cuda::emit_program(&program, &types);
+    let emitted = emit::cuda::emit(&program, &types);
     let rt = paths::runtime();
     let twin = if emit::cpu::supported(&program) {
         let twin = emit::cpu::emit_twin(&program, &types, &rt.to_string());
@@ -120,8 +120,15 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
         None
     };
     let assertions = emit::assertions::message_table(&program, &rt);
-    let source = emit::outer::host_source(&program, &types, source, &rt);
-    emit::host::emit_host(program.root(), &source, twin, assertions, &rt)
+    let source = emit::outer::host_source(&program, &types, emitted.source, &rt);
+    emit::host::emit_host(
+        program.root(),
+        &source,
+        &emitted.launch_fit,
+        twin,
+        assertions,
+        &rt,
+    )
 }
 
 /// The `#[device]` types among `gathered`, each defined once the types of its fields are.

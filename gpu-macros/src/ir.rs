@@ -47,11 +47,11 @@ pub enum GenericParam {
 }
 
 /// Handle to an expression in `Function::exprs`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ExprId(pub u32);
 
 /// Handle to a variable (parameter or `let`) in `Function::locals`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocalId(pub u32);
 
 /// Whether a function is a kernel (an entry point) or a `#[device]` function.
@@ -670,4 +670,77 @@ impl BinOp {
 pub enum UnOp {
     Neg,
     Not,
+}
+
+impl ExprKind {
+    /// The expressions this one is made of directly (a closure's body is statements, not
+    /// parts).
+    pub fn children(&self) -> Vec<ExprId> {
+        children(self)
+    }
+}
+
+/// What [`ExprKind::children`] returns.
+fn children(kind: &ExprKind) -> Vec<ExprId> {
+    match kind {
+        ExprKind::Lit(_)
+        | ExprKind::Local(_)
+        | ExprKind::Builtin(_)
+        | ExprKind::Variant { .. }
+        | ExprKind::Const { .. }
+        | ExprKind::SharedArray { .. }
+        | ExprKind::GenericConst(_)
+        | ExprKind::Outer(_)
+        | ExprKind::DynamicShared { .. }
+        | ExprKind::Closure { .. } => Vec::new(),
+        ExprKind::Binary { lhs, rhs, .. } => vec![*lhs, *rhs],
+        ExprKind::Unary { operand: e, .. }
+        | ExprKind::Cast { expr: e, .. }
+        | ExprKind::Len(e)
+        | ExprKind::Field { base: e, .. }
+        | ExprKind::Ref { expr: e, .. }
+        | ExprKind::Deref(e)
+        | ExprKind::TupleField { base: e, .. }
+        | ExprKind::FromBits { bits: e, .. }
+        | ExprKind::Convert { expr: e, .. }
+        | ExprKind::ArrayRepeat { value: e, .. } => vec![*e],
+        ExprKind::Index { base, index } => vec![*base, *index],
+        ExprKind::Method { receiver, args, .. } => std::iter::once(*receiver)
+            .chain(args.iter().copied())
+            .collect(),
+        ExprKind::Call { args, .. }
+        | ExprKind::AssocCall { args, .. }
+        | ExprKind::Intrinsic { args, .. }
+        | ExprKind::Tuple { elems: args }
+        | ExprKind::ArrayList { elems: args } => args.clone(),
+        ExprKind::StructLit { fields, .. } => fields.iter().map(|(_, e)| *e).collect(),
+        ExprKind::SubSlice {
+            base, start, end, ..
+        } => std::iter::once(*base).chain(*start).chain(*end).collect(),
+        ExprKind::Match { scrutinee, arms } => std::iter::once(*scrutinee)
+            .chain(arms.iter().flat_map(|(patterns, value)| {
+                patterns
+                    .iter()
+                    .flat_map(pattern_exprs)
+                    .chain(std::iter::once(*value))
+            }))
+            .collect(),
+        ExprKind::CallClosure { callee, args } => std::iter::once(*callee)
+            .chain(args.iter().copied())
+            .collect(),
+        ExprKind::Select {
+            cond,
+            then_value,
+            else_value,
+        } => vec![*cond, *then_value, *else_value],
+    }
+}
+
+/// The expressions of a `match` arm's pattern.
+fn pattern_exprs(pattern: &Pattern) -> Vec<ExprId> {
+    match pattern {
+        Pattern::Value(e) => vec![*e],
+        Pattern::Range { start, end, .. } => vec![*start, *end],
+        Pattern::Wild => Vec::new(),
+    }
 }

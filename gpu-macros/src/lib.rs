@@ -101,7 +101,7 @@ pub fn __kernel_resume(input: TokenStream) -> TokenStream {
 #[cfg(test)]
 fn cuda_source_of(rust: &str) -> Result<String, String> {
     let (program, types) = checked_program_of(rust)?;
-    Ok(emit::cuda::emit_program(&program, &types))
+    Ok(emit::cuda::emit(&program, &types).source)
 }
 
 /// The program in `rust` (its first function the kernel), parsed and type checked.

@@ -710,3 +710,30 @@ fn scaled(a: f32, x: &[f32], i: usize) -> f32 {
     assert!(twin.block && !twin.needs_sync);
     insta::assert_snapshot!(twin.source);
 }
+
+/// A kernel whose 32-bit body depends on its parameters takes whether they fit as a hidden
+/// last parameter, which its launcher computes with saturating `u64` arithmetic; a kernel
+/// that gains nothing from it keeps one body and its parameters.
+#[test]
+fn launch_decides_the_width_of_parameter_indices() {
+    let expand = |rust: &str| {
+        let tokens: proc_macro2::TokenStream = rust.parse().expect("Rust");
+        crate::chain::expand_kernel(proc_macro2::TokenStream::new(), tokens, Vec::new()).to_string()
+    };
+    let split = expand(
+        "fn scaled(stride: usize, out: &mut [u64]) { let i = global_idx().x; if i < out.len() { for k in 0..4 { out[i] += (i * stride + k) as u64; } } }",
+    );
+    assert!(split.contains("rs_launch_fits"), "{split}");
+    assert!(split.contains("saturating_mul"), "{split}");
+    assert!(split.contains("out . len () as u64"), "{split}");
+    assert!(
+        split.contains("KernelArg :: scalar (launch_fits as u32)"),
+        "{split}"
+    );
+    // A sum, or one product per thread, is not worth a second body.
+    let plain = expand(
+        "fn shifted(offset: usize, out: &mut [u64]) { let i = global_idx().x; if i < out.len() { out[i] = (i + offset + i * offset) as u64; } }",
+    );
+    assert!(!plain.contains("rs_launch_fits"), "{plain}");
+    assert!(!plain.contains("launch_fits"), "{plain}");
+}

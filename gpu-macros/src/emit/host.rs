@@ -2,6 +2,7 @@
 //! description the runtime compiles, and a typed `launch` whose argument types mirror the
 //! kernel's parameters, so a wrong argument is a Rust type error at the call.
 
+use super::cuda::ranges::{Atom, Bound, BoundOp};
 use super::outer::HostSource;
 use crate::ir::*;
 use crate::types::{struct_layout, Len, Scalar, Ty};
@@ -14,6 +15,7 @@ use quote::{format_ident, quote};
 pub fn emit_host(
     kernel: &Function,
     source: &HostSource,
+    launch_fit: &[Atom],
     twin: Option<(TokenStream, bool, bool)>,
     assertions: Option<TokenStream>,
     rt: &TokenStream,
@@ -146,6 +148,22 @@ pub fn emit_host(
         }
     }
 
+    // A kernel split at launch takes whether its 32-bit body may run as a hidden last
+    // parameter, computed here from the arguments (see `cuda::narrow`).
+    let fits = pick("launch_fits");
+    let fit_check = if launch_fit.is_empty() {
+        quote!()
+    } else {
+        let atoms = launch_fit.iter().map(|(lhs, rhs)| {
+            let (lhs, rhs) = (bound_tokens(kernel, lhs), bound_tokens(kernel, rhs));
+            quote!(#lhs <= #rhs)
+        });
+        let variant = format_ident!("{}", Scalar::U32.runtime_variant());
+        kinds.push(quote!(#rt::ParamKind::Scalar(#rt::ScalarType::#variant)));
+        args.push(quote!(#rt::KernelArg::scalar(#fits as u32)));
+        quote!(let #fits: bool = #(#atoms)&&*;)
+    };
+
     let signature_doc = format!(
         " Launches `{name_str}` on `{stream}` with `{config}`; returns once the launch is queued."
     );
@@ -259,7 +277,42 @@ pub fn emit_host(
                 #config: #rt::LaunchConfig,
                 #(#sig),*
             ) -> #rt::Result<()> {
+                #fit_check
                 #launch_call
+            }
+        }
+    }
+}
+
+/// A bound as the launcher computes it from its arguments: `u64` arithmetic that saturates
+/// as the CUDA side's does.
+fn bound_tokens(kernel: &Function, bound: &Bound) -> TokenStream {
+    match bound {
+        Bound::Num(n) => {
+            let n = (*n).min(u64::MAX as u128) as u64;
+            quote!(#n)
+        }
+        Bound::Param(value) => {
+            let arg = format_ident!("{}", kernel.local(value.local).name);
+            if value.len {
+                quote!((#arg.len() as u64))
+            } else {
+                quote!((#arg as u64))
+            }
+        }
+        Bound::Sym(_) => unreachable!("cuda: a bound naming a constant is checked in the kernel"),
+        Bound::Op(op, a, b) => {
+            let (a, b) = (bound_tokens(kernel, a), bound_tokens(kernel, b));
+            match op {
+                BoundOp::Add => quote!(#a.saturating_add(#b)),
+                BoundOp::Sub => quote!(#a.saturating_sub(#b)),
+                BoundOp::Mul => quote!(#a.saturating_mul(#b)),
+                BoundOp::Div => quote!({
+                    let (a, b): (u64, u64) = (#a, #b);
+                    a.checked_div(b).unwrap_or(a)
+                }),
+                BoundOp::Min => quote!(#a.min(#b)),
+                BoundOp::Max => quote!(#a.max(#b)),
             }
         }
     }

@@ -19,8 +19,6 @@ mod indexing;
 mod intrinsics;
 mod narrow;
 pub(crate) mod ranges;
-#[cfg(test)]
-mod ranges_tests;
 mod statements;
 mod user_types;
 
@@ -82,8 +80,17 @@ pub fn cuda_ty(ty: Ty) -> String {
     }
 }
 
-/// Emits the complete CUDA source of `program`: helpers, device functions, then the kernel.
-pub fn emit_program(program: &Program, types: &[Types]) -> String {
+/// The CUDA source of a kernel, and what its launcher computes for it.
+pub struct Emitted {
+    pub source: String,
+    /// The conditions on the launch's parameters under which the kernel's 32-bit body runs;
+    /// when not empty, the kernel takes their conjunction as a hidden last `u32` parameter.
+    pub launch_fit: Vec<ranges::Atom>,
+}
+
+/// Emits the complete CUDA source of `program` (helpers, device functions, then the kernel)
+/// with what its launcher computes.
+pub fn emit(program: &Program, types: &[Types]) -> Emitted {
     let mut helpers = BTreeSet::new();
     let function_names: Vec<&str> = program.functions.iter().map(|f| f.name.as_str()).collect();
     let mut declarations = String::new();
@@ -113,6 +120,7 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
         helpers.insert("rs_half");
     }
     let root = emitter.out.finish();
+    let launch_fit = std::mem::take(&mut emitter.launch_fit);
 
     let root_fn = program.root();
     let mut source = format!(
@@ -161,7 +169,7 @@ pub fn emit_program(program: &Program, types: &[Types]) -> String {
         source.push_str(&definitions);
     }
     source.push_str(&root);
-    source
+    Emitted { source, launch_fit }
 }
 
 struct Emitter<'a> {
@@ -188,6 +196,11 @@ struct Emitter<'a> {
     /// The index type aliases used (their C++ condition, their name), declared at the top of
     /// the function's body.
     index_types: Vec<(String, String)>,
+    /// The conditions on parameters that the 32-bit code needs, checked at launch (see
+    /// [`narrow`]).
+    fits_at_launch: BTreeSet<ranges::Atom>,
+    /// Those of them the launcher computes (the kernel's hidden last parameter).
+    launch_fit: Vec<ranges::Atom>,
     /// Whether this is a kernel that reaches `grid_sync`: it takes its grid barrier's word as
     /// a hidden last parameter.
     grid_word: bool,
@@ -350,7 +363,7 @@ impl<'a> Emitter<'a> {
         for param in kernel.params.iter().filter(|param| param.constant) {
             names[param.local.0 as usize].push_str(".v");
         }
-        let len_names = kernel
+        let len_names: Vec<(LocalId, String)> = kernel
             .params
             .iter()
             .filter(|param| matches!(param.ty, Ty::Slice { .. } | Ty::TensorMap(_)))
@@ -359,6 +372,11 @@ impl<'a> Emitter<'a> {
                 (param.local, fresh(&mut taken, &base))
             })
             .collect();
+        let runtime_params = narrow::launch_params(program, kernel, types, &names, &len_names);
+        let mut ranges = ranges::Ranges::of(kernel, types, runtime_params.as_ref());
+        if runtime_params.is_some() && !ranges.gains_at_launch(kernel) {
+            ranges = ranges::Ranges::of(kernel, types, None);
+        }
         let mentions_half = types
             .exprs
             .iter()
@@ -387,8 +405,10 @@ impl<'a> Emitter<'a> {
                 .iter()
                 .position(|name| *name == kernel.name)
                 .unwrap_or(0),
-            ranges: ranges::Ranges::of(kernel, types),
+            ranges,
             index_types: Vec::new(),
+            fits_at_launch: BTreeSet::new(),
+            launch_fit: Vec::new(),
             grid_word: false,
         }
     }
@@ -431,8 +451,8 @@ impl<'a> Emitter<'a> {
         helper.name
     }
 
-    /// The C++ signature: `extern "C" __global__ void k(...)` or `__device__ float f(...)`.
-    fn signature(&mut self) -> String {
+    /// The C++ parameters, in order.
+    fn parameters(&mut self) -> Vec<String> {
         if self.kernel.params.iter().any(|param| param.constant) {
             self.use_helper("rs_table");
         }
@@ -484,6 +504,17 @@ impl<'a> Emitter<'a> {
         if self.grid_word {
             params.push(intrinsics::GRID_WORD_PARAM.to_string());
         }
+        params
+    }
+
+    /// The C++ signature: `extern "C" __global__ void k(...)` or `__device__ float f(...)`.
+    fn signature(&mut self) -> String {
+        let params = self.parameters();
+        self.signature_of(&params)
+    }
+
+    /// The C++ signature with these parameters.
+    fn signature_of(&mut self, params: &[String]) -> String {
         let head = match self.kernel.kind {
             FnKind::Kernel if !self.kernel.generics.is_empty() => {
                 format!(
@@ -521,24 +552,97 @@ impl<'a> Emitter<'a> {
     }
 
     fn function(&mut self) {
-        let signature = self.signature();
-        self.out.line(&format!("{signature} {{"));
-        self.out.indent();
-        if self.grid_word {
-            self.out.line(intrinsics::GRID_WORD_PROLOGUE);
-        }
         // The body first, so the index type aliases it uses are known and declared above it.
         let mut body = Writer::new();
         body.indent();
         let head = std::mem::replace(&mut self.out, body);
         self.block_body(&self.kernel.body);
         let body = std::mem::replace(&mut self.out, head).finish();
+        if !self.fits_at_launch.is_empty() {
+            return self.split_kernel(&body);
+        }
+        let signature = self.signature();
+        self.out.line(&format!("{signature} {{"));
+        self.out.indent();
+        if self.grid_word {
+            self.out.line(intrinsics::GRID_WORD_PROLOGUE);
+        }
         for declaration in self.index_type_declarations() {
             self.out.line(&declaration);
         }
         if !body.is_empty() {
             self.out.raw_line(body.trim_end_matches('\n'));
         }
+        self.out.dedent();
+        self.out.line("}");
+    }
+
+    /// A kernel whose 32-bit index arithmetic depends on its parameters: the body as a
+    /// template over whether they fit (`rs_fits`), and the kernel calling the instantiation
+    /// its launch chose (see [`narrow`]): the launcher computes the condition on the host and
+    /// passes it as a last, hidden parameter; only a condition that also names a constant only
+    /// C++ knows is left to the kernel.
+    fn split_kernel(&mut self, body: &str) {
+        let name = format!("rs_body_{}", self.kernel.name);
+        let params = self.parameters();
+        let mut template = vec!["bool rs_fits".to_string()];
+        let mut template_args = Vec::new();
+        for generic in &self.kernel.generics {
+            match generic {
+                GenericParam::Type(g) => {
+                    template.push(format!("typename {}", g.name));
+                    template_args.push(g.name.to_string());
+                }
+                GenericParam::Const(n) => {
+                    template.push(format!("unsigned long long {n}"));
+                    template_args.push(n.to_string());
+                }
+                GenericParam::Closure(_) => unreachable!("parsed: kernels take no closures"),
+            }
+        }
+        let mut args = Vec::new();
+        for param in &self.kernel.params {
+            args.push(self.name(param.local).to_string());
+            if matches!(param.ty, Ty::Slice { .. }) {
+                args.push(self.len_name(param.local).to_string());
+            }
+        }
+        self.out.line(&format!(
+            "template <{}> __device__ __forceinline__ void {name}({}) {{",
+            template.join(", "),
+            params.join(", ")
+        ));
+        self.out.indent();
+        for declaration in self.index_type_declarations() {
+            self.out.line(&declaration);
+        }
+        if !body.is_empty() {
+            self.out.raw_line(body.trim_end_matches('\n'));
+        }
+        self.out.dedent();
+        self.out.line("}");
+        let call = |fits: bool| {
+            let mut targs = vec![fits.to_string()];
+            targs.extend(template_args.iter().cloned());
+            format!("{name}<{}>({})", targs.join(", "), args.join(", "))
+        };
+        let (on_device, on_host): (BTreeSet<ranges::Atom>, BTreeSet<ranges::Atom>) =
+            ranges::minimal(&self.fits_at_launch)
+                .into_iter()
+                .partition(|(a, b)| a.names_constant() || b.names_constant());
+        self.launch_fit = on_host.into_iter().collect();
+        let mut cond = narrow::LAUNCH_FITS.to_string();
+        if !on_device.is_empty() {
+            self.use_helper("rs_fit");
+            cond = format!("{cond} && {}", narrow::launch_condition(&on_device));
+        }
+        let mut params = self.parameters();
+        params.push(format!("unsigned int {}", narrow::LAUNCH_FITS));
+        let signature = self.signature_of(&params);
+        self.out.line(&format!("{signature} {{"));
+        self.out.indent();
+        self.out.line(&format!("if ({cond}) {};", call(true)));
+        self.out.line(&format!("else {};", call(false)));
         self.out.dedent();
         self.out.line("}");
     }

@@ -135,7 +135,11 @@ impl<'a> Emitter<'a> {
                 ));
             }
             StmtKind::Assign { place, op, value } => {
-                let place_code = self.expr(*place);
+                // A variable by its name: read, a 32-bit one would be widened.
+                let place_code = match self.kernel.expr(*place).kind {
+                    ExprKind::Local(local) => self.name(local).to_string(),
+                    _ => self.expr(*place),
+                };
                 let value_code = match op {
                     None => self.value(*value),
                     Some(op) => self.binary(*op, *place, *value),

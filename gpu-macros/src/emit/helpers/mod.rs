@@ -297,9 +297,10 @@ template <typename T> struct alignas(2 * sizeof(T) < 16 ? 2 * sizeof(T) : 16) rs
         name: "rs_narrow",
         needs: &[],
         code: "\
-// 32-bit index arithmetic whose fit depends on a constant's value: the emitter's bound of the
-// index, computed saturating (an overflow never looks small), picks `unsigned int` when it
-// fits and the unchanged 64-bit computation when it does not.
+// 32-bit index arithmetic whose fit depends on a constant's value (or on the launch's, through
+// `rs_fits`): the emitter's bound of the index, computed saturating (an overflow never looks
+// small), picks `unsigned int` when it fits and the unchanged 64-bit computation when it does
+// not.
 template <bool Fits> struct rs_index_type { typedef unsigned long long type; };
 template <> struct rs_index_type<true> { typedef unsigned int type; };
 __host__ __device__ constexpr unsigned long long rs_bound_add(unsigned long long a, unsigned long long b) { return a + b < a ? ~0ull : a + b; }
@@ -308,6 +309,20 @@ __host__ __device__ constexpr unsigned long long rs_bound_mul(unsigned long long
 __host__ __device__ constexpr unsigned long long rs_bound_div(unsigned long long a, unsigned long long b) { return b == 0ull ? a : a / b; }
 __host__ __device__ constexpr unsigned long long rs_bound_min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
 __host__ __device__ constexpr unsigned long long rs_bound_max(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
+",
+    },
+    Helper {
+        name: "rs_fit",
+        needs: &[],
+        code: "\
+// The bounds of `rs_narrow`, computed at launch from parameters: the same saturating
+// arithmetic, with the overflow of a product read from its high word.
+__device__ __forceinline__ unsigned long long rs_fit_add(unsigned long long a, unsigned long long b) { return a + b < a ? ~0ull : a + b; }
+__device__ __forceinline__ unsigned long long rs_fit_sub(unsigned long long a, unsigned long long b) { return a < b ? 0ull : a - b; }
+__device__ __forceinline__ unsigned long long rs_fit_mul(unsigned long long a, unsigned long long b) { return __umul64hi(a, b) != 0ull ? ~0ull : a * b; }
+__device__ __forceinline__ unsigned long long rs_fit_div(unsigned long long a, unsigned long long b) { return b == 0ull ? a : a / b; }
+__device__ __forceinline__ unsigned long long rs_fit_min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+__device__ __forceinline__ unsigned long long rs_fit_max(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
 ",
     },
     Helper {

@@ -1,14 +1,14 @@
 //! The range analysis on representative kernels: which bounds it proves, and what it leaves
 //! unknown.
 
-use super::ranges::{cond_cuda, Bound, Fact, Ranges};
+use super::{cond_cuda, Bound, Fact, Ranges};
 use crate::checked_program_of;
 
 /// The fact of the variable named `name` in the kernel `rust`.
 fn fact(rust: &str, name: &str) -> Option<Fact> {
     let (program, types) = checked_program_of(rust).unwrap_or_else(|e| panic!("{e}"));
     let kernel = program.root();
-    let ranges = Ranges::of(kernel, &types[0]);
+    let ranges = Ranges::of(kernel, &types[0], None);
     let local = kernel
         .locals
         .iter()
@@ -164,7 +164,7 @@ fn k<const N: usize>(out: &mut [u32]) {
 fn bounds_fold_numbers_and_saturate() {
     let big = Bound::Num(u64::MAX as u128);
     let sum = Bound::Op(
-        super::ranges::BoundOp::Add,
+        super::BoundOp::Add,
         std::rc::Rc::new(big.clone()),
         std::rc::Rc::new(Bound::Sym("N".into())),
     );
@@ -173,4 +173,170 @@ fn bounds_fold_numbers_and_saturate() {
         "rs_bound_add(18446744073709551615ull, (unsigned long long)(N))"
     );
     assert_eq!(Bound::Num(u128::MAX).cuda(), "18446744073709551615ull");
+}
+
+/// The fact of `name` in `rust` with the kernel's parameters known only at launch.
+fn launch_fact(rust: &str, name: &str) -> Option<Fact> {
+    let (program, types) = checked_program_of(rust).unwrap_or_else(|e| panic!("{e}"));
+    let kernel = program.root();
+    let params = super::Params {
+        values: kernel
+            .params
+            .iter()
+            .filter(|p| matches!(p.ty, crate::types::Ty::Scalar(crate::types::Scalar::Usize)))
+            .map(|p| (p.local, kernel.local(p.local).name.clone()))
+            .collect(),
+        lens: kernel
+            .params
+            .iter()
+            .filter(|p| matches!(p.ty, crate::types::Ty::Slice { .. }))
+            .map(|p| (p.local, format!("{}_len", kernel.local(p.local).name)))
+            .collect(),
+    };
+    let ranges = Ranges::of(kernel, &types[0], Some(&params));
+    let local = kernel
+        .locals
+        .iter()
+        .position(|local| local.name == name)
+        .unwrap_or_else(|| panic!("no variable `{name}`"));
+    ranges.local(crate::ir::LocalId(local as u32)).cloned()
+}
+
+#[test]
+fn conditions_bound_the_variables_they_compare() {
+    let rust = r#"
+fn k(n: usize, out: &mut [u32]) {
+    let tx = thread_idx().x as usize;
+    let gx = global_idx().x;
+    if gx < 1000 {
+        let inside = gx * 4;
+        out[0] = inside as u32;
+    }
+    let outside = tx + 1;
+    if tx > 0 {
+        let below = tx - 1;
+        out[1] = below as u32;
+    }
+    let picked = if tx >= 1 { tx - 1 } else { 0 };
+    if gx >= 500 {
+        return;
+    }
+    let after = gx + 1;
+    out[2] = (outside + picked + after) as u32;
+}
+"#;
+    assert_eq!(bounds(rust, "inside"), Some((0, 999 * 4)));
+    assert_eq!(bounds(rust, "below"), Some((0, 1022)));
+    assert_eq!(bounds(rust, "picked"), Some((0, 1022)));
+    // After `if gx >= 500 { return; }`, `gx < 500`.
+    assert_eq!(bounds(rust, "after"), Some((1, 500)));
+    assert_eq!(bounds(rust, "outside"), Some((1, 1024)));
+}
+
+#[test]
+fn parameters_make_facts_decided_at_launch() {
+    let rust = r#"
+fn k(width: usize, height: usize, out: &mut [u32]) {
+    let x = global_idx().x;
+    let y = global_idx().y;
+    if x < width && y < height {
+        let at = y * width + x;
+        let right = (x + 1).min(width - 1);
+        out[at] = right as u32;
+    }
+    let i = global_idx().x;
+    if i < out.len() {
+        let doubled = i * 2;
+        out[doubled / 2] = 0;
+    }
+}
+"#;
+    let at = launch_fact(rust, "at").expect("a fact decided at launch");
+    let cond = cond_cuda(&at.cond);
+    assert!(cond.contains("(unsigned long long)(width)"), "{cond}");
+    assert!(cond.contains("(unsigned long long)(height)"), "{cond}");
+    assert!(at.cond.iter().any(|(a, _)| a.at_run_time()));
+    // `width - 1` cannot wrap where `x < width`: no atom asks for it.
+    let right = launch_fact(rust, "right").expect("a fact decided at launch");
+    assert!(
+        !cond_cuda(&right.cond).contains("rs_bound_sub((unsigned long long)(width), 1ull) <= 0")
+    );
+    let doubled = launch_fact(rust, "doubled").expect("a fact decided at launch");
+    assert!(
+        cond_cuda(&doubled.cond).contains("out_len"),
+        "{:?}",
+        doubled.cond
+    );
+    // Without the launch's parameters, nothing of them is known.
+    assert_eq!(fact(rust, "at"), None);
+}
+
+#[test]
+fn mutable_variables_keep_a_bound_their_writes_respect() {
+    let rust = r#"
+fn k(n: usize, out: &mut [u32]) {
+    let tile = shared_array::<f32, 1024>();
+    let tid = thread_idx().x as usize;
+    let mut stride = block_dim().x as usize / 2;
+    while stride > 0 {
+        if tid < stride {
+            tile[tid] += tile[tid + stride];
+        }
+        sync_threads();
+        stride >>= 1;
+    }
+    let mut width = 1;
+    while width < block_dim().x as usize {
+        width *= 2;
+    }
+    let mut grows = 1;
+    let mut halves = 1024;
+    while halves > 0 {
+        grows *= 2;
+        halves >>= 1;
+    }
+    let mut sum = 0;
+    for j in 0..n {
+        sum += j;
+    }
+    let mut clamped = tid;
+    clamped = clamped.min(7);
+    out[0] = (stride + width + grows + halves + sum + clamped) as u32;
+}
+"#;
+    assert_eq!(bounds(rust, "stride"), Some((0, 512)));
+    // Below the loop's bound until doubled: at most twice it.
+    assert_eq!(bounds(rust, "width"), Some((1, 2046)));
+    assert_eq!(bounds(rust, "halves"), Some((0, 1024)));
+    assert_eq!(bounds(rust, "clamped"), Some((0, 1023)));
+    // Doubled under a condition on another variable, or summed without end: no bound.
+    assert_eq!(bounds(rust, "grows"), None);
+    assert_eq!(bounds(rust, "sum"), None);
+}
+
+#[test]
+fn closures_called_in_place_take_their_arguments_facts() {
+    let rust = r#"
+fn k(image: &[u8], out: &mut [u32]) {
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let at = |x: usize, y: usize| {
+        let offset = y * 64 + x;
+        image[offset] as u32
+    };
+    let passed = |x: usize| {
+        let scaled = x * 3;
+        scaled as u32
+    };
+    out[0] = at(tx, ty) + at(tx + 1, 0);
+    out[1] = apply(passed, tx);
+}
+
+fn apply<F: Fn(usize) -> u32>(f: F, x: usize) -> u32 {
+    f(x)
+}
+"#;
+    assert_eq!(bounds(rust, "offset"), Some((0, 1023 * 64 + 1024)));
+    // Passed on, a closure may be called with anything.
+    assert_eq!(bounds(rust, "scaled"), None);
 }

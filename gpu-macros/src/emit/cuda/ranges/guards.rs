@@ -1,0 +1,148 @@
+//! Conditions as facts: inside `if i < n { .. }`, after `if i >= n { return; }`, in the arm
+//! of `if c { a } else { b }` that `c` chose, in the right operand of `&&` and `||`, and in a
+//! `while` body, a variable compared with a bounded value is bounded by it. This is what lets
+//! `y * width + x` behind `if x < width && y < height` be computed in 32 bits when the image
+//! fits.
+
+use super::{Bound, BoundOp, Fact, Walk};
+use crate::ir::*;
+
+/// Whether a block always leaves the code after it: it ends in `return`, `break` or
+/// `continue`.
+pub(super) fn diverges(block: &Block) -> bool {
+    matches!(
+        block.stmts.last().map(|stmt| &stmt.kind),
+        Some(StmtKind::Return(_) | StmtKind::Break(_) | StmtKind::Continue(_))
+    )
+}
+
+impl Walk<'_> {
+    /// Runs `inside` with what `cond` being `truth` says of variables added to their facts;
+    /// `mutable` lists the mutable variables it may speak of (a `while` body's, until they
+    /// are written).
+    pub(super) fn guarded(
+        &mut self,
+        cond: ExprId,
+        truth: bool,
+        mutable: Option<&[LocalId]>,
+        inside: impl FnOnce(&mut Self),
+    ) {
+        let mark = self.refined.len();
+        let guards = self.guards(cond, truth, mutable);
+        self.refined.extend(guards.into_iter().map(Some));
+        inside(self);
+        self.refined.truncate(mark);
+    }
+
+    /// What `cond` being `truth` says of variables: `a < b` bounds `a` above by `b - 1` and
+    /// `b` below by `a + 1`; `&&` when true and `||` when false say what both sides say.
+    pub(super) fn guards(
+        &mut self,
+        cond: ExprId,
+        truth: bool,
+        mutable: Option<&[LocalId]>,
+    ) -> Vec<(LocalId, Fact)> {
+        let function = self.function;
+        match &function.expr(cond).kind {
+            ExprKind::Binary {
+                op: op @ (BinOp::And | BinOp::Or),
+                lhs,
+                rhs,
+            } => {
+                if (*op == BinOp::And) != truth {
+                    return Vec::new();
+                }
+                let mut guards = self.guards(*lhs, truth, mutable);
+                guards.extend(self.guards(*rhs, truth, mutable));
+                guards
+            }
+            ExprKind::Unary {
+                op: UnOp::Not,
+                operand,
+            } => self.guards(*operand, !truth, mutable),
+            ExprKind::Binary { op, lhs, rhs } => {
+                // `small < big` (strict) or `small <= big`.
+                let (small, big, strict) = match (op, truth) {
+                    (BinOp::Lt, true) | (BinOp::Ge, false) => (*lhs, *rhs, true),
+                    (BinOp::Le, true) | (BinOp::Gt, false) => (*lhs, *rhs, false),
+                    (BinOp::Gt, true) | (BinOp::Le, false) => (*rhs, *lhs, true),
+                    (BinOp::Ge, true) | (BinOp::Lt, false) => (*rhs, *lhs, false),
+                    _ => return Vec::new(),
+                };
+                self.compared(small, big, strict, mutable)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// What `small < big` (or `<=`) says of whichever side is a variable.
+    fn compared(
+        &mut self,
+        small: ExprId,
+        big: ExprId,
+        strict: bool,
+        mutable: Option<&[LocalId]>,
+    ) -> Vec<(LocalId, Fact)> {
+        let step = Bound::Num(u128::from(strict));
+        let small_fact = self.fact(small);
+        let big_fact = self.fact(big);
+        let mut guards = Vec::new();
+        if let (Some(local), Some(big)) = (self.refinable(small, mutable), &big_fact) {
+            // `big - 1` does not wrap where `small < big` holds.
+            let hi = Bound::op(BoundOp::Sub, &big.hi, &step);
+            let fact = match self.current(local) {
+                // A mutable variable's own bound may be the one being established: the
+                // condition's stands alone, so the widening converges.
+                Some(own) if self.function.local(local).mutable => Fact {
+                    hi,
+                    cond: own.cond.union(&big.cond).cloned().collect(),
+                    varies: true,
+                    lo: own.lo,
+                },
+                Some(own) => Fact {
+                    hi: Bound::op(BoundOp::Min, &own.hi, &hi),
+                    cond: own.cond.union(&big.cond).cloned().collect(),
+                    varies: true,
+                    lo: own.lo,
+                },
+                None => Fact {
+                    lo: Bound::Num(0),
+                    hi,
+                    cond: big.cond.clone(),
+                    varies: true,
+                },
+            };
+            guards.push((local, fact));
+        }
+        if let Some(local) = self.refinable(big, mutable) {
+            if let Some(own) = self.current(local) {
+                // Only an unconditional lower bound of `small` is used, so the variable's
+                // fact gains no condition from it.
+                let below = match small_fact {
+                    Some(fact) if fact.cond.is_empty() => fact.lo,
+                    _ => Bound::Num(0),
+                };
+                let lo = Bound::op(BoundOp::Add, &below, &step);
+                guards.push((
+                    local,
+                    Fact {
+                        lo: Bound::op(BoundOp::Max, &own.lo, &lo),
+                        ..own
+                    },
+                ));
+            }
+        }
+        guards
+    }
+
+    /// The variable `id` reads, if a condition may bound it: an unsigned one that is never
+    /// written, or one of `mutable`.
+    fn refinable(&self, id: ExprId, mutable: Option<&[LocalId]>) -> Option<LocalId> {
+        let ExprKind::Local(local) = self.function.expr(id).kind else {
+            return None;
+        };
+        super::unsigned_max(self.types.local(local))?;
+        let fixed = !self.function.local(local).mutable;
+        (fixed || mutable.is_some_and(|m| m.contains(&local))).then_some(local)
+    }
+}

@@ -1,0 +1,714 @@
+//! Value ranges of unsigned integer expressions, so index arithmetic that provably fits in 32
+//! bits is computed in `unsigned int` (see [`super::narrow`]), as CUDA C code computes it in
+//! `int`.
+//!
+//! **The invariant**: an expression of type `usize`/`u64` that gets a [`Fact`] is one whose
+//! value, and the value of every intermediate result computed on the way to it, lies in
+//! `[0, u32::MAX]` whenever the fact's condition holds. Computed in 32 bits, such an expression
+//! gives exactly the 64-bit result (no intermediate wraps in either width), so widening it
+//! where a 64-bit value is needed is bit-identical to what Rust computes. Where the condition
+//! does not hold, the emitter computes the expression in 64 bits, as before.
+//!
+//! It lives in the CUDA emitter, not the checker: nothing but the CUDA code's integer widths
+//! depends on it (the CPU twin is Rust and computes as Rust does), and its bounds are spelled
+//! in C++ where they name a constant whose value only the C++ compiler sees.
+//!
+//! Sources of facts: the index builtins (`thread_idx().x < 1024`, `block_idx().x < 2^31 - 1`,
+//! ...), `lane_id()` and `warp_size()`, integer literals, constants (a module `const` or a
+//! const generic, whose value only reaches the CUDA source, so its bound is symbolic and the
+//! fit is decided by the C++ compiler), casts of narrower unsigned values, immutable `let`s,
+//! the variables of range `for` loops whose bounds are bounded, conditions ([`guards`]:
+//! `if x < width`, `if i >= n { return; }`, a `while` condition), mutable variables whose
+//! every write stays within a bound ([`mutable`]), the parameters of closures called in place
+//! ([`closures`]), and, in a kernel, its 64-bit parameters and slice lengths, whose bounds
+//! only the launch knows, so the fit is decided there ([`super::narrow`]). Anything read
+//! from memory (shared memory included: an index into it proves nothing, as it may be out of
+//! bounds) and signed values are unknown. Subtraction is narrowed only where it provably does
+//! not wrap, and division only by a provably non-zero divisor, so the hardware's results
+//! agree too.
+//!
+//! Left 64-bit, found by the ports: a variable doubled in one loop and halved in the next
+//! (the work-efficient scan's `offset`), whose bound holds only by the relation between the
+//! two loops' counters; an interval analysis has no such relation.
+
+use crate::check::Types;
+use crate::intrinsics::{Builtin, Op, WarpOp};
+use crate::ir::*;
+use crate::types::{Scalar, Ty};
+use std::collections::{BTreeMap, BTreeSet};
+
+mod closures;
+mod facts;
+mod guards;
+mod mutable;
+#[cfg(test)]
+mod tests;
+
+pub use facts::{cond_cuda, minimal, Atom, Bound, BoundOp, Fact, LaunchValue};
+use facts::{U32_MAX, U64_MAX};
+use guards::diverges;
+
+/// The facts of one function's expressions and variables.
+pub struct Ranges {
+    exprs: Vec<Option<Option<Fact>>>,
+    locals: Vec<Option<Fact>>,
+    /// About how many times each expression runs per thread: 8 a loop level, a closure's
+    /// body once a call.
+    weights: Vec<u32>,
+}
+
+/// What a loop level multiplies an expression's weight by.
+const LOOP_WEIGHT: u32 = 8;
+
+/// The unsigned integer types and their maxima; `None` for every other type.
+fn unsigned_max(ty: Ty) -> Option<u128> {
+    match ty {
+        Ty::Scalar(Scalar::U8) => Some(u8::MAX as u128),
+        Ty::Scalar(Scalar::U16) => Some(u16::MAX as u128),
+        Ty::Scalar(Scalar::U32) => Some(U32_MAX),
+        Ty::Scalar(Scalar::U64 | Scalar::Usize) => Some(U64_MAX),
+        _ => None,
+    }
+}
+
+/// Whether `ty` is a 64-bit unsigned type: the ones the emitter may narrow.
+pub fn is_wide(ty: Ty) -> bool {
+    matches!(ty, Ty::Scalar(Scalar::U64 | Scalar::Usize))
+}
+
+/// What only the launch knows: the C++ names of a kernel's 64-bit unsigned parameters and of
+/// its slice parameters' lengths. A fit that depends on them is decided once per launch (see
+/// [`super::narrow`]).
+pub struct Params {
+    pub values: Vec<(LocalId, String)>,
+    pub lens: Vec<(LocalId, String)>,
+}
+
+impl Ranges {
+    /// Analyses `function`: every variable in statement order, then every expression.
+    ///
+    /// A mutable variable gets a fact only when every value written to it (its first, and
+    /// each assignment's, computed with the fact assumed for the variable) lies within that
+    /// fact: it then holds at every point by induction over the writes. The assumed fact starts
+    /// as the first value's and is widened to take in the writes a few rounds over; a variable
+    /// whose writes keep growing it is given up (a running sum, `offset *= 2` under a condition
+    /// on another variable).
+    pub fn of(function: &Function, types: &Types, params: Option<&Params>) -> Ranges {
+        let writes = mutable::Writes::of(function, types);
+        let closures = closures::Closures::of(function);
+        let mut assumed: BTreeMap<LocalId, Fact> = BTreeMap::new();
+        let mut given_up = writes.unbounded.clone();
+        let mut widenings = BTreeMap::new();
+        // Each round settles, widens a variable (at most `MAX_WIDENINGS` times) or gives one up.
+        let rounds = writes.tracked.len() * (mutable::MAX_WIDENINGS + 2) + 1;
+        for _ in 0..rounds {
+            let (ranges, written) = Ranges::round(
+                function,
+                types,
+                params,
+                (&writes, &closures),
+                &assumed,
+                &given_up,
+            );
+            if mutable::settle(&mut assumed, &mut given_up, &mut widenings, written) {
+                return ranges;
+            }
+        }
+        // Still moving: no mutable variable keeps a fact.
+        given_up.extend(writes.tracked.iter().copied());
+        let (ranges, _) = Ranges::round(
+            function,
+            types,
+            params,
+            (&writes, &closures),
+            &BTreeMap::new(),
+            &given_up,
+        );
+        ranges
+    }
+
+    /// One walk over the function with the mutable variables' facts `assumed`; also returns
+    /// every value written to them.
+    fn round(
+        function: &Function,
+        types: &Types,
+        params: Option<&Params>,
+        (writes, closures): (&mutable::Writes, &closures::Closures),
+        assumed: &BTreeMap<LocalId, Fact>,
+        given_up: &BTreeSet<LocalId>,
+    ) -> (Ranges, mutable::Written) {
+        let mut ranges = Ranges {
+            exprs: vec![None; function.exprs.len()],
+            locals: vec![None; function.locals.len()],
+            weights: vec![1; function.exprs.len()],
+        };
+        let mut walk = Walk {
+            function,
+            types,
+            ranges: &mut ranges,
+            params,
+            writes,
+            assumed,
+            given_up,
+            refined: Vec::new(),
+            written: BTreeMap::new(),
+            closures,
+            calls: BTreeMap::new(),
+            closure_params: BTreeMap::new(),
+            weight: 1,
+        };
+        walk.block(&function.body);
+        walk.deferred_closures();
+        for index in 0..function.exprs.len() {
+            walk.fact(ExprId(index as u32));
+        }
+        let written = std::mem::take(&mut walk.written);
+        (ranges, written)
+    }
+
+    /// Whether the facts that hold only where the parameters fit narrow enough to be worth a
+    /// second body: loop variables (a counter, a halving stride), products of two values and
+    /// divisions by other than a power of two, each several times dearer in 64 bits, weighed
+    /// by how often they run. One product per thread (a pixel's final store) is not, nor is a
+    /// length kept in a variable or an index scaled by a constant, which, mixed with 64-bit
+    /// values, cost conversions (H100: the half-precision sum kernel lost 3-4% to those).
+    pub fn gains_at_launch(&self, function: &Function) -> bool {
+        const WORTH: u32 = 4;
+        let at_launch = |fact: &Fact| {
+            fact.varies
+                && fact
+                    .cond
+                    .iter()
+                    .any(|(a, b)| a.at_run_time() || b.at_run_time())
+        };
+        let mut loop_vars = Vec::new();
+        mutable::visit(&function.body, &mut |stmt| {
+            if let StmtKind::For { var, .. } = &stmt.kind {
+                loop_vars.push(*var);
+            }
+        });
+        let locals = self.locals.iter().enumerate().filter(|(index, fact)| {
+            let local = LocalId(*index as u32);
+            fact.as_ref().is_some_and(at_launch)
+                && (function.local(local).mutable || loop_vars.contains(&local))
+        });
+        let literal = |id: &ExprId| match function.expr(*id).kind {
+            ExprKind::Lit(Lit::Int { value, .. }) => Some(value),
+            _ => None,
+        };
+        let exprs = self.exprs.iter().enumerate().filter_map(|(index, fact)| {
+            let Some(Some(fact)) = fact else {
+                return None;
+            };
+            let dear = match &function.expr(ExprId(index as u32)).kind {
+                ExprKind::Binary {
+                    op: BinOp::Mul,
+                    lhs,
+                    rhs,
+                } => literal(lhs).is_none() && literal(rhs).is_none(),
+                ExprKind::Binary {
+                    op: BinOp::Div | BinOp::Rem,
+                    rhs,
+                    ..
+                } => !literal(rhs).is_some_and(u128::is_power_of_two),
+                _ => false,
+            };
+            (dear && at_launch(fact)).then_some(self.weights[index])
+        });
+        let weight = (locals.count() as u32)
+            .saturating_mul(LOOP_WEIGHT)
+            .saturating_add(exprs.fold(0u32, u32::saturating_add));
+        weight >= WORTH
+    }
+
+    /// The fact of expression `id`, if one is proved.
+    pub fn expr(&self, id: ExprId) -> Option<&Fact> {
+        self.exprs.get(id.0 as usize)?.as_ref()?.as_ref()
+    }
+
+    /// The fact of variable `local`, if one is proved.
+    pub fn local(&self, local: LocalId) -> Option<&Fact> {
+        self.locals.get(local.0 as usize)?.as_ref()
+    }
+}
+
+/// The analysis of one function, in statement order so a variable's fact is known before its
+/// uses.
+struct Walk<'a> {
+    function: &'a Function,
+    types: &'a Types,
+    ranges: &'a mut Ranges,
+    params: Option<&'a Params>,
+    writes: &'a mutable::Writes,
+    /// The facts assumed this round for mutable variables.
+    assumed: &'a BTreeMap<LocalId, Fact>,
+    given_up: &'a BTreeSet<LocalId>,
+    /// What the conditions around the code being walked add to variables' facts, innermost
+    /// last; `None` where a mutable variable's entry was written over.
+    refined: Vec<Option<(LocalId, Fact)>>,
+    /// Every value written to each tracked mutable variable, to check the assumed facts
+    /// against.
+    written: mutable::Written,
+    closures: &'a closures::Closures,
+    /// The facts of each call's arguments, for each deferred closure.
+    calls: BTreeMap<LocalId, Vec<Vec<Option<Fact>>>>,
+    /// What every call says of a deferred closure's parameters.
+    closure_params: BTreeMap<LocalId, Fact>,
+    /// The weight of the code being walked (see [`Ranges::weights`]).
+    weight: u32,
+}
+
+impl Walk<'_> {
+    fn block(&mut self, block: &Block) {
+        let mark = self.refined.len();
+        for stmt in &block.stmts {
+            self.stmt(stmt);
+            // After `if c { return; }` (or `break`, `continue`), the rest of the block runs
+            // only where `c` is false.
+            if let StmtKind::If {
+                cond,
+                then_block,
+                else_block: None,
+            } = &stmt.kind
+            {
+                if diverges(then_block) {
+                    let guards = self.guards(*cond, false, None);
+                    self.refined.extend(guards.into_iter().map(Some));
+                }
+            }
+        }
+        self.refined.truncate(mark);
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match &stmt.kind {
+            StmtKind::Let { local, init } => {
+                let fact = self.fact(*init);
+                if !self.function.local(*local).mutable {
+                    self.ranges.locals[local.0 as usize] = fact;
+                } else if self.tracked(*local) {
+                    self.written.entry(*local).or_default().push(fact.clone());
+                    // Without an assumption yet, the first value is this round's.
+                    self.ranges.locals[local.0 as usize] =
+                        self.assumed.get(local).cloned().or(fact);
+                }
+            }
+            StmtKind::For {
+                var,
+                start,
+                end,
+                step,
+                body,
+                inclusive,
+                ..
+            } => {
+                let start_fact = self.fact(*start);
+                let end_fact = self.fact(*end);
+                if let Some(step) = step {
+                    self.fact(*step);
+                }
+                let fact = match (start_fact, end_fact) {
+                    (Some(start), Some(end)) if !self.function.local(*var).mutable => {
+                        // The variable stays below `end` (or reaches it, inclusive).
+                        let hi = if *inclusive {
+                            end.hi.clone()
+                        } else {
+                            Bound::op(BoundOp::Sub, &end.hi, &Bound::Num(1))
+                        };
+                        let mut cond = start.cond;
+                        cond.extend(end.cond);
+                        Some(Fact {
+                            lo: start.lo,
+                            hi,
+                            cond,
+                            varies: true,
+                        })
+                    }
+                    _ => None,
+                };
+                self.ranges.locals[var.0 as usize] = fact;
+                self.weighted(LOOP_WEIGHT, |walk| walk.block(body));
+            }
+            StmtKind::LetTuple { init, .. } => {
+                self.fact(*init);
+            }
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                self.fact(*cond);
+                self.guarded(*cond, true, None, |walk| walk.block(then_block));
+                if let Some(block) = else_block {
+                    self.guarded(*cond, false, None, |walk| walk.block(block));
+                }
+            }
+            StmtKind::While { cond, body, .. } => {
+                self.fact(*cond);
+                // A mutable variable written only by the body's own statements is below the
+                // condition's bound until the first of them.
+                let mutable = self.writes.written_at_top_only(self.function, body);
+                self.weighted(LOOP_WEIGHT, |walk| {
+                    walk.guarded(*cond, true, Some(&mutable), |walk| walk.block(body));
+                });
+            }
+            StmtKind::Loop { body, .. } => self.weighted(LOOP_WEIGHT, |walk| walk.block(body)),
+            StmtKind::Block(body) => self.block(body),
+            StmtKind::Match { scrutinee, arms } => {
+                self.fact(*scrutinee);
+                for (_, body) in arms {
+                    self.block(body);
+                }
+            }
+            StmtKind::Assign { place, op, value } => {
+                self.fact(*place);
+                let value_fact = self.fact(*value);
+                if let ExprKind::Local(local) = self.function.expr(*place).kind {
+                    if self.tracked(local) {
+                        let new = match op {
+                            None => value_fact,
+                            Some(op) => {
+                                let raw = self.binary(*op, *place, *value);
+                                self.fit(self.types.local(local), raw)
+                            }
+                        };
+                        self.written.entry(local).or_default().push(new);
+                    }
+                    // What a condition said of it no longer holds.
+                    for entry in &mut self.refined {
+                        if entry.as_ref().is_some_and(|(l, _)| *l == local) {
+                            *entry = None;
+                        }
+                    }
+                }
+            }
+            StmtKind::Return(Some(id)) | StmtKind::Expr(id) => {
+                self.fact(*id);
+            }
+            StmtKind::Return(None)
+            | StmtKind::Break(_)
+            | StmtKind::Continue(_)
+            | StmtKind::Assert(_)
+            | StmtKind::Print { .. } => {}
+        }
+    }
+
+    /// Whether `local` is a mutable variable whose fact is being established.
+    fn tracked(&self, local: LocalId) -> bool {
+        self.writes.tracked.contains(&local) && !self.given_up.contains(&local)
+    }
+
+    /// The fact of `id`, computed once.
+    fn fact(&mut self, id: ExprId) -> Option<Fact> {
+        if let Some(known) = self.ranges.exprs.get(id.0 as usize)? {
+            return known.clone();
+        }
+        self.ranges.weights[id.0 as usize] = self.weight;
+        let fact = self.compute(id);
+        self.ranges.exprs[id.0 as usize] = Some(fact.clone());
+        fact
+    }
+
+    /// Walks `inside` with the weight multiplied by `factor`.
+    fn weighted(&mut self, factor: u32, inside: impl FnOnce(&mut Self)) {
+        let outer = self.weight;
+        self.weight = outer.saturating_mul(factor);
+        inside(self);
+        self.weight = outer;
+    }
+
+    fn compute(&mut self, id: ExprId) -> Option<Fact> {
+        let ty = self.types.expr(id);
+        match &self.function.expr(id).kind {
+            ExprKind::Closure { body, .. } => {
+                // Called who knows how often where it is passed.
+                if !self.closures.deferred.contains_key(&id) {
+                    self.weighted(LOOP_WEIGHT, |walk| walk.block(body));
+                }
+                return None;
+            }
+            // The right operand runs only where the left one decided so.
+            ExprKind::Binary {
+                op: op @ (BinOp::And | BinOp::Or),
+                lhs,
+                rhs,
+            } => {
+                let (lhs, rhs) = (*lhs, *rhs);
+                self.fact(lhs);
+                self.guarded(lhs, *op == BinOp::And, None, |walk| {
+                    walk.fact(rhs);
+                });
+                return None;
+            }
+            ExprKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
+                let (cond, a, b) = (*cond, *then_value, *else_value);
+                self.fact(cond);
+                // Each value is computed where the condition chose it.
+                self.guarded(cond, true, None, |walk| {
+                    walk.fact(a);
+                });
+                self.guarded(cond, false, None, |walk| {
+                    walk.fact(b);
+                });
+            }
+            // The parts first, in the conditions around them (an index, an argument).
+            kind => {
+                for child in kind.children() {
+                    self.fact(child);
+                }
+                if let ExprKind::CallClosure { callee, args } = kind {
+                    self.closure_call(*callee, args);
+                }
+            }
+        }
+        unsigned_max(ty)?;
+        let fact = self.raw(id);
+        self.fit(ty, fact)
+    }
+
+    /// A value of type `ty` known as `fact` before the type's limits apply: a 64-bit one is
+    /// narrowed only if it (and so, inductively, every intermediate) fits in 32 bits; a
+    /// narrower one computes in its own width, so a bound past its maximum, or one only C++
+    /// knows, says only that the value is one of the type's.
+    fn fit(&self, ty: Ty, fact: Option<Fact>) -> Option<Fact> {
+        let max = unsigned_max(ty)?;
+        if is_wide(ty) {
+            let fact = fact?;
+            let hi = fact.hi.clone();
+            return fact.require(hi, Bound::Num(U32_MAX));
+        }
+        Some(match fact {
+            Some(fact) if fact.is_static() && fact.hi_num().is_some_and(|hi| hi <= max) => fact,
+            _ => Fact::varying(0, max),
+        })
+    }
+
+    /// What is known of variable `local` here: what a condition around says, else its own
+    /// fact, else a parameter's range.
+    fn current(&self, local: LocalId) -> Option<Fact> {
+        let refined = self.refined.iter().rev().flatten();
+        if let Some((_, fact)) = refined.into_iter().find(|(l, _)| *l == local) {
+            return Some(fact.clone());
+        }
+        if let Some(fact) = self.ranges.locals.get(local.0 as usize)? {
+            return Some(fact.clone());
+        }
+        if let Some(fact) = self.closure_params.get(&local) {
+            return Some(fact.clone());
+        }
+        let (_, name) = self.params?.values.iter().find(|(l, _)| *l == local)?;
+        Some(Fact {
+            lo: Bound::Num(0),
+            hi: Bound::Param(LaunchValue {
+                local,
+                len: false,
+                cuda: name.clone(),
+            }),
+            cond: BTreeSet::new(),
+            varies: true,
+        })
+    }
+
+    /// The fact from the expression's own kind, before its type's limits are applied.
+    fn raw(&mut self, id: ExprId) -> Option<Fact> {
+        let function = self.function;
+        match &function.expr(id).kind {
+            ExprKind::Lit(Lit::Int { value, .. }) => Some(Fact::between(*value, *value)),
+            ExprKind::Local(local) => self.current(*local),
+            ExprKind::Len(base) => {
+                let ExprKind::Local(slice) = &function.expr(*base).kind else {
+                    return None;
+                };
+                let (_, name) = self.params?.lens.iter().find(|(l, _)| l == slice)?;
+                Some(Fact {
+                    lo: Bound::Num(0),
+                    hi: Bound::Param(LaunchValue {
+                        local: *slice,
+                        len: true,
+                        cuda: name.clone(),
+                    }),
+                    cond: BTreeSet::new(),
+                    varies: true,
+                })
+            }
+            ExprKind::Outer(constant) => Some(Fact::exact(Bound::Sym(constant.cuda()))),
+            ExprKind::GenericConst(name) => Some(Fact::exact(Bound::Sym(name.to_string()))),
+            ExprKind::Field { base, name, .. } => match &function.expr(*base).kind {
+                ExprKind::Builtin(builtin) => builtin_range(*builtin, name),
+                _ => None,
+            },
+            ExprKind::Intrinsic {
+                op: Op::Warp(WarpOp::LaneId),
+                ..
+            } => Some(Fact::varying(0, 31)),
+            ExprKind::Intrinsic {
+                op: Op::Warp(WarpOp::WarpSize),
+                ..
+            } => Some(Fact::between(32, 32)),
+            // A narrower unsigned value keeps its range; a 64-bit one its fact, so the cast's
+            // code is its operand's. Signed values and `bool`s have none.
+            ExprKind::Cast { expr, .. } => self.fact(*expr),
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } if matches!(method.as_str(), "min" | "max") && args.len() == 1 => {
+                let op = if method == "min" {
+                    BoundOp::Min
+                } else {
+                    BoundOp::Max
+                };
+                self.either(*receiver, args[0], op, op)
+            }
+            ExprKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
+                self.fact(*cond);
+                self.either(*then_value, *else_value, BoundOp::Min, BoundOp::Max)
+            }
+            _ => None,
+        }
+    }
+
+    /// One of two values (`a.min(b)`, `a.max(b)`, `if c { a } else { b }`): `lo` and `hi`
+    /// combine the operands' bounds.
+    fn either(&mut self, a: ExprId, b: ExprId, lo: BoundOp, hi: BoundOp) -> Option<Fact> {
+        let a = self.fact(a);
+        let b = self.fact(b);
+        let (a, b) = (a?, b?);
+        let mut cond = a.cond;
+        cond.extend(b.cond);
+        Some(Fact {
+            lo: Bound::op(lo, &a.lo, &b.lo),
+            hi: Bound::op(hi, &a.hi, &b.hi),
+            cond,
+            varies: a.varies || b.varies,
+        })
+    }
+
+    fn binary(&mut self, op: BinOp, lhs: ExprId, rhs: ExprId) -> Option<Fact> {
+        if matches!(op, BinOp::Shl | BinOp::Shr) {
+            // A shift's amount may have any integer type; only its range matters.
+            let amount = self.shift_amount(rhs);
+            return shift(op, self.fact(lhs)?, amount?);
+        }
+        let l = self.fact(lhs);
+        let r = self.fact(rhs);
+        let (l, r) = (l?, r?);
+        let mut cond = l.cond.clone();
+        cond.extend(r.cond.iter().cloned());
+        let varies = l.varies || r.varies;
+        let fact = |lo: Bound, hi: Bound| Fact {
+            lo,
+            hi,
+            cond: cond.clone(),
+            varies,
+        };
+        match op {
+            BinOp::Add => Some(fact(
+                Bound::op(BoundOp::Add, &l.lo, &r.lo),
+                Bound::op(BoundOp::Add, &l.hi, &r.hi),
+            )),
+            BinOp::Mul => Some(fact(
+                Bound::op(BoundOp::Mul, &l.lo, &r.lo),
+                Bound::op(BoundOp::Mul, &l.hi, &r.hi),
+            )),
+            // Only where it cannot wrap: the wrapped value needs all 64 bits.
+            BinOp::Sub => fact(
+                Bound::op(BoundOp::Sub, &l.lo, &r.hi),
+                Bound::op(BoundOp::Sub, &l.hi, &r.lo),
+            )
+            .require(r.hi.clone(), l.lo.clone()),
+            // Only by a divisor that is never zero: the hardware's quotient by zero depends on
+            // the width.
+            BinOp::Div => fact(
+                Bound::op(BoundOp::Div, &l.lo, &r.hi),
+                Bound::op(BoundOp::Div, &l.hi, &r.lo),
+            )
+            .require(Bound::Num(1), r.lo.clone()),
+            BinOp::Rem => fact(
+                Bound::Num(0),
+                Bound::op(
+                    BoundOp::Min,
+                    &l.hi,
+                    &Bound::op(BoundOp::Sub, &r.hi, &Bound::Num(1)),
+                ),
+            )
+            .require(Bound::Num(1), r.lo.clone()),
+            BinOp::BitAnd => Some(fact(Bound::Num(0), Bound::op(BoundOp::Min, &l.hi, &r.hi))),
+            // `a | b` and `a ^ b` are at most `a + b`.
+            BinOp::BitOr | BinOp::BitXor => {
+                Some(fact(Bound::Num(0), Bound::op(BoundOp::Add, &l.hi, &r.hi)))
+            }
+            BinOp::Shl | BinOp::Shr => None,
+            BinOp::Eq
+            | BinOp::Ne
+            | BinOp::Lt
+            | BinOp::Le
+            | BinOp::Gt
+            | BinOp::Ge
+            | BinOp::And
+            | BinOp::Or => None,
+        }
+    }
+}
+
+impl Walk<'_> {
+    /// The range of a shift amount known to be below 32 (so the 32-bit shift masks it as the
+    /// 64-bit one does): an unsigned value's, or a literal's of any type.
+    fn shift_amount(&mut self, rhs: ExprId) -> Option<(u32, u32)> {
+        if let ExprKind::Lit(Lit::Int { value, .. }) = &self.function.expr(rhs).kind {
+            return (*value < 32).then_some((*value as u32, *value as u32));
+        }
+        let fact = self.fact(rhs)?;
+        match (&fact.lo, fact.hi_num()) {
+            (Bound::Num(lo), Some(hi)) if hi < 32 && fact.cond.is_empty() => {
+                Some((*lo as u32, hi as u32))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `l << amount` or `l >> amount`, the amount in `lo_amount..=hi_amount`.
+fn shift(op: BinOp, l: Fact, (lo_amount, hi_amount): (u32, u32)) -> Option<Fact> {
+    let (lo, hi) = if op == BinOp::Shl {
+        (
+            Bound::op(BoundOp::Mul, &l.lo, &Bound::Num(1u128 << lo_amount)),
+            Bound::op(BoundOp::Mul, &l.hi, &Bound::Num(1u128 << hi_amount)),
+        )
+    } else {
+        (
+            Bound::op(BoundOp::Div, &l.lo, &Bound::Num(1u128 << hi_amount)),
+            Bound::op(BoundOp::Div, &l.hi, &Bound::Num(1u128 << lo_amount)),
+        )
+    };
+    Some(Fact { lo, hi, ..l })
+}
+
+/// The range of component `axis` of an index builtin: CUDA's limits on blocks (1024 threads,
+/// 64 along z) and grids (2^31 - 1 blocks along x, 65535 along y and z).
+fn builtin_range(builtin: Builtin, axis: &str) -> Option<Fact> {
+    let (threads, blocks): (u128, u128) = match axis {
+        "x" => (1024, (1 << 31) - 1),
+        "y" => (1024, 65535),
+        "z" => (64, 65535),
+        _ => return None,
+    };
+    Some(match builtin {
+        Builtin::ThreadIdx => Fact::varying(0, threads - 1),
+        Builtin::BlockDim => Fact::varying(1, threads),
+        Builtin::BlockIdx => Fact::varying(0, blocks - 1),
+        Builtin::GridDim => Fact::varying(1, blocks),
+        Builtin::GlobalIdx => Fact::varying(0, (blocks - 1) * threads + threads - 1),
+        Builtin::GridSize => Fact::varying(1, blocks * threads),
+    })
+}

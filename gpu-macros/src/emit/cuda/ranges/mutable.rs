@@ -1,0 +1,185 @@
+//! Mutable variables: which ones get a fact, and checking an assumed fact against every value
+//! written to the variable. A tree reduction's `stride >>= 1` keeps its first value's bound,
+//! and `while d < n { ..; d *= 2; }` stays below twice `n`'s.
+
+use super::{is_wide, Bound, BoundOp, Fact};
+use crate::check::Types;
+use crate::ir::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Times a variable's assumed fact is widened before it is given up.
+pub(super) const MAX_WIDENINGS: usize = 3;
+
+/// Every value written to each tracked variable in one round (`None`: unknown).
+pub(super) type Written = BTreeMap<LocalId, Vec<Option<Fact>>>;
+
+/// How the function writes its mutable variables.
+pub(super) struct Writes {
+    /// The mutable 64-bit variables bound by `let`, whose every write the walk sees.
+    pub tracked: BTreeSet<LocalId>,
+    /// Mutable variables written where the walk does not follow every value: borrowed as
+    /// `&mut`, assigned as part of a tuple or inside a closure, or bound without a `let`
+    /// (a parameter, a tuple pattern, a loop variable).
+    pub unbounded: BTreeSet<LocalId>,
+}
+
+impl Writes {
+    pub fn of(function: &Function, types: &Types) -> Writes {
+        let mut let_bound = BTreeSet::new();
+        let mut unbounded = BTreeSet::new();
+        let mut assigned = Vec::new();
+        visit(&function.body, &mut |stmt| match &stmt.kind {
+            StmtKind::Let { local, .. } => {
+                let_bound.insert(*local);
+            }
+            StmtKind::Assign { place, .. } => assigned.push(*place),
+            _ => {}
+        });
+        for expr in &function.exprs {
+            match &expr.kind {
+                ExprKind::Ref {
+                    expr,
+                    mutable: true,
+                } => unbounded.extend(local_of(function, *expr)),
+                ExprKind::Closure { body, .. } => visit(body, &mut |stmt| {
+                    if let StmtKind::Assign { place, .. } = &stmt.kind {
+                        unbounded.extend(local_of(function, *place));
+                    }
+                }),
+                _ => {}
+            }
+        }
+        for place in assigned {
+            if let ExprKind::Tuple { elems } = &function.expr(place).kind {
+                unbounded.extend(elems.iter().filter_map(|e| local_of(function, *e)));
+            }
+        }
+        for (index, local) in function.locals.iter().enumerate() {
+            let id = LocalId(index as u32);
+            if local.mutable && !let_bound.contains(&id) {
+                unbounded.insert(id);
+            }
+        }
+        let tracked = let_bound
+            .into_iter()
+            .filter(|id| {
+                function.local(*id).mutable && is_wide(types.local(*id)) && !unbounded.contains(id)
+            })
+            .collect();
+        Writes { tracked, unbounded }
+    }
+
+    /// The mutable variables that `body` writes, if at all, only by its own statements (not
+    /// in a nested block), so a loop condition over them holds until the first such write.
+    pub fn written_at_top_only(&self, function: &Function, body: &Block) -> Vec<LocalId> {
+        let mut deep = Vec::new();
+        visit(body, &mut |stmt| {
+            if let StmtKind::Assign { place, .. } = &stmt.kind {
+                deep.extend(local_of(function, *place));
+            }
+        });
+        let top: Vec<LocalId> = body
+            .stmts
+            .iter()
+            .filter_map(|stmt| match &stmt.kind {
+                StmtKind::Assign { place, .. } => local_of(function, *place),
+                _ => None,
+            })
+            .collect();
+        (0..function.locals.len() as u32)
+            .map(LocalId)
+            .filter(|id| function.local(*id).mutable && !self.unbounded.contains(id))
+            .filter(|id| {
+                deep.iter().filter(|l| *l == id).count() == top.iter().filter(|l| *l == id).count()
+            })
+            .collect()
+    }
+}
+
+/// Calls `f` on every statement of `block` and of the blocks inside it (not closures').
+pub(super) fn visit(block: &Block, f: &mut impl FnMut(&Stmt)) {
+    for stmt in &block.stmts {
+        f(stmt);
+        for inner in stmt.kind.blocks() {
+            visit(inner, f);
+        }
+    }
+}
+
+/// The variable an expression names, if it is one.
+fn local_of(function: &Function, id: ExprId) -> Option<LocalId> {
+    match function.expr(id).kind {
+        ExprKind::Local(local) => Some(local),
+        _ => None,
+    }
+}
+
+/// Checks each variable's assumed fact against the values written to it this round: widens
+/// the ones that a write left, gives up the ones written an unknown value. Returns whether
+/// every assumption held, so the round's facts stand.
+pub(super) fn settle(
+    assumed: &mut BTreeMap<LocalId, Fact>,
+    given_up: &mut BTreeSet<LocalId>,
+    widenings: &mut BTreeMap<LocalId, usize>,
+    written: Written,
+) -> bool {
+    let mut settled = true;
+    for (local, values) in written {
+        let Some(values) = values.into_iter().collect::<Option<Vec<Fact>>>() else {
+            given_up.insert(local);
+            assumed.remove(&local);
+            settled = false;
+            continue;
+        };
+        let joined = match assumed.get(&local) {
+            Some(fact) if values.iter().all(|value| within(value, fact)) => continue,
+            Some(_) if widenings.get(&local).copied().unwrap_or(0) >= MAX_WIDENINGS => {
+                given_up.insert(local);
+                assumed.remove(&local);
+                settled = false;
+                continue;
+            }
+            Some(fact) => {
+                *widenings.entry(local).or_default() += 1;
+                let mut joined = values.iter().fold(fact.clone(), |acc, v| join(&acc, v));
+                // A value that goes lower (a halving) would go lower each round: 0 at once.
+                if values.iter().any(|value| !above(value, fact)) {
+                    joined.lo = Bound::Num(0);
+                }
+                joined
+            }
+            None => match values.split_first() {
+                Some((first, rest)) => rest.iter().fold(first.clone(), |acc, v| join(&acc, v)),
+                None => continue,
+            },
+        };
+        assumed.insert(local, joined);
+        settled = false;
+    }
+    settled
+}
+
+/// Whether `value` lies within `fact`: its bounds inside, its condition implied.
+fn within(value: &Fact, fact: &Fact) -> bool {
+    let hi = fact.hi == value.hi
+        || fact.hi.dominates(&value.hi)
+        || value.hi.upper().is_some_and(|hi| hi <= fact.hi.lower());
+    hi && above(value, fact) && value.cond.is_subset(&fact.cond)
+}
+
+/// Whether `value`'s lower bound is at least `fact`'s.
+fn above(value: &Fact, fact: &Fact) -> bool {
+    fact.lo == value.lo
+        || value.lo.dominates(&fact.lo)
+        || fact.lo.upper().is_some_and(|lo| lo <= value.lo.lower())
+}
+
+/// The least fact this analysis spells that holds of both.
+pub(super) fn join(a: &Fact, b: &Fact) -> Fact {
+    Fact {
+        lo: Bound::op(BoundOp::Min, &a.lo, &b.lo),
+        hi: Bound::op(BoundOp::Max, &a.hi, &b.hi),
+        cond: a.cond.union(&b.cond).cloned().collect(),
+        varies: true,
+    }
+}
