@@ -737,3 +737,27 @@ fn launch_decides_the_width_of_parameter_indices() {
     assert!(!plain.contains("rs_launch_fits"), "{plain}");
     assert!(!plain.contains("launch_fits"), "{plain}");
 }
+
+/// A chain of small-integer `+`, `-` and `*` computes in `unsigned int` and converts to its
+/// type once; a float converts to a small integer in one PTX conversion.
+#[test]
+fn small_integer_chains_convert_once() {
+    let source = cuda(
+        r#"
+fn k(a: &[i16], f: &[f32], out: &mut [i16]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        out[i] = a[i] + 2 * a[i] - a[i] * a[i] + f[i] as i16;
+    }
+}
+"#,
+    );
+    let line = source
+        .lines()
+        .find(|line| line.contains("out[") && line.contains(" = "))
+        .expect("the store");
+    // One conversion of the chain's result (the others convert a literal and a float).
+    assert_eq!(line.matches("(short)(").count(), 1, "{line}");
+    assert!(!line.contains("rs_wrapping"), "{line}");
+    assert!(source.contains("cvt.rzi.s16.f32"), "{source}");
+}

@@ -43,7 +43,7 @@ __device__ __forceinline__ unsigned long long rs_as_u64(double x) { return x != 
         needs: &[],
         code: "\
 // Rust's float-to-int `as` for integers narrower than `int`: NaN to 0, saturated to `T`'s
-// range (exact in float), rounded toward zero; the caller converts the `int` to `T`.
+// range (exact in floating point), rounded toward zero; the caller converts the `int` to `T`.
 template <typename T> __device__ __forceinline__ int rs_as_small(double x) {
     const bool is_signed = (T)-1 < (T)0;
     const int bits = (int)sizeof(T) * 8;
@@ -51,12 +51,17 @@ template <typename T> __device__ __forceinline__ int rs_as_small(double x) {
     const double hi = is_signed ? (double)((1 << (bits - 1)) - 1) : (double)((1 << bits) - 1);
     return x != x ? 0 : __double2int_rz(fmin(fmax(x, lo), hi));
 }
+// From `float`, PTX's conversion to `T`'s own width is that in one instruction: it rounds
+// toward zero, clamps to the type's range and gives 0 for NaN (H100: NaN, infinities and
+// out-of-range values checked for all four types).
 template <typename T> __device__ __forceinline__ int rs_as_small(float x) {
     const bool is_signed = (T)-1 < (T)0;
-    const int bits = (int)sizeof(T) * 8;
-    const float lo = is_signed ? -(float)(1 << (bits - 1)) : 0.0f;
-    const float hi = is_signed ? (float)((1 << (bits - 1)) - 1) : (float)((1 << bits) - 1);
-    return x != x ? 0 : __float2int_rz(fminf(fmaxf(x, lo), hi));
+    int r;
+    if (sizeof(T) == 1 && is_signed) asm(\"cvt.rzi.s8.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));
+    else if (sizeof(T) == 1) asm(\"cvt.rzi.u8.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));
+    else if (is_signed) asm(\"cvt.rzi.s16.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));
+    else asm(\"cvt.rzi.u16.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));
+    return r;
 }
 ",
     },
