@@ -1158,3 +1158,123 @@ fn mbarriers_pace_a_producer_and_a_consumer() {
         }
     }
 }
+
+/// A shift by a constant from outside the kernel, whose type the macro cannot see.
+const SHIFT: usize = 5;
+
+/// Saturating arithmetic on every integer width, a shift by an outer constant, and `swap` on a
+/// slice and on shared memory, as Rust writes them.
+#[kernel]
+fn saturating_and_swap(
+    a: &[i32],
+    b: &[i32],
+    sat: &mut [i64],
+    shifted: &mut [u32],
+    pairs: &mut [u32],
+) {
+    let i = global_idx().x;
+    let tile = shared_array::<u32, 64>();
+    let t = thread_idx().x as usize;
+    tile[t] = t as u32;
+    sync_threads();
+    if t % 2 == 0 {
+        tile.swap(t, t + 1);
+    }
+    sync_threads();
+    if i < a.len() {
+        let (x, y) = (a[i], b[i]);
+        let (ux, uy) = (x as u32, y as u32);
+        let (bx, by) = (x as i8, y as i8);
+        let (hx, hy) = (x as u16, y as u16);
+        let (wx, wy) = (x as i64 * 3_000_000_000, y as i64 * 3_000_000_000);
+        let (vx, vy) = (
+            (ux as u64).wrapping_mul(5_000_000_000),
+            (uy as u64).wrapping_mul(5_000_000_000),
+        );
+        let o = i * 12;
+        sat[o] = x.saturating_add(y) as i64;
+        sat[o + 1] = x.saturating_sub(y) as i64;
+        sat[o + 2] = x.saturating_mul(y) as i64;
+        sat[o + 3] = ux.saturating_sub(uy) as i64;
+        sat[o + 4] = ux.saturating_mul(uy) as i64;
+        sat[o + 5] = bx.saturating_add(by) as i64;
+        sat[o + 6] = bx.saturating_mul(by) as i64;
+        sat[o + 7] = hx.saturating_sub(hy) as i64;
+        sat[o + 8] = wx.saturating_add(wy);
+        sat[o + 9] = wx.saturating_mul(wy);
+        sat[o + 10] = vx.saturating_sub(vy) as i64;
+        sat[o + 11] = vx.saturating_mul(vy) as i64;
+        shifted[i] = (ux >> SHIFT) + (7u32 << SHIFT);
+        pairs[i] = tile[t];
+        if i + 1 < a.len() {
+            pairs.swap(i, i);
+        }
+    }
+}
+
+#[test]
+fn saturating_arithmetic_shifts_by_outer_constants_and_swap() {
+    assert_compiles_with_nvrtc(&[(&saturating_and_swap::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let n = 128;
+    let specials = [
+        i32::MAX,
+        i32::MIN,
+        -1,
+        0,
+        1,
+        200,
+        -200,
+        70_000,
+        -70_000,
+        46_341,
+    ];
+    let a_host: Vec<i32> = (0..n)
+        .map(|i| specials[i % specials.len()].wrapping_add((i / 10) as i32))
+        .collect();
+    let b_host: Vec<i32> = (0..n)
+        .map(|i| specials[(i * 7 + 3) % specials.len()])
+        .collect();
+    let a = DeviceBuffer::from_host(&stream, &a_host).unwrap();
+    let b = DeviceBuffer::from_host(&stream, &b_host).unwrap();
+    let mut sat = DeviceBuffer::<i64>::zeroed(&stream, n * 12).unwrap();
+    let mut shifted = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+    let mut pairs = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+    let config = LaunchConfig::new(Grid::x(2), Block::x(64));
+    saturating_and_swap::launch(&stream, config, &a, &b, &mut sat, &mut shifted, &mut pairs)
+        .unwrap();
+    let sat = sat.to_host(&stream).unwrap();
+    let shifted = shifted.to_host(&stream).unwrap();
+    let pairs = pairs.to_host(&stream).unwrap();
+    for i in 0..n {
+        let (x, y) = (a_host[i], b_host[i]);
+        let (ux, uy) = (x as u32, y as u32);
+        let (bx, by) = (x as i8, y as i8);
+        let (hx, hy) = (x as u16, y as u16);
+        let (wx, wy) = (x as i64 * 3_000_000_000, y as i64 * 3_000_000_000);
+        let (vx, vy) = (
+            (ux as u64).wrapping_mul(5_000_000_000),
+            (uy as u64).wrapping_mul(5_000_000_000),
+        );
+        let expected = [
+            x.saturating_add(y) as i64,
+            x.saturating_sub(y) as i64,
+            x.saturating_mul(y) as i64,
+            ux.saturating_sub(uy) as i64,
+            ux.saturating_mul(uy) as i64,
+            bx.saturating_add(by) as i64,
+            bx.saturating_mul(by) as i64,
+            hx.saturating_sub(hy) as i64,
+            wx.saturating_add(wy),
+            wx.saturating_mul(wy),
+            vx.saturating_sub(vy) as i64,
+            vx.saturating_mul(vy) as i64,
+        ];
+        assert_eq!(&sat[i * 12..i * 12 + 12], &expected, "x {x}, y {y}");
+        assert_eq!(shifted[i], (ux >> SHIFT) + (7u32 << SHIFT));
+        // Each even thread swapped its slot with the next one's.
+        let t = i % 64;
+        assert_eq!(pairs[i], (t ^ 1) as u32, "thread {t}");
+    }
+}

@@ -347,6 +347,27 @@ pub const METHODS: &[Method] = &[
         cuda: Cuda::Helper("rs_wrapping_mul"),
     },
     Method {
+        name: "saturating_add",
+        receiver: Receiver::Int,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::Helper("rs_saturating_add"),
+    },
+    Method {
+        name: "saturating_sub",
+        receiver: Receiver::Int,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::HelperIn("rs_saturating_sub", "rs_saturating_add"),
+    },
+    Method {
+        name: "saturating_mul",
+        receiver: Receiver::Int,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::HelperIn("rs_saturating_mul", "rs_saturating_add"),
+    },
+    Method {
         name: "count_ones",
         receiver: Receiver::Int,
         args: NONE,

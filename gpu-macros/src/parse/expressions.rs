@@ -106,7 +106,11 @@ impl Parser<'_> {
                     return None;
                 };
                 let lhs = self.expr(&binary.left);
-                let rhs = self.expr(&binary.right);
+                let rhs = if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    self.shift_amount(&binary.right)
+                } else {
+                    self.expr(&binary.right)
+                };
                 ExprKind::Binary {
                     op,
                     lhs: lhs?,
@@ -314,6 +318,26 @@ impl Parser<'_> {
                 None
             }
         }
+    }
+
+    /// A shift's amount. Rust takes any integer type there, so a constant from outside the
+    /// function, whose type the macro cannot see, is read as a `u32` (`SHIFT as u32`) rather
+    /// than left for its uses to type.
+    pub(super) fn shift_amount(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        if let syn::Expr::Path(path) = super::strip_parens(expr) {
+            let outer = path.qself.is_none()
+                && path.path.get_ident().is_some_and(|ident| {
+                    let name = ident.to_string();
+                    self.lookup(&name).is_none()
+                        && self.generic_const(&name).is_none()
+                        && is_constant_name(&name)
+                });
+            if outer {
+                let constant = self.outer_const(&path.path, false, Some(Scalar::U32))?;
+                return Some(self.push_expr(ExprKind::Outer(constant), Loc::of(expr)));
+            }
+        }
+        self.expr(expr)
     }
 
     fn path_expr(&mut self, path: &syn::ExprPath) -> Option<ExprKind> {

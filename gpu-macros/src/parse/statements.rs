@@ -288,7 +288,10 @@ impl Parser<'_> {
             }
             syn::Expr::Binary(binary) if compound_op(&binary.op).is_some() => {
                 let place = self.place(&binary.left)?;
-                let value = self.expr(&binary.right)?;
+                let value = match compound_op(&binary.op) {
+                    Some(BinOp::Shl | BinOp::Shr) => self.shift_amount(&binary.right)?,
+                    _ => self.expr(&binary.right)?,
+                };
                 Some(StmtKind::Assign {
                     place,
                     op: compound_op(&binary.op),
@@ -374,6 +377,9 @@ impl Parser<'_> {
                 Some(StmtKind::Block(self.block(&block.block)))
             }
             syn::Expr::Macro(mac) => self.macro_stmt(&mac.mac),
+            syn::Expr::MethodCall(call) if call.method == "swap" && call.args.len() == 2 => {
+                self.swap_stmt(call)
+            }
             other if tail && is_value_expr(other) => {
                 // A value at the end of a block would be the block's result, but kernels and the
                 // blocks of `if`/loops in statement position produce nothing.
@@ -389,6 +395,29 @@ impl Parser<'_> {
             }
             other => self.expr(other).map(StmtKind::Expr),
         }
+    }
+
+    /// `x.swap(i, j)` on a slice, shared memory or an array: the indices evaluated once, then
+    /// the two elements exchanged through a temporary, each access bounds-checked as indexing
+    /// is (and seen by the race checker as the reads and writes they are).
+    fn swap_stmt(&mut self, call: &syn::ExprMethodCall) -> Option<StmtKind> {
+        let receiver = &*call.receiver;
+        if !matches!(super::strip_parens(receiver), syn::Expr::Path(_)) {
+            self.cx.error_spanned_by(
+                receiver,
+                "`swap` exchanges two elements of a named slice, shared array or array: bind the                  value first (`let s = &mut x[a..b];`), then `s.swap(i, j)`",
+            );
+            return None;
+        }
+        let (i, j) = (&call.args[0], &call.args[1]);
+        let block: syn::Block = syn::parse_quote_spanned! {call.method.span()=> {
+            let __gpu_swap_i: usize = #i;
+            let __gpu_swap_j: usize = #j;
+            let __gpu_swap_t = #receiver[__gpu_swap_i];
+            #receiver[__gpu_swap_i] = #receiver[__gpu_swap_j];
+            #receiver[__gpu_swap_j] = __gpu_swap_t;
+        }};
+        Some(StmtKind::Block(self.block(&block)))
     }
 
     /// The patterns of one arm: literals, ranges, `_`, joined with `|`.

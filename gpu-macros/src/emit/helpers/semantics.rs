@@ -118,6 +118,53 @@ __device__ __forceinline__ long long rs_wrapping_abs(long long a) { return a < 0
 ",
     },
     Helper {
+        name: "rs_saturating_add",
+        needs: &[],
+        code: "\
+// Rust's saturating integer arithmetic: the exact result clamped to `T`'s range. Narrower
+// than 64 bits it is computed exactly in 64 bits; at 64 bits the overflow is read from the
+// signs (sums) or the high word (products).
+template <typename T> __device__ __forceinline__ T rs_saturate_wide(long long v) {
+    const bool is_signed = (T)-1 < (T)0;
+    const int bits = (int)sizeof(T) * 8;
+    const long long hi = (long long)(~0ull >> (64 - bits + (is_signed ? 1 : 0)));
+    const long long lo = is_signed ? -hi - 1 : 0;
+    return (T)(v < lo ? lo : (v > hi ? hi : v));
+}
+template <typename T> __device__ __forceinline__ T rs_saturating_add(T a, T b) {
+    if (sizeof(T) < 8) return rs_saturate_wide<T>((long long)a + (long long)b);
+    const T s = (T)((unsigned long long)a + (unsigned long long)b);
+    if ((T)-1 > (T)0) return s < a ? (T)~0ull : s;
+    const bool overflow = (a < 0) == (b < 0) && (s < 0) != (a < 0);
+    return overflow ? (a < 0 ? (T)(1ull << 63) : (T)~(1ull << 63)) : s;
+}
+template <typename T> __device__ __forceinline__ T rs_saturating_sub(T a, T b) {
+    if (sizeof(T) < 8) return rs_saturate_wide<T>((long long)a - (long long)b);
+    if ((T)-1 > (T)0) return a > b ? (T)(a - b) : (T)0;
+    const T d = (T)((unsigned long long)a - (unsigned long long)b);
+    const bool overflow = (a < 0) != (b < 0) && (d < 0) != (a < 0);
+    return overflow ? (a < 0 ? (T)(1ull << 63) : (T)~(1ull << 63)) : d;
+}
+template <typename T> __device__ __forceinline__ T rs_saturating_mul(T a, T b) {
+    const bool is_signed = (T)-1 < (T)0;
+    if (sizeof(T) < 4 || (sizeof(T) == 4 && is_signed)) return rs_saturate_wide<T>((long long)a * (long long)b);
+    if (sizeof(T) == 4) {
+        const unsigned long long p = (unsigned long long)a * (unsigned long long)b;
+        return p > 0xffffffffull ? (T)~0u : (T)p;
+    }
+    if (!is_signed) {
+        const unsigned long long x = (unsigned long long)a, y = (unsigned long long)b;
+        return __umul64hi(x, y) != 0ull ? (T)~0ull : (T)(x * y);
+    }
+    const long long x = (long long)a, y = (long long)b;
+    const long long lo = (long long)((unsigned long long)x * (unsigned long long)y);
+    const long long hi = __mul64hi(x, y);
+    const bool overflow = hi != (lo >> 63);
+    return overflow ? (((x < 0) != (y < 0)) ? (T)(1ull << 63) : (T)~(1ull << 63)) : (T)lo;
+}
+",
+    },
+    Helper {
         name: "rs_wrapping_pow",
         needs: &["rs_wrapping_mul"],
         code: "\
