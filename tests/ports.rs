@@ -1,6 +1,6 @@
-//! The classic CUDA programs of `examples/bench/port_kernels.rs` and `port_kernels2.rs` (timed
-//! in `ports.rs` and `ports2.rs` against their CUDA C twins) against plain Rust, on the CPU
-//! backend and, where there is one, the GPU.
+//! The classic CUDA programs of `examples/bench/port_kernels.rs`, `port_kernels2.rs` and
+//! `port_kernels3.rs` (timed in `ports.rs`, `ports2.rs` and `ports3.rs` against their CUDA C
+//! twins) against plain Rust, on the CPU backend and, where there is one, the GPU.
 
 mod common;
 
@@ -8,6 +8,8 @@ mod common;
 mod ports;
 #[path = "../examples/bench/port_kernels2.rs"]
 mod ports2;
+#[path = "../examples/bench/port_kernels3.rs"]
+mod ports3;
 
 use common::{assert_compiles_with_nvrtc, random_f32};
 use gpu_dsl::prelude::*;
@@ -55,6 +57,10 @@ fn every_port_compiles_with_nvrtc() {
         (&ports2::gemv_warp::KERNEL, &[]),
         (&ports2::dot::KERNEL, &[]),
         (&ports2::fwt_batch1::KERNEL, &[]),
+        (&ports3::matmul_naive::KERNEL, &[]),
+        (&ports3::life_step::KERNEL, &[]),
+        (&ports3::rgba_to_gray::KERNEL, &[]),
+        (&ports3::reduce_tree::KERNEL, &[]),
     ]);
 }
 
@@ -602,5 +608,99 @@ fn walsh_transform_matches_the_direct_sum() {
             ports2::fwt_batch1::launch(&stream, config, &mut out, &input, log2n).unwrap();
             close(&out.to_host(&stream).unwrap(), &expected, 1e-4);
         }
+    }
+}
+
+#[test]
+fn naive_matmul_matches_the_plain_product() {
+    let n = 37;
+    let a_host = random_f32(n * n, 21);
+    let b_host = random_f32(n * n, 22);
+    let mut expected = vec![0.0f32; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            expected[i * n + j] = (0..n).map(|k| a_host[i * n + k] * b_host[k * n + j]).sum();
+        }
+    }
+    for gpu in devices() {
+        let stream = gpu.default_stream();
+        let a = DeviceBuffer::from_host(&stream, &a_host).unwrap();
+        let b = DeviceBuffer::from_host(&stream, &b_host).unwrap();
+        let mut c = DeviceBuffer::<f32>::zeroed(&stream, n * n).unwrap();
+        let grid = Grid::xy(n.div_ceil(16) as u32, n.div_ceil(16) as u32);
+        let config = LaunchConfig::new(grid, Block::xy(16, 16));
+        ports3::matmul_naive::launch(&stream, config, n, &a, &b, &mut c).unwrap();
+        close(&c.to_host(&stream).unwrap(), &expected, 1e-5);
+    }
+}
+
+#[test]
+fn game_of_life_step_on_a_torus() {
+    let (width, height) = (41, 23);
+    let cells: Vec<u8> = (0..width * height)
+        .map(|i| u8::from((i * 2_654_435_761usize) >> 13 & 3 == 0))
+        .collect();
+    let mut expected = vec![0u8; width * height];
+    for y in 0..height {
+        for x in 0..width {
+            let mut alive = 0;
+            for dy in [height - 1, 0, 1] {
+                for dx in [width - 1, 0, 1] {
+                    if (dx, dy) != (0, 0) {
+                        alive += cells[(y + dy) % height * width + (x + dx) % width];
+                    }
+                }
+            }
+            let me = cells[y * width + x];
+            expected[y * width + x] = u8::from(alive == 3 || (alive == 2 && me == 1));
+        }
+    }
+    for gpu in devices() {
+        let stream = gpu.default_stream();
+        let input = DeviceBuffer::from_host(&stream, &cells).unwrap();
+        let mut next = DeviceBuffer::<u8>::zeroed(&stream, width * height).unwrap();
+        let grid = Grid::xy(width.div_ceil(32) as u32, height.div_ceil(8) as u32);
+        let config = LaunchConfig::new(grid, Block::xy(32, 8));
+        ports3::life_step::launch(&stream, config, width, height, &input, &mut next).unwrap();
+        assert_eq!(next.to_host(&stream).unwrap(), expected);
+    }
+}
+
+#[test]
+fn rgba_pixels_to_gray_bytes() {
+    let pixels = 1000;
+    let rgba: Vec<u8> = (0..pixels * 4).map(|i| ((i * 7919) >> 3) as u8).collect();
+    let expected: Vec<u8> = rgba
+        .chunks(4)
+        .map(|px| (0.299f32 * px[0] as f32 + 0.587 * px[1] as f32 + 0.114 * px[2] as f32) as u8)
+        .collect();
+    for gpu in devices() {
+        let stream = gpu.default_stream();
+        let input = DeviceBuffer::from_host(&stream, &rgba).unwrap();
+        let mut gray = DeviceBuffer::<u8>::zeroed(&stream, pixels).unwrap();
+        let config = LaunchConfig::try_for_len(pixels, 256).unwrap();
+        ports3::rgba_to_gray::launch(&stream, config, &input, &mut gray).unwrap();
+        let got = gray.to_host(&stream).unwrap();
+        // The GPU may contract the weighted sum into fused multiply-adds: a byte apart at most.
+        for (p, (g, e)) in got.iter().zip(&expected).enumerate() {
+            assert!(g.abs_diff(*e) <= 1, "pixel {p}: {g} against {e}");
+        }
+    }
+}
+
+#[test]
+fn tree_reduction_with_a_halving_stride() {
+    let block = ports3::REDUCE_BLOCK;
+    let n = block * 2 * 5 + 77;
+    let host = random_f32(n, 23);
+    let blocks = n.div_ceil(block * 2);
+    let expected: Vec<f32> = host.chunks(block * 2).map(|c| c.iter().sum()).collect();
+    for gpu in devices() {
+        let stream = gpu.default_stream();
+        let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+        let mut sums = DeviceBuffer::<f32>::zeroed(&stream, blocks).unwrap();
+        let config = LaunchConfig::new(Grid::x(blocks as u32), Block::x(block as u32));
+        ports3::reduce_tree::launch(&stream, config, &x, &mut sums).unwrap();
+        close(&sums.to_host(&stream).unwrap(), &expected, 1e-4);
     }
 }
