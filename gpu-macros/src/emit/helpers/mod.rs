@@ -299,10 +299,12 @@ template <typename T> struct alignas(2 * sizeof(T) < 16 ? 2 * sizeof(T) : 16) rs
         code: "\
 // 32-bit index arithmetic whose fit depends on a constant's value (or on the launch's, through
 // `rs_fits`): the emitter's bound of the index, computed saturating (an overflow never looks
-// small), picks `unsigned int` when it fits and the unchanged 64-bit computation when it does
-// not.
+// small), picks `int` when it fits and the unchanged 64-bit computation when it does not.
 template <bool Fits> struct rs_index_type { typedef unsigned long long type; };
-template <> struct rs_index_type<true> { typedef unsigned int type; };
+template <> struct rs_index_type<true> { typedef int type; };
+// Its unsigned counterpart, for divisions of values known to be non-negative.
+template <typename T> struct rs_unsigned_of { typedef T type; };
+template <> struct rs_unsigned_of<int> { typedef unsigned int type; };
 __host__ __device__ constexpr unsigned long long rs_bound_add(unsigned long long a, unsigned long long b) { return a + b < a ? ~0ull : a + b; }
 __host__ __device__ constexpr unsigned long long rs_bound_sub(unsigned long long a, unsigned long long b) { return a < b ? 0ull : a - b; }
 __host__ __device__ constexpr unsigned long long rs_bound_mul(unsigned long long a, unsigned long long b) { return a != 0ull && b > ~0ull / a ? ~0ull : a * b; }

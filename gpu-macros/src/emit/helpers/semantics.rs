@@ -131,19 +131,21 @@ template <typename T> __device__ __forceinline__ T rs_saturate_wide(long long v)
     const long long lo = is_signed ? -hi - 1 : 0;
     return (T)(v < lo ? lo : (v > hi ? hi : v));
 }
+// Whether `x` is negative; false for an unsigned `T`, without comparing one with zero.
+template <typename T> __device__ __forceinline__ bool rs_negative(T x) { return (T)-1 < (T)0 && (long long)x < 0ll; }
 template <typename T> __device__ __forceinline__ T rs_saturating_add(T a, T b) {
     if (sizeof(T) < 8) return rs_saturate_wide<T>((long long)a + (long long)b);
     const T s = (T)((unsigned long long)a + (unsigned long long)b);
     if ((T)-1 > (T)0) return s < a ? (T)~0ull : s;
-    const bool overflow = (a < 0) == (b < 0) && (s < 0) != (a < 0);
-    return overflow ? (a < 0 ? (T)(1ull << 63) : (T)~(1ull << 63)) : s;
+    const bool overflow = rs_negative(a) == rs_negative(b) && rs_negative(s) != rs_negative(a);
+    return overflow ? (rs_negative(a) ? (T)(1ull << 63) : (T)~(1ull << 63)) : s;
 }
 template <typename T> __device__ __forceinline__ T rs_saturating_sub(T a, T b) {
     if (sizeof(T) < 8) return rs_saturate_wide<T>((long long)a - (long long)b);
     if ((T)-1 > (T)0) return a > b ? (T)(a - b) : (T)0;
     const T d = (T)((unsigned long long)a - (unsigned long long)b);
-    const bool overflow = (a < 0) != (b < 0) && (d < 0) != (a < 0);
-    return overflow ? (a < 0 ? (T)(1ull << 63) : (T)~(1ull << 63)) : d;
+    const bool overflow = rs_negative(a) != rs_negative(b) && rs_negative(d) != rs_negative(a);
+    return overflow ? (rs_negative(a) ? (T)(1ull << 63) : (T)~(1ull << 63)) : d;
 }
 template <typename T> __device__ __forceinline__ T rs_saturating_mul(T a, T b) {
     const bool is_signed = (T)-1 < (T)0;
@@ -160,7 +162,7 @@ template <typename T> __device__ __forceinline__ T rs_saturating_mul(T a, T b) {
     const long long lo = (long long)((unsigned long long)x * (unsigned long long)y);
     const long long hi = __mul64hi(x, y);
     const bool overflow = hi != (lo >> 63);
-    return overflow ? (((x < 0) != (y < 0)) ? (T)(1ull << 63) : (T)~(1ull << 63)) : (T)lo;
+    return overflow ? (((x < 0ll) != (y < 0ll)) ? (T)(1ull << 63) : (T)~(1ull << 63)) : (T)lo;
 }
 ",
     },

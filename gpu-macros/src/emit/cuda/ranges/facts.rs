@@ -6,6 +6,8 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 
 pub(super) const U32_MAX: u128 = u32::MAX as u128;
+/// The largest narrowed value: narrowed code computes in `int` (see `narrow`).
+pub const I32_MAX: u128 = i32::MAX as u128;
 pub(super) const U64_MAX: u128 = u64::MAX as u128;
 
 /// A bound of an unsigned value: a number, or an expression over constants that only the C++
@@ -74,7 +76,7 @@ impl Bound {
     }
 
     /// A number the bound never exceeds, where the numbers in it give one.
-    pub(super) fn upper(&self) -> Option<u128> {
+    pub fn upper(&self) -> Option<u128> {
         match self {
             Bound::Num(n) => Some(*n),
             Bound::Sym(_) | Bound::Param(_) => None,
@@ -270,6 +272,18 @@ impl Fact {
             Bound::Sym(_) | Bound::Param(_) | Bound::Op(..) => None,
         }
     }
+}
+
+/// `atoms` with every bound of `u32::MAX` (a fit in 32 bits) tightened to `i32::MAX`: where
+/// they hold, the values fit in `int`.
+pub fn for_int(atoms: &BTreeSet<Atom>) -> BTreeSet<Atom> {
+    atoms
+        .iter()
+        .map(|(lhs, rhs)| match rhs {
+            Bound::Num(U32_MAX) => (lhs.clone(), Bound::Num(I32_MAX)),
+            _ => (lhs.clone(), rhs.clone()),
+        })
+        .collect()
 }
 
 /// `atoms` without the ones that others imply, so a condition is checked once.

@@ -6,7 +6,8 @@
 //! value, and the value of every intermediate result computed on the way to it, lies in
 //! `[0, u32::MAX]` whenever the fact's condition holds. Computed in 32 bits, such an expression
 //! gives exactly the 64-bit result (no intermediate wraps in either width), so widening it
-//! where a 64-bit value is needed is bit-identical to what Rust computes. Where the condition
+//! where a 64-bit value is needed is bit-identical to what Rust computes. The emitter computes
+//! in `int` what stays within `[0, i32::MAX]` (see [`super::narrow`]). Where the condition
 //! does not hold, the emitter computes the expression in 64 bits, as before.
 //!
 //! It lives in the CUDA emitter, not the checker: nothing but the CUDA code's integer widths
@@ -44,7 +45,7 @@ mod mutable;
 #[cfg(test)]
 mod tests;
 
-pub use facts::{cond_cuda, minimal, Atom, Bound, BoundOp, Fact, LaunchValue};
+pub use facts::{cond_cuda, for_int, minimal, Atom, Bound, BoundOp, Fact, LaunchValue, I32_MAX};
 use facts::{U32_MAX, U64_MAX};
 use guards::diverges;
 
