@@ -761,3 +761,22 @@ fn k(a: &[i16], f: &[f32], out: &mut [i16]) {
     assert!(!line.contains("rs_wrapping"), "{line}");
     assert!(source.contains("cvt.rzi.s16.f32"), "{source}");
 }
+
+/// A value that fits in `int` but whose computation passes `i32::MAX` on the way computes in
+/// `unsigned int`: `int` only where no intermediate can overflow it.
+#[test]
+fn int_only_where_every_intermediate_fits() {
+    let source = cuda(
+        r#"
+fn k(out: &mut [u64]) {
+    let t = thread_idx().x as usize;
+    let fits = (t * 4_000_000 + 4095) >> 12;
+    let small = (t * 1000 + 7) >> 2;
+    out[0] = (fits + small) as u64;
+}
+"#,
+    );
+    assert!(source.contains("unsigned int fits = "), "{source}");
+    assert!(source.contains("int small = "), "{source}");
+    assert!(!source.contains("unsigned int small"), "{source}");
+}

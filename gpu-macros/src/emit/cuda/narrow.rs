@@ -46,13 +46,15 @@ impl<'a> Emitter<'a> {
     /// The C++ type a narrowed expression or variable with this fact computes in: `unsigned
     /// int`, or the alias that the C++ compiler resolves from the fact's condition; `None` for
     /// a value of constants alone, which is written as it is.
-    fn index_type(&mut self, fact: Option<Fact>) -> Option<String> {
+    /// `int` is chosen only where every intermediate of the computation stays within
+    /// `i32::MAX` (`int`); a conditional fit's condition covers its intermediates already.
+    fn index_type(&mut self, fact: Option<Fact>, int: bool) -> Option<String> {
         let fact = fact?;
         if !fact.varies {
             return None;
         }
         if fact.cond.is_empty() {
-            let int = fact.hi.upper().is_some_and(|hi| hi <= I32_MAX);
+            let int = int && fact.hi.upper().is_some_and(|hi| hi <= I32_MAX);
             return Some(if int { NARROW } else { NARROW_UNSIGNED }.to_string());
         }
         let (at_launch, fixed): (BTreeSet<Atom>, BTreeSet<Atom>) = for_int(&fact.cond)
@@ -77,7 +79,8 @@ impl<'a> Emitter<'a> {
     /// The C++ type expression `id` is computed in, if it is narrowed.
     fn expr_index_type(&mut self, id: ExprId) -> Option<String> {
         let fact = self.ranges.expr(id).cloned();
-        self.index_type(fact)
+        let int = self.ranges.expr_fits_int(id);
+        self.index_type(fact, int)
     }
 
     /// The declarations of the aliases the function's code used, for the top of its body.
@@ -94,7 +97,8 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let fact = self.ranges.local(local).cloned();
-        self.index_type(fact)
+        let int = self.ranges.local_fits_int(local);
+        self.index_type(fact, int)
     }
 
     /// `id`'s narrowed code widened to `unsigned long long`, where it is a computation worth

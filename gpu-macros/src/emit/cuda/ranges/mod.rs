@@ -56,6 +56,11 @@ pub struct Ranges {
     /// About how many times each expression runs per thread: 8 a loop level, a closure's
     /// body once a call.
     weights: Vec<u32>,
+    /// Whether each expression's value and every intermediate on the way to it stay within
+    /// `i32::MAX` unconditionally, so it may compute in `int`.
+    ints: Vec<bool>,
+    /// The same of each variable: its every value, and its initializer's intermediates.
+    local_ints: Vec<bool>,
 }
 
 /// What a loop level multiplies an expression's weight by.
@@ -142,6 +147,8 @@ impl Ranges {
             exprs: vec![None; function.exprs.len()],
             locals: vec![None; function.locals.len()],
             weights: vec![1; function.exprs.len()],
+            ints: vec![true; function.exprs.len()],
+            local_ints: vec![true; function.locals.len()],
         };
         let mut walk = Walk {
             function,
@@ -222,6 +229,19 @@ impl Ranges {
         weight >= WORTH
     }
 
+    /// Whether expression `id` may compute in `int` (see [`Ranges::ints`]).
+    pub fn expr_fits_int(&self, id: ExprId) -> bool {
+        self.ints.get(id.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// Whether variable `local` may be an `int`.
+    pub fn local_fits_int(&self, local: LocalId) -> bool {
+        self.local_ints
+            .get(local.0 as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
     /// The fact of expression `id`, if one is proved.
     pub fn expr(&self, id: ExprId) -> Option<&Fact> {
         self.exprs.get(id.0 as usize)?.as_ref()?.as_ref()
@@ -285,6 +305,7 @@ impl Walk<'_> {
         match &stmt.kind {
             StmtKind::Let { local, init } => {
                 let fact = self.fact(*init);
+                self.ranges.local_ints[local.0 as usize] = self.ranges.ints[init.0 as usize];
                 if !self.function.local(*local).mutable {
                     self.ranges.locals[local.0 as usize] = fact;
                 } else if self.tracked(*local) {
@@ -305,6 +326,8 @@ impl Walk<'_> {
             } => {
                 let start_fact = self.fact(*start);
                 let end_fact = self.fact(*end);
+                self.ranges.local_ints[var.0 as usize] =
+                    self.ranges.ints[start.0 as usize] && self.ranges.ints[end.0 as usize];
                 if let Some(step) = step {
                     self.fact(*step);
                 }
@@ -407,6 +430,23 @@ impl Walk<'_> {
         self.ranges.weights[id.0 as usize] = self.weight;
         let fact = self.compute(id);
         self.ranges.exprs[id.0 as usize] = Some(fact.clone());
+        let own = fact.as_ref().is_none_or(|fact| {
+            !fact.cond.is_empty() || fact.hi.upper().is_some_and(|hi| hi <= I32_MAX)
+        });
+        let parts = self
+            .function
+            .expr(id)
+            .kind
+            .children()
+            .into_iter()
+            .all(|child| {
+                self.ranges
+                    .ints
+                    .get(child.0 as usize)
+                    .copied()
+                    .unwrap_or(true)
+            });
+        self.ranges.ints[id.0 as usize] = own && parts;
         fact
     }
 
