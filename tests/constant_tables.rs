@@ -156,3 +156,49 @@ fn concurrent_launches_keep_their_own_tables() {
 fn table_kernels_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[(&convolve::KERNEL, &[]), (&lookup::KERNEL, &[])]);
 }
+
+/// Half the taps of a filter whose length is a constant outside the kernel, as the CUDA
+/// samples size their `__constant__` arrays with a `#define`.
+const RADIUS: usize = 3;
+/// Its length.
+const TAPS: usize = 2 * RADIUS + 1;
+
+/// A symmetric filter over `x`, its taps a table sized by a named constant.
+#[kernel]
+fn convolve_named(#[constant] taps: &[f32; TAPS], x: &[f32], y: &mut [f32]) {
+    let i = global_idx().x;
+    if i < y.len() {
+        let mut acc = 0.0f32;
+        for k in 0..TAPS {
+            let j = i + k;
+            if j >= RADIUS && j - RADIUS < x.len() {
+                acc += taps[k] * x[j - RADIUS];
+            }
+        }
+        y[i] = acc;
+    }
+}
+
+#[test]
+fn a_table_sized_by_a_named_constant() {
+    assert_compiles_with_nvrtc(&[(&convolve_named::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let taps: [f32; TAPS] = [0.5, 1.0, 2.0, 4.0, 2.0, 1.0, 0.5];
+    let x_host = random_f32(1000, 31);
+    let x = DeviceBuffer::from_host(&stream, &x_host).unwrap();
+    let mut y = DeviceBuffer::zeroed(&stream, x_host.len()).unwrap();
+    let config = LaunchConfig::try_for_len(x_host.len(), 128).unwrap();
+    convolve_named::launch(&stream, config, &taps, &x, &mut y).unwrap();
+    let got = y.to_host(&stream).unwrap();
+    for (i, got) in got.iter().enumerate() {
+        let expected: f32 = (0..TAPS)
+            .filter(|k| i + k >= RADIUS && i + k - RADIUS < x_host.len())
+            .map(|k| taps[k] * x_host[i + k - RADIUS])
+            .sum();
+        assert!(
+            (got - expected).abs() <= 1e-5 * (1.0 + expected.abs()),
+            "{i}"
+        );
+    }
+}

@@ -94,6 +94,10 @@ pub enum ClosureTy {
     Expr(u32),
 }
 
+/// The most bytes of `#[constant]` tables one kernel takes: CUDA's portable limit on a kernel's
+/// parameters is 4 KiB, and the other parameters need some of it.
+pub const MAX_CONSTANT_BYTES: u64 = 4000;
+
 /// The length of an array or shared memory: a number, a kernel's const parameter, or
 /// arithmetic over those and constants from outside the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -5,7 +5,7 @@
 use super::cuda::ranges::{Atom, Bound, BoundOp};
 use super::outer::HostSource;
 use crate::ir::*;
-use crate::types::{struct_layout, Len, Scalar, Ty};
+use crate::types::{struct_layout, Len, Scalar, Ty, MAX_CONSTANT_BYTES};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -45,6 +45,7 @@ pub fn emit_host(
     let mut kinds = Vec::new();
     let mut sig = Vec::new();
     let mut args = Vec::new();
+    let mut const_checks = Vec::new();
     for param in &kernel.params {
         let local = kernel.local(param.local);
         let arg = format_ident!("{}", local.name, span = param.span.start);
@@ -123,11 +124,31 @@ pub fn emit_host(
             }
             Ty::Array {
                 elem: &Ty::Scalar(elem),
-                len: Len::Known(len),
+                len,
             } if param.constant => {
                 let ty = scalar_tokens(elem, rt);
                 let variant = format_ident!("{}", elem.runtime_variant());
-                let len = len as usize;
+                let len: TokenStream = match len {
+                    Len::Known(len) => {
+                        let len = len as usize;
+                        quote!(#len)
+                    }
+                    // Named by constants from outside the kernel: their typed copies in this
+                    // module, and the size limit checked by rustc.
+                    len => {
+                        let len: TokenStream = len.rust().parse().expect("a length expression");
+                        let size = elem.size_bytes().unwrap_or(1) as usize;
+                        let limit = MAX_CONSTANT_BYTES as usize;
+                        let message = format!(
+                            "the `#[constant]` table `{}` is over the {limit} bytes a kernel's                              constant tables may have (they travel as kernel parameters, which                              CUDA limits to 4 KiB): pass it as a slice instead",
+                            local.name
+                        );
+                        const_checks.push(quote!(
+                            const _: () = assert!((#len) * #size <= #limit, #message);
+                        ));
+                        quote!((#len))
+                    }
+                };
                 kinds.push(quote!(#rt::ParamKind::Constant {
                     elem: #rt::ScalarType::#variant,
                     len: #len,
@@ -264,6 +285,7 @@ pub fn emit_host(
             /// generic kernel.
             pub const ENTRY: &str = #name_str;
             #outer_items
+            #(#const_checks)*
             /// The CUDA C++ source generated for this kernel.
             pub const SOURCE: &str = #source_init;
             /// What the runtime compiles and launches.

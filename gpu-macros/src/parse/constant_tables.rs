@@ -3,12 +3,8 @@
 
 use super::Parser;
 use crate::ir::{FnKind, Param};
-use crate::types::{Len, Scalar, Ty};
+use crate::types::{Len, Scalar, Ty, MAX_CONSTANT_BYTES};
 use quote::ToTokens;
-
-/// The most bytes of `#[constant]` tables one kernel takes: CUDA's portable limit on a kernel's
-/// parameters is 4 KiB, and the other parameters need some of it.
-pub const MAX_CONSTANT_BYTES: u64 = 4000;
 
 impl Parser<'_> {
     /// Reports a kernel whose tables together pass [`MAX_CONSTANT_BYTES`] (each one alone was
@@ -115,12 +111,13 @@ impl Parser<'_> {
                 );
                 return None;
             }
-            Len::Expr(_) => {
-                self.cx.error_spanned_by(
-                    &array.len,
-                    "a `#[constant]` table has a fixed length: write it as a number",
-                );
-                return None;
+            // A constant from outside the kernel (`KERNEL_LENGTH`), or arithmetic over them:
+            // rustc knows its value; the launcher asserts the size limit at compile time.
+            len @ Len::Expr(_) => {
+                return Some(Ty::Array {
+                    elem: Ty::Scalar(elem).interned(),
+                    len,
+                })
             }
         };
         let bytes = len.saturating_mul(u64::from(elem.size_bytes().unwrap_or(1)));

@@ -17,7 +17,7 @@ pub use ownership::{ownership, Ownership, View};
 use crate::check::Types;
 use crate::intrinsics::CpuWriter;
 use crate::ir::*;
-use crate::types::{ClosureTy, Len, Scalar, Ty};
+use crate::types::{ClosureTy, Scalar, Ty};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
@@ -547,13 +547,11 @@ impl Twin<'_> {
                 ),
                 false,
             ),
-            Ty::Array {
-                elem,
-                len: Len::Known(len),
-            } if param.constant => (
+            Ty::Array { elem, len } if param.constant => (
                 format!(
-                    "let {name}: [{ty}; {len}] = __gpu_args.constant::<{ty}, {len}>({i});",
-                    ty = self.rust_ty(*elem)
+                    "let {name}: [{ty}; {len}] = __gpu_args.constant::<{ty}, {{ {len} }}>({i});",
+                    ty = self.rust_ty(*elem),
+                    len = len.rust()
                 ),
                 false,
             ),
