@@ -20,6 +20,16 @@ pub(crate) const OUT_F32: ParamKind = ParamKind::Slice {
     mutable: true,
 };
 pub(crate) const INT: ParamKind = ParamKind::Scalar(ScalarType::I32);
+/// A `&[u8]` parameter of a twin.
+pub(crate) const IN_U8: ParamKind = ParamKind::Slice {
+    elem: ElemType::Scalar(ScalarType::U8),
+    mutable: false,
+};
+/// A `&mut [u8]` parameter of a twin.
+pub(crate) const OUT_U8: ParamKind = ParamKind::Slice {
+    elem: ElemType::Scalar(ScalarType::U8),
+    mutable: true,
+};
 
 /// A CUDA C twin: `source` defines `extern "C" __global__ void name(...)`, slices passed as a
 /// pointer and an `unsigned long long` length, as every kernel of ours is.

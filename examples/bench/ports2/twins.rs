@@ -4,7 +4,7 @@
 
 use gpu_dsl::runtime::{ElemType, Kernel, ParamKind, ScalarType};
 
-use crate::ports::{twin, INT, IN_F32, OUT_F32};
+use crate::ports::{twin, INT, IN_F32, IN_U8, OUT_F32, OUT_U8};
 
 const FLOAT: ParamKind = ParamKind::Scalar(ScalarType::F32);
 const UINT: ParamKind = ParamKind::Scalar(ScalarType::U32);
@@ -14,14 +14,6 @@ const IN_U32: ParamKind = ParamKind::Slice {
 };
 const OUT_U32: ParamKind = ParamKind::Slice {
     elem: ElemType::Scalar(ScalarType::U32),
-    mutable: true,
-};
-const IN_U8: ParamKind = ParamKind::Slice {
-    elem: ElemType::Scalar(ScalarType::U8),
-    mutable: false,
-};
-const OUT_U8: ParamKind = ParamKind::Slice {
-    elem: ElemType::Scalar(ScalarType::U8),
     mutable: true,
 };
 

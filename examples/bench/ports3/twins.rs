@@ -2,18 +2,9 @@
 //! algorithm, with `int` indices and `__restrict__` pointers, each slice passed as a pointer and
 //! an `unsigned long long` length as our kernels receive it.
 
-use gpu_dsl::runtime::{ElemType, Kernel, ParamKind, ScalarType};
+use gpu_dsl::runtime::Kernel;
 
-use crate::ports::{twin, INT, IN_F32, OUT_F32};
-
-const IN_U8: ParamKind = ParamKind::Slice {
-    elem: ElemType::Scalar(ScalarType::U8),
-    mutable: false,
-};
-const OUT_U8: ParamKind = ParamKind::Slice {
-    elem: ElemType::Scalar(ScalarType::U8),
-    mutable: true,
-};
+use crate::ports::{twin, INT, IN_F32, IN_U8, OUT_F32, OUT_U8};
 
 /// The first matrix product of the CUDA programming guide: a thread per element, `int`
 /// indices, every operand from global memory.

@@ -567,6 +567,11 @@ impl<'a> Emitter<'a> {
         if self.grid_word {
             self.out.line(intrinsics::GRID_WORD_PROLOGUE);
         }
+        self.finish_body(&body);
+    }
+
+    /// The index type aliases the body used, the body, and the closing brace.
+    fn finish_body(&mut self, body: &str) {
         for declaration in self.index_type_declarations() {
             self.out.line(&declaration);
         }
@@ -613,14 +618,7 @@ impl<'a> Emitter<'a> {
             params.join(", ")
         ));
         self.out.indent();
-        for declaration in self.index_type_declarations() {
-            self.out.line(&declaration);
-        }
-        if !body.is_empty() {
-            self.out.raw_line(body.trim_end_matches('\n'));
-        }
-        self.out.dedent();
-        self.out.line("}");
+        self.finish_body(body);
         let call = |fits: bool| {
             let mut targs = vec![fits.to_string()];
             targs.extend(template_args.iter().cloned());
