@@ -149,6 +149,21 @@ fn scaled_by_parameter(stride: usize, out: &mut [u64]) {
     }
 }
 
+/// Elements a row of `rows_by_constant` has.
+const ROW: usize = 16;
+
+/// A row of `ROW` elements a thread: the fit of `i * ROW + j` depends on the launch's `n` and
+/// on a constant from outside the kernel, which the launcher reads from its typed copy.
+#[kernel]
+fn rows_by_constant(n: usize, out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < n {
+        for j in 0..ROW {
+            out[i * ROW + j] = (i * ROW + j) as u32 ^ 0x5555;
+        }
+    }
+}
+
 /// A clamped 3x3 neighbourhood of a `width × height` byte image, read through a closure, as
 /// the Sobel port does: the pixel offsets fit in 32 bits when the image does.
 #[kernel]
@@ -215,6 +230,7 @@ fn kernels_compile_with_nvrtc() {
         (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 10)]),
         (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 30)]),
         (&scaled_by_parameter::KERNEL, &[]),
+        (&rows_by_constant::KERNEL, &[]),
         (&neighbourhood_sum::KERNEL, &[]),
         (&tree_sum::KERNEL, &[]),
     ]);
@@ -553,6 +569,28 @@ fn tree_reduction_with_a_halving_stride() {
                     "block {b}: {got} vs {expected}"
                 );
             }
+        }
+    }
+}
+
+/// A launch condition that names a constant from outside the kernel is computed by the
+/// launcher too: the kernel only reads its hidden parameter.
+#[test]
+fn launch_condition_with_an_outer_constant() {
+    let source = rows_by_constant::SOURCE;
+    assert!(
+        source.contains("if (rs_launch_fits) rs_body_rows_by_constant<true>"),
+        "{source}"
+    );
+    for device in devices() {
+        let stream = device.default_stream();
+        let n = 300;
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, n * ROW).unwrap();
+        let config = LaunchConfig::try_for_len(n, 128).unwrap();
+        rows_by_constant::launch(&stream, config, n, &mut out).unwrap();
+        let got = out.to_host(&stream).unwrap();
+        for (k, got) in got.iter().enumerate() {
+            assert_eq!(*got, k as u32 ^ 0x5555, "element {k}");
         }
     }
 }

@@ -322,7 +322,11 @@ fn bound_tokens(kernel: &Function, bound: &Bound) -> TokenStream {
                 quote!((#arg as u64))
             }
         }
-        Bound::Sym(_) => unreachable!("cuda: a bound naming a constant is checked in the kernel"),
+        // The module's typed copy of an outer constant, or the launcher's const generic.
+        Bound::Sym(_, rust) => {
+            let constant = format_ident!("{rust}");
+            quote!((#constant as u64))
+        }
         Bound::Op(op, a, b) => {
             let (a, b) = (bound_tokens(kernel, a), bound_tokens(kernel, b));
             match op {

@@ -585,8 +585,7 @@ impl<'a> Emitter<'a> {
     /// A kernel whose 32-bit index arithmetic depends on its parameters: the body as a
     /// template over whether they fit (`rs_fits`), and the kernel calling the instantiation
     /// its launch chose (see [`narrow`]): the launcher computes the condition on the host and
-    /// passes it as a last, hidden parameter; only a condition that also names a constant only
-    /// C++ knows is left to the kernel.
+    /// passes it as a last, hidden parameter.
     fn split_kernel(&mut self, body: &str) {
         let name = format!("rs_body_{}", self.kernel.name);
         let params = self.parameters();
@@ -624,16 +623,8 @@ impl<'a> Emitter<'a> {
             targs.extend(template_args.iter().cloned());
             format!("{name}<{}>({})", targs.join(", "), args.join(", "))
         };
-        let (on_device, on_host): (BTreeSet<ranges::Atom>, BTreeSet<ranges::Atom>) =
-            ranges::minimal(&self.fits_at_launch)
-                .into_iter()
-                .partition(|(a, b)| a.names_constant() || b.names_constant());
-        self.launch_fit = on_host.into_iter().collect();
-        let mut cond = narrow::LAUNCH_FITS.to_string();
-        if !on_device.is_empty() {
-            self.use_helper("rs_fit");
-            cond = format!("{cond} && {}", narrow::launch_condition(&on_device));
-        }
+        self.launch_fit = ranges::minimal(&self.fits_at_launch).into_iter().collect();
+        let cond = narrow::LAUNCH_FITS;
         let mut params = self.parameters();
         params.push(format!("unsigned int {}", narrow::LAUNCH_FITS));
         let signature = self.signature_of(&params);

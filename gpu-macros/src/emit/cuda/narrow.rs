@@ -17,8 +17,8 @@
 //! the instantiation its launch chose, so every thread takes the same one. The launcher
 //! computes the condition on the host and passes it as a hidden last parameter: computed in
 //! the kernel, by every thread, it cost the Sobel port 15% of its time (H100: 0.55 against
-//! 0.93 x its CUDA C twin with the condition free). Only a condition that also names a
-//! constant that only C++ knows is left to the kernel.
+//! 0.93 x its CUDA C twin with the condition free). A constant in the condition (a module
+//! `const`, a const generic) is read there from its typed copy.
 //!
 //! A kernel is split only where that narrows something worth a second body (a variable, a
 //! product of two values, a division: [`super::ranges::Ranges::gains_at_launch`]), and not
@@ -316,13 +316,4 @@ pub(super) fn launch_params(
         values,
         lens: len_names.to_vec(),
     })
-}
-
-/// The condition the launch checks: every atom the 32-bit code needs, computed at run time.
-pub(super) fn launch_condition(atoms: &BTreeSet<Atom>) -> String {
-    super::ranges::minimal(atoms)
-        .iter()
-        .map(|(a, b)| format!("{} <= {}", a.cuda_at_run_time(), b.cuda_at_run_time()))
-        .collect::<Vec<_>>()
-        .join(" && ")
 }

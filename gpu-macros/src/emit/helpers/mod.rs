@@ -314,20 +314,6 @@ __host__ __device__ constexpr unsigned long long rs_bound_max(unsigned long long
 ",
     },
     Helper {
-        name: "rs_fit",
-        needs: &[],
-        code: "\
-// The bounds of `rs_narrow`, computed at launch from parameters: the same saturating
-// arithmetic, with the overflow of a product read from its high word.
-__device__ __forceinline__ unsigned long long rs_fit_add(unsigned long long a, unsigned long long b) { return a + b < a ? ~0ull : a + b; }
-__device__ __forceinline__ unsigned long long rs_fit_sub(unsigned long long a, unsigned long long b) { return a < b ? 0ull : a - b; }
-__device__ __forceinline__ unsigned long long rs_fit_mul(unsigned long long a, unsigned long long b) { return __umul64hi(a, b) != 0ull ? ~0ull : a * b; }
-__device__ __forceinline__ unsigned long long rs_fit_div(unsigned long long a, unsigned long long b) { return b == 0ull ? a : a / b; }
-__device__ __forceinline__ unsigned long long rs_fit_min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-__device__ __forceinline__ unsigned long long rs_fit_max(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
-",
-    },
-    Helper {
         name: "rs_div",
         needs: &["rs_checked"],
         code: "\

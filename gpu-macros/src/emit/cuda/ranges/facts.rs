@@ -15,9 +15,10 @@ pub(super) const U64_MAX: u128 = u64::MAX as u128;
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Bound {
     Num(u128),
-    /// A constant as the CUDA source spells it: an outer constant's placeholder, or a const
-    /// generic's name.
-    Sym(String),
+    /// A constant that only the compilers know: as the CUDA source spells it (an outer
+    /// constant's placeholder, a const generic's name), then as the launcher's Rust does (the
+    /// host module's typed copy, the const generic).
+    Sym(String, String),
     /// A kernel parameter's value or a slice parameter's length: known only at run time, so
     /// a fit that depends on it is decided at launch.
     Param(LaunchValue),
@@ -79,7 +80,7 @@ impl Bound {
     pub fn upper(&self) -> Option<u128> {
         match self {
             Bound::Num(n) => Some(*n),
-            Bound::Sym(_) | Bound::Param(_) => None,
+            Bound::Sym(..) | Bound::Param(_) => None,
             Bound::Op(op, a, b) => match op {
                 BoundOp::Add => Some(a.upper()?.saturating_add(b.upper()?)),
                 BoundOp::Mul => Some(a.upper()?.saturating_mul(b.upper()?)),
@@ -97,7 +98,7 @@ impl Bound {
     pub(super) fn lower(&self) -> u128 {
         match self {
             Bound::Num(n) => *n,
-            Bound::Sym(_) | Bound::Param(_) => 0,
+            Bound::Sym(..) | Bound::Param(_) => 0,
             Bound::Op(op, a, b) => match op {
                 BoundOp::Add => a.lower().saturating_add(b.lower()),
                 BoundOp::Mul => a.lower().saturating_mul(b.lower()),
@@ -141,26 +142,16 @@ impl Bound {
             Bound::Op(BoundOp::Mul, a, b) => {
                 (b.lower() >= 1 && a.dominates(other)) || (a.lower() >= 1 && b.dominates(other))
             }
-            Bound::Num(_) | Bound::Sym(_) | Bound::Param(_) | Bound::Op(..) => false,
+            Bound::Num(_) | Bound::Sym(..) | Bound::Param(_) | Bound::Op(..) => false,
         }
     }
 
     /// The bound as a C++ constant expression of type `unsigned long long`, saturating as
     /// the numbers here do (`rs_bound_*` in the `rs_narrow` helper).
     pub fn cuda(&self) -> String {
-        self.spell("rs_bound_")
-    }
-
-    /// The bound as C++ evaluated at run time, where it names a parameter (`rs_fit_*` in the
-    /// `rs_fit` helper: the same saturating arithmetic, without a 64-bit division).
-    pub fn cuda_at_run_time(&self) -> String {
-        self.spell("rs_fit_")
-    }
-
-    fn spell(&self, prefix: &str) -> String {
         match self {
             Bound::Num(n) => format!("{}ull", (*n).min(U64_MAX)),
-            Bound::Sym(code) => format!("(unsigned long long)({code})"),
+            Bound::Sym(code, _) => format!("(unsigned long long)({code})"),
             Bound::Param(value) => format!("(unsigned long long)({})", value.cuda),
             Bound::Op(op, a, b) => {
                 let name = match op {
@@ -171,7 +162,7 @@ impl Bound {
                     BoundOp::Min => "min",
                     BoundOp::Max => "max",
                 };
-                format!("{prefix}{name}({}, {})", a.spell(prefix), b.spell(prefix))
+                format!("rs_bound_{name}({}, {})", a.cuda(), b.cuda())
             }
         }
     }
@@ -180,17 +171,8 @@ impl Bound {
     pub fn at_run_time(&self) -> bool {
         match self {
             Bound::Param(_) => true,
-            Bound::Num(_) | Bound::Sym(_) => false,
+            Bound::Num(_) | Bound::Sym(..) => false,
             Bound::Op(_, a, b) => a.at_run_time() || b.at_run_time(),
-        }
-    }
-
-    /// Whether the bound names a constant only the C++ compiler knows.
-    pub fn names_constant(&self) -> bool {
-        match self {
-            Bound::Sym(_) => true,
-            Bound::Num(_) | Bound::Param(_) => false,
-            Bound::Op(_, a, b) => a.names_constant() || b.names_constant(),
         }
     }
 }
@@ -269,7 +251,7 @@ impl Fact {
     pub fn hi_num(&self) -> Option<u128> {
         match self.hi {
             Bound::Num(n) => Some(n),
-            Bound::Sym(_) | Bound::Param(_) | Bound::Op(..) => None,
+            Bound::Sym(..) | Bound::Param(_) | Bound::Op(..) => None,
         }
     }
 }

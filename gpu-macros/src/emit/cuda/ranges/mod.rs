@@ -576,8 +576,12 @@ impl Walk<'_> {
                     varies: true,
                 })
             }
-            ExprKind::Outer(constant) => Some(Fact::exact(Bound::Sym(constant.cuda()))),
-            ExprKind::GenericConst(name) => Some(Fact::exact(Bound::Sym(name.to_string()))),
+            ExprKind::Outer(constant) => {
+                Some(Fact::exact(Bound::Sym(constant.cuda(), constant.twin())))
+            }
+            ExprKind::GenericConst(name) => {
+                Some(Fact::exact(Bound::Sym(name.to_string(), name.to_string())))
+            }
             ExprKind::Field { base, name, .. } => match &function.expr(*base).kind {
                 ExprKind::Builtin(builtin) => builtin_range(*builtin, name),
                 _ => None,

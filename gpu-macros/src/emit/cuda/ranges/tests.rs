@@ -166,7 +166,7 @@ fn bounds_fold_numbers_and_saturate() {
     let sum = Bound::Op(
         super::BoundOp::Add,
         std::rc::Rc::new(big.clone()),
-        std::rc::Rc::new(Bound::Sym("N".into())),
+        std::rc::Rc::new(Bound::Sym("N".into(), "N".into())),
     );
     assert_eq!(
         sum.cuda(),
