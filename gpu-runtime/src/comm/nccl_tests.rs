@@ -146,3 +146,103 @@ fn nccl_one_rank_starts_from_the_environment_over_tcp() {
     let comm = Communicator::from_env(&gpu, &env).unwrap();
     one_rank_collectives(&comm);
 }
+
+/// Every CUDA device, in the largest power-of-two count the machine has (the float means
+/// below are then exact); `None`, after saying why, on a machine with fewer than two.
+fn several_gpus() -> Option<Vec<Gpu>> {
+    test_gpu()?;
+    if !nccl_present() {
+        return None;
+    }
+    let count = Gpu::count().unwrap_or(0);
+    if count < 2 {
+        say_skipped("one CUDA device; the multi-rank NCCL tests need two or more");
+        return None;
+    }
+    let ranks = 1 << count.ilog2();
+    Some((0..ranks).map(|i| Gpu::new(i).unwrap()).collect())
+}
+
+#[test]
+fn nccl_ranks_on_several_gpus_run_every_collective() {
+    let Some(gpus) = several_gpus() else { return };
+    super::tests::every_collective_on::<f32>(Communicator::for_devices(&gpus).unwrap());
+    super::tests::every_collective_on::<f64>(Communicator::for_devices(&gpus).unwrap());
+    super::tests::every_collective_on::<half::bf16>(Communicator::for_devices(&gpus).unwrap());
+}
+
+#[test]
+fn nccl_all_reduce_gives_every_rank_the_same_bits() {
+    let Some(gpus) = several_gpus() else { return };
+    let (world_size, len) = (gpus.len(), 1 << 20);
+    let results =
+        super::tests::on_group(Communicator::for_devices(&gpus).unwrap(), |comm, stream| {
+            let data = super::tests::rough_data(comm.rank(), len);
+            let mut x = DeviceBuffer::from_host(&stream, &data).unwrap();
+            comm.all_reduce(&stream, &mut x, ReduceOp::Mean).unwrap();
+            x.to_host(&stream).unwrap()
+        });
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for (rank, result) in results.iter().enumerate() {
+        assert_eq!(
+            bits(result),
+            bits(&results[0]),
+            "rank {rank} differs from rank 0"
+        );
+    }
+    // Whatever NCCL's order of summation, the mean is within rounding of the host's.
+    let inputs: Vec<Vec<f32>> = (0..world_size)
+        .map(|r| super::tests::rough_data(r, len))
+        .collect();
+    for (i, &got) in results[0].iter().enumerate() {
+        let exact = inputs.iter().map(|input| input[i] as f64).sum::<f64>() / world_size as f64;
+        let scale = inputs
+            .iter()
+            .map(|input| input[i].abs() as f64)
+            .sum::<f64>();
+        assert!(
+            (got as f64 - exact).abs() <= scale * 1e-6,
+            "element {i}: {got} against {exact}"
+        );
+    }
+}
+
+#[test]
+fn nccl_ranks_started_one_by_one_over_tcp_meet() {
+    let Some(gpus) = several_gpus() else { return };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .unwrap();
+    let world_size = gpus.len();
+    // As separate processes would: each rank reads its place and meets the others at rank 0.
+    let sums = std::thread::scope(|scope| {
+        let ranks: Vec<_> = gpus
+            .iter()
+            .enumerate()
+            .map(|(rank, gpu)| {
+                scope.spawn(move || {
+                    let env = RankEnv {
+                        rank,
+                        world_size,
+                        local_rank: rank,
+                        rendezvous: Some(Rendezvous::Tcp(format!("127.0.0.1:{port}"))),
+                    };
+                    let comm = Communicator::from_env(gpu, &env).unwrap();
+                    let stream = gpu.new_stream().unwrap();
+                    let mut x = DeviceBuffer::from_host(&stream, &[rank as i64 + 1; 3]).unwrap();
+                    comm.all_reduce(&stream, &mut x, ReduceOp::Sum).unwrap();
+                    x.to_host(&stream).unwrap()
+                })
+            })
+            .collect();
+        ranks
+            .into_iter()
+            .map(|rank| rank.join().expect("a rank panicked"))
+            .collect::<Vec<_>>()
+    });
+    let expected = (world_size * (world_size + 1) / 2) as i64;
+    for sum in sums {
+        assert_eq!(sum, [expected; 3]);
+    }
+}

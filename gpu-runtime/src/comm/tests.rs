@@ -13,6 +13,15 @@ use crate::random::philox4x32_10;
 fn on_ranks<R: Send>(world_size: usize, body: impl Fn(Communicator, Stream) -> R + Sync) -> Vec<R> {
     let comms = cpu_group(world_size, Duration::from_secs(20));
     assert_eq!(comms.len(), world_size);
+    on_group(comms, body)
+}
+
+/// Runs `body` on every rank of `comms`, a thread each, with its device's default stream;
+/// the results in rank order.
+pub(super) fn on_group<R: Send>(
+    comms: Vec<Communicator>,
+    body: impl Fn(Communicator, Stream) -> R + Sync,
+) -> Vec<R> {
     std::thread::scope(|scope| {
         let handles: Vec<_> = comms
             .into_iter()
@@ -37,7 +46,7 @@ fn value(rank: usize, i: usize) -> f64 {
 }
 
 /// Converts test values into each element type.
-trait FromF64: CommElement {
+pub(super) trait FromF64: CommElement {
     fn of(value: f64) -> Self;
 }
 
@@ -60,11 +69,19 @@ fn data<T: FromF64>(rank: usize, len: usize) -> Vec<T> {
 }
 
 /// All-reduce (sum and mean), broadcast from every root, all-gather and reduce-scatter of
-/// `T` on `world_size` ranks, against sums taken on the host.
+/// `T` on `world_size` CPU ranks, against sums taken on the host.
 fn every_collective<T: FromF64 + PartialEq + std::fmt::Debug>(world_size: usize) {
-    let len = 5;
+    every_collective_on::<T>(cpu_group(world_size, Duration::from_secs(20)));
+}
+
+/// [`every_collective`] on the group `comms`, whose world size must divide the sums below
+/// exactly where `T` is a float (NCCL's mean multiplies by the reciprocal).
+pub(super) fn every_collective_on<T: FromF64 + PartialEq + std::fmt::Debug>(
+    comms: Vec<Communicator>,
+) {
+    let (world_size, len) = (comms.len(), 1000);
     let sum = |i: usize| (0..world_size).map(|r| value(r, i)).sum::<f64>();
-    let results = on_ranks(world_size, |comm, stream| {
+    let results = on_group(comms, |comm, stream| {
         let rank = comm.rank();
         let mut x = DeviceBuffer::from_host(&stream, &data::<T>(rank, len)).unwrap();
         comm.all_reduce(&stream, &mut x, ReduceOp::Sum).unwrap();
@@ -135,7 +152,7 @@ fn every_collective_for_every_element_kind() {
 
 /// Uniform f32 in (-1, 1) scaled by powers of ten, so that sums round differently in
 /// different orders.
-fn rough_data(rank: usize, len: usize) -> Vec<f32> {
+pub(super) fn rough_data(rank: usize, len: usize) -> Vec<f32> {
     (0..len)
         .map(|i| {
             let words = philox4x32_10([i as u32, rank as u32, 0, 0], [7, 11]);

@@ -1,5 +1,6 @@
-//! Data-parallel training on CPU-backend ranks: identical replicas, and N ranks at global
-//! batch B training like one rank at batch B.
+//! Data-parallel training on CPU-backend ranks, and on every GPU through NCCL where a machine
+//! has two or more: identical replicas, and N ranks at global batch B training like one rank
+//! at batch B.
 
 use super::super::{train as train_one, Optimizer, Precision};
 use super::*;
@@ -98,50 +99,98 @@ fn after_training_every_rank_holds_the_same_weights() {
 
 #[test]
 fn n_ranks_at_batch_b_train_like_one_rank_at_batch_b() {
+    for ranks in [2, 4] {
+        trains_like_one_rank(&Gpu::cpu(), &cpu_ranks(ranks));
+    }
+}
+
+/// Every CUDA device (two or more) when NCCL loads; `None`, after saying why, otherwise.
+fn gpu_ranks() -> Option<Vec<Gpu>> {
+    gpu_dsl::runtime::test_gpu()?;
+    if let Err(err) = gpu_dsl::runtime::comm::nccl_version() {
+        assert!(
+            std::env::var_os("GPU_REQUIRE_NCCL").is_none(),
+            "GPU_REQUIRE_NCCL is set but NCCL is unusable: {err}"
+        );
+        eprintln!("skipped: NCCL not available ({err})");
+        return None;
+    }
+    match Gpu::count() {
+        Ok(count) if count >= 2 => Some((0..count).map(|i| Gpu::new(i).unwrap()).collect()),
+        _ => {
+            eprintln!("skipped: one CUDA device; data-parallel GPU tests need two or more");
+            None
+        }
+    }
+}
+
+#[test]
+fn gpu_ranks_through_nccl_train_like_one_gpu() {
+    let Some(gpus) = gpu_ranks() else { return };
+    let ranks = if gpus.len() >= 4 {
+        &gpus[..4]
+    } else {
+        &gpus[..2]
+    };
+    trains_like_one_rank(&gpus[0], ranks);
+    // Every rank ends with the same bits, after many steps and after a single one.
+    let data = learnable_data(96, 2);
+    for config in [config(16, 2), config(96, 1)] {
+        let models = train_threads(ranks, &config, &data, &data, &mut |_| {}, &mut |_| {}).unwrap();
+        assert_eq!(models.len(), ranks.len());
+        for (rank, model) in models.iter().enumerate() {
+            assert_eq!(
+                bits(model),
+                bits(&models[0]),
+                "rank {rank} of {}",
+                ranks.len()
+            );
+        }
+    }
+}
+
+/// `ranks` at global batch B against one rank on `one` at batch B: the same losses and test
+/// accuracy epoch by epoch (within 0.3 pt), and nearby weights at the end.
+fn trains_like_one_rank(one: &Gpu, ranks: &[Gpu]) {
     let (train, test) = (learnable_data(384, 3), learnable_data(1024, 4));
     let config = config(32, 6);
     let mut single = Vec::new();
-    let one = train_one(&Gpu::cpu(), &config, &train, &test, &mut |_| {}, &mut |e| {
+    let alone = train_one(one, &config, &train, &test, &mut |_| {}, &mut |e| {
         single.push(e.clone())
     })
     .unwrap();
     let (one_end, one_start) = (&single[single.len() - 1], &single[0]);
     assert!(one_end.test_accuracy > 0.8, "{}", one_end.test_accuracy);
     assert!(one_end.train_loss < one_start.train_loss * 0.7);
-    for ranks in [2, 4] {
-        let mut epochs = Vec::new();
-        let models = train_threads(
-            &cpu_ranks(ranks),
-            &config,
-            &train,
-            &test,
-            &mut |_| {},
-            &mut |e| epochs.push(e.clone()),
-        )
-        .unwrap();
-        for (epoch, (a, b)) in epochs.iter().zip(&single).enumerate() {
-            let what = format!("{ranks} ranks, epoch {}", epoch + 1);
+    let mut epochs = Vec::new();
+    let models = train_threads(ranks, &config, &train, &test, &mut |_| {}, &mut |e| {
+        epochs.push(e.clone())
+    })
+    .unwrap();
+    assert_eq!(epochs.len(), single.len());
+    let count = ranks.len();
+    for (epoch, (a, b)) in epochs.iter().zip(&single).enumerate() {
+        let what = format!("{count} ranks, epoch {}", epoch + 1);
+        assert!(
+            (a.train_loss - b.train_loss).abs() <= 1e-3 * b.train_loss,
+            "{what}: loss {} vs {}",
+            a.train_loss,
+            b.train_loss
+        );
+        assert!(
+            (a.test_accuracy - b.test_accuracy).abs() <= 0.003,
+            "{what}: accuracy {} vs {}",
+            a.test_accuracy,
+            b.test_accuracy
+        );
+    }
+    for (a, b) in models[0].layers.iter().zip(&alone.layers) {
+        let scale = b.weights.iter().fold(0f32, |m, v| m.max(v.abs()));
+        for (x, y) in a.weights.iter().zip(&b.weights) {
             assert!(
-                (a.train_loss - b.train_loss).abs() <= 1e-3 * b.train_loss,
-                "{what}: loss {} vs {}",
-                a.train_loss,
-                b.train_loss
+                (x - y).abs() <= 1e-2 * scale,
+                "{count} ranks: weight {x} vs {y}"
             );
-            assert!(
-                (a.test_accuracy - b.test_accuracy).abs() <= 0.003,
-                "{what}: accuracy {} vs {}",
-                a.test_accuracy,
-                b.test_accuracy
-            );
-        }
-        for (a, b) in models[0].layers.iter().zip(&one.layers) {
-            let scale = b.weights.iter().fold(0f32, |m, v| m.max(v.abs()));
-            for (x, y) in a.weights.iter().zip(&b.weights) {
-                assert!(
-                    (x - y).abs() <= 1e-2 * scale,
-                    "{ranks} ranks: weight {x} vs {y}"
-                );
-            }
         }
     }
 }
