@@ -234,12 +234,22 @@ fn softmax_cross_entropy_loss_gradient_and_accuracy() {
 fn bias_gradients_sum_columns() {
     let gpu = test_device();
     let stream = gpu.default_stream();
-    let (rows, cols) = (64, 130);
+    let (rows, cols) = (300, 130);
     let dz = random_f32(rows * cols, 5);
     let a = random_f32(rows * cols, 6);
+    // Each column in its lanes (every COLUMN_LANES-th row), then the lanes in order.
+    let lanes = mlp::COLUMN_LANES;
     let column_sum = |m: &[f32]| -> Vec<f32> {
         (0..cols)
-            .map(|c| (0..rows).map(|r| m[r * cols + c]).sum())
+            .map(|c| {
+                let lane = |l: usize| {
+                    let rows = (l..rows).step_by(lanes);
+                    rows.fold(0.0f32, |sum, r| sum + m[r * cols + c])
+                };
+                (0..lanes)
+                    .map(lane)
+                    .fold(0.0f32, |total, part| total + part)
+            })
             .collect()
     };
     let mut grad = DeviceBuffer::<f32>::zeroed(&stream, cols).unwrap();
