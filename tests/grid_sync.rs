@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::assert_compiles_with_nvrtc;
+use common::{assert_compiles_with_nvrtc, backends as devices};
 use gpu_dsl::prelude::*;
 use gpu_dsl::runtime::{test_device, Backend, Error, SiteAction, TemplateArg};
 
@@ -17,18 +17,6 @@ use gpu_dsl::runtime::{test_device, Backend, Error, SiteAction, TemplateArg};
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// The CPU backend, and the GPU when there is one.
-fn devices() -> Vec<Gpu> {
-    let mut devices = vec![Gpu::cpu()];
-    let best = test_device();
-    if best.backend() == Backend::Cuda {
-        devices.push(best);
-    } else {
-        eprintln!("skipped the GPU half: no CUDA device");
-    }
-    devices
 }
 
 /// `steps` explicit heat-equation steps on `a` with fixed ends, ping-ponging through `b`: each

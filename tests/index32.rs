@@ -11,11 +11,9 @@ mod common;
 #[path = "../examples/bench/port_kernels.rs"]
 mod ports;
 
-use common::{assert_compiles_with_nvrtc, random_f32};
+use common::{assert_compiles_with_nvrtc, backends as devices, random_f32};
 use gpu_dsl::prelude::*;
-use gpu_dsl::runtime::{
-    compile_to_ptx, compile_to_ptx_generic, test_device, test_nvrtc, Backend, TemplateArg,
-};
+use gpu_dsl::runtime::{compile_to_ptx, compile_to_ptx_generic, test_nvrtc, TemplateArg};
 
 use ports::{matmul_tiled, TILE};
 
@@ -206,15 +204,6 @@ fn tree_sum(x: &[f32], sums: &mut [f32]) {
     }
     if tid == 0 {
         sums[block_idx().x as usize] = cache[0];
-    }
-}
-
-/// The test device, and the CPU backend too where that is a GPU.
-fn devices() -> Vec<Gpu> {
-    let device = test_device();
-    match device.backend() {
-        Backend::Cuda => vec![device, Gpu::cpu()],
-        Backend::Cpu => vec![device],
     }
 }
 

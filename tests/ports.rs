@@ -11,30 +11,9 @@ mod ports2;
 #[path = "../examples/bench/port_kernels3.rs"]
 mod ports3;
 
-use common::{assert_compiles_with_nvrtc, random_f32};
+use common::{assert_compiles_with_nvrtc, backends as devices, close, random_f32};
 use gpu_dsl::prelude::*;
-use gpu_dsl::runtime::test_device;
 use ports::{BLOCK, TILE, TRANSPOSE_ROWS};
-
-/// Both backends: the CPU always, the best device too when it is a GPU.
-fn devices() -> Vec<Gpu> {
-    let best = test_device();
-    if best.backend() == gpu_dsl::runtime::Backend::Cuda {
-        vec![Gpu::cpu(), best]
-    } else {
-        vec![Gpu::cpu()]
-    }
-}
-
-fn close(ours: &[f32], expected: &[f32], tolerance: f32) {
-    assert_eq!(ours.len(), expected.len());
-    for (i, (a, b)) in ours.iter().zip(expected).enumerate() {
-        assert!(
-            (a - b).abs() <= tolerance * (1.0 + b.abs()),
-            "element {i}: {a} against {b}"
-        );
-    }
-}
 
 #[test]
 fn every_port_compiles_with_nvrtc() {

@@ -30,6 +30,20 @@ pub(crate) const OUT_U8: ParamKind = ParamKind::Slice {
     elem: ElemType::Scalar(ScalarType::U8),
     mutable: true,
 };
+/// An `f32` scalar parameter of a twin.
+pub(crate) const FLOAT: ParamKind = ParamKind::Scalar(ScalarType::F32);
+/// A `u32` scalar parameter of a twin.
+pub(crate) const UINT: ParamKind = ParamKind::Scalar(ScalarType::U32);
+/// A `&[u32]` parameter of a twin.
+pub(crate) const IN_U32: ParamKind = ParamKind::Slice {
+    elem: ElemType::Scalar(ScalarType::U32),
+    mutable: false,
+};
+/// A `&mut [u32]` parameter of a twin.
+pub(crate) const OUT_U32: ParamKind = ParamKind::Slice {
+    elem: ElemType::Scalar(ScalarType::U32),
+    mutable: true,
+};
 
 /// A CUDA C twin: `source` defines `extern "C" __global__ void name(...)`, slices passed as a
 /// pointer and an `unsigned long long` length, as every kernel of ours is.

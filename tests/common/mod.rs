@@ -45,3 +45,27 @@ pub fn assert_compiles_with_nvrtc(kernels: &[(&Kernel, &[TemplateArg])]) {
         }
     }
 }
+
+/// Both backends: the CPU always, and the best device too when it is a GPU (saying so when
+/// there is none, so a CPU-only pass is visible).
+pub fn backends() -> Vec<gpu_dsl::runtime::Gpu> {
+    use gpu_dsl::runtime::{test_device, Backend, Gpu};
+    let best = test_device();
+    if best.backend() == Backend::Cuda {
+        vec![Gpu::cpu(), best]
+    } else {
+        eprintln!("skipped the GPU half: no CUDA device");
+        vec![Gpu::cpu()]
+    }
+}
+
+/// `ours` equals `expected` element by element within `tolerance`, relative to `1 + |expected|`.
+pub fn close(ours: &[f32], expected: &[f32], tolerance: f32) {
+    assert_eq!(ours.len(), expected.len());
+    for (i, (a, b)) in ours.iter().zip(expected).enumerate() {
+        assert!(
+            (a - b).abs() <= tolerance * (1.0 + b.abs()),
+            "element {i}: {a} against {b}"
+        );
+    }
+}

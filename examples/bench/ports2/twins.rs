@@ -2,20 +2,9 @@
 //! algorithm, with `int` indices and `__restrict__` pointers, each slice passed as a pointer and
 //! an `unsigned long long` length as our kernels receive it.
 
-use gpu_dsl::runtime::{ElemType, Kernel, ParamKind, ScalarType};
+use gpu_dsl::runtime::Kernel;
 
-use crate::ports::{twin, INT, IN_F32, IN_U8, OUT_F32, OUT_U8};
-
-const FLOAT: ParamKind = ParamKind::Scalar(ScalarType::F32);
-const UINT: ParamKind = ParamKind::Scalar(ScalarType::U32);
-const IN_U32: ParamKind = ParamKind::Slice {
-    elem: ElemType::Scalar(ScalarType::U32),
-    mutable: false,
-};
-const OUT_U32: ParamKind = ParamKind::Slice {
-    elem: ElemType::Scalar(ScalarType::U32),
-    mutable: true,
-};
+use crate::ports::{twin, FLOAT, INT, IN_F32, IN_U32, IN_U8, OUT_F32, OUT_U32, OUT_U8, UINT};
 
 /// Bell and Garland's `spmv_csr_vector_kernel`, with the shuffle reduction of current CUDA.
 pub(super) static SPMV_C: Kernel = twin(
