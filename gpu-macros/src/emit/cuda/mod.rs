@@ -451,8 +451,10 @@ impl<'a> Emitter<'a> {
         helper.name
     }
 
-    /// The C++ parameters, in order.
-    fn parameters(&mut self) -> Vec<String> {
+    /// The C++ parameters, in order: the kernel's, or (`body`) those of a split kernel's body
+    /// function, which takes each `#[constant]` table by reference to the kernel's
+    /// `__grid_constant__` parameter, so it is still read in place.
+    fn parameters(&mut self, body: bool) -> Vec<String> {
         if self.kernel.params.iter().any(|param| param.constant) {
             self.use_helper("rs_table");
         }
@@ -474,11 +476,12 @@ impl<'a> Emitter<'a> {
                 // in place (also at a run-time index) through the constant cache.
                 Ty::Array { elem, len } if param.constant => {
                     let name = name.strip_suffix(".v").unwrap_or(&name);
-                    params.push(format!(
-                        "const __grid_constant__ rs_table<{}, {}> {name}",
-                        cuda_ty(*elem),
-                        len.cuda()
-                    ));
+                    let (elem, len) = (cuda_ty(*elem), len.cuda());
+                    params.push(if body {
+                        format!("const rs_table<{elem}, {len}>& {name}")
+                    } else {
+                        format!("const __grid_constant__ rs_table<{elem}, {len}> {name}")
+                    });
                 }
                 // By value and `__grid_constant__`, so a copy names it by its generic address;
                 // the buffer's pointer and length follow, unused, so the launch orders the
@@ -509,7 +512,7 @@ impl<'a> Emitter<'a> {
 
     /// The C++ signature: `extern "C" __global__ void k(...)` or `__device__ float f(...)`.
     fn signature(&mut self) -> String {
-        let params = self.parameters();
+        let params = self.parameters(false);
         self.signature_of(&params)
     }
 
@@ -588,7 +591,7 @@ impl<'a> Emitter<'a> {
     /// passes it as a last, hidden parameter.
     fn split_kernel(&mut self, body: &str) {
         let name = format!("rs_body_{}", self.kernel.name);
-        let params = self.parameters();
+        let params = self.parameters(true);
         let mut template = vec!["bool rs_fits".to_string()];
         let mut template_args = Vec::new();
         for generic in &self.kernel.generics {
@@ -606,7 +609,8 @@ impl<'a> Emitter<'a> {
         }
         let mut args = Vec::new();
         for param in &self.kernel.params {
-            args.push(self.name(param.local).to_string());
+            let name = self.name(param.local);
+            args.push(name.strip_suffix(".v").unwrap_or(name).to_string());
             if matches!(param.ty, Ty::Slice { .. }) {
                 args.push(self.len_name(param.local).to_string());
             }
@@ -625,7 +629,7 @@ impl<'a> Emitter<'a> {
         };
         self.launch_fit = ranges::minimal(&self.fits_at_launch).into_iter().collect();
         let cond = narrow::LAUNCH_FITS;
-        let mut params = self.parameters();
+        let mut params = self.parameters(false);
         params.push(format!("unsigned int {}", narrow::LAUNCH_FITS));
         let signature = self.signature_of(&params);
         self.out.line(&format!("{signature} {{"));

@@ -22,7 +22,9 @@
 //!
 //! A kernel is split only where that narrows something worth a second body (a variable, a
 //! product of two values, a division: [`super::ranges::Ranges::gains_at_launch`]), and not
-//! when it has static shared memory, since each instantiation would have its own arrays.
+//! when it has static shared memory, since each instantiation would have its own arrays. A
+//! `#[constant]` table reaches the body by reference to the kernel's `__grid_constant__`
+//! parameter, so both instantiations read it in place.
 
 use super::ranges::{cond_cuda, for_int, is_wide, Atom, Fact, Params, I32_MAX};
 use super::{fresh, Emitter};
@@ -282,8 +284,8 @@ pub(super) const LAUNCH_FITS: &str = "rs_launch_fits";
 
 /// The parameters a kernel's 32-bit code may depend on, decided at launch; `None` where the
 /// kernel is not split into two bodies: a device function, or a kernel with static shared
-/// memory, `#[constant]` tables, tensor maps, closures or a grid barrier (the last ones live
-/// in the parameter space, which a call would copy).
+/// memory, tensor maps, closures or a grid barrier (tensor maps live in the parameter space,
+/// which a call would copy; a `#[constant]` table is passed on by reference).
 pub(super) fn launch_params(
     program: &Program,
     kernel: &Function,
@@ -304,6 +306,8 @@ pub(super) fn launch_params(
     for param in &kernel.params {
         match param.ty {
             Ty::Slice { .. } if !param.constant => {}
+            // Read in place by the body too, through a reference (see `split_kernel`).
+            Ty::Array { .. } if param.constant => {}
             Ty::Scalar(_) | Ty::Struct(_) | Ty::Enum(_) if !param.constant => {
                 if is_wide(types.local(param.local)) {
                     values.push((param.local, names[param.local.0 as usize].clone()));

@@ -16,6 +16,17 @@ pub(super) fn diverges(block: &Block) -> bool {
     )
 }
 
+/// One thing a condition says of a variable.
+enum Guard {
+    /// Its fact where the condition holds.
+    Fact(LocalId, Fact),
+    /// An upper bound of a signed variable with no fact: a fact only with an [`Guard::AtLeast`]
+    /// of the same condition (`lo` is then that one's).
+    Below(LocalId, Fact),
+    /// A lower bound, not negative, of a signed variable with no fact.
+    AtLeast(LocalId, Bound),
+}
+
 impl Walk<'_> {
     /// Runs `inside` with what `cond` being `truth` says of variables added to their facts;
     /// `mutable` lists the mutable variables it may speak of (a `while` body's, until they
@@ -35,13 +46,36 @@ impl Walk<'_> {
     }
 
     /// What `cond` being `truth` says of variables: `a < b` bounds `a` above by `b - 1` and
-    /// `b` below by `a + 1`; `&&` when true and `||` when false say what both sides say.
+    /// `b` below by `a + 1`; `&&` when true and `||` when false say what both sides say. A
+    /// signed variable with no fact of its own gets one only where the condition bounds it
+    /// both ways, below by a value that is not negative (`r >= 0 && r < height as i64`).
     pub(super) fn guards(
         &mut self,
         cond: ExprId,
         truth: bool,
         mutable: Option<&[LocalId]>,
     ) -> Vec<(LocalId, Fact)> {
+        let guards = self.guard_list(cond, truth, mutable);
+        let mut facts = Vec::new();
+        for guard in &guards {
+            match guard {
+                Guard::Fact(local, fact) => facts.push((*local, fact.clone())),
+                Guard::Below(local, fact) => {
+                    let lower = guards.iter().find_map(|other| match other {
+                        Guard::AtLeast(l, lo) if l == local => Some(lo.clone()),
+                        _ => None,
+                    });
+                    if let Some(lo) = lower {
+                        facts.push((*local, Fact { lo, ..fact.clone() }));
+                    }
+                }
+                Guard::AtLeast(..) => {}
+            }
+        }
+        facts
+    }
+
+    fn guard_list(&mut self, cond: ExprId, truth: bool, mutable: Option<&[LocalId]>) -> Vec<Guard> {
         let function = self.function;
         match &function.expr(cond).kind {
             ExprKind::Binary {
@@ -52,14 +86,14 @@ impl Walk<'_> {
                 if (*op == BinOp::And) != truth {
                     return Vec::new();
                 }
-                let mut guards = self.guards(*lhs, truth, mutable);
-                guards.extend(self.guards(*rhs, truth, mutable));
+                let mut guards = self.guard_list(*lhs, truth, mutable);
+                guards.extend(self.guard_list(*rhs, truth, mutable));
                 guards
             }
             ExprKind::Unary {
                 op: UnOp::Not,
                 operand,
-            } => self.guards(*operand, !truth, mutable),
+            } => self.guard_list(*operand, !truth, mutable),
             ExprKind::Binary { op, lhs, rhs } => {
                 // `small < big` (strict) or `small <= big`.
                 let (small, big, strict) = match (op, truth) {
@@ -82,7 +116,7 @@ impl Walk<'_> {
         big: ExprId,
         strict: bool,
         mutable: Option<&[LocalId]>,
-    ) -> Vec<(LocalId, Fact)> {
+    ) -> Vec<Guard> {
         let step = Bound::Num(u128::from(strict));
         let small_fact = self.fact(small);
         let big_fact = self.fact(big);
@@ -90,6 +124,16 @@ impl Walk<'_> {
         if let (Some(local), Some(big)) = (self.refinable(small, mutable), &big_fact) {
             // `big - 1` does not wrap where `small < big` holds.
             let hi = Bound::op(BoundOp::Sub, &big.hi, &step);
+            if self.bounds_alone(local) {
+                let fact = Fact {
+                    lo: Bound::Num(0),
+                    hi,
+                    cond: big.cond.clone(),
+                    varies: true,
+                };
+                guards.push(Guard::Below(local, fact));
+                return guards;
+            }
             let fact = match self.current(local) {
                 // A mutable variable's own bound may be the one being established: the
                 // condition's stands alone, so the widening converges.
@@ -112,9 +156,17 @@ impl Walk<'_> {
                     varies: true,
                 },
             };
-            guards.push((local, fact));
+            guards.push(Guard::Fact(local, fact));
         }
         if let Some(local) = self.refinable(big, mutable) {
+            if self.bounds_alone(local) {
+                // At least a value that is not negative.
+                if let Some(fact) = small_fact.as_ref().filter(|fact| fact.cond.is_empty()) {
+                    let lo = Bound::op(BoundOp::Add, &fact.lo, &step);
+                    guards.push(Guard::AtLeast(local, lo));
+                }
+                return guards;
+            }
             if let Some(own) = self.current(local) {
                 // Only an unconditional lower bound of `small` is used, so the variable's
                 // fact gains no condition from it.
@@ -123,7 +175,7 @@ impl Walk<'_> {
                     _ => Bound::Num(0),
                 };
                 let lo = Bound::op(BoundOp::Add, &below, &step);
-                guards.push((
+                guards.push(Guard::Fact(
                     local,
                     Fact {
                         lo: Bound::op(BoundOp::Max, &own.lo, &lo),
@@ -135,13 +187,23 @@ impl Walk<'_> {
         guards
     }
 
-    /// The variable `id` reads, if a condition may bound it: an unsigned one that is never
+    /// Whether a condition's bounds of `local` must stand alone: it is signed and not known
+    /// to be non-negative without a condition (a conditional fact may not hold, and then
+    /// the value may be negative, so `x < n` alone says nothing of it).
+    fn bounds_alone(&self, local: LocalId) -> bool {
+        super::signed_max(self.types.local(local)).is_some()
+            && self.current(local).is_none_or(|fact| !fact.cond.is_empty())
+    }
+
+    /// The variable `id` reads, if a condition may bound it: an integer one that is never
     /// written, or one of `mutable`.
     fn refinable(&self, id: ExprId, mutable: Option<&[LocalId]>) -> Option<LocalId> {
         let ExprKind::Local(local) = self.function.expr(id).kind else {
             return None;
         };
-        super::unsigned_max(self.types.local(local))?;
+        if !super::has_facts(self.types.local(local)) {
+            return None;
+        }
         let fixed = !self.function.local(local).mutable;
         (fixed || mutable.is_some_and(|m| m.contains(&local))).then_some(local)
     }

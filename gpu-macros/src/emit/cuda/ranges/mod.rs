@@ -24,7 +24,8 @@
 //! ([`closures`]), and, in a kernel, its 64-bit parameters and slice lengths, whose bounds
 //! only the launch knows, so the fit is decided there ([`super::narrow`]). Anything read
 //! from memory (shared memory included: an index into it proves nothing, as it may be out of
-//! bounds) and signed values are unknown. Subtraction is narrowed only where it provably does
+//! bounds) is unknown, and so is a signed value unless it provably is not negative (see
+//! [`signed_max`]). Subtraction is narrowed only where it provably does
 //! not wrap, and division only by a provably non-zero divisor, so the hardware's results
 //! agree too.
 //!
@@ -75,6 +76,25 @@ fn unsigned_max(ty: Ty) -> Option<u128> {
         Ty::Scalar(Scalar::U64 | Scalar::Usize) => Some(U64_MAX),
         _ => None,
     }
+}
+
+/// The signed integer types and their maxima; `None` for every other type. A fact of a
+/// signed value also says it is not negative: only what provably is (a cast of a bounded
+/// unsigned value, a variable a condition holds between `0` and a bound, sums and products
+/// of those) gets one, so `r as usize` behind `if r >= 0 && r < height as i64` is bounded.
+fn signed_max(ty: Ty) -> Option<u128> {
+    match ty {
+        Ty::Scalar(Scalar::I8) => Some(i8::MAX as u128),
+        Ty::Scalar(Scalar::I16) => Some(i16::MAX as u128),
+        Ty::Scalar(Scalar::I32) => Some(i32::MAX as u128),
+        Ty::Scalar(Scalar::I64) => Some(i64::MAX as u128),
+        _ => None,
+    }
+}
+
+/// Whether values of `ty` may have facts: the integer types.
+fn has_facts(ty: Ty) -> bool {
+    unsigned_max(ty).is_some() || signed_max(ty).is_some()
 }
 
 /// Whether `ty` is a 64-bit unsigned type: the ones the emitter may narrow.
@@ -506,7 +526,9 @@ impl Walk<'_> {
                 }
             }
         }
-        unsigned_max(ty)?;
+        if !has_facts(ty) {
+            return None;
+        }
         let fact = self.raw(id);
         self.fit(ty, fact)
     }
@@ -516,6 +538,13 @@ impl Walk<'_> {
     /// narrower one computes in its own width, so a bound past its maximum, or one only C++
     /// knows, says only that the value is one of the type's.
     fn fit(&self, ty: Ty, fact: Option<Fact>) -> Option<Fact> {
+        if let Some(max) = signed_max(ty) {
+            // Not negative (every fact is), and within the type: the value is the same
+            // integer as the unsigned arithmetic's.
+            let fact = fact?;
+            let hi = fact.hi.clone();
+            return fact.require(hi, Bound::Num(max.min(U32_MAX)));
+        }
         let max = unsigned_max(ty)?;
         if is_wide(ty) {
             let fact = fact?;
@@ -542,13 +571,15 @@ impl Walk<'_> {
             return Some(fact.clone());
         }
         let (_, name) = self.params?.values.iter().find(|(l, _)| *l == local)?;
+        // Exactly the launch's value, so it bounds from below too (`n - 1`, `len / n`).
+        let value = Bound::Param(LaunchValue {
+            local,
+            len: false,
+            cuda: name.clone(),
+        });
         Some(Fact {
-            lo: Bound::Num(0),
-            hi: Bound::Param(LaunchValue {
-                local,
-                len: false,
-                cuda: name.clone(),
-            }),
+            lo: value.clone(),
+            hi: value,
             cond: BTreeSet::new(),
             varies: true,
         })
@@ -565,21 +596,23 @@ impl Walk<'_> {
                     return None;
                 };
                 let (_, name) = self.params?.lens.iter().find(|(l, _)| l == slice)?;
+                let len = Bound::Param(LaunchValue {
+                    local: *slice,
+                    len: true,
+                    cuda: name.clone(),
+                });
                 Some(Fact {
-                    lo: Bound::Num(0),
-                    hi: Bound::Param(LaunchValue {
-                        local: *slice,
-                        len: true,
-                        cuda: name.clone(),
-                    }),
+                    lo: len.clone(),
+                    hi: len,
                     cond: BTreeSet::new(),
                     varies: true,
                 })
             }
-            ExprKind::Outer(constant) => {
+            // A signed constant may be negative, which its symbolic bound cannot say.
+            ExprKind::Outer(constant) if unsigned_max(self.types.expr(id)).is_some() => {
                 Some(Fact::exact(Bound::Sym(constant.cuda(), constant.twin())))
             }
-            ExprKind::GenericConst(name) => {
+            ExprKind::GenericConst(name) if unsigned_max(self.types.expr(id)).is_some() => {
                 Some(Fact::exact(Bound::Sym(name.to_string(), name.to_string())))
             }
             ExprKind::Field { base, name, .. } => match &function.expr(*base).kind {
@@ -595,7 +628,8 @@ impl Walk<'_> {
                 ..
             } => Some(Fact::between(32, 32)),
             // A narrower unsigned value keeps its range; a 64-bit one its fact, so the cast's
-            // code is its operand's. Signed values and `bool`s have none.
+            // code is its operand's; a signed one its fact where it has one (then it is not
+            // negative). `bool`s have none.
             ExprKind::Cast { expr, .. } => self.fact(*expr),
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
             ExprKind::Method {

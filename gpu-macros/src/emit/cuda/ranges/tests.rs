@@ -272,6 +272,63 @@ fn k(width: usize, height: usize, out: &mut [u32]) {
 }
 
 #[test]
+fn a_parameter_bounds_from_below_too() {
+    let rust = r#"
+fn k(n: usize, nz: usize, table: &[f32], out: &mut [u32]) {
+    let rows = table.len() / n;
+    let inner = nz - 1;
+    for r in 0..rows {
+        for z in 1..inner {
+            out[r * n + z] = 0;
+        }
+    }
+}
+"#;
+    // `table.len() / n` is the quotient when `n >= 1`, which the launch checks.
+    let rows = launch_fact(rust, "rows").expect("a quotient decided at launch");
+    let cond = cond_cuda(&rows.cond);
+    assert!(cond.contains("1ull <= (unsigned long long)(n)"), "{cond}");
+    // `nz - 1` does not wrap when `nz >= 1`.
+    let inner = launch_fact(rust, "inner").expect("a difference decided at launch");
+    let cond = cond_cuda(&inner.cond);
+    assert!(cond.contains("1ull <= (unsigned long long)(nz)"), "{cond}");
+    assert_eq!(fact(rust, "rows"), None);
+}
+
+#[test]
+fn a_signed_value_is_bounded_only_where_it_cannot_be_negative() {
+    let rust = r#"
+fn k(width: usize, out: &mut [u32]) {
+    let x = thread_idx().x as usize;
+    let from_unsigned = x as i64;
+    let shifted = from_unsigned - 2;
+    if shifted >= 0 && shifted < width as i64 {
+        let both = shifted as usize;
+        out[both] = 0;
+    }
+    if shifted < width as i64 {
+        let above_only = shifted as usize;
+        out[above_only] = 0;
+    }
+    if shifted < 0 || shifted >= 5 {
+        return;
+    }
+    let after_return = shifted as usize;
+    let narrow = x as i32;
+    out[after_return] = narrow as u32;
+}
+"#;
+    assert_eq!(bounds(rust, "from_unsigned"), Some((0, 1023)));
+    assert_eq!(bounds(rust, "narrow"), Some((0, 1023)));
+    // It may be negative: nothing, until a condition bounds it both ways.
+    assert_eq!(fact(rust, "shifted"), None);
+    assert_eq!(fact(rust, "above_only"), None);
+    assert_eq!(bounds(rust, "after_return"), Some((0, 4)));
+    let both = launch_fact(rust, "both").expect("a fact decided at launch");
+    assert!(cond_cuda(&both.cond).contains("width"), "{:?}", both.cond);
+}
+
+#[test]
 fn mutable_variables_keep_a_bound_their_writes_respect() {
     let rust = r#"
 fn k(n: usize, out: &mut [u32]) {
