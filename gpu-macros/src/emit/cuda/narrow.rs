@@ -117,7 +117,11 @@ impl<'a> Emitter<'a> {
                 // A variable widens through its unsigned counterpart: zero-extended, which
                 // costs nothing, where a sign extension of an `int` costs an instruction. (A
                 // computation widens as it is, so an address keeps the signed multiply-add
-                // that folds its extension.)
+                // that folds its extension.) Sign-extended, `x[i]` and `x[i - 1]` could share
+                // an address, but a widened value also feeds conversions and unsigned
+                // products: H100, the 2-D convolution port went from 0.55 to 0.60 x its
+                // CUDA C twin, Mandelbrot from 1.035 to 0.994 and the general matrix product
+                // from 0.990 to 0.96-0.97, so zero extension stays.
                 Some(if ty == NARROW {
                     format!("((unsigned long long)(unsigned int){name})")
                 } else if ty == NARROW_UNSIGNED {
