@@ -16,6 +16,7 @@ fn every_port_compiles_with_nvrtc() {
         (&ports4::stencil7::KERNEL, &[]),
         (&ports4::scan_naive::KERNEL, &[]),
         (&ports4::conv2d::KERNEL, &[]),
+        (&ports4::conv2d_i32::KERNEL, &[]),
         (&ports4::kmeans_assign::KERNEL, &[]),
         (&ports4::histogram_f32::KERNEL, &[]),
     ]);
@@ -109,6 +110,9 @@ fn convolution_2d_matches_the_direct_sum_with_zero_outside() {
         let grid = Grid::xy(width.div_ceil(32) as u32, height.div_ceil(8) as u32);
         let config = LaunchConfig::new(grid, Block::xy(32, 8));
         ports4::conv2d::launch(&stream, config, &mask, width, height, &x, &mut out).unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, input.len()).unwrap();
+        ports4::conv2d_i32::launch(&stream, config, &mask, width, height, &x, &mut out).unwrap();
         close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
     }
 }

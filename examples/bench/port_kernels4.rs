@@ -107,6 +107,36 @@ pub fn conv2d(
     }
 }
 
+/// [`conv2d`] with the signed neighbour offsets in `i32`, as the CUDA C code's `int`s.
+#[kernel]
+pub fn conv2d_i32(
+    #[constant] mask: &[f32; MASK_WIDTH * MASK_WIDTH],
+    width: usize,
+    height: usize,
+    input: &[f32],
+    output: &mut [f32],
+) {
+    let col = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    let row = block_idx().y as usize * block_dim().y as usize + thread_idx().y as usize;
+    if col < width && row < height {
+        let radius = (MASK_WIDTH / 2) as i32;
+        let start_row = row as i32 - radius;
+        let start_col = col as i32 - radius;
+        let mut sum = 0.0f32;
+        for j in 0..MASK_WIDTH as i32 {
+            for k in 0..MASK_WIDTH as i32 {
+                let r = start_row + j;
+                let c = start_col + k;
+                if r >= 0 && r < height as i32 && c >= 0 && c < width as i32 {
+                    let tap = (j * MASK_WIDTH as i32 + k) as usize;
+                    sum += input[r as usize * width + c as usize] * mask[tap];
+                }
+            }
+        }
+        output[row * width + col] = sum;
+    }
+}
+
 /// Each point's nearest cluster centre (squared Euclidean distance, the first on ties):
 /// Rodinia's k-means `kmeansPoint`, features stored feature-major (`features[f · points + p]`)
 /// so that a warp's reads of one feature are contiguous; centres are `nfeatures` floats each.

@@ -34,7 +34,8 @@ pub fn rows(stream: &Stream, only: &Only) -> gpu_dsl::Result<Vec<Row>> {
         rows.push(scan_naive(stream, 1 << 24)?);
     }
     if only.wants("port convolution 2d") {
-        rows.push(conv2d(stream, 8192, 8192)?);
+        rows.push(conv2d(stream, 8192, 8192, false)?);
+        rows.push(conv2d(stream, 8192, 8192, true)?);
     }
     if only.wants("port k-means") {
         rows.push(kmeans(stream, 1 << 20, 34, 5)?);
@@ -127,7 +128,8 @@ fn scan_naive(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     ))
 }
 
-fn conv2d(stream: &Stream, width: usize, height: usize) -> gpu_dsl::Result<Row> {
+/// The 2-D convolution with its offsets in `i64` or (`i32`) in `i32`.
+fn conv2d(stream: &Stream, width: usize, height: usize, i32: bool) -> gpu_dsl::Result<Row> {
     let n = width * height;
     let input = DeviceBuffer::from_host(stream, &values(n, 3))?;
     let mut out = DeviceBuffer::<f32>::zeroed(stream, n)?;
@@ -136,7 +138,11 @@ fn conv2d(stream: &Stream, width: usize, height: usize) -> gpu_dsl::Result<Row> 
     let grid = Grid::xy(width.div_ceil(32) as u32, height.div_ceil(8) as u32);
     let config = LaunchConfig::new(grid, Block::xy(32, 8));
     let ms = median_ms(stream, || {
-        ports::conv2d::launch(stream, config, &mask, width, height, &input, &mut out)
+        if i32 {
+            ports::conv2d_i32::launch(stream, config, &mask, width, height, &input, &mut out)
+        } else {
+            ports::conv2d::launch(stream, config, &mask, width, height, &input, &mut out)
+        }
     })?;
     let twin_ms = median_ms(stream, || {
         stream.launch(
@@ -157,9 +163,10 @@ fn conv2d(stream: &Stream, width: usize, height: usize) -> gpu_dsl::Result<Row> 
         1e-6,
     );
     let gb = 8.0 * n as f64 / 1e9;
+    let offsets = if i32 { "i32" } else { "i64" };
     Ok(row(
         "port convolution 2d",
-        format!("{width}x{height}, 5x5"),
+        format!("{width}x{height}, 5x5, {offsets}"),
         ms,
         twin_ms,
         gb,
