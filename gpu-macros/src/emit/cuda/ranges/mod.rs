@@ -29,9 +29,9 @@
 //! not wrap, and division only by a provably non-zero divisor, so the hardware's results
 //! agree too.
 //!
-//! Left 64-bit, found by the ports: a variable doubled in one loop and halved in the next
-//! (the work-efficient scan's `offset`), whose bound holds only by the relation between the
-//! two loops' counters; an interval analysis has no such relation.
+//! A variable doubled once an iteration of a loop whose trips are bounded (the work-efficient
+//! scan's `offset`, doubled while `d` halves to 0) is bounded by counting the trips
+//! ([`trips`]).
 
 use crate::check::Types;
 use crate::intrinsics::{Builtin, Op, WarpOp};
@@ -45,6 +45,7 @@ mod guards;
 mod mutable;
 #[cfg(test)]
 mod tests;
+mod trips;
 
 pub use facts::{cond_cuda, for_int, minimal, Atom, Bound, BoundOp, Fact, LaunchValue, I32_MAX};
 use facts::{U32_MAX, U64_MAX};
@@ -117,10 +118,30 @@ impl Ranges {
     /// each assignment's, computed with the fact assumed for the variable) lies within that
     /// fact: it then holds at every point by induction over the writes. The assumed fact starts
     /// as the first value's and is widened to take in the writes a few rounds over; a variable
-    /// whose writes keep growing it is given up (a running sum, `offset *= 2` under a condition
-    /// on another variable).
+    /// whose writes keep growing it is given up (a running sum). One that grows by a constant
+    /// factor once an iteration of a loop whose trips are bounded (`offset *= 2` in `while d
+    /// > 0 { ..; d >>= 1; }`) is then bounded by counting the trips ([`trips`]), and the
+    /// analysis runs again with that bound.
     pub fn of(function: &Function, types: &Types, params: Option<&Params>) -> Ranges {
-        let writes = mutable::Writes::of(function, types);
+        let none = BTreeMap::new();
+        let (ranges, given_up) = Ranges::settled(function, types, params, &none);
+        let grown = trips::bounded_growth(function, &ranges, &given_up);
+        if grown.is_empty() {
+            return ranges;
+        }
+        Ranges::settled(function, types, params, &grown).0
+    }
+
+    /// The analysis with the mutable variables of `fixed` known by those facts; also returns
+    /// the mutable variables it gave up.
+    fn settled(
+        function: &Function,
+        types: &Types,
+        params: Option<&Params>,
+        fixed: &BTreeMap<LocalId, Fact>,
+    ) -> (Ranges, BTreeSet<LocalId>) {
+        let mut writes = mutable::Writes::of(function, types);
+        writes.tracked.retain(|local| !fixed.contains_key(local));
         let closures = closures::Closures::of(function);
         let mut assumed: BTreeMap<LocalId, Fact> = BTreeMap::new();
         let mut given_up = writes.unbounded.clone();
@@ -132,12 +153,13 @@ impl Ranges {
                 function,
                 types,
                 params,
-                (&writes, &closures),
+                (&writes, &closures, fixed),
                 &assumed,
                 &given_up,
             );
             if mutable::settle(&mut assumed, &mut given_up, &mut widenings, written) {
-                return ranges;
+                let dropped = writes.tracked.intersection(&given_up).copied().collect();
+                return (ranges, dropped);
             }
         }
         // Still moving: no mutable variable keeps a fact.
@@ -146,11 +168,11 @@ impl Ranges {
             function,
             types,
             params,
-            (&writes, &closures),
+            (&writes, &closures, fixed),
             &BTreeMap::new(),
             &given_up,
         );
-        ranges
+        (ranges, writes.tracked.clone())
     }
 
     /// One walk over the function with the mutable variables' facts `assumed`; also returns
@@ -159,7 +181,11 @@ impl Ranges {
         function: &Function,
         types: &Types,
         params: Option<&Params>,
-        (writes, closures): (&mutable::Writes, &closures::Closures),
+        (writes, closures, fixed): (
+            &mutable::Writes,
+            &closures::Closures,
+            &BTreeMap<LocalId, Fact>,
+        ),
         assumed: &BTreeMap<LocalId, Fact>,
         given_up: &BTreeSet<LocalId>,
     ) -> (Ranges, mutable::Written) {
@@ -178,6 +204,7 @@ impl Ranges {
             writes,
             assumed,
             given_up,
+            fixed,
             refined: Vec::new(),
             written: BTreeMap::new(),
             closures,
@@ -284,6 +311,8 @@ struct Walk<'a> {
     /// The facts assumed this round for mutable variables.
     assumed: &'a BTreeMap<LocalId, Fact>,
     given_up: &'a BTreeSet<LocalId>,
+    /// Mutable variables bounded by counting a loop's trips: their facts hold throughout.
+    fixed: &'a BTreeMap<LocalId, Fact>,
     /// What the conditions around the code being walked add to variables' facts, innermost
     /// last; `None` where a mutable variable's entry was written over.
     refined: Vec<Option<(LocalId, Fact)>>,
@@ -328,6 +357,8 @@ impl Walk<'_> {
                 self.ranges.local_ints[local.0 as usize] = self.ranges.ints[init.0 as usize];
                 if !self.function.local(*local).mutable {
                     self.ranges.locals[local.0 as usize] = fact;
+                } else if let Some(bound) = self.fixed.get(local) {
+                    self.ranges.locals[local.0 as usize] = Some(bound.clone());
                 } else if self.tracked(*local) {
                     self.written.entry(*local).or_default().push(fact.clone());
                     // Without an assumption yet, the first value is this round's.

@@ -364,8 +364,9 @@ fn k(n: usize, out: &mut [u32]) {
     assert_eq!(bounds(rust, "width"), Some((1, 2046)));
     assert_eq!(bounds(rust, "halves"), Some((0, 1024)));
     assert_eq!(bounds(rust, "clamped"), Some((0, 1023)));
-    // Doubled under a condition on another variable, or summed without end: no bound.
-    assert_eq!(bounds(rust, "grows"), None);
+    // Doubled while another variable halves from 1024: 11 trips (see `trips`).
+    assert_eq!(bounds(rust, "grows"), Some((0, 2048)));
+    // Summed without end: no bound.
     assert_eq!(bounds(rust, "sum"), None);
 }
 
@@ -394,4 +395,51 @@ fn apply<F: Fn(usize) -> u32>(f: F, x: usize) -> u32 {
     assert_eq!(bounds(rust, "offset"), Some((0, 1023 * 64 + 1024)));
     // Passed on, a closure may be called with anything.
     assert_eq!(bounds(rust, "scaled"), None);
+}
+
+#[test]
+fn a_variable_doubled_while_another_halves_is_bounded_by_the_trips() {
+    let rust = r#"
+fn k(out: &mut [u32]) {
+    let n = 2 * block_dim().x as usize;
+    let t = thread_idx().x as usize;
+    let mut offset = 1;
+    let mut d = n >> 1;
+    while d > 0 {
+        if t < d {
+            out[offset * (2 * t + 1) - 1] = 0;
+        }
+        offset *= 2;
+        d >>= 1;
+    }
+    let mut e = 1;
+    while e < n {
+        offset >>= 1;
+        e *= 2;
+    }
+    let mut unbounded = 1;
+    let mut f = n;
+    while f > 0 {
+        unbounded *= 2;
+        if t > 3 {
+            f >>= 1;
+        }
+    }
+    let mut nested = 1;
+    for _ in 0..4 {
+        let mut g = n;
+        while g > 0 {
+            nested *= 2;
+            g >>= 1;
+        }
+    }
+    out[0] = (offset + unbounded + nested) as u32;
+}
+"#;
+    // `d` starts at most 1024 (11 bits): 11 doublings of 1.
+    assert_eq!(bounds(rust, "offset"), Some((0, 2048)));
+    // Halved only in a branch, so the trips are not bounded.
+    assert_eq!(fact(rust, "unbounded"), None);
+    // Its loop runs once for each trip of another.
+    assert_eq!(fact(rust, "nested"), None);
 }

@@ -1,0 +1,191 @@
+//! Variables that grow in a loop whose trips are bounded. `offset *= 2` once an iteration of
+//! `while d > 0 { ..; d >>= 1; }` leaves every bound an induction over the writes assumes, yet
+//! `d` reaches 0 after as many halvings as its first value has bits, so `offset` is at most
+//! its first value times 2 to that count. The work-efficient scan of GPU Gems 3 is written
+//! this way: its `offset` doubles while `d` halves, then halves in a second loop.
+
+use super::{Fact, Ranges, U32_MAX};
+use crate::ir::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The facts, from counting trips, of those `candidates` (mutable variables the induction
+/// gave up) whose every write either shrinks them (`>>=`, `/=` by a constant) or multiplies
+/// them by a constant once an iteration of a loop that is bounded by [`trip_bound`] and
+/// nested in no other loop.
+pub(super) fn bounded_growth(
+    function: &Function,
+    ranges: &Ranges,
+    candidates: &BTreeSet<LocalId>,
+) -> BTreeMap<LocalId, Fact> {
+    candidates
+        .iter()
+        .filter_map(|&local| Some((local, growth_bound(function, ranges, local)?)))
+        .collect()
+}
+
+/// Where a write sits: whether it is a statement of the body of a `while` that no other loop
+/// encloses, and which.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    loops: usize,
+    top_of: Option<&'a Stmt>,
+}
+
+fn growth_bound(function: &Function, ranges: &Ranges, local: LocalId) -> Option<Fact> {
+    let mut first = None;
+    let mut growth: Vec<(&Stmt, u128)> = Vec::new();
+    let mut ok = true;
+    let top = Place {
+        loops: 0,
+        top_of: None,
+    };
+    walk(&function.body, top, &mut |stmt, place| match &stmt.kind {
+        StmtKind::Let { local: l, init } if *l == local => {
+            let fact = ranges.expr(*init).filter(|fact| fact.cond.is_empty());
+            first = fact.and_then(Fact::hi_num);
+        }
+        StmtKind::Assign {
+            place: target,
+            op,
+            value,
+        } if names(function, *target) == Some(local) => {
+            // A statement of a `while` body that no other loop encloses runs once an
+            // iteration of that loop.
+            let each_trip = place.top_of.filter(|_| place.loops == 1);
+            match (op, literal(function, *value), each_trip) {
+                // Shrinking writes keep any bound.
+                (Some(BinOp::Shr), Some(_), _) => {}
+                (Some(BinOp::Div), Some(n), _) if n >= 1 => {}
+                (Some(BinOp::Mul), Some(n), Some(w)) => growth.push((w, n)),
+                (Some(BinOp::Shl), Some(k), Some(w)) if k < 64 => growth.push((w, 1 << k)),
+                _ => ok = false,
+            }
+        }
+        _ => {}
+    });
+    let mut bound = first?;
+    if !ok || growth.is_empty() {
+        return None;
+    }
+    // Each loop multiplies by the product of its writes' factors, once an iteration.
+    let mut loops: Vec<(&Stmt, u128)> = Vec::new();
+    for (stmt, factor) in growth {
+        match loops.iter_mut().find(|(s, _)| std::ptr::eq(*s, stmt)) {
+            Some((_, product)) => *product = product.saturating_mul(factor),
+            None => loops.push((stmt, factor)),
+        }
+    }
+    for (stmt, factor) in loops {
+        let trips = trip_bound(function, ranges, stmt)?;
+        for _ in 0..trips {
+            bound = bound.saturating_mul(factor);
+        }
+    }
+    (bound <= U32_MAX).then(|| Fact::varying(0, bound))
+}
+
+/// The most iterations of `while d > 0 { .. }` (or `d != 0`, `0 < d`) whose body halves `d`
+/// (`d >>= k`, `d /= n` with `k >= 1`, `n >= 2`) as one of its own statements, writes it
+/// nowhere else, and has no `continue`: `d` reaches 0 after at most as many halvings as its
+/// largest first value has bits.
+fn trip_bound(function: &Function, ranges: &Ranges, stmt: &Stmt) -> Option<u32> {
+    let StmtKind::While { cond, body, .. } = &stmt.kind else {
+        return None;
+    };
+    let counter = match &function.expr(*cond).kind {
+        ExprKind::Binary {
+            op: BinOp::Gt | BinOp::Ne,
+            lhs,
+            rhs,
+        } if literal(function, *rhs) == Some(0) => names(function, *lhs)?,
+        ExprKind::Binary {
+            op: BinOp::Lt,
+            lhs,
+            rhs,
+        } if literal(function, *lhs) == Some(0) => names(function, *rhs)?,
+        _ => return None,
+    };
+    let halves = |stmt: &Stmt| match &stmt.kind {
+        StmtKind::Assign { place, op, value } if names(function, *place) == Some(counter) => {
+            match (op, literal(function, *value)) {
+                (Some(BinOp::Shr), Some(k)) => k >= 1,
+                (Some(BinOp::Div), Some(n)) => n >= 2,
+                _ => false,
+            }
+        }
+        _ => false,
+    };
+    let own = body.stmts.iter().filter(|s| halves(s)).count();
+    // Every write of the counter in the whole function, and any `continue`, in this body.
+    let mut writes = 0;
+    let mut skips = false;
+    walk(
+        &function.body,
+        Place {
+            loops: 0,
+            top_of: None,
+        },
+        &mut |s, _| {
+            if let StmtKind::Assign { place, .. } = &s.kind {
+                if names(function, *place) == Some(counter) {
+                    writes += 1;
+                }
+            }
+        },
+    );
+    walk(
+        body,
+        Place {
+            loops: 1,
+            top_of: None,
+        },
+        &mut |s, _| skips |= matches!(s.kind, StmtKind::Continue(_)),
+    );
+    if own == 0 || own != writes || skips || !function.local(counter).mutable {
+        return None;
+    }
+    let first = ranges.local(counter)?;
+    let hi = first.hi_num().filter(|_| first.cond.is_empty())?;
+    Some(128 - hi.leading_zeros())
+}
+
+/// The variable an expression names, if it is one.
+fn names(function: &Function, id: ExprId) -> Option<LocalId> {
+    match function.expr(id).kind {
+        ExprKind::Local(local) => Some(local),
+        _ => None,
+    }
+}
+
+/// The value of an integer literal.
+fn literal(function: &Function, id: ExprId) -> Option<u128> {
+    match &function.expr(id).kind {
+        ExprKind::Lit(Lit::Int { value, .. }) => Some(*value),
+        _ => None,
+    }
+}
+
+/// Calls `f` on every statement of `block` and the blocks inside it (not closures'), with
+/// where it sits.
+fn walk<'a>(block: &'a Block, place: Place<'a>, f: &mut impl FnMut(&'a Stmt, Place<'a>)) {
+    for stmt in &block.stmts {
+        f(stmt, place);
+        let inner = match &stmt.kind {
+            StmtKind::While { .. } => Place {
+                loops: place.loops + 1,
+                top_of: Some(stmt),
+            },
+            StmtKind::For { .. } | StmtKind::Loop { .. } => Place {
+                loops: place.loops + 1,
+                top_of: None,
+            },
+            _ => Place {
+                loops: place.loops,
+                top_of: None,
+            },
+        };
+        for nested in stmt.kind.blocks() {
+            walk(nested, inner, f);
+        }
+    }
+}
