@@ -119,9 +119,9 @@ impl Ranges {
     /// fact: it then holds at every point by induction over the writes. The assumed fact starts
     /// as the first value's and is widened to take in the writes a few rounds over; a variable
     /// whose writes keep growing it is given up (a running sum). One that grows by a constant
-    /// factor once an iteration of a loop whose trips are bounded (`offset *= 2` in `while d
-    /// > 0 { ..; d >>= 1; }`) is then bounded by counting the trips ([`trips`]), and the
-    /// analysis runs again with that bound.
+    /// factor once an iteration of a loop whose trips are bounded
+    /// (`offset *= 2` in `while d > 0 { ..; d >>= 1; }`) is then bounded by counting the
+    /// trips ([`trips`]), and the analysis runs again with that bound.
     pub fn of(function: &Function, types: &Types, params: Option<&Params>) -> Ranges {
         let none = BTreeMap::new();
         let (ranges, given_up) = Ranges::settled(function, types, params, &none);
