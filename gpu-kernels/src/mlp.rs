@@ -491,12 +491,13 @@ pub fn classify_rows(
     )
 }
 
-fn column_config(columns: usize) -> LaunchConfig {
-    let blocks = columns.div_ceil(COLUMN_TILE).max(1) as u32;
-    LaunchConfig::new(
-        Grid::x(blocks),
+/// A block per `COLUMN_TILE` columns; too many columns for a grid is an error, not a wrap.
+fn column_config(columns: usize) -> Result<LaunchConfig> {
+    let grid = Grid::try_x(columns.div_ceil(COLUMN_TILE).max(1))?;
+    Ok(LaunchConfig::new(
+        grid,
         Block::xy(COLUMN_TILE as u32, COLUMN_LANES as u32),
-    )
+    ))
 }
 
 /// The bias gradient: `grad[c] = Σ_rows dz[row][c]`.
@@ -506,7 +507,7 @@ pub fn bias_gradient(
     grad: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
     rows_of("bias_gradient", dz.len(), grad.len())?;
-    column_sums::launch(stream, column_config(grad.len()), dz, grad)
+    column_sums::launch(stream, column_config(grad.len())?, dz, grad)
 }
 
 /// Back through bias + ReLU: `dz = da · [a > 0]` and the bias gradient `grad = Σ_rows dz`,
@@ -521,7 +522,7 @@ pub fn relu_bias_backward(
     rows_of("relu_bias_backward", dz.len(), grad.len())?;
     same_len("relu_bias_backward: da", dz.len(), da.len())?;
     same_len("relu_bias_backward: a", dz.len(), a.len())?;
-    relu_backward::launch(stream, column_config(grad.len()), da, a, dz, grad)
+    relu_backward::launch(stream, column_config(grad.len())?, da, a, dz, grad)
 }
 
 /// Adam's hyper-parameters.
