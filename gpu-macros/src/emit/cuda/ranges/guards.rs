@@ -124,17 +124,14 @@ impl Walk<'_> {
         if let (Some(local), Some(big)) = (self.refinable(small, mutable), &big_fact) {
             // `big - 1` does not wrap where `small < big` holds.
             let hi = Bound::op(BoundOp::Sub, &big.hi, &step);
-            if self.bounds_alone(local) {
-                let fact = Fact {
+            let fact = match self.current(local) {
+                // Below the bound, but maybe negative: see `guards`.
+                _ if self.bounds_alone(local) => Fact {
                     lo: Bound::Num(0),
                     hi,
                     cond: big.cond.clone(),
                     varies: true,
-                };
-                guards.push(Guard::Below(local, fact));
-                return guards;
-            }
-            let fact = match self.current(local) {
+                },
                 // A mutable variable's own bound may be the one being established: the
                 // condition's stands alone, so the widening converges.
                 Some(own) if self.function.local(local).mutable => Fact {
@@ -156,32 +153,34 @@ impl Walk<'_> {
                     varies: true,
                 },
             };
-            guards.push(Guard::Fact(local, fact));
+            guards.push(if self.bounds_alone(local) {
+                Guard::Below(local, fact)
+            } else {
+                Guard::Fact(local, fact)
+            });
         }
         if let Some(local) = self.refinable(big, mutable) {
-            if self.bounds_alone(local) {
-                // At least a value that is not negative.
-                if let Some(fact) = small_fact.as_ref().filter(|fact| fact.cond.is_empty()) {
-                    let lo = Bound::op(BoundOp::Add, &fact.lo, &step);
-                    guards.push(Guard::AtLeast(local, lo));
-                }
-                return guards;
-            }
-            if let Some(own) = self.current(local) {
-                // Only an unconditional lower bound of `small` is used, so the variable's
-                // fact gains no condition from it.
-                let below = match small_fact {
-                    Some(fact) if fact.cond.is_empty() => fact.lo,
-                    _ => Bound::Num(0),
-                };
+            // Only an unconditional lower bound of `small` is used, so the variable's fact
+            // gains no condition from it; without one, an unsigned `small` is at least 0 and a
+            // signed one may be negative, which bounds `big` by nothing.
+            let below = match small_fact {
+                Some(fact) if fact.cond.is_empty() => Some(fact.lo),
+                _ if super::unsigned_max(self.types.expr(small)).is_some() => Some(Bound::Num(0)),
+                _ => None,
+            };
+            if let Some(below) = below {
                 let lo = Bound::op(BoundOp::Add, &below, &step);
-                guards.push(Guard::Fact(
-                    local,
-                    Fact {
-                        lo: Bound::op(BoundOp::Max, &own.lo, &lo),
-                        ..own
-                    },
-                ));
+                if self.bounds_alone(local) {
+                    guards.push(Guard::AtLeast(local, lo));
+                } else if let Some(own) = self.current(local) {
+                    guards.push(Guard::Fact(
+                        local,
+                        Fact {
+                            lo: Bound::op(BoundOp::Max, &own.lo, &lo),
+                            ..own
+                        },
+                    ));
+                }
             }
         }
         guards

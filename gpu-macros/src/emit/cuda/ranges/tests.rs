@@ -313,6 +313,10 @@ fn k(width: usize, out: &mut [u32]) {
     }
     let after_return = shifted as usize;
     let narrow = x as i32;
+    if narrow - 5 < narrow {
+        let above_it = narrow;
+        out[1] = above_it as u32;
+    }
     out[after_return] = narrow as u32;
 }
 "#;
@@ -322,6 +326,8 @@ fn k(width: usize, out: &mut [u32]) {
     assert_eq!(fact(rust, "shifted"), None);
     assert_eq!(fact(rust, "above_only"), None);
     assert_eq!(bounds(rust, "after_return"), Some((0, 4)));
+    // Above a value that may be negative: nothing more than its own bound.
+    assert_eq!(bounds(rust, "above_it"), Some((0, 1023)));
     let both = launch_fact(rust, "both").expect("a fact decided at launch");
     assert!(cond_cuda(&both.cond).contains("width"), "{:?}", both.cond);
 }
