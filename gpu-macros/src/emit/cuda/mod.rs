@@ -451,6 +451,12 @@ impl<'a> Emitter<'a> {
         helper.name
     }
 
+    /// The C++ name of parameter `local` (a `#[constant]` table's, not its array's).
+    fn param_name(&self, local: LocalId) -> &str {
+        let name = self.name(local);
+        name.strip_suffix(".v").unwrap_or(name)
+    }
+
     /// The C++ parameters, in order: the kernel's, or (`body`) those of a split kernel's body
     /// function, which takes each `#[constant]` table by reference to the kernel's
     /// `__grid_constant__` parameter, so it is still read in place.
@@ -475,7 +481,7 @@ impl<'a> Emitter<'a> {
                 // By value and `__grid_constant__`: the table stays in the constant bank, read
                 // in place (also at a run-time index) through the constant cache.
                 Ty::Array { elem, len } if param.constant => {
-                    let name = name.strip_suffix(".v").unwrap_or(&name);
+                    let name = self.param_name(param.local);
                     let (elem, len) = (cuda_ty(*elem), len.cuda());
                     params.push(if body {
                         format!("const rs_table<{elem}, {len}>& {name}")
@@ -609,8 +615,7 @@ impl<'a> Emitter<'a> {
         }
         let mut args = Vec::new();
         for param in &self.kernel.params {
-            let name = self.name(param.local);
-            args.push(name.strip_suffix(".v").unwrap_or(name).to_string());
+            args.push(self.param_name(param.local).to_string());
             if matches!(param.ty, Ty::Slice { .. }) {
                 args.push(self.len_name(param.local).to_string());
             }
