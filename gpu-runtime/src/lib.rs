@@ -215,6 +215,24 @@ pub fn test_nvrtc() -> bool {
     }
 }
 
+/// Whether NCCL can be used, for tests of communicators on CUDA devices; prints why not
+/// otherwise. Where NCCL was installed for the tests (`GPU_REQUIRE_NCCL` is set), its absence
+/// fails the calling test instead.
+#[doc(hidden)]
+pub fn test_nccl() -> bool {
+    match comm::nccl_version() {
+        Ok(_) => true,
+        Err(err) => {
+            assert!(
+                std::env::var_os("GPU_REQUIRE_NCCL").is_none(),
+                "GPU_REQUIRE_NCCL is set but NCCL is unusable: {err}"
+            );
+            say_skipped(&format!("NCCL not available ({err})"));
+            false
+        }
+    }
+}
+
 /// Prints a skip notice past the test harness's output capture, so a skipped test is visible
 /// in a passing run.
 fn say_skipped(why: &str) {

@@ -1,32 +1,19 @@
 //! The NCCL communicator with one rank, so the NCCL path runs on a one-GPU machine: every
-//! collective, ordering on a second stream, and the per-process start over TCP.
+//! collective, ordering on a second stream, and the per-process start over TCP; and, on a
+//! machine with two or more GPUs, with a rank on each: every collective's values, the same
+//! bits on every rank, and ranks started one by one.
 //!
 //! Without a GPU these print `skipped: no CUDA device`; without NCCL they print why and pass,
 //! unless `GPU_REQUIRE_NCCL` is set (as on a machine where NCCL was installed for them).
 
 use super::*;
-use crate::{say_skipped, test_gpu};
-
-/// Whether NCCL loads; says why not, or fails where `GPU_REQUIRE_NCCL` demands it.
-fn nccl_present() -> bool {
-    match nccl_version() {
-        Ok(_) => true,
-        Err(err) => {
-            assert!(
-                std::env::var_os("GPU_REQUIRE_NCCL").is_none(),
-                "GPU_REQUIRE_NCCL is set but NCCL is unusable: {err}"
-            );
-            say_skipped(&format!("NCCL not available ({err})"));
-            false
-        }
-    }
-}
+use crate::{say_skipped, test_gpu, test_nccl};
 
 #[test]
 fn a_unique_id_needs_nccl_but_no_gpu() {
     match CommId::new() {
         Ok(id) => {
-            assert!(nccl_present());
+            assert!(test_nccl());
             assert!(id.as_bytes().iter().any(|&b| b != 0), "an all-zero id");
             assert_eq!(CommId::from_bytes(id.as_bytes()), Some(id));
             let (major, minor, _) = nccl_version().unwrap();
@@ -36,7 +23,7 @@ fn a_unique_id_needs_nccl_but_no_gpu() {
             );
         }
         Err(err) => {
-            assert!(!nccl_present());
+            assert!(!test_nccl());
             let text = err.to_string();
             assert!(
                 matches!(err, Error::Comm(CommError::NoNccl { .. })),
@@ -86,7 +73,7 @@ fn one_rank_collectives(comm: &Communicator) {
 #[test]
 fn nccl_one_rank_runs_every_collective() {
     let Some(gpu) = test_gpu() else { return };
-    if !nccl_present() {
+    if !test_nccl() {
         return;
     }
     let comms = Communicator::for_devices(std::slice::from_ref(&gpu)).unwrap();
@@ -97,7 +84,7 @@ fn nccl_one_rank_runs_every_collective() {
 #[test]
 fn nccl_collectives_are_ordered_on_their_stream() {
     let Some(gpu) = test_gpu() else { return };
-    if !nccl_present() {
+    if !test_nccl() {
         return;
     }
     let comm = Communicator::for_devices(std::slice::from_ref(&gpu))
@@ -121,7 +108,7 @@ fn nccl_collectives_are_ordered_on_their_stream() {
 #[test]
 fn nccl_one_rank_starts_from_the_environment_over_tcp() {
     let Some(gpu) = test_gpu() else { return };
-    if !nccl_present() {
+    if !test_nccl() {
         return;
     }
     // A port the OS says is free now; a group of one only listens, nobody connects.
@@ -151,7 +138,7 @@ fn nccl_one_rank_starts_from_the_environment_over_tcp() {
 /// below are then exact); `None`, after saying why, on a machine with fewer than two.
 fn several_gpus() -> Option<Vec<Gpu>> {
     test_gpu()?;
-    if !nccl_present() {
+    if !test_nccl() {
         return None;
     }
     let count = Gpu::count().unwrap_or(0);
