@@ -262,6 +262,14 @@ pub(crate) fn agree(name: &str, ours: &[f32], theirs: &[f32], tolerance: f32) {
     }
 }
 
+/// Warns when a port's integer output differs from its twin's in more than `allowed` places.
+pub(crate) fn agree_exact<T: PartialEq>(name: &str, ours: &[T], theirs: &[T], allowed: usize) {
+    let differing = ours.iter().zip(theirs).filter(|(a, b)| a != b).count();
+    if differing > allowed || ours.len() != theirs.len() {
+        eprintln!("warning: {name} differs from its CUDA C twin in {differing} elements");
+    }
+}
+
 /// A row of a port against its twin; `work` is the row's amount of work per run in `unit`s.
 pub(crate) fn row(
     workload: &str,

@@ -12,7 +12,7 @@ use crate::port_kernels2::{
     self as ports, DOT_BLOCK, KERNEL_LENGTH, LOG_NUM_BANKS, OPTIONS_BLOCK, ROWS_BLOCKDIM_X,
     ROWS_BLOCKDIM_Y, ROWS_RESULT_STEPS, SCAN_CHUNK, SORT_CHUNK,
 };
-use crate::ports::{agree, row, values};
+use crate::ports::{agree, agree_exact, row, values};
 use crate::{median_ms, Only, Row};
 use twins::{
     BITONIC_C, BLACK_SCHOLES_C, CONVOLUTION_ROWS_C, DOT_C, FWT_C, GEMV_C, MANDELBROT_C, PRESCAN_C,
@@ -27,14 +27,6 @@ fn binomial_taps() -> [f32; KERNEL_LENGTH] {
         taps[k] = taps[k - 1] * (KERNEL_LENGTH - k) as f32 / k as f32;
     }
     taps
-}
-
-/// Warns when a port's integer output differs from its twin's in more than `allowed` places.
-fn agree_exact<T: PartialEq>(name: &str, ours: &[T], theirs: &[T], allowed: usize) {
-    let differing = ours.iter().zip(theirs).filter(|(a, b)| a != b).count();
-    if differing > allowed || ours.len() != theirs.len() {
-        eprintln!("warning: {name} differs from its CUDA C twin in {differing} elements");
-    }
 }
 
 /// Every row of the second set of ports (GPU only: the twins have no CPU twin).

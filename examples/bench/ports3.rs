@@ -7,17 +7,9 @@ use gpu_dsl::prelude::*;
 use gpu_dsl::runtime::KernelArg;
 
 use crate::port_kernels3::{self as ports, REDUCE_BLOCK};
-use crate::ports::{agree, row, values};
+use crate::ports::{agree, agree_exact, row, values};
 use crate::{median_ms, Only, Row};
 use twins::{GRAY_C, LIFE_C, MATMUL_NAIVE_C, REDUCE_TREE_C};
-
-/// Warns when a port's byte output differs from its twin's anywhere.
-fn agree_bytes(name: &str, ours: &[u8], theirs: &[u8]) {
-    let differing = ours.iter().zip(theirs).filter(|(a, b)| a != b).count();
-    if differing > 0 || ours.len() != theirs.len() {
-        eprintln!("warning: {name} differs from its CUDA C twin in {differing} elements");
-    }
-}
 
 /// Every row of the third set of ports (GPU only: the twins have no CPU twin).
 pub fn rows(stream: &Stream, only: &Only) -> gpu_dsl::Result<Vec<Row>> {
@@ -100,10 +92,11 @@ fn life(stream: &Stream, width: usize, height: usize) -> gpu_dsl::Result<Row> {
             ],
         )
     })?;
-    agree_bytes(
+    agree_exact(
         "game of life",
         &next.to_host(stream)?,
         &next_twin.to_host(stream)?,
+        0,
     );
     let gb = 2.0 * (width * height) as f64 / 1e9;
     Ok(row(
@@ -132,10 +125,11 @@ fn gray(stream: &Stream, pixels: usize) -> gpu_dsl::Result<Row> {
             &[KernelArg::slice(&rgba), KernelArg::slice_mut(&mut out_twin)],
         )
     })?;
-    agree_bytes(
+    agree_exact(
         "rgba to gray",
         &out.to_host(stream)?,
         &out_twin.to_host(stream)?,
+        0,
     );
     let gb = 5.0 * pixels as f64 / 1e9;
     Ok(row(

@@ -7,21 +7,13 @@ use gpu_dsl::prelude::*;
 use gpu_dsl::runtime::KernelArg;
 
 use crate::port_kernels4::{self as ports, HIST_BINS, MASK_WIDTH, SCAN_BLOCK};
-use crate::ports::{agree, row, values};
+use crate::ports::{agree, agree_exact, row, values};
 use crate::{median_ms, Only, Row};
 use twins::{CONV2D_C, HISTOGRAM_F32_C, KMEANS_C, SCAN_NAIVE_C, STENCIL7_C};
 
 /// The convolution mask both versions use: 1, 2, ..., 25 (the twin spells it out).
 pub fn conv_mask() -> [f32; MASK_WIDTH * MASK_WIDTH] {
     std::array::from_fn(|i| (i + 1) as f32)
-}
-
-/// Warns when two integer outputs differ anywhere.
-fn agree_u32(name: &str, ours: &[u32], theirs: &[u32]) {
-    let differing = ours.iter().zip(theirs).filter(|(a, b)| a != b).count();
-    if differing > 0 || ours.len() != theirs.len() {
-        eprintln!("warning: {name} differs from its CUDA C twin in {differing} elements");
-    }
 }
 
 /// Every row of the fourth set of ports (GPU only: the twins have no CPU twin).
@@ -200,10 +192,11 @@ fn kmeans(
             ],
         )
     })?;
-    agree_u32(
+    agree_exact(
         "k-means",
         &member.to_host(stream)?,
         &member_twin.to_host(stream)?,
+        0,
     );
     let gb = 4.0 * (points * nfeatures) as f64 / 1e9;
     Ok(row(
@@ -241,10 +234,11 @@ fn histogram_f32(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
         )
     })?;
     // Both were run the same number of times, so their counts agree.
-    agree_u32(
+    agree_exact(
         "histogram f32",
         &bins.to_host(stream)?,
         &bins_twin.to_host(stream)?,
+        0,
     );
     let gb = 4.0 * n as f64 / 1e9;
     Ok(row(
