@@ -86,7 +86,7 @@ fn every_instantiation_compiles_with_nvrtc() {
     if !test_nvrtc() {
         return;
     }
-    let cases: [(&Kernel, Vec<TemplateArg>); 11] = [
+    let cases: [(&Kernel, Vec<TemplateArg>); 12] = [
         (&softplus::KERNEL, vec![TemplateArg::of::<f32>()]),
         (&softplus::KERNEL, vec![TemplateArg::of::<f64>()]),
         (&axpy_number::KERNEL, vec![TemplateArg::of::<i32>()]),
@@ -94,6 +94,7 @@ fn every_instantiation_compiles_with_nvrtc() {
         (&axpy_number::KERNEL, vec![TemplateArg::of::<f32>()]),
         (&mix_bits::KERNEL, vec![TemplateArg::of::<i64>()]),
         (&mix_bits::KERNEL, vec![TemplateArg::of::<u32>()]),
+        (&mix_bits::KERNEL, vec![TemplateArg::of::<isize>()]),
         (&block_sums::KERNEL, vec![TemplateArg::Const(256)]),
         (&bits_round_trip::KERNEL, vec![TemplateArg::of::<i32>()]),
         (&bits_round_trip::KERNEL, vec![TemplateArg::of::<f32>()]),
@@ -192,6 +193,15 @@ fn number_and_integer_kernels() {
     for i in 0..n {
         let v = xu[i];
         assert_eq!(got[i], (v << 3) ^ (v >> 1) ^ (v.max(7) / 3), "u64 {i}");
+    }
+    let xs: Vec<isize> = xu.iter().map(|v| *v as isize).collect();
+    let x = DeviceBuffer::from_host(&stream, &xs).unwrap();
+    let mut y = DeviceBuffer::zeroed(&stream, n).unwrap();
+    mix_bits::launch::<isize>(&stream, LaunchConfig::for_len(n, 128), &x, &mut y).unwrap();
+    let got = y.to_host(&stream).unwrap();
+    for i in 0..n {
+        let v = xs[i];
+        assert_eq!(got[i], (v << 3) ^ (v >> 1) ^ (v.max(7) / 3), "isize {i}");
     }
 }
 

@@ -427,7 +427,7 @@ pub fn printf_conversion(spec: &Spec, scalar: Scalar) -> Result<(String, PrintfA
             Scalar::I8 | Scalar::U8 => "hh",
             Scalar::I16 | Scalar::U16 => "h",
             Scalar::I32 | Scalar::U32 => "",
-            Scalar::I64 | Scalar::U64 | Scalar::Usize => "ll",
+            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::Isize => "ll",
             Scalar::Bool
             | Scalar::F32
             | Scalar::F64

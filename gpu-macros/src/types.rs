@@ -18,6 +18,7 @@ pub enum Scalar {
     I64,
     U64,
     Usize,
+    Isize,
     F32,
     F64,
     /// `half::f16`.
@@ -239,13 +240,13 @@ impl Scalar {
             Scalar::Bool | Scalar::I8 | Scalar::U8 => Some(1),
             Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => Some(2),
             Scalar::I32 | Scalar::U32 | Scalar::F32 => Some(4),
-            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => Some(8),
+            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::Isize | Scalar::F64 => Some(8),
             Scalar::Generic(_) => None,
         }
     }
 
     /// Every scalar, in the order messages list them.
-    pub const ALL: [Scalar; 14] = [
+    pub const ALL: [Scalar; 15] = [
         Scalar::Bool,
         Scalar::I8,
         Scalar::U8,
@@ -256,6 +257,7 @@ impl Scalar {
         Scalar::I64,
         Scalar::U64,
         Scalar::Usize,
+        Scalar::Isize,
         Scalar::F32,
         Scalar::F64,
         Scalar::F16,
@@ -275,6 +277,7 @@ impl Scalar {
             Scalar::I64 => "i64",
             Scalar::U64 => "u64",
             Scalar::Usize => "usize",
+            Scalar::Isize => "isize",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
             Scalar::F16 => "f16",
@@ -301,6 +304,7 @@ impl Scalar {
             Scalar::I64 => "I64",
             Scalar::U64 => "U64",
             Scalar::Usize => "Usize",
+            Scalar::Isize => "Isize",
             Scalar::F32 => "F32",
             Scalar::F64 => "F64",
             Scalar::F16 => "F16",
@@ -321,12 +325,16 @@ impl Scalar {
                 | Scalar::I64
                 | Scalar::U64
                 | Scalar::Usize
+                | Scalar::Isize
         ) || self.bound() == Some(Bound::Integer)
     }
 
     /// A signed integer type known here; a generic one's signedness is known only in C++.
     pub fn is_signed_int(self) -> bool {
-        matches!(self, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64)
+        matches!(
+            self,
+            Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::Isize
+        )
     }
 
     /// An integer narrower than C++'s `int` (`i8`, `u8`, `i16`, `u16`): C++ promotes it to
@@ -363,7 +371,7 @@ impl Scalar {
             Scalar::Bool | Scalar::I8 | Scalar::U8 => 8,
             Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 16,
             Scalar::I32 | Scalar::U32 | Scalar::F32 => 32,
-            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => 64,
+            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::Isize | Scalar::F64 => 64,
             Scalar::Generic(_) => unreachable!("a generic type's width is known only in C++"),
         }
     }

@@ -12,7 +12,7 @@ pub(super) fn int_max(scalar: Scalar, negated: bool) -> u128 {
         Scalar::U16 => u16::MAX as u128,
         Scalar::I32 => i32::MAX as u128,
         Scalar::U32 => u32::MAX as u128,
-        Scalar::I64 => i64::MAX as u128,
+        Scalar::I64 | Scalar::Isize => i64::MAX as u128,
         Scalar::U64 | Scalar::Usize => u64::MAX as u128,
         _ => u128::MAX,
     };

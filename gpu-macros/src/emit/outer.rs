@@ -100,6 +100,7 @@ fn piece(scalar: Scalar, name: &proc_macro2::Ident, rt: &TokenStream) -> TokenSt
         Scalar::I8 | Scalar::I16 | Scalar::I32 => quote!(#piece::Signed(#name as i64, "")),
         Scalar::U8 | Scalar::U16 => quote!(#piece::Unsigned(#name as u64, "u")),
         Scalar::I64 => quote!(#piece::Signed(#name, "ll")),
+        Scalar::Isize => quote!(#piece::Signed(#name as i64, "ll")),
         Scalar::U32 => quote!(#piece::Unsigned(#name as u64, "u")),
         Scalar::U64 | Scalar::Usize => quote!(#piece::Unsigned(#name as u64, "ull")),
         Scalar::F32 => quote!(#piece::F32(#name.to_bits())),

@@ -35,7 +35,8 @@ use signature::check_signature;
 use std::collections::HashMap;
 
 /// What kernel parameters and `let` annotations may be, for messages.
-pub const SUPPORTED_SCALARS: &str = "bool, i8, u8, i16, u16, i32, u32, i64, u64, usize, f32, f64";
+pub const SUPPORTED_SCALARS: &str =
+    "bool, i8, u8, i16, u16, i32, u32, i64, u64, usize, isize, f32, f64";
 
 /// Parses a kernel or device fn into IR, recording every unsupported construct in `cx`; the
 /// `#[device]` types it may name are in `env`, and `owner` is the type whose `impl` it is in.

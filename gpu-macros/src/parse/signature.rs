@@ -629,7 +629,7 @@ impl Parser<'_> {
             None => {
                 let written = ty.to_token_stream().to_string();
                 let hint = match written.as_str() {
-                    "i128" | "u128" | "isize" | "char" => {
+                    "i128" | "u128" | "char" => {
                         format!("`{written}` is not supported in kernels")
                     }
                     _ => format!("unsupported type `{written}`"),

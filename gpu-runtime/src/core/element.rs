@@ -3,8 +3,8 @@
 //! defined behaviour here too; on x86 and ARM a relaxed load or store is a plain move.
 
 use std::sync::atomic::{
-    AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicU16, AtomicU32, AtomicU64,
-    AtomicU8, AtomicUsize, Ordering,
+    AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicU16, AtomicU32,
+    AtomicU64, AtomicU8, AtomicUsize, Ordering,
 };
 
 use half::{bf16, f16};
@@ -169,6 +169,7 @@ integer_element! {
     i64 => AtomicI64, u64;
     u64 => AtomicU64, u64;
     usize => AtomicUsize, usize;
+    isize => AtomicIsize, usize;
 }
 
 macro_rules! float_element {

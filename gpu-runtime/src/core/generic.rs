@@ -227,6 +227,7 @@ mod tests {
             (ScalarType::I64, "long long"),
             (ScalarType::U64, "unsigned long long"),
             (ScalarType::Usize, "unsigned long long"),
+            (ScalarType::Isize, "long long"),
             (ScalarType::F32, "float"),
             (ScalarType::F64, "double"),
             (ScalarType::F16, "rs_f16"),

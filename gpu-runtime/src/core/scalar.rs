@@ -36,6 +36,8 @@ pub enum ScalarType {
     U64,
     /// `usize` (`unsigned long long`).
     Usize,
+    /// `isize` (`long long`).
+    Isize,
     /// `f32` (`float`).
     F32,
     /// `f64` (`double`).
@@ -48,7 +50,7 @@ pub enum ScalarType {
 
 impl ScalarType {
     /// Every scalar type, in declaration order.
-    pub const ALL: [ScalarType; 14] = [
+    pub const ALL: [ScalarType; 15] = [
         ScalarType::Bool,
         ScalarType::I8,
         ScalarType::U8,
@@ -59,6 +61,7 @@ impl ScalarType {
         ScalarType::I64,
         ScalarType::U64,
         ScalarType::Usize,
+        ScalarType::Isize,
         ScalarType::F32,
         ScalarType::F64,
         ScalarType::F16,
@@ -71,7 +74,11 @@ impl ScalarType {
             ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
             ScalarType::I16 | ScalarType::U16 | ScalarType::F16 | ScalarType::Bf16 => 2,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
-            ScalarType::I64 | ScalarType::U64 | ScalarType::Usize | ScalarType::F64 => 8,
+            ScalarType::I64
+            | ScalarType::U64
+            | ScalarType::Usize
+            | ScalarType::Isize
+            | ScalarType::F64 => 8,
         }
     }
 
@@ -88,6 +95,7 @@ impl ScalarType {
             ScalarType::I64 => "i64",
             ScalarType::U64 => "u64",
             ScalarType::Usize => "usize",
+            ScalarType::Isize => "isize",
             ScalarType::F32 => "f32",
             ScalarType::F64 => "f64",
             ScalarType::F16 => "f16",
@@ -105,7 +113,7 @@ impl ScalarType {
             ScalarType::U16 => "unsigned short",
             ScalarType::I32 => "int",
             ScalarType::U32 => "unsigned int",
-            ScalarType::I64 => "long long",
+            ScalarType::I64 | ScalarType::Isize => "long long",
             ScalarType::U64 | ScalarType::Usize => "unsigned long long",
             ScalarType::F32 => "float",
             ScalarType::F64 => "double",
@@ -180,6 +188,7 @@ impl_scalar! {
     i64 => I64, I64;
     u64 => U64, U64;
     usize => Usize, U64 as u64;
+    isize => Isize, I64 as i64;
     f32 => F32, F32;
     f64 => F64, F64;
     f16 => F16, F16;
@@ -193,17 +202,17 @@ pub trait Number: Scalar {}
 /// Floating-point scalar types: `f32`, `f64`, `f16`, `bf16`. Sealed through [`Scalar`].
 pub trait Float: Number {}
 
-/// Integer scalar types: `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `i64`, `u64`, `usize`. Sealed
-/// through [`Scalar`].
+/// Integer scalar types: `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `i64`, `u64`, `usize`,
+/// `isize`. Sealed through [`Scalar`].
 pub trait Integer: Number {}
 
 macro_rules! impl_markers {
     ($trait:ident: $($ty:ty),*) => {$(impl $trait for $ty {})*};
 }
 
-impl_markers!(Number: f32, f64, f16, bf16, i8, u8, i16, u16, i32, u32, i64, u64, usize);
+impl_markers!(Number: f32, f64, f16, bf16, i8, u8, i16, u16, i32, u32, i64, u64, usize, isize);
 impl_markers!(Float: f32, f64, f16, bf16);
-impl_markers!(Integer: i8, u8, i16, u16, i32, u32, i64, u64, usize);
+impl_markers!(Integer: i8, u8, i16, u16, i32, u32, i64, u64, usize, isize);
 
 #[cfg(test)]
 mod tests {
@@ -225,6 +234,7 @@ mod tests {
         check::<i64>();
         check::<u64>();
         check::<usize>();
+        check::<isize>();
         check::<f32>();
         check::<f64>();
         check::<f16>();
@@ -255,6 +265,7 @@ mod tests {
             integer::<i64>(),
             integer::<u64>(),
             integer::<usize>(),
+            integer::<isize>(),
         ];
         assert_eq!(floats.len() + ints.len() + 1, ScalarType::ALL.len());
     }
@@ -263,8 +274,10 @@ mod tests {
     fn names() {
         assert_eq!(ScalarType::F32.to_string(), "f32");
         assert_eq!(ScalarType::Usize.cuda_name(), "unsigned long long");
-        assert_eq!(ScalarType::ALL.len(), 14);
+        assert_eq!(ScalarType::Isize.cuda_name(), "long long");
+        assert_eq!(ScalarType::ALL.len(), 15);
         assert_eq!(ScalarType::I8.cuda_name(), "signed char");
         assert_eq!(7usize.__into_value(), ScalarValue::U64(7));
+        assert_eq!((-7isize).__into_value(), ScalarValue::I64(-7));
     }
 }

@@ -322,7 +322,11 @@ fn data_type(elem: ScalarType) -> Result<sys::ncclDataType_t> {
         ScalarType::F64 => D::ncclFloat64,
         ScalarType::Bf16 => D::ncclBfloat16,
         // CommElement admits only the types above.
-        ScalarType::Bool | ScalarType::I16 | ScalarType::U16 | ScalarType::Usize => {
+        ScalarType::Bool
+        | ScalarType::I16
+        | ScalarType::U16
+        | ScalarType::Usize
+        | ScalarType::Isize => {
             return Err(Error::Comm(CommError::Unsupported {
                 what: format!("NCCL has no {elem} type"),
             }))

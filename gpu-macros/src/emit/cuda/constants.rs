@@ -20,8 +20,8 @@ pub(super) fn constant(ty: Scalar, name: &str) -> String {
         (Scalar::I32, "MIN") => "(-2147483647 - 1)".to_string(),
         (Scalar::U32, "MAX") => format!("{}u", u32::MAX),
         (Scalar::U32, "MIN") => "0u".to_string(),
-        (Scalar::I64, "MAX") => format!("{}ll", i64::MAX),
-        (Scalar::I64, "MIN") => "(-9223372036854775807ll - 1ll)".to_string(),
+        (Scalar::I64 | Scalar::Isize, "MAX") => format!("{}ll", i64::MAX),
+        (Scalar::I64 | Scalar::Isize, "MIN") => "(-9223372036854775807ll - 1ll)".to_string(),
         (Scalar::U64 | Scalar::Usize, "MAX") => format!("{}ull", u64::MAX),
         (Scalar::U64 | Scalar::Usize, "MIN") => "0ull".to_string(),
         (Scalar::F32, _) => {

@@ -430,7 +430,7 @@ impl<'a> Emitter<'a> {
                 Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16 => "rs_as_small",
                 Scalar::I32 => "rs_as_i32",
                 Scalar::U32 => "rs_as_u32",
-                Scalar::I64 => "rs_as_i64",
+                Scalar::I64 | Scalar::Isize => "rs_as_i64",
                 _ => "rs_as_u64",
             };
             if to.is_small_int() {
@@ -464,7 +464,7 @@ impl<'a> Emitter<'a> {
                 }
                 Scalar::I32 => value.to_string(),
                 Scalar::U32 => format!("{value}u"),
-                Scalar::I64 => format!("{value}ll"),
+                Scalar::I64 | Scalar::Isize => format!("{value}ll"),
                 Scalar::U64 | Scalar::Usize => format!("{value}ull"),
                 _ => unreachable!("checked: integer literal of type {scalar:?}"),
             },

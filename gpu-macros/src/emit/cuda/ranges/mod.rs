@@ -88,7 +88,7 @@ fn signed_max(ty: Ty) -> Option<u128> {
         Ty::Scalar(Scalar::I8) => Some(i8::MAX as u128),
         Ty::Scalar(Scalar::I16) => Some(i16::MAX as u128),
         Ty::Scalar(Scalar::I32) => Some(i32::MAX as u128),
-        Ty::Scalar(Scalar::I64) => Some(i64::MAX as u128),
+        Ty::Scalar(Scalar::I64 | Scalar::Isize) => Some(i64::MAX as u128),
         _ => None,
     }
 }

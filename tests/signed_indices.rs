@@ -1,0 +1,135 @@
+//! Signed index arithmetic as Rust users write neighbour offsets: `isize` and `i64` offsets
+//! added to `usize` coordinates, compared with 0 and the image's size, then cast back. Each
+//! kernel runs on every backend at hand and is compared with plain Rust; the edge cases take
+//! values past 32 bits and below zero, where narrowed code would give other results.
+
+mod common;
+
+use common::{assert_compiles_with_nvrtc, backends, close, random_f32};
+use gpu_dsl::prelude::*;
+
+/// The mean of the pixels within `radius` of each pixel (fewer at the borders), with the
+/// offsets as `isize`, as Rust code spells a signed index.
+#[kernel]
+fn box_blur(radius: isize, width: usize, height: usize, input: &[f32], output: &mut [f32]) {
+    let x = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    let y = block_idx().y as usize * block_dim().y as usize + thread_idx().y as usize;
+    if x < width && y < height {
+        let mut sum = 0.0f32;
+        let mut count = 0u32;
+        for dy in -radius..=radius {
+            for dx in -radius..=radius {
+                let nx = x as isize + dx;
+                let ny = y as isize + dy;
+                if nx >= 0 && ny >= 0 && nx < width as isize && ny < height as isize {
+                    sum += input[ny as usize * width + nx as usize];
+                    count += 1;
+                }
+            }
+        }
+        output[y * width + x] = sum / count as f32;
+    }
+}
+
+fn box_blur_cpu(radius: isize, width: usize, height: usize, input: &[f32]) -> Vec<f32> {
+    let mut out = vec![0.0f32; input.len()];
+    for y in 0..height {
+        for x in 0..width {
+            let (mut sum, mut count) = (0.0f32, 0u32);
+            for dy in -radius..=radius {
+                for dx in -radius..=radius {
+                    let (nx, ny) = (x as isize + dx, y as isize + dy);
+                    if nx >= 0 && ny >= 0 && nx < width as isize && ny < height as isize {
+                        sum += input[ny as usize * width + nx as usize];
+                        count += 1;
+                    }
+                }
+            }
+            out[y * width + x] = sum / count as f32;
+        }
+    }
+    out
+}
+
+#[test]
+fn box_blur_with_isize_offsets_matches_plain_rust() {
+    let (width, height) = (53, 29);
+    let input = random_f32(width * height, 61);
+    for radius in [0isize, 1, 3] {
+        let expected = box_blur_cpu(radius, width, height, &input);
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let x = DeviceBuffer::from_host(&stream, &input).unwrap();
+            let mut out = DeviceBuffer::<f32>::zeroed(&stream, input.len()).unwrap();
+            let grid = Grid::xy(width.div_ceil(16) as u32, height.div_ceil(8) as u32);
+            let config = LaunchConfig::new(grid, Block::xy(16, 8));
+            box_blur::launch(&stream, config, radius, width, height, &x, &mut out).unwrap();
+            close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
+        }
+    }
+}
+
+/// `isize` values through every kind of operation, with Rust's wrapping, rounding toward zero
+/// and saturating float conversion; `shift` is added to each thread's index, so a large one
+/// takes the sums past 32 bits.
+#[kernel]
+fn isize_ops(shift: isize, values: &[isize], floats: &[f32], out: &mut [isize]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i < values.len() {
+        let v = values[i];
+        let t = i as isize + shift;
+        let o = i * 8;
+        out[o] = v.wrapping_mul(3) / 7;
+        out[o + 1] = v % 5;
+        out[o + 2] = v >> 2;
+        out[o + 3] = v.wrapping_add(t);
+        out[o + 4] = t - 2 * shift;
+        out[o + 5] = floats[i] as isize;
+        out[o + 6] = v.min(t).max(isize::MIN + 1);
+        out[o + 7] = (t as i64 - 1) as isize;
+    }
+}
+
+#[test]
+fn isize_arithmetic_is_rusts() {
+    let n = 300;
+    let mut values: Vec<isize> = (0..n as isize)
+        .map(|i| (i - 150) * 1_000_003 + i % 7)
+        .collect();
+    values[0] = isize::MIN;
+    values[1] = isize::MAX;
+    values[2] = -1;
+    let floats: Vec<f32> = (0..n).map(|i| (i as f32 - 150.0) * 1.7e16).collect();
+    for shift in [0isize, -5, 3_000_000_000, -3_000_000_000] {
+        let expected: Vec<isize> = (0..n)
+            .flat_map(|i| {
+                let v = values[i];
+                let t = i as isize + shift;
+                [
+                    v.wrapping_mul(3) / 7,
+                    v % 5,
+                    v >> 2,
+                    v.wrapping_add(t),
+                    t - 2 * shift,
+                    floats[i] as isize,
+                    v.min(t).max(isize::MIN + 1),
+                    (t as i64 - 1) as isize,
+                ]
+            })
+            .collect();
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let v = DeviceBuffer::from_host(&stream, &values).unwrap();
+            let f = DeviceBuffer::from_host(&stream, &floats).unwrap();
+            let mut out = DeviceBuffer::<isize>::zeroed(&stream, n * 8).unwrap();
+            let config = LaunchConfig::for_len(n, 128);
+            isize_ops::launch(&stream, config, shift, &v, &f, &mut out).unwrap();
+            assert_eq!(out.to_host(&stream).unwrap(), expected, "shift {shift}");
+        }
+    }
+}
+
+#[test]
+fn every_kernel_compiles_with_nvrtc() {
+    assert_compiles_with_nvrtc(&[(&box_blur::KERNEL, &[]), (&isize_ops::KERNEL, &[])]);
+}
