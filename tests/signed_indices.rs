@@ -129,7 +129,65 @@ fn isize_arithmetic_is_rusts() {
     }
 }
 
+/// A distance that fits in an `int`, and one that does not.
+const NEAR: usize = 5;
+const FAR: usize = 3_000_000_000;
+
+/// Signed sums and differences of thread indices and constants: `int` arithmetic where the
+/// values fit (`NEAR`), 64-bit where a constant takes them past (`FAR`), with the same
+/// results either way.
+#[kernel]
+fn signed_offsets(out: &mut [i64]) {
+    let x = thread_idx().x as usize;
+    let b = block_idx().x as usize;
+    let near = x as i64 - NEAR as i64;
+    let far = x as i64 - FAR as i64;
+    let sum = near + b as i64 - 2;
+    let both = far + near;
+    let i = (b * block_dim().x as usize + x) * 4;
+    out[i] = near;
+    out[i + 1] = far;
+    out[i + 2] = sum;
+    out[i + 3] = if near >= 0 && near < 100 {
+        (near as usize * 3) as i64
+    } else {
+        both
+    };
+}
+
+#[test]
+fn signed_offsets_past_an_int_give_rusts_values() {
+    let (blocks, threads) = (3usize, 64usize);
+    let mut expected = vec![0i64; blocks * threads * 4];
+    for b in 0..blocks {
+        for x in 0..threads {
+            let near = x as i64 - NEAR as i64;
+            let far = x as i64 - FAR as i64;
+            let i = (b * threads + x) * 4;
+            expected[i] = near;
+            expected[i + 1] = far;
+            expected[i + 2] = near + b as i64 - 2;
+            expected[i + 3] = if (0..100).contains(&near) {
+                near * 3
+            } else {
+                far + near
+            };
+        }
+    }
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let mut out = DeviceBuffer::<i64>::zeroed(&stream, expected.len()).unwrap();
+        let config = LaunchConfig::new(Grid::x(blocks as u32), Block::x(threads as u32));
+        signed_offsets::launch(&stream, config, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected);
+    }
+}
+
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
-    assert_compiles_with_nvrtc(&[(&box_blur::KERNEL, &[]), (&isize_ops::KERNEL, &[])]);
+    assert_compiles_with_nvrtc(&[
+        (&box_blur::KERNEL, &[]),
+        (&isize_ops::KERNEL, &[]),
+        (&signed_offsets::KERNEL, &[]),
+    ]);
 }

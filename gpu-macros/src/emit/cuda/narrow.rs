@@ -4,7 +4,9 @@
 //! needed: a global-memory index, an operand of an unknown 64-bit value, an argument. A shared
 //! memory or local array index stays 32-bit, and so do variables and loop counters whose whole
 //! range fits. The result is the 64-bit result bit for bit (no intermediate wraps in either
-//! width), so Rust's semantics are kept.
+//! width), so Rust's semantics are kept. An `i64`/`isize` sum or difference that may be
+//! negative but stays within `int` (a neighbour offset `x as i64 - radius`) computes in `int`
+//! and widens by sign extension.
 //!
 //! A fit that depends on a constant only the C++ compiler sees (a module `const`, a const
 //! generic) is decided there: the code computes in a type alias, declared at the top of the
@@ -50,6 +52,7 @@ impl<'a> Emitter<'a> {
     /// a value of constants alone, which is written as it is.
     /// `int` is chosen only where every intermediate of the computation stays within
     /// `i32::MAX` (`int`); a conditional fit's condition covers its intermediates already.
+    /// A value that may be negative (see [`Fact::shift`]) is narrowed only to `int`.
     fn index_type(&mut self, fact: Option<Fact>, int: bool) -> Option<String> {
         let fact = fact?;
         if !fact.varies {
@@ -57,6 +60,9 @@ impl<'a> Emitter<'a> {
         }
         if fact.cond.is_empty() {
             let int = int && fact.hi.upper().is_some_and(|hi| hi <= I32_MAX);
+            if fact.is_shifted() && !int {
+                return None;
+            }
             return Some(if int { NARROW } else { NARROW_UNSIGNED }.to_string());
         }
         let (at_launch, fixed): (BTreeSet<Atom>, BTreeSet<Atom>) = for_int(&fact.cond)
@@ -95,7 +101,7 @@ impl<'a> Emitter<'a> {
 
     /// The C++ type of a `let` or loop variable whose every value fits in 32 bits.
     pub(super) fn narrow_local(&mut self, local: LocalId) -> Option<String> {
-        if !is_wide(self.types.local(local)) {
+        if !narrowable(self.types.local(local)) {
             return None;
         }
         let fact = self.ranges.local(local).cloned();
@@ -106,11 +112,25 @@ impl<'a> Emitter<'a> {
     /// `id`'s narrowed code widened to `unsigned long long`, where it is a computation worth
     /// narrowing; `None` to spell it as usual (a literal or a constant is the same either way).
     pub(super) fn widened(&mut self, id: ExprId) -> Option<String> {
-        if !is_wide(self.types.expr(id)) {
+        let signed = is_wide_signed(self.types.expr(id));
+        if !is_wide(self.types.expr(id)) && !signed {
             return None;
         }
         let kernel = self.kernel;
         match &kernel.expr(id).kind {
+            // A signed value is sign-extended: it may be negative. In the 64-bit alternative
+            // of an alias it is the value's bits already.
+            ExprKind::Local(local) if signed => {
+                self.narrow_local(*local)?;
+                Some(format!("((long long){})", self.name(*local)))
+            }
+            ExprKind::Binary { .. } | ExprKind::Select { .. } | ExprKind::Method { .. }
+                if signed =>
+            {
+                let ty = self.expr_index_type(id)?;
+                let code = self.narrow_code(id, &ty);
+                Some(format!("((long long){code})"))
+            }
             ExprKind::Local(local) => {
                 let ty = self.narrow_local(*local)?;
                 let name = self.name(*local);
@@ -144,7 +164,7 @@ impl<'a> Emitter<'a> {
 
     /// `expr as u32` of a narrowed `expr`: its 32-bit code, which the cast does not change.
     pub(super) fn narrow_cast(&mut self, expr: ExprId, to: Scalar) -> Option<String> {
-        if to != Scalar::U32 || !is_wide(self.types.expr(expr)) {
+        if to != Scalar::U32 || !narrowable(self.types.expr(expr)) {
             return None;
         }
         let ty = self.expr_index_type(expr)?;
@@ -207,7 +227,7 @@ impl<'a> Emitter<'a> {
                 }
             }
             ExprKind::Cast { expr, .. } => {
-                if is_wide(self.types.expr(*expr)) {
+                if narrowable(self.types.expr(*expr)) {
                     return self.narrow_code(*expr, ty);
                 }
                 let inner = self.expr(*expr);
@@ -281,6 +301,17 @@ impl<'a> Emitter<'a> {
             _ => unreachable!("ranges: no fact for this expression"),
         }
     }
+}
+
+/// Whether `ty` is `i64` or `isize`: signed, and narrowed as the unsigned 64-bit types are
+/// where its fact allows (see [`super::ranges::Fact::shift`] for negative values).
+fn is_wide_signed(ty: Ty) -> bool {
+    matches!(ty, Ty::Scalar(Scalar::I64 | Scalar::Isize))
+}
+
+/// Whether values of `ty` may compute in 32 bits: the 64-bit integer types.
+fn narrowable(ty: Ty) -> bool {
+    is_wide(ty) || is_wide_signed(ty)
 }
 
 /// The hidden last parameter of a kernel split at launch: whether the launch's parameters fit.

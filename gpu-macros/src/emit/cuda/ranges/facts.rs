@@ -59,6 +59,7 @@ impl Bound {
                 BoundOp::Max => *x.max(y),
             }),
             // Identities, so a condition reads as written: `N`, not `0 + N`.
+            _ if op == BoundOp::Sub && a == b => Bound::Num(0),
             (Bound::Num(0), _) if op == BoundOp::Add => b.clone(),
             (Bound::Num(1), _) if op == BoundOp::Mul => b.clone(),
             (_, Bound::Num(0)) if matches!(op, BoundOp::Add | BoundOp::Sub) => a.clone(),
@@ -180,8 +181,9 @@ impl Bound {
 /// `lhs <= rhs`: part of the condition under which a fact holds.
 pub type Atom = (Bound, Bound);
 
-/// What is known of an unsigned value: it lies in `[lo, hi]`, and (for `usize`/`u64`) it and
-/// every intermediate result fit in 32 bits, provided each atom of `cond` holds.
+/// What is known of an integer value: it is `x - shift` for an `x` in `[lo, hi]`, and (for
+/// 64-bit values) it and every intermediate result fit in 32 bits, provided each atom of
+/// `cond` holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fact {
     pub lo: Bound,
@@ -190,6 +192,12 @@ pub struct Fact {
     /// Whether the value depends on the thread or on data: a computation of constants alone
     /// gains nothing from narrowing (the compiler folds it), so it is left as written.
     pub varies: bool,
+    /// How far below `[lo, hi]` the value is: 0, except for a signed value that may be
+    /// negative (`x as i64 - radius`), whose condition then also holds the shift within
+    /// `i32::MAX`, so the value is an `int`'s where the condition holds. Only sums and
+    /// differences of signed values carry one; every other use of such a fact sees none (see
+    /// `Walk::fact` and `Walk::signed_fact`).
+    pub shift: Bound,
 }
 
 impl Fact {
@@ -199,6 +207,7 @@ impl Fact {
             hi: Bound::Num(hi),
             cond: BTreeSet::new(),
             varies: false,
+            shift: Bound::Num(0),
         }
     }
 
@@ -208,7 +217,13 @@ impl Fact {
             hi: value,
             cond: BTreeSet::new(),
             varies: false,
+            shift: Bound::Num(0),
         }
+    }
+
+    /// Whether the value may lie below `lo` (see [`Fact::shift`]).
+    pub fn is_shifted(&self) -> bool {
+        self.shift != Bound::Num(0)
     }
 
     /// A value of the thread's or of data, within `[lo, hi]`.

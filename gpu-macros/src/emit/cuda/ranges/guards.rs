@@ -131,6 +131,7 @@ impl Walk<'_> {
                     hi,
                     cond: big.cond.clone(),
                     varies: true,
+                    shift: Bound::Num(0),
                 },
                 // A mutable variable's own bound may be the one being established: the
                 // condition's stands alone, so the widening converges.
@@ -139,18 +140,21 @@ impl Walk<'_> {
                     cond: own.cond.union(&big.cond).cloned().collect(),
                     varies: true,
                     lo: own.lo,
+                    shift: Bound::Num(0),
                 },
                 Some(own) => Fact {
                     hi: Bound::op(BoundOp::Min, &own.hi, &hi),
                     cond: own.cond.union(&big.cond).cloned().collect(),
                     varies: true,
                     lo: own.lo,
+                    shift: Bound::Num(0),
                 },
                 None => Fact {
                     lo: Bound::Num(0),
                     hi,
                     cond: big.cond.clone(),
                     varies: true,
+                    shift: Bound::Num(0),
                 },
             };
             guards.push(if self.bounds_alone(local) {

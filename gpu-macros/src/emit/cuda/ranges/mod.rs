@@ -1,13 +1,14 @@
-//! Value ranges of unsigned integer expressions, so index arithmetic that provably fits in 32
+//! Value ranges of integer expressions, so index arithmetic that provably fits in 32
 //! bits is computed in `unsigned int` (see [`super::narrow`]), as CUDA C code computes it in
 //! `int`.
 //!
 //! **The invariant**: an expression of type `usize`/`u64` that gets a [`Fact`] is one whose
 //! value, and the value of every intermediate result computed on the way to it, lies in
-//! `[0, u32::MAX]` whenever the fact's condition holds. Computed in 32 bits, such an expression
+//! `[0, u32::MAX]` whenever the fact's condition holds (an `i64`/`isize` one in
+//! `[-i32::MAX, u32::MAX]`, below 0 only by its shift). Computed in 32 bits, such an expression
 //! gives exactly the 64-bit result (no intermediate wraps in either width), so widening it
 //! where a 64-bit value is needed is bit-identical to what Rust computes. The emitter computes
-//! in `int` what stays within `[0, i32::MAX]` (see [`super::narrow`]). Where the condition
+//! in `int` what stays within `int`'s range (see [`super::narrow`]). Where the condition
 //! does not hold, the emitter computes the expression in 64 bits, as before.
 //!
 //! It lives in the CUDA emitter, not the checker: nothing but the CUDA code's integer widths
@@ -24,10 +25,15 @@
 //! ([`closures`]), and, in a kernel, its 64-bit parameters and slice lengths, whose bounds
 //! only the launch knows, so the fit is decided there ([`super::narrow`]). Anything read
 //! from memory (shared memory included: an index into it proves nothing, as it may be out of
-//! bounds) is unknown, and so is a signed value unless it provably is not negative (see
-//! [`signed_max`]). Subtraction is narrowed only where it provably does
-//! not wrap, and division only by a provably non-zero divisor, so the hardware's results
-//! agree too.
+//! bounds) is unknown. Subtraction is narrowed only where it provably does not wrap, and
+//! division only by a provably non-zero divisor, so the hardware's results agree too.
+//!
+//! A signed value may be negative: a sum or difference of signed values (`x as i64 - radius`,
+//! then `+ j as i64`) has a fact shifted below 0 by at most `i32::MAX` ([`Fact::shift`]), so
+//! an `i64` or `isize` neighbour offset computes in `int` as CUDA C's does. Every other use
+//! (a product, a cast to an unsigned type, a comparison's bound) sees such a value as unknown,
+//! until a condition holds it between 0 and a bound (`if r >= 0 && r < height as i64`); see
+//! [`signed_max`].
 //!
 //! A variable doubled once an iteration of a loop whose trips are bounded (the work-efficient
 //! scan's `offset`, doubled while `d` halves to 0) is bounded by counting the trips
@@ -356,7 +362,7 @@ impl Walk<'_> {
                 let fact = self.fact(*init);
                 self.ranges.local_ints[local.0 as usize] = self.ranges.ints[init.0 as usize];
                 if !self.function.local(*local).mutable {
-                    self.ranges.locals[local.0 as usize] = fact;
+                    self.ranges.locals[local.0 as usize] = self.signed_fact(*init);
                 } else if let Some(bound) = self.fixed.get(local) {
                     self.ranges.locals[local.0 as usize] = Some(bound.clone());
                 } else if self.tracked(*local) {
@@ -397,6 +403,7 @@ impl Walk<'_> {
                             hi,
                             cond,
                             varies: true,
+                            shift: Bound::Num(0),
                         })
                     }
                     _ => None,
@@ -473,8 +480,15 @@ impl Walk<'_> {
         self.writes.tracked.contains(&local) && !self.given_up.contains(&local)
     }
 
-    /// The fact of `id`, computed once.
+    /// The fact of `id` where it cannot be negative: what every use but a signed sum or
+    /// difference may rely on.
     fn fact(&mut self, id: ExprId) -> Option<Fact> {
+        self.signed_fact(id).filter(|fact| !fact.is_shifted())
+    }
+
+    /// The fact of `id`, which for a signed value may be shifted below 0 (see
+    /// [`Fact::shift`]), computed once.
+    fn signed_fact(&mut self, id: ExprId) -> Option<Fact> {
         if let Some(known) = self.ranges.exprs.get(id.0 as usize)? {
             return known.clone();
         }
@@ -570,13 +584,18 @@ impl Walk<'_> {
     /// knows, says only that the value is one of the type's.
     fn fit(&self, ty: Ty, fact: Option<Fact>) -> Option<Fact> {
         if let Some(max) = signed_max(ty) {
-            // Not negative (every fact is), and within the type: the value is the same
-            // integer as the unsigned arithmetic's.
+            // Within the type, and not negative unless shifted, and then only as far as an
+            // `int` goes, in a type at least as wide: the value is the same integer as the
+            // 32-bit arithmetic's.
             let fact = fact?;
+            if fact.is_shifted() && max < I32_MAX {
+                return None;
+            }
             let hi = fact.hi.clone();
             return fact.require(hi, Bound::Num(max.min(U32_MAX)));
         }
         let max = unsigned_max(ty)?;
+        let fact = fact.filter(|fact| !fact.is_shifted());
         if is_wide(ty) {
             let fact = fact?;
             let hi = fact.hi.clone();
@@ -588,9 +607,15 @@ impl Walk<'_> {
         })
     }
 
+    /// What is known of variable `local` here where it cannot be negative (see
+    /// [`Walk::fact`]).
+    fn current(&self, local: LocalId) -> Option<Fact> {
+        self.signed_current(local).filter(|fact| !fact.is_shifted())
+    }
+
     /// What is known of variable `local` here: what a condition around says, else its own
     /// fact, else a parameter's range.
-    fn current(&self, local: LocalId) -> Option<Fact> {
+    fn signed_current(&self, local: LocalId) -> Option<Fact> {
         let refined = self.refined.iter().rev().flatten();
         if let Some((_, fact)) = refined.into_iter().find(|(l, _)| *l == local) {
             return Some(fact.clone());
@@ -612,5 +637,6 @@ fn at_most(hi: Bound) -> Fact {
         hi,
         cond: BTreeSet::new(),
         varies: true,
+        shift: Bound::Num(0),
     }
 }

@@ -177,6 +177,7 @@ fn above(value: &Fact, fact: &Fact) -> bool {
 /// The least fact this analysis spells that holds of both.
 pub(super) fn join(a: &Fact, b: &Fact) -> Fact {
     Fact {
+        shift: Bound::Num(0),
         lo: Bound::op(BoundOp::Min, &a.lo, &b.lo),
         hi: Bound::op(BoundOp::Max, &a.hi, &b.hi),
         cond: a.cond.union(&b.cond).cloned().collect(),

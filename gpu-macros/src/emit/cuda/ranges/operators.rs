@@ -2,7 +2,7 @@
 //! kernel parameters and lengths, casts, `min`/`max` and `if` values, and the operators, by
 //! interval arithmetic that gives up wherever the result could wrap.
 
-use super::{at_most, unsigned_max, Bound, BoundOp, Fact, LaunchValue, Walk};
+use super::{at_most, signed_max, unsigned_max, Bound, BoundOp, Fact, LaunchValue, Walk, I32_MAX};
 use crate::intrinsics::{Builtin, Op, WarpOp};
 use crate::ir::*;
 
@@ -37,11 +37,18 @@ impl Walk<'_> {
         let function = self.function;
         match &function.expr(id).kind {
             ExprKind::Lit(Lit::Int { value, .. }) => Some(Fact::between(*value, *value)),
-            ExprKind::Local(local) => self.current(*local),
+            ExprKind::Local(local) => self.signed_current(*local),
             ExprKind::Len(_) => self.launch_value(id).map(at_most),
-            // A signed constant may be negative, which its symbolic bound cannot say.
             ExprKind::Outer(constant) if unsigned_max(self.types.expr(id)).is_some() => {
                 Some(Fact::exact(Bound::Sym(constant.cuda(), constant.twin())))
+            }
+            // A signed constant may be negative, which its symbolic bound cannot say: its fact
+            // holds where it is not (converted to `unsigned long long`, a negative value is
+            // past `i64::MAX`), which the C++ compiler decides.
+            ExprKind::Outer(constant) => {
+                let max = signed_max(self.types.expr(id))?;
+                let value = Bound::Sym(constant.cuda(), constant.twin());
+                Fact::exact(value.clone()).require(value, Bound::Num(max))
             }
             ExprKind::GenericConst(name) if unsigned_max(self.types.expr(id)).is_some() => {
                 Some(Fact::exact(Bound::Sym(name.to_string(), name.to_string())))
@@ -61,7 +68,7 @@ impl Walk<'_> {
             // A narrower unsigned value keeps its range; a 64-bit one its fact, so the cast's
             // code is its operand's; a signed one its fact where it has one (then it is not
             // negative). `bool`s have none.
-            ExprKind::Cast { expr, .. } => self.fact(*expr),
+            ExprKind::Cast { expr, .. } => self.signed_fact(*expr),
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
             ExprKind::Method {
                 receiver,
@@ -101,6 +108,7 @@ impl Walk<'_> {
             hi: Bound::op(hi, &a.hi, &b.hi),
             cond,
             varies: a.varies || b.varies,
+            shift: Bound::Num(0),
         })
     }
 
@@ -109,6 +117,11 @@ impl Walk<'_> {
             // A shift's amount may have any integer type; only its range matters.
             let amount = self.shift_amount(rhs);
             return shift(op, self.fact(lhs)?, amount?);
+        }
+        if matches!(op, BinOp::Add | BinOp::Sub) && signed_max(self.types.expr(lhs)).is_some() {
+            let l = self.signed_fact(lhs);
+            let r = self.signed_fact(rhs);
+            return signed_sum(op, l?, r?);
         }
         let l = self.fact(lhs);
         let r = self.fact(rhs);
@@ -132,6 +145,7 @@ impl Walk<'_> {
             hi,
             cond: cond.clone(),
             varies,
+            shift: Bound::Num(0),
         };
         match op {
             BinOp::Add => Some(fact(
@@ -196,6 +210,51 @@ impl Walk<'_> {
             }
             _ => None,
         }
+    }
+}
+
+/// `l + r` or `l - r` of signed values, each `x - shift` (see [`Fact::shift`]). A sum adds
+/// the `x`s and the shifts; a difference whose `r` may exceed `l` (`row as i64 - radius`)
+/// is `(x_l + (hi_r - r)) - (shift_l + hi_r)`, so its `x` lies in `[lo_l, hi_l + hi_r -
+/// lo_r]` and its shift is `shift_l + hi_r`. A shift is kept within `i32::MAX` by the
+/// condition, so the value is an `int`'s wherever the condition holds; a difference that
+/// provably is not negative is the unsigned one.
+fn signed_sum(op: BinOp, l: Fact, r: Fact) -> Option<Fact> {
+    let mut cond = l.cond.clone();
+    cond.extend(r.cond.iter().cloned());
+    let varies = l.varies || r.varies;
+    let (lo, hi, shift) = if op == BinOp::Add {
+        (
+            Bound::op(BoundOp::Add, &l.lo, &r.lo),
+            Bound::op(BoundOp::Add, &l.hi, &r.hi),
+            Bound::op(BoundOp::Add, &l.shift, &r.shift),
+        )
+    } else if r.is_shifted() {
+        return None;
+    } else if !l.is_shifted() && r.hi.upper().is_some_and(|hi| hi <= l.lo.lower()) {
+        (
+            Bound::op(BoundOp::Sub, &l.lo, &r.hi),
+            Bound::op(BoundOp::Sub, &l.hi, &r.lo),
+            Bound::Num(0),
+        )
+    } else {
+        (
+            l.lo.clone(),
+            Bound::op(BoundOp::Add, &l.hi, &Bound::op(BoundOp::Sub, &r.hi, &r.lo)),
+            Bound::op(BoundOp::Add, &l.shift, &r.hi),
+        )
+    };
+    let fact = Fact {
+        lo,
+        hi,
+        cond,
+        varies,
+        shift: shift.clone(),
+    };
+    if shift == Bound::Num(0) {
+        Some(fact)
+    } else {
+        fact.require(shift, Bound::Num(I32_MAX))
     }
 }
 

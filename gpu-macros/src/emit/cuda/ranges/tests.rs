@@ -322,14 +322,66 @@ fn k(width: usize, out: &mut [u32]) {
 "#;
     assert_eq!(bounds(rust, "from_unsigned"), Some((0, 1023)));
     assert_eq!(bounds(rust, "narrow"), Some((0, 1023)));
-    // It may be negative: nothing, until a condition bounds it both ways.
-    assert_eq!(fact(rust, "shifted"), None);
+    // It may be negative: a shifted fact, which no unsigned use sees until a condition
+    // bounds it both ways.
+    let shifted = fact(rust, "shifted").expect("a shifted fact");
+    assert_eq!((shifted.lo, shifted.hi), (Bound::Num(0), Bound::Num(1023)));
+    assert_eq!(shifted.shift, Bound::Num(2));
     assert_eq!(fact(rust, "above_only"), None);
     assert_eq!(bounds(rust, "after_return"), Some((0, 4)));
     // Above a value that may be negative: nothing more than its own bound.
     assert_eq!(bounds(rust, "above_it"), Some((0, 1023)));
     let both = launch_fact(rust, "both").expect("a fact decided at launch");
     assert!(cond_cuda(&both.cond).contains("width"), "{:?}", both.cond);
+}
+
+/// The numeric `(lo, hi, shift)` of `name`: it lies in `[lo - shift, hi - shift]`.
+fn shifted(rust: &str, name: &str) -> Option<(u128, u128, u128)> {
+    let fact = fact(rust, name)?;
+    assert!(fact.cond.is_empty(), "{name}: {:?}", fact.cond);
+    match (fact.lo, fact.hi, fact.shift) {
+        (Bound::Num(lo), Bound::Num(hi), Bound::Num(shift)) => Some((lo, hi, shift)),
+        other => panic!("{name}: symbolic bounds {other:?}"),
+    }
+}
+
+#[test]
+fn signed_sums_and_differences_may_go_below_zero_as_far_as_an_int_goes() {
+    let rust = r#"
+fn k(width: usize, out: &mut [i64]) {
+    let x = thread_idx().x as usize;
+    let offset = x as i64 - 3;
+    let moved = offset + 5;
+    let col = x as isize - 1;
+    let narrow = x as i32 - 7;
+    let again = offset - 4;
+    let cancelled = offset - offset;
+    let too_far = offset - (x as i64) * 4_000_000;
+    let as_unsigned = offset as usize;
+    let product = offset * 2;
+    let small = x as i16 - 1;
+    let mut written = x as i64 - 1;
+    written += 1;
+    let c = width as i64 - 1 - 2;
+    out[0] = moved + col as i64 + narrow as i64 + again + cancelled + too_far + product;
+    out[1] = (as_unsigned + small as usize) as i64 + written + c;
+}
+"#;
+    assert_eq!(shifted(rust, "offset"), Some((0, 1023, 3)));
+    // x - 3 + 5, in [2, 1025]: the shift stays, the bounds move.
+    assert_eq!(shifted(rust, "moved"), Some((5, 1028, 3)));
+    assert_eq!(shifted(rust, "col"), Some((0, 1023, 1)));
+    assert_eq!(shifted(rust, "narrow"), Some((0, 1023, 7)));
+    assert_eq!(shifted(rust, "again"), Some((0, 1023, 7)));
+    // A shifted subtrahend, a shift past `i32::MAX`, an unsigned use, a product, a type
+    // narrower than `int` and a mutable variable: nothing.
+    assert_eq!(fact(rust, "cancelled"), None);
+    assert_eq!(fact(rust, "too_far"), None);
+    assert_eq!(fact(rust, "as_unsigned"), None);
+    assert_eq!(fact(rust, "product"), None);
+    assert_eq!(fact(rust, "small"), None);
+    assert_eq!(fact(rust, "written"), None);
+    assert_eq!(fact(rust, "c"), None);
 }
 
 #[test]

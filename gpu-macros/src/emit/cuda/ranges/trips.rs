@@ -41,7 +41,9 @@ fn growth_bound(function: &Function, ranges: &Ranges, local: LocalId) -> Option<
     };
     walk(&function.body, top, &mut |stmt, place| match &stmt.kind {
         StmtKind::Let { local: l, init } if *l == local => {
-            let fact = ranges.expr(*init).filter(|fact| fact.cond.is_empty());
+            let fact = ranges
+                .expr(*init)
+                .filter(|fact| fact.cond.is_empty() && !fact.is_shifted());
             first = fact.and_then(Fact::hi_num);
         }
         StmtKind::Assign {
@@ -144,7 +146,7 @@ fn trip_bound(function: &Function, ranges: &Ranges, stmt: &Stmt) -> Option<u32> 
     if own == 0 || own != writes || skips || !function.local(counter).mutable {
         return None;
     }
-    let first = ranges.local(counter)?;
+    let first = ranges.local(counter).filter(|fact| !fact.is_shifted())?;
     let hi = first.hi_num().filter(|_| first.cond.is_empty())?;
     Some(128 - hi.leading_zeros())
 }
