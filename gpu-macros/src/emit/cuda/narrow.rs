@@ -51,7 +51,8 @@ impl<'a> Emitter<'a> {
     /// int`, or the alias that the C++ compiler resolves from the fact's condition; `None` for
     /// a value of constants alone, which is written as it is.
     /// `int` is chosen only where every intermediate of the computation stays within
-    /// `i32::MAX` (`int`); a conditional fit's condition covers its intermediates already.
+    /// `i32::MAX` (`int`): by its numeric bound, or by the condition, which holds every bound
+    /// that is not a number.
     /// A value that may be negative (see [`Fact::shift`]) is narrowed only to `int`.
     fn index_type(&mut self, fact: Option<Fact>, int: bool) -> Option<String> {
         let fact = fact?;
@@ -64,6 +65,11 @@ impl<'a> Emitter<'a> {
                 return None;
             }
             return Some(if int { NARROW } else { NARROW_UNSIGNED }.to_string());
+        }
+        // The alias is `int` where the condition holds, which then bounds every value but
+        // those whose bound is a number: past `i32::MAX`, one of them would wrap.
+        if !int {
+            return None;
         }
         let (at_launch, fixed): (BTreeSet<Atom>, BTreeSet<Atom>) = for_int(&fact.cond)
             .into_iter()

@@ -495,8 +495,11 @@ impl Walk<'_> {
         self.ranges.weights[id.0 as usize] = self.weight;
         let fact = self.compute(id);
         self.ranges.exprs[id.0 as usize] = Some(fact.clone());
+        // A number decides; a bound only C++ or the launch knows is in the condition.
         let own = fact.as_ref().is_none_or(|fact| {
-            !fact.cond.is_empty() || fact.hi.upper().is_some_and(|hi| hi <= I32_MAX)
+            fact.hi
+                .upper()
+                .map_or(!fact.cond.is_empty(), |hi| hi <= I32_MAX)
         });
         let parts = self
             .function

@@ -501,3 +501,21 @@ fn k(out: &mut [u32]) {
     // Its loop runs once for each trip of another.
     assert_eq!(fact(rust, "nested"), None);
 }
+
+#[test]
+fn a_fit_decided_at_launch_never_narrows_a_value_past_i32_max() {
+    // `x + i` is below 3.07e9, past `int`; `/ d` adds a condition decided at launch (`d >=
+    // 1`), whose `int` alternative would wrap `x`.
+    let rust = r#"
+fn k(d: usize, out: &mut [u32]) {
+    let x = thread_idx().x as usize * 3_000_000;
+    for i in 0..4 {
+        let y = (x + i) / d;
+        out[i] = y as u32;
+    }
+}
+"#;
+    let cuda = crate::cuda_source_of(rust).unwrap_or_else(|e| panic!("{e}"));
+    assert!(cuda.contains("unsigned int x = "), "{cuda}");
+    assert!(cuda.contains("unsigned long long y = "), "{cuda}");
+}
