@@ -133,9 +133,9 @@ fn isize_arithmetic_is_rusts() {
 const NEAR: usize = 5;
 const FAR: usize = 3_000_000_000;
 
-/// Signed sums and differences of thread indices and constants: `int` arithmetic where the
-/// values fit (`NEAR`), 64-bit where a constant takes them past (`FAR`), with the same
-/// results either way.
+/// Signed sums, differences and comparisons of thread indices and constants: `int`
+/// arithmetic where the values fit (`NEAR`), 64-bit where a constant takes them past (`FAR`),
+/// with the same results either way.
 #[kernel]
 fn signed_offsets(out: &mut [i64]) {
     let x = thread_idx().x as usize;
@@ -150,14 +150,16 @@ fn signed_offsets(out: &mut [i64]) {
     out[i + 2] = sum;
     out[i + 3] = if near >= 0 && near < 100 {
         (near as usize * 3) as i64
-    } else {
+    } else if far < near {
         both
+    } else {
+        0
     };
 }
 
 #[test]
 fn signed_offsets_past_an_int_give_rusts_values() {
-    let (blocks, threads) = (3usize, 64usize);
+    let (blocks, threads) = (3usize, 128usize);
     let mut expected = vec![0i64; blocks * threads * 4];
     for b in 0..blocks {
         for x in 0..threads {
@@ -169,8 +171,10 @@ fn signed_offsets_past_an_int_give_rusts_values() {
             expected[i + 2] = near + b as i64 - 2;
             expected[i + 3] = if (0..100).contains(&near) {
                 near * 3
-            } else {
+            } else if far < near {
                 far + near
+            } else {
+                0
             };
         }
     }

@@ -266,6 +266,9 @@ impl<'a> Emitter<'a> {
             let r = self.small_ring(rhs, scalar);
             return format!("(({})({l} {} {r}))", cuda_type(scalar), op.symbol());
         }
+        if let Some(code) = self.narrow_comparison(op, lhs, rhs) {
+            return code;
+        }
         let l = self.expr(lhs);
         let r = self.expr(rhs);
         match op {

@@ -305,6 +305,9 @@ template <> struct rs_index_type<true> { typedef int type; };
 // Its unsigned counterpart, for divisions of values known to be non-negative.
 template <typename T> struct rs_unsigned_of { typedef T type; };
 template <> struct rs_unsigned_of<int> { typedef unsigned int type; };
+// Its signed counterpart, for comparisons of signed values that may be negative.
+template <typename T> struct rs_signed_of { typedef T type; };
+template <> struct rs_signed_of<unsigned long long> { typedef long long type; };
 __host__ __device__ constexpr unsigned long long rs_bound_add(unsigned long long a, unsigned long long b) { return a + b < a ? ~0ull : a + b; }
 __host__ __device__ constexpr unsigned long long rs_bound_sub(unsigned long long a, unsigned long long b) { return a < b ? 0ull : a - b; }
 __host__ __device__ constexpr unsigned long long rs_bound_mul(unsigned long long a, unsigned long long b) { return a != 0ull && b > ~0ull / a ? ~0ull : a * b; }

@@ -221,6 +221,18 @@ impl Fact {
         }
     }
 
+    /// A fact of values that may be either `self`'s or `other`'s, under both conditions: the
+    /// type two values are compared in.
+    pub fn covering(&self, other: &Fact) -> Fact {
+        Fact {
+            lo: Bound::op(BoundOp::Min, &self.lo, &other.lo),
+            hi: Bound::op(BoundOp::Max, &self.hi, &other.hi),
+            cond: self.cond.union(&other.cond).cloned().collect(),
+            varies: self.varies || other.varies,
+            shift: Bound::op(BoundOp::Max, &self.shift, &other.shift),
+        }
+    }
+
     /// Whether the value may lie below `lo` (see [`Fact::shift`]).
     pub fn is_shifted(&self) -> bool {
         self.shift != Bound::Num(0)
