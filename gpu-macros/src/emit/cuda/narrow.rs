@@ -130,7 +130,10 @@ impl<'a> Emitter<'a> {
                 self.narrow_local(*local)?;
                 Some(format!("((long long){})", self.name(*local)))
             }
-            ExprKind::Binary { .. } | ExprKind::Select { .. } | ExprKind::Method { .. }
+            ExprKind::Binary { .. }
+            | ExprKind::Unary { .. }
+            | ExprKind::Select { .. }
+            | ExprKind::Method { .. }
                 if signed =>
             {
                 let ty = self.expr_index_type(id)?;
@@ -309,6 +312,11 @@ impl<'a> Emitter<'a> {
                     }
                 }
             }
+            // Only a signed value's, within `int` (or wrapping in the 64-bit alternative).
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } => format!("(-{})", self.narrow_code(*operand, ty)),
             ExprKind::Method {
                 receiver,
                 method,

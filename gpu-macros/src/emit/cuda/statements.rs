@@ -549,6 +549,7 @@ impl<'a> Emitter<'a> {
         let name = self.name(var).to_string();
         let end_name = fresh(&mut self.taken, &format!("{name}_end"));
         // A counter whose every value fits in 32 bits counts in 32 bits, bound included.
+        let narrowed = self.narrow_local(var).is_some();
         let (ty, start_code, end_code) = match self.narrow_local(var) {
             Some(ty) => {
                 let start_code = self.narrow_code(start, &ty);
@@ -560,6 +561,15 @@ impl<'a> Emitter<'a> {
                 self.expr(start),
                 self.expr(end),
             ),
+        };
+        // A signed counter narrowed to an alias is unsigned in the alias's 64-bit alternative,
+        // where it may be negative (`-R..=R`): it compares as signed.
+        let cmp = |code: &str| {
+            if narrowed && scalar.is_signed_int() && ty != "int" {
+                format!("((typename rs_signed_of<{ty}>::type){code})")
+            } else {
+                code.to_string()
+            }
         };
         let pragma = match unroll {
             Unroll::Default => None,
@@ -575,7 +585,9 @@ impl<'a> Emitter<'a> {
         match (step, inclusive) {
             (None, false) => {
                 let header = format!(
-                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {name} < {end_name}; ++{name}) {{"
+                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {} < {}; ++{name}) {{",
+                    cmp(&name),
+                    cmp(&end_name)
                 );
                 if let Some(pragma) = &pragma {
                     self.out.line(pragma);
@@ -624,7 +636,9 @@ impl<'a> Emitter<'a> {
                         format!("(unsigned long long)({end_name} - {first})")
                     };
                     self.out.line(&format!(
-                        "unsigned long long {count} = {first} < {end_name} ? ({span} - 1ull) / {step_name} + 1ull : 0ull;"
+                        "unsigned long long {count} = {} < {} ? ({span} - 1ull) / {step_name} + 1ull : 0ull;",
+                        cmp(&first),
+                        cmp(&end_name)
                     ));
                     let header = format!(
                         "for (unsigned long long {index} = 0ull; {index} < {count}; ++{index}) {{"
@@ -637,6 +651,26 @@ impl<'a> Emitter<'a> {
                     self.out.line(pragma);
                 }
                 self.labeled_loop_with(label, &header, Some(&prologue), body);
+                self.out.dedent();
+                self.out.line("}");
+            }
+            // A narrowed `a..=b` counts as C does (see the `rs_incl` helper).
+            (None, true) if narrowed => {
+                let more = fresh(&mut self.taken, &format!("{name}_more"));
+                let helper = self.use_helper("rs_incl");
+                self.out.line("{");
+                self.out.indent();
+                self.out.line(&format!("bool {more} = true; (void){more};"));
+                let header = format!(
+                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {more} && {} <= {}; \
+                     {helper}_next({name}, {end_name}, {more})) {{",
+                    cmp(&name),
+                    cmp(&end_name)
+                );
+                if let Some(pragma) = &pragma {
+                    self.out.line(pragma);
+                }
+                self.labeled_loop(label, &header, body);
                 self.out.dedent();
                 self.out.line("}");
             }
@@ -658,8 +692,10 @@ impl<'a> Emitter<'a> {
                     .line(&format!("unsigned long long {step_name} = {step_code};"));
                 self.out.line(&format!("bool {more} = true;"));
                 let header = format!(
-                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {more} && {name} <= {end_name}; \
-                     {more} = {distance} >= {step_name}, {name} = {more} ? ({ty})({name} + {step_name}) : {name}) {{"
+                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {more} && {} <= {}; \
+                     {more} = {distance} >= {step_name}, {name} = {more} ? ({ty})({name} + {step_name}) : {name}) {{",
+                    cmp(&name),
+                    cmp(&end_name)
                 );
                 if let Some(pragma) = &pragma {
                     self.out.line(pragma);

@@ -294,6 +294,19 @@ template <typename T> struct alignas(2 * sizeof(T) < 16 ? 2 * sizeof(T) : 16) rs
 ",
     },
     Helper {
+        name: "rs_incl",
+        needs: &[],
+        code: "\
+// The step of a narrowed `a..=b` loop's counter. A 32-bit counter steps past `b`, as C's
+// `i <= b; ++i` does: its range (the emitter's fact of the variable) leaves room for one more,
+// and a loop the compiler can count is a loop it can unroll. A 64-bit one stops at `b`, which
+// may be its type's maximum: `more` then ends the loop.
+__device__ __forceinline__ void rs_incl_next(int& v, int e, bool& more) { ++v; }
+__device__ __forceinline__ void rs_incl_next(unsigned int& v, unsigned int e, bool& more) { ++v; }
+template <typename T> __device__ __forceinline__ void rs_incl_next(T& v, T e, bool& more) { more = v != e; if (more) ++v; }
+",
+    },
+    Helper {
         name: "rs_narrow",
         needs: &[],
         code: "\

@@ -381,7 +381,7 @@ impl Walk<'_> {
                 inclusive,
                 ..
             } => {
-                let start_fact = self.fact(*start);
+                let start_fact = self.signed_fact(*start);
                 let end_fact = self.fact(*end);
                 self.ranges.local_ints[var.0 as usize] =
                     self.ranges.ints[start.0 as usize] && self.ranges.ints[end.0 as usize];
@@ -390,20 +390,24 @@ impl Walk<'_> {
                 }
                 let fact = match (start_fact, end_fact) {
                     (Some(start), Some(end)) if !self.function.local(*var).mutable => {
-                        // The variable stays below `end` (or reaches it, inclusive).
-                        let hi = if *inclusive {
+                        // The variable stays below `end` (or reaches it, inclusive; and the
+                        // CUDA counter of `a..=b` steps one past, see the `rs_incl` helper).
+                        let hi = if *inclusive && step.is_none() {
+                            Bound::op(BoundOp::Add, &end.hi, &Bound::Num(1))
+                        } else if *inclusive {
                             end.hi.clone()
                         } else {
                             Bound::op(BoundOp::Sub, &end.hi, &Bound::Num(1))
                         };
+                        // A start below 0 (`-R..=R`) shifts the variable as far.
                         let mut cond = start.cond;
                         cond.extend(end.cond);
                         Some(Fact {
                             lo: start.lo,
-                            hi,
+                            hi: Bound::op(BoundOp::Add, &hi, &start.shift),
                             cond,
                             varies: true,
-                            shift: Bound::Num(0),
+                            shift: start.shift,
                         })
                     }
                     _ => None,

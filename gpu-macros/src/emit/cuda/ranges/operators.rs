@@ -70,6 +70,22 @@ impl Walk<'_> {
             // negative). `bool`s have none.
             ExprKind::Cast { expr, .. } => self.signed_fact(*expr),
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, *lhs, *rhs),
+            // `-r` of a signed `r` in `[lo, hi]`: `(hi - r) - hi`, shifted by `hi` (the start
+            // of `for d in -R..=R`).
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } if signed_max(self.types.expr(id)).is_some() => {
+                let r = self.fact(*operand)?;
+                let fact = Fact {
+                    lo: Bound::Num(0),
+                    hi: Bound::op(BoundOp::Sub, &r.hi, &r.lo),
+                    shift: r.hi.clone(),
+                    ..r
+                };
+                let shift = fact.shift.clone();
+                fact.require(shift, Bound::Num(I32_MAX))
+            }
             ExprKind::Method {
                 receiver,
                 method,
@@ -96,11 +112,36 @@ impl Walk<'_> {
     }
 
     /// One of two values (`a.min(b)`, `a.max(b)`, `if c { a } else { b }`): `lo` and `hi`
-    /// combine the operands' bounds.
+    /// combine the operands' bounds. The larger of a signed value that may be negative and
+    /// one that may not (`(x as isize - 1).max(0)`, a clamp at an edge) is not negative: at
+    /// least the other's `lo`, at most either's `hi`.
     fn either(&mut self, a: ExprId, b: ExprId, lo: BoundOp, hi: BoundOp) -> Option<Fact> {
-        let a = self.fact(a);
-        let b = self.fact(b);
+        let (a, b) = if lo == BoundOp::Max {
+            (self.signed_fact(a), self.signed_fact(b))
+        } else {
+            (self.fact(a), self.fact(b))
+        };
         let (a, b) = (a?, b?);
+        let (a, b) = match (a.is_shifted(), b.is_shifted()) {
+            (false, false) => (a, b),
+            (true, false) => (
+                Fact {
+                    lo: b.lo.clone(),
+                    shift: Bound::Num(0),
+                    ..a
+                },
+                b,
+            ),
+            (false, true) => {
+                let b = Fact {
+                    lo: a.lo.clone(),
+                    shift: Bound::Num(0),
+                    ..b
+                };
+                (a, b)
+            }
+            (true, true) => return None,
+        };
         let mut cond = a.cond;
         cond.extend(b.cond);
         Some(Fact {

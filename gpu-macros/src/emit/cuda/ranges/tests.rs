@@ -128,7 +128,8 @@ fn k(n: usize, out: &mut [u32]) {
 }
 "#;
     assert_eq!(bounds(rust, "i"), Some((0, 15)));
-    assert_eq!(bounds(rust, "j"), Some((2, 9)));
+    // One past 9: the CUDA counter of `a..=b` steps there.
+    assert_eq!(bounds(rust, "j"), Some((2, 10)));
     assert_eq!(bounds(rust, "s"), Some((0, 99)));
     assert_eq!(bounds(rust, "u"), None);
     assert_eq!(bounds(rust, "w"), Some((0, 1023 + 3)));
@@ -518,4 +519,30 @@ fn k(d: usize, out: &mut [u32]) {
     let cuda = crate::cuda_source_of(rust).unwrap_or_else(|e| panic!("{e}"));
     assert!(cuda.contains("unsigned int x = "), "{cuda}");
     assert!(cuda.contains("unsigned long long y = "), "{cuda}");
+}
+
+#[test]
+fn negated_bounds_signed_loops_and_clamps_stay_within_an_int() {
+    let rust = r#"
+fn k(width: usize, out: &mut [f32]) {
+    let x = thread_idx().x as usize;
+    let low = -(x as i64);
+    let mut total = 0.0f32;
+    for d in -3..=3i64 {
+        let shifted = x as i64 + d;
+        let clamped = shifted.max(0);
+        let both = shifted.max(low);
+        total += (clamped + both) as f32;
+    }
+    out[0] = total;
+}
+"#;
+    // -x for x in [0, 1023]: (1023 - x) - 1023.
+    assert_eq!(shifted(rust, "low"), Some((0, 1023, 1023)));
+    // -3..=3, and one past, where the CUDA counter steps.
+    assert_eq!(shifted(rust, "d"), Some((0, 7, 3)));
+    assert_eq!(shifted(rust, "shifted"), Some((0, 1030, 3)));
+    // The larger of it and 0 is not negative; of two values that may be, nothing.
+    assert_eq!(shifted(rust, "clamped"), Some((0, 1030, 0)));
+    assert_eq!(fact(rust, "both"), None);
 }
