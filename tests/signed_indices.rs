@@ -193,5 +193,51 @@ fn every_kernel_compiles_with_nvrtc() {
         (&box_blur::KERNEL, &[]),
         (&isize_ops::KERNEL, &[]),
         (&signed_offsets::KERNEL, &[]),
+        (&inclusive_loops::KERNEL, &[]),
     ]);
+}
+
+/// Inclusive loops whose end is far from, next to, and at the limits of the widths the
+/// counter may be narrowed to, and one whose end only the launch knows.
+#[kernel]
+fn inclusive_loops(n: usize, out: &mut [u64]) {
+    if thread_idx().x == 0 {
+        let mut sums = [0u64; 5];
+        for d in -3..=3i64 {
+            sums[0] += (d + 10) as u64;
+        }
+        for i in (i32::MAX as usize - 2)..=(i32::MAX as usize) {
+            sums[1] += i as u64;
+        }
+        for i in (u32::MAX as usize - 2)..=(u32::MAX as usize) {
+            sums[2] += i as u64;
+        }
+        for i in (u64::MAX - 2)..=u64::MAX {
+            sums[3] = sums[3].wrapping_add(i);
+        }
+        for i in 0..=n {
+            sums[4] += i as u64;
+        }
+        for k in 0..5 {
+            out[k] = sums[k];
+        }
+    }
+}
+
+#[test]
+fn inclusive_loops_reach_their_end_and_stop() {
+    let n = 1000usize;
+    let expected = vec![
+        (-3..=3i64).map(|d| (d + 10) as u64).sum::<u64>(),
+        ((i32::MAX as u64 - 2)..=i32::MAX as u64).sum(),
+        ((u32::MAX as u64 - 2)..=u32::MAX as u64).sum(),
+        ((u64::MAX - 2)..=u64::MAX).fold(0u64, |a, i| a.wrapping_add(i)),
+        (0..=n as u64).sum(),
+    ];
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let mut out = DeviceBuffer::<u64>::zeroed(&stream, 5).unwrap();
+        inclusive_loops::launch(&stream, LaunchConfig::for_len(1, 32), n, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected);
+    }
 }
