@@ -124,7 +124,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
     emit::host::emit_host(
         program.root(),
         &source,
-        &emitted.launch_fit,
+        (&emitted.launch_fit, emitted.fits_entry.as_deref()),
         twin,
         assertions,
         &rt,

@@ -712,8 +712,9 @@ fn scaled(a: f32, x: &[f32], i: usize) -> f32 {
 }
 
 /// A kernel whose 32-bit body depends on its parameters takes whether they fit as a hidden
-/// last parameter, which its launcher computes with saturating `u64` arithmetic; a kernel
-/// that gains nothing from it keeps one body and its parameters.
+/// last parameter, which its launcher computes with saturating `u64` arithmetic, and has that
+/// body as an entry of its own; a kernel that gains nothing from it keeps one body and its
+/// parameters.
 #[test]
 fn launch_decides_the_width_of_parameter_indices() {
     let expand = |rust: &str| {
@@ -730,6 +731,12 @@ fn launch_decides_the_width_of_parameter_indices() {
         split.contains("KernelArg :: scalar (launch_fits as u32)"),
         "{split}"
     );
+    // The 32-bit body is an entry of its own too, which launches that fit run.
+    assert!(
+        split.contains("__with_fits_entry (\"scaled_rs_fits\")"),
+        "{split}"
+    );
+    assert!(split.contains("void scaled_rs_fits("), "{split}");
     // A sum, or one product per thread, is not worth a second body.
     let plain = expand(
         "fn shifted(offset: usize, out: &mut [u64]) { let i = global_idx().x; if i < out.len() { out[i] = (i + offset + i * offset) as u64; } }",

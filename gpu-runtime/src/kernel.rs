@@ -146,6 +146,17 @@ impl Kernel {
         }
     }
 
+    /// The same kernel, whose body chosen at launch when its arguments fit in 32 bits (the
+    /// hidden last `u32` parameter is 1) is also entry `entry` alone, which launches then run.
+    /// Chained in the `static`'s initializer.
+    #[doc(hidden)]
+    pub const fn __with_fits_entry(self, entry: &'static str) -> Kernel {
+        Kernel {
+            spec: self.spec.with_fits_entry(entry),
+            ..self
+        }
+    }
+
     /// The same kernel, marked as calling `grid_sync` (directly or through a device function):
     /// it launches cooperatively, every block co-resident, with its grid barrier's word as a
     /// hidden last parameter. Chained in the `static`'s initializer.

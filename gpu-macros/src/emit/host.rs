@@ -15,7 +15,7 @@ use quote::{format_ident, quote};
 pub fn emit_host(
     kernel: &Function,
     source: &HostSource,
-    launch_fit: &[Atom],
+    (launch_fit, fits_entry): (&[Atom], Option<&str>),
     twin: Option<(TokenStream, bool, bool)>,
     assertions: Option<TokenStream>,
     rt: &TokenStream,
@@ -245,6 +245,11 @@ pub fn emit_host(
         quote!(#kernel_static.__arch_specific(9, 0))
     } else {
         kernel_static
+    };
+    // A launch that fits runs the 32-bit body's own entry (see `cuda::narrow`).
+    let kernel_static = match fits_entry {
+        Some(entry) => quote!(#kernel_static.__with_fits_entry(#entry)),
+        None => kernel_static,
     };
     // A kernel that reaches grid_sync launches cooperatively, with its barrier's word.
     let kernel_static = if source.text.contains("rs_grid_sync()") {

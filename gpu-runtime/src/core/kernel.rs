@@ -119,6 +119,10 @@ pub(crate) struct KernelSpec {
     /// Whether it calls `grid_sync`: launched cooperatively (every block co-resident), with
     /// its grid barrier's word as a hidden last parameter.
     cooperative: bool,
+    /// For a kernel whose 32-bit body is chosen at launch (its hidden last `u32` parameter):
+    /// the entry that runs only that body, launched when the flag is 1. Compiled apart from
+    /// the 64-bit body, it needs only its own registers.
+    fits_entry: Option<&'static str>,
 }
 
 impl KernelSpec {
@@ -145,6 +149,7 @@ impl KernelSpec {
             assertions: None,
             param_names: &[],
             cooperative: false,
+            fits_entry: None,
         }
     }
 
@@ -171,6 +176,7 @@ impl KernelSpec {
             assertions: None,
             param_names: &[],
             cooperative: false,
+            fits_entry: None,
         }
     }
 
@@ -205,6 +211,19 @@ impl KernelSpec {
             cooperative: true,
             ..self
         }
+    }
+
+    /// The same kernel, whose 32-bit body also has entry `entry` of its own.
+    pub(crate) const fn with_fits_entry(self, entry: &'static str) -> KernelSpec {
+        KernelSpec {
+            fits_entry: Some(entry),
+            ..self
+        }
+    }
+
+    /// The entry of the kernel's 32-bit body alone, if it has one (see `fits_entry`).
+    pub(crate) fn fits_entry(&self) -> Option<&'static str> {
+        self.fits_entry
     }
 
     /// Whether the kernel calls `grid_sync`, and so needs every block co-resident.

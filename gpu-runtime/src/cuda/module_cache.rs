@@ -21,6 +21,9 @@ pub(crate) struct LoadedKernel {
     pub(crate) has_checks: bool,
     /// Its key in `Maps::by_content`.
     pub(crate) content: [u8; 32],
+    /// The entry of the kernel's 32-bit body alone, where it has one (see `KernelSpec`'s
+    /// `fits_entry`), loaded from the same module.
+    pub(crate) fits: Option<Arc<LoadedKernel>>,
     /// The dynamic shared memory this function has been opted into so far.
     dynamic_smem_allowed: AtomicU32,
     /// Resident blocks per (threads per block, dynamic shared memory) asked so far, for
@@ -41,6 +44,7 @@ impl LoadedKernel {
             limits,
             has_checks,
             content,
+            fits: None,
             dynamic_smem_allowed: AtomicU32::new(0),
             resident_blocks: Mutex::new(Vec::new()),
         }

@@ -275,8 +275,13 @@ impl CudaDevice {
                     ));
                 }
                 let has_checks = reports && self.wire_checks(kernel, &module, id)?;
-                let loaded =
-                    Arc::new(self.load_function(kernel, &module, &entry, has_checks, content)?);
+                let mut loaded =
+                    self.load_function(kernel, &module, &entry, has_checks, content)?;
+                if let (Some(fits), None) = (kernel.fits_entry(), &expression) {
+                    let fits = self.load_function(kernel, &module, fits, has_checks, content)?;
+                    loaded.fits = Some(Arc::new(fits));
+                }
+                let loaded = Arc::new(loaded);
                 maps.by_content.insert(content, loaded.clone());
                 (loaded, origin)
             }

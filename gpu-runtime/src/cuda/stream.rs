@@ -171,6 +171,11 @@ impl CudaQueue {
     ) -> Result<()> {
         let checked = resolve_checked(config.checked, kernel.checked_by_default());
         let loaded = device.loaded_kernel(kernel, checked, template_args, cache)?;
+        // A launch that fits runs the 32-bit body's own entry, where the kernel has one.
+        let loaded = match (&loaded.fits, args.last()) {
+            (Some(fits), Some(CudaArg::Scalar(ScalarValue::U32(1)))) => fits.clone(),
+            _ => loaded,
+        };
         let plan = plan_for_function(kernel.name(), &config, limits, &loaded.limits)?;
         if let SharedMemPlan::OptIn(bytes) = plan {
             loaded.allow_dynamic_shared_mem(&device.ctx, bytes)?;

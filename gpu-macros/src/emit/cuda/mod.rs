@@ -86,7 +86,12 @@ pub struct Emitted {
     /// The conditions on the launch's parameters under which the kernel's 32-bit body runs;
     /// when not empty, the kernel takes their conjunction as a hidden last `u32` parameter.
     pub launch_fit: Vec<ranges::Atom>,
+    /// The entry of the 32-bit body alone, which launches that fit run, where there is one.
+    pub fits_entry: Option<String>,
 }
+
+/// What the 32-bit body's own entry adds to the kernel's name.
+const FITS_ENTRY_SUFFIX: &str = "_rs_fits";
 
 /// Emits the complete CUDA source of `program` (helpers, device functions, then the kernel)
 /// with what its launcher computes.
@@ -121,6 +126,7 @@ pub fn emit(program: &Program, types: &[Types]) -> Emitted {
     }
     let root = emitter.out.finish();
     let launch_fit = std::mem::take(&mut emitter.launch_fit);
+    let fits_entry = emitter.fits_entry.take();
 
     let root_fn = program.root();
     let mut source = format!(
@@ -169,7 +175,11 @@ pub fn emit(program: &Program, types: &[Types]) -> Emitted {
         source.push_str(&definitions);
     }
     source.push_str(&root);
-    Emitted { source, launch_fit }
+    Emitted {
+        source,
+        launch_fit,
+        fits_entry,
+    }
 }
 
 struct Emitter<'a> {
@@ -201,6 +211,8 @@ struct Emitter<'a> {
     fits_at_launch: BTreeSet<ranges::Atom>,
     /// Those of them the launcher computes (the kernel's hidden last parameter).
     launch_fit: Vec<ranges::Atom>,
+    /// The entry of the 32-bit body alone (see [`Emitted::fits_entry`]).
+    fits_entry: Option<String>,
     /// Whether this is a kernel that reaches `grid_sync`: it takes its grid barrier's word as
     /// a hidden last parameter.
     grid_word: bool,
@@ -409,6 +421,7 @@ impl<'a> Emitter<'a> {
             index_types: Vec::new(),
             fits_at_launch: BTreeSet::new(),
             launch_fit: Vec::new(),
+            fits_entry: None,
             grid_word: false,
         }
     }
@@ -524,6 +537,12 @@ impl<'a> Emitter<'a> {
 
     /// The C++ signature with these parameters.
     fn signature_of(&mut self, params: &[String]) -> String {
+        let name = self.kernel.name.clone();
+        self.signature_named(params, &name)
+    }
+
+    /// [`Emitter::signature_of`] for a function named `name`.
+    fn signature_named(&mut self, params: &[String], name: &str) -> String {
         let head = match self.kernel.kind {
             FnKind::Kernel if !self.kernel.generics.is_empty() => {
                 format!(
@@ -557,7 +576,7 @@ impl<'a> Emitter<'a> {
             }) => format!(" __launch_bounds__({})", max_threads.cuda()),
             None => String::new(),
         };
-        format!("{head}{bounds} {}({})", self.kernel.name, params.join(", "))
+        format!("{head}{bounds} {name}({})", params.join(", "))
     }
 
     fn function(&mut self) {
@@ -643,6 +662,20 @@ impl<'a> Emitter<'a> {
         self.out.line(&format!("else {};", call(false)));
         self.out.dedent();
         self.out.line("}");
+        // The 32-bit body alone, as an entry of its own that the runtime launches when the
+        // launch fits: compiled beside the 64-bit body, it had to take that body's registers
+        // (H100: the i64 2-D convolution port, 46 registers against 32 alone, 62.5%
+        // occupancy). A template's instantiations keep the one entry.
+        if self.kernel.generics.is_empty() {
+            let entry = format!("{}{}", self.kernel.name, FITS_ENTRY_SUFFIX);
+            let signature = self.signature_named(&params, &entry);
+            self.out.line(&format!("{signature} {{"));
+            self.out.indent();
+            self.out.line(&format!("{};", call(true)));
+            self.out.dedent();
+            self.out.line("}");
+            self.fits_entry = Some(entry);
+        }
     }
 }
 
