@@ -194,6 +194,7 @@ fn every_kernel_compiles_with_nvrtc() {
         (&isize_ops::KERNEL, &[]),
         (&signed_offsets::KERNEL, &[]),
         (&inclusive_loops::KERNEL, &[]),
+        (&reversed_loops::KERNEL, &[]),
     ]);
 }
 
@@ -238,6 +239,70 @@ fn inclusive_loops_reach_their_end_and_stop() {
         let stream = gpu.default_stream();
         let mut out = DeviceBuffer::<u64>::zeroed(&stream, 5).unwrap();
         inclusive_loops::launch(&stream, LaunchConfig::for_len(1, 32), n, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected);
+    }
+}
+
+/// Reversed loops: exclusive and inclusive, empty, down to a type's minimum, with `continue`
+/// and `break`, narrowed and at launch-time bounds; each appends to a running hash so the
+/// order counts.
+#[kernel]
+fn reversed_loops(n: usize, out: &mut [u64]) {
+    if thread_idx().x == 0 {
+        let mut h = [0u64; 6];
+        for i in (0..n).rev() {
+            h[0] = h[0].wrapping_mul(31).wrapping_add(i as u64);
+        }
+        for d in (-3..=3i64).rev() {
+            h[1] = h[1].wrapping_mul(31).wrapping_add((d + 10) as u64);
+        }
+        for i in (5..5usize).rev() {
+            h[2] += i as u64 + 1;
+        }
+        for i in (0..=2u8).rev() {
+            h[3] = h[3].wrapping_mul(31).wrapping_add(i as u64 + 1);
+        }
+        for i in (i64::MIN..=(i64::MIN + 2)).rev() {
+            h[4] = h[4].wrapping_mul(31).wrapping_add(i as u64);
+        }
+        for i in (0..20u32).rev() {
+            if i % 3 == 0 {
+                continue;
+            }
+            if i < 4 {
+                break;
+            }
+            h[5] = h[5].wrapping_mul(31).wrapping_add(i as u64);
+        }
+        for k in 0..6 {
+            out[k] = h[k];
+        }
+    }
+}
+
+#[test]
+fn reversed_loops_walk_down_in_order() {
+    let n = 1000usize;
+    let fold = |values: &mut dyn Iterator<Item = u64>| {
+        values.fold(0u64, |h, v| h.wrapping_mul(31).wrapping_add(v))
+    };
+    let expected = vec![
+        fold(&mut (0..n as u64).rev()),
+        fold(&mut (-3..=3i64).rev().map(|d| (d + 10) as u64)),
+        0,
+        fold(&mut (0..=2u64).rev().map(|i| i + 1)),
+        fold(&mut (i64::MIN..=i64::MIN + 2).rev().map(|i| i as u64)),
+        fold(
+            &mut (0..20u64)
+                .rev()
+                .filter(|i| i % 3 != 0)
+                .take_while(|i| *i >= 4),
+        ),
+    ];
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let mut out = DeviceBuffer::<u64>::zeroed(&stream, 6).unwrap();
+        reversed_loops::launch(&stream, LaunchConfig::for_len(1, 32), n, &mut out).unwrap();
         assert_eq!(out.to_host(&stream).unwrap(), expected);
     }
 }

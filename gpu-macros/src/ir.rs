@@ -293,6 +293,8 @@ pub enum StmtKind {
         unroll: Unroll,
         /// `a..=b`: the loop runs through `end` too.
         inclusive: bool,
+        /// `(a..b).rev()`: from the last value down to `start`.
+        reverse: bool,
     },
     /// `break` or `break 'label`.
     Break(Option<String>),

@@ -15,6 +15,10 @@ pub enum Receiver {
     Half,
     Int,
     SignedInt,
+    /// A concrete integer type (not a type parameter): Rust's methods of every integer.
+    KnownInt,
+    /// A concrete unsigned integer type.
+    KnownUnsigned,
     Number,
     /// A type parameter (`T: Number`), whatever its bound.
     Generic,
@@ -40,6 +44,8 @@ pub enum RetTy {
     /// The unsigned integer of the same width: `f32::to_bits` gives a `u32`.
     Bits,
     U64,
+    /// The unsigned integer of the receiver's width: `i32::abs_diff` gives a `u32`.
+    Unsigned,
 }
 
 /// How the call is written in CUDA C++.
@@ -388,7 +394,90 @@ pub const METHODS: &[Method] = &[
         ret: RetTy::U32,
         cuda: Cuda::Helper("rs_trailing_zeros"),
     },
+    bits("rem_euclid", Receiver::KnownInt, ONE, RetTy::Same),
+    bits("abs_diff", Receiver::KnownInt, ONE, RetTy::Unsigned),
+    bits(
+        "rotate_left",
+        Receiver::KnownInt,
+        &[ArgTy::U32],
+        RetTy::Same,
+    ),
+    bits(
+        "rotate_right",
+        Receiver::KnownInt,
+        &[ArgTy::U32],
+        RetTy::Same,
+    ),
+    bits(
+        "wrapping_shl",
+        Receiver::KnownInt,
+        &[ArgTy::U32],
+        RetTy::Same,
+    ),
+    bits(
+        "wrapping_shr",
+        Receiver::KnownInt,
+        &[ArgTy::U32],
+        RetTy::Same,
+    ),
+    bits("wrapping_neg", Receiver::KnownInt, NONE, RetTy::Same),
+    bits("reverse_bits", Receiver::KnownInt, NONE, RetTy::Same),
+    bits("swap_bytes", Receiver::KnownInt, NONE, RetTy::Same),
+    bits("signum", Receiver::SignedInt, NONE, RetTy::Same),
+    bits(
+        "is_power_of_two",
+        Receiver::KnownUnsigned,
+        NONE,
+        RetTy::Bool,
+    ),
+    bits(
+        "next_power_of_two",
+        Receiver::KnownUnsigned,
+        NONE,
+        RetTy::Same,
+    ),
 ];
+
+/// An integer method computed by the `rs_int_bits` helper's function `rs_<name>`, templated
+/// on the receiver's C++ type so every width takes the same path.
+const fn bits(
+    name: &'static str,
+    receiver: Receiver,
+    args: &'static [ArgTy],
+    ret: RetTy,
+) -> Method {
+    Method {
+        name,
+        receiver,
+        args,
+        ret,
+        cuda: Cuda::HelperIn(
+            match name.as_bytes() {
+                b"rem_euclid" => "rs_rem_euclid",
+                b"abs_diff" => "rs_abs_diff",
+                b"rotate_left" => "rs_rotate_left",
+                b"rotate_right" => "rs_rotate_right",
+                b"wrapping_shl" => "rs_wrapping_shl",
+                b"wrapping_shr" => "rs_wrapping_shr",
+                b"wrapping_neg" => "rs_wrapping_neg_bits",
+                b"reverse_bits" => "rs_reverse_bits",
+                b"swap_bytes" => "rs_swap_bytes",
+                b"signum" => "rs_int_signum",
+                b"is_power_of_two" => "rs_is_power_of_two",
+                _ => "rs_next_power_of_two",
+            },
+            "rs_int_bits",
+        ),
+    }
+}
+
+impl Method {
+    /// Whether the CUDA call takes the call's line last, for a checked-mode report (a
+    /// remainder by zero).
+    pub fn takes_line(&self) -> bool {
+        self.name == "rem_euclid"
+    }
+}
 
 impl Receiver {
     pub fn accepts(self, scalar: Scalar) -> bool {
@@ -398,6 +487,10 @@ impl Receiver {
             Receiver::Half => scalar.is_half(),
             Receiver::Int => scalar.is_int(),
             Receiver::SignedInt => scalar.is_signed_int(),
+            Receiver::KnownInt => scalar.is_int() && scalar.bound().is_none(),
+            Receiver::KnownUnsigned => {
+                scalar.is_int() && scalar.bound().is_none() && !scalar.is_signed_int()
+            }
             Receiver::Number => scalar.is_number(),
             Receiver::Generic => matches!(scalar, Scalar::Generic(_)),
         }

@@ -154,6 +154,14 @@ impl Checker<'_> {
             RetTy::F64 => Scalar::F64,
             RetTy::Bits if scalar == Scalar::F32 => Scalar::U32,
             RetTy::Bits | RetTy::U64 => Scalar::U64,
+            RetTy::Unsigned => match scalar {
+                Scalar::I8 => Scalar::U8,
+                Scalar::I16 => Scalar::U16,
+                Scalar::I32 => Scalar::U32,
+                Scalar::I64 => Scalar::U64,
+                Scalar::Isize => Scalar::Usize,
+                unsigned => unsigned,
+            },
         }))
     }
 

@@ -105,6 +105,41 @@ impl Parser<'_> {
                 return Some(ExprKind::Convert { expr: typed, to });
             }
         }
+        // `std::cmp::min(a, b)` (or `core::`, `cmp::`): `a.min(b)`.
+        if let [.., module, function] = segments.as_slice() {
+            if module == "cmp" && matches!(function.as_str(), "min" | "max") {
+                let [a, b] = call.args.iter().collect::<Vec<_>>()[..] else {
+                    self.cx
+                        .error_spanned_by(call, format!("`cmp::{function}` takes two arguments"));
+                    return None;
+                };
+                let (a, b) = (self.expr(a), self.expr(b));
+                return Some(ExprKind::Method {
+                    receiver: a?,
+                    method: function.clone(),
+                    method_span: Loc::of(path),
+                    args: vec![b?],
+                    receiver_ty: None,
+                });
+            }
+        }
+        // `u32::from(x)`: a conversion the kernel spells with `as`.
+        if let [ty, method] = segments.as_slice() {
+            if Scalar::from_rust_name(ty).is_some()
+                && matches!(method.as_str(), "from" | "try_from")
+            {
+                let hint = if method == "from" {
+                    format!("write `x as {ty}`, which is the same where `{ty}::from(x)` exists")
+                } else {
+                    format!("compare with `{ty}::MIN` and `{ty}::MAX`, then write `x as {ty}`")
+                };
+                self.cx.error_spanned_by(
+                    call,
+                    format!("`{ty}::{method}` is not available in kernels: {hint}"),
+                );
+                return None;
+            }
+        }
         // `f32::sqrt(x)` and `f32::max(a, b)` are the method forms written as paths.
         if let [ty, method] = segments.as_slice() {
             if Scalar::from_rust_name(ty).is_some() {

@@ -542,11 +542,26 @@ impl Parser<'_> {
 
     fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
         let unroll = self.loop_attrs(&for_loop.attrs);
-        let (range, step) = match &*for_loop.expr {
+        // `(a..b).rev()`: the range walked down.
+        let (iterated, reverse) = match &*for_loop.expr {
+            syn::Expr::MethodCall(call) if call.method == "rev" && call.args.is_empty() => {
+                (&*call.receiver, true)
+            }
+            other => (other, false),
+        };
+        let (range, step) = match iterated {
             syn::Expr::MethodCall(call) if call.method == "step_by" => {
                 if call.args.len() != 1 {
                     self.cx
                         .error_spanned_by(call, "`step_by` takes exactly one argument");
+                    return None;
+                }
+                if reverse {
+                    self.cx.error_spanned_by(
+                        call,
+                        "`.step_by(s).rev()` is not supported in kernels: count the steps up \
+                         and compute the value, `for k in (0..count).rev() { let i = a + k * s; }`",
+                    );
                     return None;
                 }
                 (strip_parens(&call.receiver), Some(&call.args[0]))
@@ -558,7 +573,9 @@ impl Parser<'_> {
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "`for` loops in kernels iterate over a range: `for i in a..b`, `a..=b` or `(a..b).step_by(s)`",
+                    "`for` loops in kernels iterate over a range: `for i in a..b`, `a..=b`, \
+                     `(a..b).step_by(s)` or `(a..b).rev()`; over a slice or an array, by index: \
+                     `for i in 0..x.len() { let v = x[i]; }`",
                 );
                 return None;
             }
@@ -612,6 +629,7 @@ impl Parser<'_> {
             label: label_name(for_loop.label.as_ref()),
             unroll,
             inclusive,
+            reverse,
         })
     }
 

@@ -373,7 +373,8 @@ impl Twin<'_> {
                 | crate::methods::RetTy::F32
                 | crate::methods::RetTy::F64
                 | crate::methods::RetTy::Bits
-                | crate::methods::RetTy::U64 => code,
+                | crate::methods::RetTy::U64
+                | crate::methods::RetTy::Unsigned => code,
             };
         }
         self.method_code(method, r, &args, scalar, generic)
@@ -393,6 +394,10 @@ impl Twin<'_> {
             // Not the concrete type's own `to_bits`: a type parameter's are always a `u64`.
             "to_bits" if generic => format!("{}::cpu::to_bits::<{ty}>({r})", self.rt),
             "abs" if scalar.is_int() => format!("({r}).wrapping_abs()"),
+            // Release Rust: `MIN.rem_euclid(-1)` wraps to 0 and an overflowing power of two is
+            // 0; a zero divisor still panics.
+            "rem_euclid" => format!("({r}).wrapping_rem_euclid({})", args[0]),
+            "next_power_of_two" => format!("({r}).checked_next_power_of_two().unwrap_or(0)"),
             "pow" => format!("({r}).wrapping_pow({})", args[0]),
             "clamp" => format!(
                 "{{ let (__v, __lo, __hi) = ({r}, {}, {}); if __v < __lo {{ __lo }} else if __v > __hi {{ __hi }} else {{ __v }} }}",

@@ -80,6 +80,7 @@ impl Twin<'_> {
                 body,
                 label,
                 inclusive,
+                reverse,
                 ..
             } => {
                 let name = self.local_name(*var);
@@ -87,6 +88,7 @@ impl Twin<'_> {
                 let range = format!("({}{dots}{})", self.expr(*start), self.expr(*end));
                 let iter = match step {
                     Some(step) => format!("{range}.step_by({})", self.expr(*step)),
+                    None if *reverse => format!("{range}.rev()"),
                     None => range,
                 };
                 format!(

@@ -110,6 +110,9 @@ impl<'a> Emitter<'a> {
                 for arg in args {
                     call_args.push(strip_outer_parens(&self.expr(*arg)).to_string());
                 }
+                if method.takes_line() {
+                    call_args.push(self.kernel.expr(id).span.line().to_string());
+                }
                 let func = match method.cuda {
                     Cuda::Func(f32_name, f64_name) => {
                         // CUDA overloads the double-named functions for float, which is what a
@@ -387,9 +390,13 @@ impl<'a> Emitter<'a> {
                     }
                     Cuda::Func(name, _) | Cuda::IntFunc(name, _) => name,
                 };
+                if method.takes_line() {
+                    call_args.push(self.kernel.expr(receiver).span.line().to_string());
+                }
                 let call = format!("{func}({})", call_args.join(", "));
                 match method.ret {
                     RetTy::Same => format!("(({ty}){call})"),
+                    RetTy::Unsigned => format!("(({unsigned}){call})"),
                     RetTy::Bool
                     | RetTy::U32
                     | RetTy::F32

@@ -202,9 +202,10 @@ impl<'a> Emitter<'a> {
                 label,
                 unroll,
                 inclusive,
+                reverse,
             } => self.for_loop(
                 *var,
-                (*start, *end, *step, *inclusive),
+                (*start, *end, *step, *inclusive, *reverse),
                 body,
                 label,
                 *unroll,
@@ -538,7 +539,7 @@ impl<'a> Emitter<'a> {
     fn for_loop(
         &mut self,
         var: LocalId,
-        (start, end, step, inclusive): (ExprId, ExprId, Option<ExprId>, bool),
+        (start, end, step, inclusive, reverse): (ExprId, ExprId, Option<ExprId>, bool, bool),
         body: &Block,
         label: &Option<String>,
         unroll: Unroll,
@@ -583,6 +584,43 @@ impl<'a> Emitter<'a> {
             format!("(unsigned long long)({end_name} - {name})")
         };
         match (step, inclusive) {
+            // `(a..b).rev()`: a counter from `b` down to `a`, the variable one below it, so
+            // nothing steps past either bound in any width.
+            (None, false) if reverse => {
+                let hi = fresh(&mut self.taken, &format!("{name}_hi"));
+                let header = format!(
+                    "for ({ty} {hi} = {end_code}, {end_name} = {start_code}; {} > {}; ) {{",
+                    cmp(&hi),
+                    cmp(&end_name)
+                );
+                if let Some(pragma) = &pragma {
+                    self.out.line(pragma);
+                }
+                let prologue = format!("{ty} {name} = --{hi};");
+                self.labeled_loop_with(label, &header, Some(&prologue), body);
+            }
+            // `(a..=b).rev()`: from `b` down to `a`, which may be the type's minimum: a flag
+            // ends the loop there.
+            (None, true) if reverse => {
+                let more = fresh(&mut self.taken, &format!("{name}_more"));
+                self.out.line("{");
+                self.out.indent();
+                self.out.line(&format!(
+                    "bool {more} = {} >= {};",
+                    cmp(&end_code),
+                    cmp(&start_code)
+                ));
+                let header = format!(
+                    "for ({ty} {name} = {end_code}, {end_name} = {start_code}; {more}; \
+                     {more} = {name} != {end_name}, {name} = {more} ? ({ty})({name} - 1) : {name}) {{"
+                );
+                if let Some(pragma) = &pragma {
+                    self.out.line(pragma);
+                }
+                self.labeled_loop(label, &header, body);
+                self.out.dedent();
+                self.out.line("}");
+            }
             (None, false) => {
                 let header = format!(
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {} < {}; ++{name}) {{",

@@ -301,4 +301,70 @@ __device__ __forceinline__ unsigned int rs_trailing_zeros(unsigned long long x) 
 template <typename T> __device__ __forceinline__ unsigned int rs_trailing_zeros(T x) { return x == 0 ? (unsigned int)sizeof(T) * 8u : (unsigned int)(__ffs((int)x) - 1); }
 ",
     },
+    Helper {
+        name: "rs_int_bits",
+        needs: &["rs_div"],
+        code: "\
+// Rust's integer methods for every width, templated on the receiver's C++ type: `B` is its
+// width, `rs_uint<T>` the unsigned type of that width, and `rs_bits` its bits in 64.
+template <typename T> struct rs_uint { typedef T type; };
+template <> struct rs_uint<signed char> { typedef unsigned char type; };
+template <> struct rs_uint<short> { typedef unsigned short type; };
+template <> struct rs_uint<int> { typedef unsigned int type; };
+template <> struct rs_uint<long long> { typedef unsigned long long type; };
+template <typename T> __device__ __forceinline__ unsigned long long rs_bits(T x) { return (unsigned long long)x & (~0ull >> (64 - sizeof(T) * 8)); }
+template <typename T> __device__ __forceinline__ T rs_rem_euclid(T a, T b, unsigned int line) {
+    T r = rs_rem(a, b, line);
+    if ((T)-1 < (T)0 && r < (T)0) r = b < (T)0 ? (T)(r - b) : (T)(r + b);
+    return r;
+}
+template <typename T> __device__ __forceinline__ typename rs_uint<T>::type rs_abs_diff(T a, T b) {
+    typedef typename rs_uint<T>::type U;
+    return a > b ? (U)((U)a - (U)b) : (U)((U)b - (U)a);
+}
+__device__ __forceinline__ unsigned int rs_rotate_left(unsigned int x, unsigned int n) { return __funnelshift_l(x, x, n); }
+__device__ __forceinline__ int rs_rotate_left(int x, unsigned int n) { return (int)__funnelshift_l((unsigned int)x, (unsigned int)x, n); }
+__device__ __forceinline__ unsigned int rs_rotate_right(unsigned int x, unsigned int n) { return __funnelshift_r(x, x, n); }
+__device__ __forceinline__ int rs_rotate_right(int x, unsigned int n) { return (int)__funnelshift_r((unsigned int)x, (unsigned int)x, n); }
+template <typename T> __device__ __forceinline__ T rs_rotate_left(T x, unsigned int n) {
+    const unsigned int b = sizeof(T) * 8;
+    unsigned long long v = rs_bits(x);
+    n %= b;
+    return (T)(n == 0 ? v : (v << n) | (v >> (b - n)));
+}
+template <typename T> __device__ __forceinline__ T rs_rotate_right(T x, unsigned int n) {
+    const unsigned int b = sizeof(T) * 8;
+    return rs_rotate_left(x, (b - n % b) % b);
+}
+template <typename T> __device__ __forceinline__ T rs_wrapping_shl(T x, unsigned int n) { return (T)(rs_bits(x) << (n & (sizeof(T) * 8 - 1))); }
+template <typename T> __device__ __forceinline__ T rs_wrapping_shr(T x, unsigned int n) { return (T)(x >> (n & (sizeof(T) * 8 - 1))); }
+template <typename T> __device__ __forceinline__ T rs_wrapping_neg_bits(T x) { return (T)(0ull - (unsigned long long)x); }
+template <typename T> __device__ __forceinline__ T rs_reverse_bits(T x) {
+    if constexpr (sizeof(T) == 8) return (T)__brevll((unsigned long long)x);
+    else return (T)(__brev((unsigned int)rs_bits(x)) >> (32 - sizeof(T) * 8));
+}
+template <typename T> __device__ __forceinline__ T rs_swap_bytes(T x) {
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long v = (unsigned long long)x;
+        unsigned int lo = __byte_perm((unsigned int)v, 0u, 0x0123u), hi = __byte_perm((unsigned int)(v >> 32), 0u, 0x0123u);
+        return (T)(((unsigned long long)lo << 32) | hi);
+    } else if constexpr (sizeof(T) == 4) {
+        return (T)__byte_perm((unsigned int)x, 0u, 0x0123u);
+    } else if constexpr (sizeof(T) == 2) {
+        return (T)__byte_perm((unsigned int)rs_bits(x), 0u, 0x01u);
+    } else {
+        return x;
+    }
+}
+template <typename T> __device__ __forceinline__ T rs_int_signum(T x) { return (T)((x > (T)0) - (x < (T)0)); }
+template <typename T> __device__ __forceinline__ bool rs_is_power_of_two(T x) { return x != 0 && (x & (T)(x - 1)) == 0; }
+// An overflowing power wraps to 0, as release Rust's does.
+template <typename T> __device__ __forceinline__ T rs_next_power_of_two(T x) {
+    unsigned long long v = rs_bits(x);
+    if (v <= 1) return (T)1;
+    unsigned int p = 64u - (unsigned int)__clzll((long long)(v - 1));
+    return p >= sizeof(T) * 8 ? (T)0 : (T)(1ull << p);
+}
+",
+    },
 ];

@@ -379,6 +379,7 @@ impl Walk<'_> {
                 step,
                 body,
                 inclusive,
+                reverse,
                 ..
             } => {
                 let start_fact = self.signed_fact(*start);
@@ -391,10 +392,11 @@ impl Walk<'_> {
                 let fact = match (start_fact, end_fact) {
                     (Some(start), Some(end)) if !self.function.local(*var).mutable => {
                         // The variable stays below `end` (or reaches it, inclusive; and the
-                        // CUDA counter of `a..=b` steps one past, see the `rs_incl` helper).
-                        let hi = if *inclusive && step.is_none() {
+                        // CUDA counter of `a..=b` steps one past, see the `rs_incl` helper, as
+                        // a reversed loop's starts at `end`).
+                        let hi = if *inclusive && step.is_none() && !*reverse {
                             Bound::op(BoundOp::Add, &end.hi, &Bound::Num(1))
-                        } else if *inclusive {
+                        } else if *inclusive || *reverse {
                             end.hi.clone()
                         } else {
                             Bound::op(BoundOp::Sub, &end.hi, &Bound::Num(1))

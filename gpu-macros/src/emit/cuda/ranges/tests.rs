@@ -133,6 +133,15 @@ fn k(n: usize, out: &mut [u32]) {
     assert_eq!(bounds(rust, "s"), Some((0, 99)));
     assert_eq!(bounds(rust, "u"), None);
     assert_eq!(bounds(rust, "w"), Some((0, 1023 + 3)));
+    let reversed = r#"
+fn k(out: &mut [u32]) {
+    for r in (0..16).rev() {
+        out[r] = 0;
+    }
+}
+"#;
+    // Its CUDA counter starts at 16, one past the last value.
+    assert_eq!(bounds(reversed, "r"), Some((0, 16)));
 }
 
 #[test]
