@@ -388,7 +388,7 @@ pub(super) fn launch_params(
             // Read in place by the body too, through a reference (see `split_kernel`).
             Ty::Array { .. } if param.constant => {}
             Ty::Scalar(_) | Ty::Struct(_) | Ty::Enum(_) if !param.constant => {
-                if is_wide(types.local(param.local)) {
+                if narrowable(types.local(param.local)) {
                     values.push((param.local, names[param.local.0 as usize].clone()));
                 }
             }

@@ -109,7 +109,7 @@ pub fn is_wide(ty: Ty) -> bool {
     matches!(ty, Ty::Scalar(Scalar::U64 | Scalar::Usize))
 }
 
-/// What only the launch knows: the C++ names of a kernel's 64-bit unsigned parameters and of
+/// What only the launch knows: the C++ names of a kernel's 64-bit parameters and of
 /// its slice parameters' lengths. A fit that depends on them is decided once per launch (see
 /// [`super::narrow`]).
 pub struct Params {
@@ -635,7 +635,13 @@ impl Walk<'_> {
         if let Some(fact) = self.closure_params.get(&local) {
             return Some(fact.clone());
         }
-        self.launch_bound(local, false).map(at_most)
+        let value = self.launch_bound(local, false)?;
+        match signed_max(self.types.local(local)) {
+            // A signed parameter may be negative, which its bound cannot say: its fact holds
+            // where it is not (as an unsigned number a negative value is past the maximum).
+            Some(max) => at_most(value.clone()).require(value, Bound::Num(max)),
+            None => Some(at_most(value)),
+        }
     }
 }
 

@@ -555,3 +555,31 @@ fn k(width: usize, out: &mut [f32]) {
     assert_eq!(shifted(rust, "clamped"), Some((0, 1030, 0)));
     assert_eq!(fact(rust, "both"), None);
 }
+
+#[test]
+fn a_signed_parameter_is_bounded_where_the_launch_finds_it_not_negative() {
+    let rust = r#"
+fn k(radius: isize, out: &mut [f32]) {
+    for d in -radius..=radius {
+        out[0] += d as f32;
+    }
+}
+"#;
+    let (program, types) = crate::checked_program_of(rust).unwrap_or_else(|e| panic!("{e}"));
+    let emitted = crate::emit::cuda::emit(&program, &types);
+    let atoms: Vec<String> = emitted
+        .launch_fit
+        .iter()
+        .map(|(a, b)| format!("{} <= {}", a.cuda(), b.cuda()))
+        .collect();
+    // Negative, the radius is past `i64::MAX` as an unsigned number, and the launch says no.
+    assert!(
+        atoms.contains(&"(unsigned long long)(radius) <= 9223372036854775807ull".to_string()),
+        "{atoms:?}"
+    );
+    assert!(
+        emitted.source.contains("index_t d = (-((index_t)radius))"),
+        "{}",
+        emitted.source
+    );
+}
