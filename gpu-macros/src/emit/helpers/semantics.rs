@@ -315,7 +315,9 @@ template <> struct rs_uint<long long> { typedef unsigned long long type; };
 template <typename T> __device__ __forceinline__ unsigned long long rs_bits(T x) { return (unsigned long long)x & (~0ull >> (64 - sizeof(T) * 8)); }
 template <typename T> __device__ __forceinline__ T rs_rem_euclid(T a, T b, unsigned int line) {
     T r = rs_rem(a, b, line);
-    if ((T)-1 < (T)0 && r < (T)0) r = b < (T)0 ? (T)(r - b) : (T)(r + b);
+    if constexpr ((T)-1 < (T)0) {
+        if (r < (T)0) r = b < (T)0 ? (T)(r - b) : (T)(r + b);
+    }
     return r;
 }
 template <typename T> __device__ __forceinline__ typename rs_uint<T>::type rs_abs_diff(T a, T b) {
