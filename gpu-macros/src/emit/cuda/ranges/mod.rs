@@ -38,6 +38,15 @@
 //! A variable doubled once an iteration of a loop whose trips are bounded (the work-efficient
 //! scan's `offset`, doubled while `d` halves to 0) is bounded by counting the trips
 //! ([`trips`]).
+//!
+//! Tried and dropped: bounding `block_idx().x`, `grid_dim().x` and `global_idx().x` by the
+//! launch's grid and block along x as well as by CUDA's limits (the hardware's 2^31 - 1
+//! blocks put an image's column `block_idx().x * block_dim().x + thread_idx().x` past 32
+//! bits, where CUDA C computes it in `int`; the launcher knows the grid). 28 of 54 library
+//! and port kernels changed, grid-stride loops among them. H100, the old and new binaries
+//! in one call: the i64 and i32 2-D convolutions 0.532 -> 0.515 ms, but the 3-D stencil
+//! 0.240 -> 0.256 ms, RGBA to gray 0.195 -> 0.201 ms and the 1024^2 Jacobi sweep 8.6 ->
+//! 9.8 us; the box filter it was meant for did not move (0.566 -> 0.562 ms).
 
 use crate::check::Types;
 use crate::ir::*;
