@@ -238,6 +238,9 @@ pub struct Local {
     pub mutable: bool,
     /// The written type, for parameters and annotated `let`s.
     pub annotation: Option<Ty>,
+    /// An element of a slice or array a `for` loop iterates over (`for v in x.iter()`): a
+    /// copy of it, which `*v` reads as Rust's reference would.
+    pub element: bool,
 }
 
 /// A `{ ... }` block of statements.

@@ -454,14 +454,17 @@ impl Checker<'_> {
     pub(super) fn deref(&mut self, inner: ExprId, loc: Loc) -> T {
         let t = self.expr(inner);
         let kernel = self.kernel;
+        // A loop's copy of an element reads as Rust's reference to it.
         let is_ref = matches!(
             &kernel.expr(inner).kind,
             ExprKind::Local(local) if matches!(kernel.param_pass(*local), Some(PassBy::Ref | PassBy::RefMut))
+                || kernel.local(*local).element
         );
         if !is_ref {
             self.cx.error(
                 loc,
-                "`*` reads through `&T`/`&mut T` parameters of device functions only",
+                "`*` reads through `&T`/`&mut T` parameters of device functions, and the \
+                 elements of a `for` loop over a slice, only",
             );
             return T::Error;
         }

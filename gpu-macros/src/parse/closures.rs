@@ -59,6 +59,7 @@ impl Parser<'_> {
                     name: ident.ident.to_string(),
                     mutable: ident.mutability.is_some(),
                     annotation,
+                    element: false,
                 }));
             }
             let (body, returns_value) = match &*closure.body {

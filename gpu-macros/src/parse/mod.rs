@@ -16,6 +16,7 @@ mod constants;
 mod expressions;
 mod format;
 mod items;
+mod loops;
 mod outer;
 mod signature;
 mod statements;
@@ -176,6 +177,7 @@ impl Parser<'_> {
                 name,
                 mutable: false,
                 annotation: None,
+                element: false,
             });
         }
     }

@@ -325,6 +325,7 @@ impl Parser<'_> {
                     name: "self".to_string(),
                     mutable: receiver.reference.is_none() && receiver.mutability.is_some(),
                     annotation: Some(ty),
+                    element: false,
                 });
                 return Some(Param {
                     local,
@@ -386,6 +387,7 @@ impl Parser<'_> {
             name,
             mutable,
             annotation: Some(ty),
+            element: false,
         });
         Some(Param {
             local,

@@ -1,5 +1,5 @@
-//! Statements: blocks, `let` and `const`, assignments, `if`, loops, `match` in statement
-//! position, and the jumps.
+//! Statements: blocks, `let` and `const`, assignments, `if`, `while` and `loop` (`for` is in
+//! `loops.rs`), `match` in statement position, and the jumps.
 
 use super::expressions::{is_constant_name, is_value_expr};
 use super::format::SUPPORTED_MACROS;
@@ -21,7 +21,7 @@ pub(super) fn pattern_names(pat: &syn::Pat) -> Vec<String> {
     }
 }
 
-fn label_name(label: Option<&syn::Label>) -> Option<String> {
+pub(super) fn label_name(label: Option<&syn::Label>) -> Option<String> {
     label.map(|l| l.name.ident.to_string())
 }
 
@@ -191,6 +191,7 @@ impl Parser<'_> {
             name,
             mutable,
             annotation,
+            element: false,
         });
         Some(StmtKind::Let { local, init: init? })
     }
@@ -216,6 +217,7 @@ impl Parser<'_> {
                         name: ident.ident.to_string(),
                         mutable: ident.mutability.is_some(),
                         annotation: None,
+                        element: false,
                     })));
                 }
                 other => {
@@ -230,6 +232,7 @@ impl Parser<'_> {
                             name,
                             mutable: false,
                             annotation: None,
+                            element: false,
                         });
                     }
                     return None;
@@ -267,6 +270,7 @@ impl Parser<'_> {
             name: item.ident.to_string(),
             mutable: false,
             annotation: Some(Ty::Scalar(ty)),
+            element: false,
         });
         if let Some(value) = value {
             self.consts.insert(local, value);
@@ -538,144 +542,6 @@ impl Parser<'_> {
             return None;
         }
         self.expr(cond)
-    }
-
-    fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
-        let unroll = self.loop_attrs(&for_loop.attrs);
-        // `(a..b).rev()`: the range walked down.
-        let (iterated, reverse) = match &*for_loop.expr {
-            syn::Expr::MethodCall(call) if call.method == "rev" && call.args.is_empty() => {
-                (&*call.receiver, true)
-            }
-            other => (other, false),
-        };
-        let (range, step) = match iterated {
-            syn::Expr::MethodCall(call) if call.method == "step_by" => {
-                if call.args.len() != 1 {
-                    self.cx
-                        .error_spanned_by(call, "`step_by` takes exactly one argument");
-                    return None;
-                }
-                if reverse {
-                    self.cx.error_spanned_by(
-                        call,
-                        "`.step_by(s).rev()` is not supported in kernels: count the steps up \
-                         and compute the value, `for k in (0..count).rev() { let i = a + k * s; }`",
-                    );
-                    return None;
-                }
-                (strip_parens(&call.receiver), Some(&call.args[0]))
-            }
-            other => (strip_parens(other), None),
-        };
-        let range = match range {
-            syn::Expr::Range(range) => range,
-            other => {
-                self.cx.error_spanned_by(
-                    other,
-                    "`for` loops in kernels iterate over a range: `for i in a..b`, `a..=b`, \
-                     `(a..b).step_by(s)` or `(a..b).rev()`; over a slice or an array, by index: \
-                     `for i in 0..x.len() { let v = x[i]; }`",
-                );
-                return None;
-            }
-        };
-        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
-        let (Some(start), Some(end)) = (&range.start, &range.end) else {
-            self.cx.error_spanned_by(
-                range,
-                "a `for` range needs both bounds: `for i in a..b` or `a..=b`",
-            );
-            return None;
-        };
-        let start = self.expr(start);
-        let end = self.expr(end);
-        let step = step.map(|step| self.expr(step));
-        let name = match &*for_loop.pat {
-            syn::Pat::Ident(ident)
-                if ident.by_ref.is_none()
-                    && ident.subpat.is_none()
-                    && ident.mutability.is_none() =>
-            {
-                ident.ident.to_string()
-            }
-            syn::Pat::Wild(_) => "_".to_string(),
-            other => {
-                self.cx.error_spanned_by(
-                    other,
-                    "the loop variable must be a plain name: `for i in a..b`",
-                );
-                return None;
-            }
-        };
-        let (var, body) = self.scoped(|this| {
-            let var = this.declare(Local {
-                name,
-                mutable: false,
-                annotation: None,
-            });
-            (var, this.block(&for_loop.body))
-        });
-        let step = match step {
-            Some(step) => Some(step?),
-            None => None,
-        };
-        Some(StmtKind::For {
-            var,
-            start: start?,
-            end: end?,
-            step,
-            body,
-            label: label_name(for_loop.label.as_ref()),
-            unroll,
-            inclusive,
-            reverse,
-        })
-    }
-
-    /// The attributes a `for` loop accepts: `#[unroll]` or `#[unroll(N)]`, once.
-    fn loop_attrs(&mut self, attrs: &[syn::Attribute]) -> Unroll {
-        const USAGE: &str = "the only attribute a `for` loop takes in kernels is `#[unroll]` \
-                             (unroll fully) or `#[unroll(N)]` (unroll by a factor of N, a positive integer)";
-        let mut unroll = Unroll::Default;
-        for attr in attrs {
-            let this = match &attr.meta {
-                syn::Meta::Path(path) if path.is_ident("unroll") => Some(Unroll::Full),
-                syn::Meta::List(list) if list.path.is_ident("unroll") => {
-                    match list.parse_args::<syn::LitInt>() {
-                        Ok(count) if count.suffix().is_empty() => {
-                            match count.base10_parse::<u32>() {
-                                Ok(n) if n > 0 => Some(Unroll::Times(n)),
-                                _ => {
-                                    self.cx.error_spanned_by(
-                                        &count,
-                                        "`#[unroll(N)]` takes a positive count that fits a `u32`; \
-                                         write `#[unroll]` to unroll fully",
-                                    );
-                                    None
-                                }
-                            }
-                        }
-                        _ => {
-                            self.cx.error_spanned_by(&list.tokens, USAGE);
-                            None
-                        }
-                    }
-                }
-                _ => {
-                    self.cx.error_spanned_by(attr, USAGE);
-                    None
-                }
-            };
-            if let Some(this) = this {
-                if unroll != Unroll::Default {
-                    self.cx
-                        .error_spanned_by(attr, "a `for` loop takes one `#[unroll]` attribute");
-                }
-                unroll = this;
-            }
-        }
-        unroll
     }
 
     /// The left side of an assignment: a variable, an element, a field, or `*r`.

@@ -160,6 +160,10 @@ impl Twin<'_> {
                     format!("&{inner}")
                 }
             }
+            // A loop's copy of an element is the value itself.
+            ExprKind::Deref(inner) if matches!(self.function.expr(*inner).kind, ExprKind::Local(l) if self.function.local(l).element) => {
+                self.expr(*inner)
+            }
             ExprKind::Deref(inner) => format!("(*{})", self.expr(*inner)),
             ExprKind::SubSlice {
                 base,

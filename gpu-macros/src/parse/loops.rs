@@ -1,0 +1,320 @@
+//! `for` loops: over ranges (stepped, reversed, inclusive), and over slices and arrays, which
+//! become loops over their indices; their `#[unroll]` attributes.
+
+use super::statements::label_name;
+use super::{strip_parens, Parser};
+use crate::ir::*;
+
+impl Parser<'_> {
+    pub(super) fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
+        let unroll = self.loop_attrs(&for_loop.attrs);
+        if let Some(iterated) = self.iterated(&for_loop.expr) {
+            return self.element_loop(for_loop, iterated?, unroll);
+        }
+        // `(a..b).rev()`: the range walked down.
+        let (iterated, reverse) = match &*for_loop.expr {
+            syn::Expr::MethodCall(call) if call.method == "rev" && call.args.is_empty() => {
+                (&*call.receiver, true)
+            }
+            other => (other, false),
+        };
+        let (range, step) = match iterated {
+            syn::Expr::MethodCall(call) if call.method == "step_by" => {
+                if call.args.len() != 1 {
+                    self.cx
+                        .error_spanned_by(call, "`step_by` takes exactly one argument");
+                    return None;
+                }
+                if reverse {
+                    self.cx.error_spanned_by(
+                        call,
+                        "`.step_by(s).rev()` is not supported in kernels: count the steps up \
+                         and compute the value, `for k in (0..count).rev() { let i = a + k * s; }`",
+                    );
+                    return None;
+                }
+                (strip_parens(&call.receiver), Some(&call.args[0]))
+            }
+            other => (strip_parens(other), None),
+        };
+        let range = match range {
+            syn::Expr::Range(range) => range,
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "`for` loops in kernels iterate over a range (`for i in a..b`, `a..=b`, \
+                     `(a..b).step_by(s)`, `(a..b).rev()`) or over a slice or an array by its \
+                     name (`for v in x.iter()`, `for (i, v) in x.iter().enumerate()`)",
+                );
+                return None;
+            }
+        };
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            self.cx.error_spanned_by(
+                range,
+                "a `for` range needs both bounds: `for i in a..b` or `a..=b`",
+            );
+            return None;
+        };
+        let start = self.expr(start);
+        let end = self.expr(end);
+        let step = step.map(|step| self.expr(step));
+        let name = match &*for_loop.pat {
+            syn::Pat::Ident(ident)
+                if ident.by_ref.is_none()
+                    && ident.subpat.is_none()
+                    && ident.mutability.is_none() =>
+            {
+                ident.ident.to_string()
+            }
+            syn::Pat::Wild(_) => "_".to_string(),
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "the loop variable must be a plain name: `for i in a..b`",
+                );
+                return None;
+            }
+        };
+        let (var, body) = self.scoped(|this| {
+            let var = this.declare(Local {
+                name,
+                mutable: false,
+                annotation: None,
+                element: false,
+            });
+            (var, this.block(&for_loop.body))
+        });
+        let step = match step {
+            Some(step) => Some(step?),
+            None => None,
+        };
+        Some(StmtKind::For {
+            var,
+            start: start?,
+            end: end?,
+            step,
+            body,
+            label: label_name(for_loop.label.as_ref()),
+            unroll,
+            inclusive,
+            reverse,
+        })
+    }
+
+    /// What a `for` loop over a slice or an array iterates: `x`, `&x`, `x.iter()` (then
+    /// `None`) or `x.iter().enumerate()` (then `Some`, with whether it is enumerated); `None`
+    /// for anything else (a range); `Some(None)` when reported here.
+    fn iterated<'e>(&mut self, expr: &'e syn::Expr) -> Option<Option<(&'e syn::Path, bool)>> {
+        let (base, enumerate) = match strip_parens(expr) {
+            syn::Expr::MethodCall(call) if call.method == "enumerate" && call.args.is_empty() => {
+                match strip_parens(&call.receiver) {
+                    syn::Expr::MethodCall(inner) if inner.method == "iter" => {
+                        (&*inner.receiver, true)
+                    }
+                    syn::Expr::MethodCall(inner) if inner.method == "iter_mut" => {
+                        self.cx.error_spanned_by(
+                            inner,
+                            "`iter_mut` is not supported in kernels: write the elements by index, \
+                             `for i in 0..x.len() { x[i] = ...; }`",
+                        );
+                        return Some(None);
+                    }
+                    _ => return None,
+                }
+            }
+            syn::Expr::MethodCall(call)
+                if matches!(call.method.to_string().as_str(), "iter" | "into_iter")
+                    && call.args.is_empty() =>
+            {
+                (&*call.receiver, false)
+            }
+            syn::Expr::MethodCall(call) if call.method == "iter_mut" => {
+                self.cx.error_spanned_by(
+                    call,
+                    "`iter_mut` is not supported in kernels: write the elements by index, \
+                     `for i in 0..x.len() { x[i] = ...; }`",
+                );
+                return Some(None);
+            }
+            syn::Expr::Reference(reference) if reference.mutability.is_none() => {
+                (&*reference.expr, false)
+            }
+            syn::Expr::Path(_) => (expr, false),
+            _ => return None,
+        };
+        match strip_parens(base) {
+            syn::Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
+                Some(Some((&path.path, enumerate)))
+            }
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "a `for` loop iterates over a slice or an array by its name (`for v in \
+                     x.iter()`); bind a sub-slice with `let` first, or iterate by index",
+                );
+                Some(None)
+            }
+        }
+    }
+
+    /// `for v in x.iter() { .. }` (or `x`, `&x`; `for (i, v) in x.iter().enumerate()`, `&v`
+    /// for `v`) as `for i in 0..x.len() { let v = x[i]; .. }`: `v` is a copy of the element,
+    /// which `*v` reads as it would read Rust's reference.
+    fn element_loop(
+        &mut self,
+        for_loop: &syn::ExprForLoop,
+        (base, enumerate): (&syn::Path, bool),
+        unroll: Unroll,
+    ) -> Option<StmtKind> {
+        const USAGE: &str = "iterating over a slice, the loop binds a name, `&name` or `_` \
+                             (with `.enumerate()`: `(i, name)`)";
+        let (index_pat, element_pat) = match (&*for_loop.pat, enumerate) {
+            (syn::Pat::Tuple(tuple), true) if tuple.elems.len() == 2 => {
+                (Some(&tuple.elems[0]), &tuple.elems[1])
+            }
+            (pat, false) => (None, pat),
+            (other, true) => {
+                self.cx.error_spanned_by(other, USAGE);
+                return None;
+            }
+        };
+        let name_of = |pat: &syn::Pat| -> Option<String> {
+            let pat = match pat {
+                syn::Pat::Reference(reference) if reference.mutability.is_none() => &*reference.pat,
+                other => other,
+            };
+            match pat {
+                syn::Pat::Ident(ident)
+                    if ident.by_ref.is_none()
+                        && ident.subpat.is_none()
+                        && ident.mutability.is_none() =>
+                {
+                    Some(ident.ident.to_string())
+                }
+                syn::Pat::Wild(_) => Some("_".to_string()),
+                _ => None,
+            }
+        };
+        let element = name_of(element_pat);
+        let index = match index_pat {
+            Some(pat) => name_of(pat).filter(|_| !matches!(pat, syn::Pat::Reference(_))),
+            None => Some(String::new()),
+        };
+        let (Some(element), Some(mut index)) = (element, index) else {
+            self.cx.error_spanned_by(&for_loop.pat, USAGE);
+            return None;
+        };
+        // The element is read at an index of its own, named apart from the user's names.
+        if index.is_empty() || (index == "_" && element != "_") {
+            index = format!("__{}_index", element.trim_start_matches('_'));
+        }
+        let span = Loc::of(&for_loop.expr);
+        let base_expr = syn::Expr::Path(syn::ExprPath {
+            attrs: Vec::new(),
+            qself: None,
+            path: base.clone(),
+        });
+        let for_len = self.expr(&base_expr)?;
+        let end = self.push_expr(ExprKind::Len(for_len), span);
+        let start = self.push_expr(
+            ExprKind::Lit(Lit::Int {
+                value: 0,
+                suffix: None,
+            }),
+            span,
+        );
+        // The element's value, read before the loop's names shadow the slice's.
+        let for_index = self.expr(&base_expr)?;
+        let (var, body) = self.scoped(|this| {
+            let var = this.declare(Local {
+                name: index,
+                mutable: false,
+                annotation: None,
+                element: false,
+            });
+            let read = if element == "_" {
+                None
+            } else {
+                let at = this.push_expr(ExprKind::Local(var), span);
+                let value = this.push_expr(
+                    ExprKind::Index {
+                        base: for_index,
+                        index: at,
+                    },
+                    span,
+                );
+                let local = this.declare(Local {
+                    name: element,
+                    mutable: false,
+                    annotation: None,
+                    element: true,
+                });
+                Some(Stmt {
+                    kind: StmtKind::Let { local, init: value },
+                    span: Loc::of(&for_loop.pat),
+                })
+            };
+            let mut body = this.block(&for_loop.body);
+            body.stmts.splice(0..0, read);
+            (var, body)
+        });
+        Some(StmtKind::For {
+            var,
+            start,
+            end,
+            step: None,
+            body,
+            label: label_name(for_loop.label.as_ref()),
+            unroll,
+            inclusive: false,
+            reverse: false,
+        })
+    }
+
+    /// The attributes a `for` loop accepts: `#[unroll]` or `#[unroll(N)]`, once.
+    fn loop_attrs(&mut self, attrs: &[syn::Attribute]) -> Unroll {
+        const USAGE: &str = "the only attribute a `for` loop takes in kernels is `#[unroll]` \
+                             (unroll fully) or `#[unroll(N)]` (unroll by a factor of N, a positive integer)";
+        let mut unroll = Unroll::Default;
+        for attr in attrs {
+            let this = match &attr.meta {
+                syn::Meta::Path(path) if path.is_ident("unroll") => Some(Unroll::Full),
+                syn::Meta::List(list) if list.path.is_ident("unroll") => {
+                    match list.parse_args::<syn::LitInt>() {
+                        Ok(count) if count.suffix().is_empty() => {
+                            match count.base10_parse::<u32>() {
+                                Ok(n) if n > 0 => Some(Unroll::Times(n)),
+                                _ => {
+                                    self.cx.error_spanned_by(
+                                        &count,
+                                        "`#[unroll(N)]` takes a positive count that fits a `u32`; \
+                                         write `#[unroll]` to unroll fully",
+                                    );
+                                    None
+                                }
+                            }
+                        }
+                        _ => {
+                            self.cx.error_spanned_by(&list.tokens, USAGE);
+                            None
+                        }
+                    }
+                }
+                _ => {
+                    self.cx.error_spanned_by(attr, USAGE);
+                    None
+                }
+            };
+            if let Some(this) = this {
+                if unroll != Unroll::Default {
+                    self.cx
+                        .error_spanned_by(attr, "a `for` loop takes one `#[unroll]` attribute");
+                }
+                unroll = this;
+            }
+        }
+        unroll
+    }
+}
