@@ -107,19 +107,28 @@ impl Parser<'_> {
     /// `None`) or `x.iter().enumerate()` (then `Some`, with whether it is enumerated); `None`
     /// for anything else (a range); `Some(None)` when reported here.
     fn iterated<'e>(&mut self, expr: &'e syn::Expr) -> Option<Option<(&'e syn::Path, bool)>> {
+        // `x.iter_mut()`, enumerated or not.
+        let mutable = match strip_parens(expr) {
+            syn::Expr::MethodCall(call) if call.method == "enumerate" => {
+                strip_parens(&call.receiver)
+            }
+            other => other,
+        };
+        if let syn::Expr::MethodCall(call) = mutable {
+            if call.method == "iter_mut" {
+                self.cx.error_spanned_by(
+                    call,
+                    "`iter_mut` is not supported in kernels: write the elements by index, \
+                     `for i in 0..x.len() { x[i] = ...; }`",
+                );
+                return Some(None);
+            }
+        }
         let (base, enumerate) = match strip_parens(expr) {
             syn::Expr::MethodCall(call) if call.method == "enumerate" && call.args.is_empty() => {
                 match strip_parens(&call.receiver) {
                     syn::Expr::MethodCall(inner) if inner.method == "iter" => {
                         (&*inner.receiver, true)
-                    }
-                    syn::Expr::MethodCall(inner) if inner.method == "iter_mut" => {
-                        self.cx.error_spanned_by(
-                            inner,
-                            "`iter_mut` is not supported in kernels: write the elements by index, \
-                             `for i in 0..x.len() { x[i] = ...; }`",
-                        );
-                        return Some(None);
                     }
                     _ => return None,
                 }
@@ -129,14 +138,6 @@ impl Parser<'_> {
                     && call.args.is_empty() =>
             {
                 (&*call.receiver, false)
-            }
-            syn::Expr::MethodCall(call) if call.method == "iter_mut" => {
-                self.cx.error_spanned_by(
-                    call,
-                    "`iter_mut` is not supported in kernels: write the elements by index, \
-                     `for i in 0..x.len() { x[i] = ...; }`",
-                );
-                return Some(None);
             }
             syn::Expr::Reference(reference) if reference.mutability.is_none() => {
                 (&*reference.expr, false)

@@ -583,7 +583,10 @@ impl<'a> Emitter<'a> {
         } else {
             format!("(unsigned long long)({end_name} - {name})")
         };
-        match (step, inclusive) {
+        // What the header needs declared first, in a block of its own; the header; the line
+        // that starts every iteration.
+        let mut prelude: Vec<String> = Vec::new();
+        let (header, prologue) = match (step, inclusive) {
             // `(a..b).rev()`: a counter from `b` down to `a`, the variable one below it, so
             // nothing steps past either bound in any width.
             (None, false) if reverse => {
@@ -593,19 +596,13 @@ impl<'a> Emitter<'a> {
                     cmp(&hi),
                     cmp(&end_name)
                 );
-                if let Some(pragma) = &pragma {
-                    self.out.line(pragma);
-                }
-                let prologue = format!("{ty} {name} = --{hi};");
-                self.labeled_loop_with(label, &header, Some(&prologue), body);
+                (header, Some(format!("{ty} {name} = --{hi};")))
             }
             // `(a..=b).rev()`: from `b` down to `a`, which may be the type's minimum: a flag
             // ends the loop there.
             (None, true) if reverse => {
                 let more = fresh(&mut self.taken, &format!("{name}_more"));
-                self.out.line("{");
-                self.out.indent();
-                self.out.line(&format!(
+                prelude.push(format!(
                     "bool {more} = {} >= {};",
                     cmp(&end_code),
                     cmp(&start_code)
@@ -614,12 +611,7 @@ impl<'a> Emitter<'a> {
                     "for ({ty} {name} = {end_code}, {end_name} = {start_code}; {more}; \
                      {more} = {name} != {end_name}, {name} = {more} ? ({ty})({name} - 1) : {name}) {{"
                 );
-                if let Some(pragma) = &pragma {
-                    self.out.line(pragma);
-                }
-                self.labeled_loop(label, &header, body);
-                self.out.dedent();
-                self.out.line("}");
+                (header, None)
             }
             (None, false) => {
                 let header = format!(
@@ -627,10 +619,7 @@ impl<'a> Emitter<'a> {
                     cmp(&name),
                     cmp(&end_name)
                 );
-                if let Some(pragma) = &pragma {
-                    self.out.line(pragma);
-                }
-                self.labeled_loop(label, &header, body);
+                (header, None)
             }
             // A step never wraps the counter, in a form the compiler can see: it then knows how
             // often the loop runs and unrolls it, so several iterations' loads are in flight at
@@ -643,13 +632,11 @@ impl<'a> Emitter<'a> {
                 let count = fresh(&mut self.taken, &format!("{name}_count"));
                 let index = fresh(&mut self.taken, &format!("{name}_i"));
                 let step_code = self.expr(step);
-                self.out.line("{");
-                self.out.indent();
-                self.out.line(&format!(
+                prelude.push(format!(
                     "unsigned long long {step_name} = {};",
                     strip_outer_parens(&step_code)
                 ));
-                self.out.line(&format!(
+                prelude.push(format!(
                     "{ty} {first} = {start_code}, {end_name} = {end_code};"
                 ));
                 let (header, prologue) = if ty == "int" || ty == "unsigned int" {
@@ -673,7 +660,7 @@ impl<'a> Emitter<'a> {
                     } else {
                         format!("(unsigned long long)({end_name} - {first})")
                     };
-                    self.out.line(&format!(
+                    prelude.push(format!(
                         "unsigned long long {count} = {} < {} ? ({span} - 1ull) / {step_name} + 1ull : 0ull;",
                         cmp(&first),
                         cmp(&end_name)
@@ -685,32 +672,20 @@ impl<'a> Emitter<'a> {
                         format!("{ty} {name} = ({ty})({first} + {index} * {step_name});");
                     (header, prologue)
                 };
-                if let Some(pragma) = &pragma {
-                    self.out.line(pragma);
-                }
-                self.labeled_loop_with(label, &header, Some(&prologue), body);
-                self.out.dedent();
-                self.out.line("}");
+                (header, Some(prologue))
             }
             // A narrowed `a..=b` counts as C does (see the `rs_incl` helper).
             (None, true) if narrowed => {
                 let more = fresh(&mut self.taken, &format!("{name}_more"));
                 let helper = self.use_helper("rs_incl");
-                self.out.line("{");
-                self.out.indent();
-                self.out.line(&format!("bool {more} = true; (void){more};"));
+                prelude.push(format!("bool {more} = true; (void){more};"));
                 let header = format!(
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {more} && {} <= {}; \
                      {helper}_next({name}, {end_name}, {more})) {{",
                     cmp(&name),
                     cmp(&end_name)
                 );
-                if let Some(pragma) = &pragma {
-                    self.out.line(pragma);
-                }
-                self.labeled_loop(label, &header, body);
-                self.out.dedent();
-                self.out.line("}");
+                (header, None)
             }
             // `a..=b` reaches `b` without stepping past it (`b` may be the type's maximum): a
             // flag says whether another step fits, checked after the body (also on `continue`).
@@ -724,24 +699,31 @@ impl<'a> Emitter<'a> {
                     None => "1ull".to_string(),
                 };
                 let step_name = fresh(&mut self.taken, &format!("{name}_step"));
-                self.out.line("{");
-                self.out.indent();
-                self.out
-                    .line(&format!("unsigned long long {step_name} = {step_code};"));
-                self.out.line(&format!("bool {more} = true;"));
+                prelude.push(format!("unsigned long long {step_name} = {step_code};"));
+                prelude.push(format!("bool {more} = true;"));
                 let header = format!(
                     "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {more} && {} <= {}; \
                      {more} = {distance} >= {step_name}, {name} = {more} ? ({ty})({name} + {step_name}) : {name}) {{",
                     cmp(&name),
                     cmp(&end_name)
                 );
-                if let Some(pragma) = &pragma {
-                    self.out.line(pragma);
-                }
-                self.labeled_loop(label, &header, body);
-                self.out.dedent();
-                self.out.line("}");
+                (header, None)
             }
+        };
+        if !prelude.is_empty() {
+            self.out.line("{");
+            self.out.indent();
+            for line in &prelude {
+                self.out.line(line);
+            }
+        }
+        if let Some(pragma) = &pragma {
+            self.out.line(pragma);
+        }
+        self.labeled_loop_with(label, &header, prologue.as_deref(), body);
+        if !prelude.is_empty() {
+            self.out.dedent();
+            self.out.line("}");
         }
     }
 }
