@@ -80,7 +80,56 @@ fn loops_over_slices_and_arrays_match_rust() {
     }
 }
 
+const TAPS: usize = 4;
+
+/// The sum of a slice parameter of a device function.
+#[device]
+fn total(v: &[f32]) -> f32 {
+    let mut s = 0.0f32;
+    for &x in v.iter() {
+        s += x;
+    }
+    s
+}
+
+/// Loops over shared memory, a `#[constant]` table and, in a device function, a slice.
+#[kernel]
+fn element_loops_in_memories(#[constant] table: &[f32; TAPS], x: &[f32], out: &mut [f32]) {
+    let tile = shared_array::<f32, 64>();
+    let t = thread_idx().x as usize;
+    tile[t] = x[t];
+    sync_threads();
+    let mut s = 0.0f32;
+    for v in tile.iter() {
+        s += *v;
+    }
+    for (i, c) in table.iter().enumerate() {
+        s += *c * i as f32;
+    }
+    out[t] = s + total(x) * t as f32;
+}
+
+#[test]
+fn loops_over_shared_memory_constant_tables_and_device_slices() {
+    let x = random_f32(64, 87);
+    let table = [1.0f32, -2.0, 0.5, 4.0];
+    let sum: f32 = x.iter().sum();
+    let weighted: f32 = table.iter().enumerate().map(|(i, c)| c * i as f32).sum();
+    let expected: Vec<f32> = (0..64).map(|t| sum + weighted + sum * t as f32).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, 64).unwrap();
+        let config = LaunchConfig::new(Grid::x(1), Block::x(64));
+        element_loops_in_memories::launch(&stream, config, &table, &dx, &mut out).unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-4);
+    }
+}
+
 #[test]
 fn element_loops_compile_with_nvrtc() {
-    assert_compiles_with_nvrtc(&[(&element_loops::KERNEL, &[])]);
+    assert_compiles_with_nvrtc(&[
+        (&element_loops::KERNEL, &[]),
+        (&element_loops_in_memories::KERNEL, &[]),
+    ]);
 }
