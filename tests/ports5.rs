@@ -17,6 +17,9 @@ fn every_port_compiles_with_nvrtc() {
         (&ports5::floyd_step::KERNEL, &[]),
         (&ports5::path_row::KERNEL, &[]),
         (&ports5::compact_positive::KERNEL, &[]),
+        (&ports5::gemv_rows::KERNEL, &[]),
+        (&ports5::heat_ring::KERNEL, &[]),
+        (&ports5::murmur_mix::KERNEL, &[]),
     ]);
 }
 
@@ -137,5 +140,62 @@ fn compaction_keeps_every_positive_value_once() {
             .collect();
         kept.sort_unstable();
         assert_eq!(kept, expected);
+    }
+}
+
+#[test]
+fn row_iterator_gemv_heat_ring_and_murmur_match_rust() {
+    let (rows, n) = (37, 29);
+    let a = random_f32(rows * n, 89);
+    let x = random_f32(n, 91);
+    let y_expected: Vec<f32> = (0..rows)
+        .map(|i| (0..n).map(|j| a[i * n + j] * x[j]).sum())
+        .collect();
+    let u = random_f32(1000, 93);
+    let alpha = 0.2f32;
+    let ring = u.len();
+    let heat_expected: Vec<f32> = (0..ring)
+        .map(|i| {
+            let (l, r) = ((i + ring - 1) % ring, (i + 1) % ring);
+            u[i] + alpha * (u[l] - 2.0 * u[i] + u[r])
+        })
+        .collect();
+    let keys: Vec<u32> = (0..777u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let seed = 0x9747_b28cu32;
+    let murmur = |key: u32| {
+        let k = key
+            .wrapping_mul(0xcc9e_2d51)
+            .rotate_left(15)
+            .wrapping_mul(0x1b87_3593);
+        let mut h = (seed ^ k)
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64)
+            ^ 4;
+        h ^= h >> 16;
+        h = h.wrapping_mul(0x85eb_ca6b);
+        h ^= h >> 13;
+        h = h.wrapping_mul(0xc2b2_ae35);
+        h ^ (h >> 16)
+    };
+    let hashes_expected: Vec<u32> = keys.iter().map(|k| murmur(*k)).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let da = DeviceBuffer::from_host(&stream, &a).unwrap();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut y = DeviceBuffer::<f32>::zeroed(&stream, rows).unwrap();
+        let config = LaunchConfig::for_len(rows, 32);
+        ports5::gemv_rows::launch(&stream, config, n, &da, &dx, &mut y).unwrap();
+        close(&y.to_host(&stream).unwrap(), &y_expected, 1e-5);
+        let du = DeviceBuffer::from_host(&stream, &u).unwrap();
+        let mut next = DeviceBuffer::<f32>::zeroed(&stream, ring).unwrap();
+        let config = LaunchConfig::for_len(ring, 128);
+        ports5::heat_ring::launch(&stream, config, alpha, &du, &mut next).unwrap();
+        close(&next.to_host(&stream).unwrap(), &heat_expected, 1e-6);
+        let dk = DeviceBuffer::from_host(&stream, &keys).unwrap();
+        let mut h = DeviceBuffer::<u32>::zeroed(&stream, keys.len()).unwrap();
+        let config = LaunchConfig::for_len(keys.len(), 128);
+        ports5::murmur_mix::launch(&stream, config, seed, &dk, &mut h).unwrap();
+        assert_eq!(h.to_host(&stream).unwrap(), hashes_expected);
     }
 }

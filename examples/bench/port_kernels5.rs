@@ -2,9 +2,11 @@
 //! neighbour offsets are `isize` and run over `-RADIUS..=RADIUS`, one step of Floyd-Warshall's
 //! all-pairs shortest paths in `i32`, a row of Rodinia's pathfinder (each cell the cheapest of
 //! its three neighbours above, clamped at the edges with `isize` arithmetic), and stream
-//! compaction with warp-aggregated atomics (a ballot, a population count, one atomic a warp).
-//! `ports5.rs` times each against its CUDA C twin; `tests/ports5.rs` checks each against plain
-//! Rust.
+//! compaction with warp-aggregated atomics (a ballot, a population count, one atomic a warp),
+//! and three in Rust's idioms: a matrix-vector product that walks each row with
+//! `.iter().enumerate()`, a heat step on a ring wrapped with `rem_euclid`, and MurmurHash3's
+//! mix with `rotate_left`. `ports5.rs` times each against its CUDA C twin; `tests/ports5.rs`
+//! checks each against plain Rust.
 
 use gpu_dsl::prelude::*;
 
@@ -80,5 +82,51 @@ pub fn compact_positive(input: &[f32], output: &mut [f32], count: &mut [u32]) {
     if keep {
         let below = (votes & ((1u32 << lane) - 1)).count_ones();
         output[(base + below) as usize] = value;
+    }
+}
+
+/// `y = A·x` for a row-major `rows × n` matrix, a thread per row walking it with an
+/// iterator, as Rust code sums a row: the naive matrix-vector product.
+#[kernel]
+pub fn gemv_rows(n: usize, a: &[f32], x: &[f32], y: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i < y.len() {
+        let row = &a[i * n..(i + 1) * n];
+        let mut sum = 0.0f32;
+        for (j, &v) in row.iter().enumerate() {
+            sum += v * x[j];
+        }
+        y[i] = sum;
+    }
+}
+
+/// One explicit step of the 1-D heat equation on a ring: each cell moves toward the mean of
+/// its neighbours, which wrap around with `rem_euclid`.
+#[kernel]
+pub fn heat_ring(alpha: f32, u: &[f32], next: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    let n = u.len();
+    if i < n {
+        let left = (i as isize - 1).rem_euclid(n as isize) as usize;
+        let right = (i + 1) % n;
+        next[i] = u[i] + alpha * (u[left] - 2.0 * u[i] + u[right]);
+    }
+}
+
+/// MurmurHash3's 32-bit mix of each key with a seed: multiplies, rotations and xor-shifts.
+#[kernel]
+pub fn murmur_mix(seed: u32, keys: &[u32], hashes: &mut [u32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i < keys.len() {
+        let mut k = keys[i].wrapping_mul(0xcc9e_2d51);
+        k = k.rotate_left(15).wrapping_mul(0x1b87_3593);
+        let mut h = seed ^ k;
+        h = h.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
+        h ^= 4;
+        h ^= h >> 16;
+        h = h.wrapping_mul(0x85eb_ca6b);
+        h ^= h >> 13;
+        h = h.wrapping_mul(0xc2b2_ae35);
+        hashes[i] = h ^ (h >> 16);
     }
 }

@@ -9,7 +9,9 @@ use gpu_dsl::runtime::KernelArg;
 use crate::port_kernels5::{self as ports, NO_PATH};
 use crate::ports::{agree, agree_exact, row, values};
 use crate::{median_ms, Only, Row};
-use twins::{BOX_FILTER_C, COMPACT_C, FLOYD_STEP_C, PATH_ROW_C};
+use twins::{
+    BOX_FILTER_C, COMPACT_C, FLOYD_STEP_C, GEMV_ROWS_C, HEAT_RING_C, MURMUR_C, PATH_ROW_C,
+};
 
 /// Every row of the fifth set of ports (GPU only: the twins have no CPU twin).
 pub fn rows(stream: &Stream, only: &Only) -> gpu_dsl::Result<Vec<Row>> {
@@ -25,6 +27,15 @@ pub fn rows(stream: &Stream, only: &Only) -> gpu_dsl::Result<Vec<Row>> {
     }
     if only.wants("port compaction") {
         rows.push(compact(stream, 1 << 26)?);
+    }
+    if only.wants("port gemv (row iterator)") {
+        rows.push(gemv_rows(stream, 16384, 4096)?);
+    }
+    if only.wants("port heat ring") {
+        rows.push(heat_ring(stream, 1 << 26)?);
+    }
+    if only.wants("port murmur mix") {
+        rows.push(murmur(stream, 1 << 26)?);
     }
     Ok(rows)
 }
@@ -213,6 +224,118 @@ fn compact(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
         ms,
         twin_ms,
         (4 * n + 4 * kept) as f64 / 1e9,
+        "GB/s",
+    ))
+}
+
+fn gemv_rows(stream: &Stream, rows: usize, n: usize) -> gpu_dsl::Result<Row> {
+    let a = DeviceBuffer::from_host(stream, &values(rows * n, 17))?;
+    let x = DeviceBuffer::from_host(stream, &values(n, 19))?;
+    let mut y = DeviceBuffer::<f32>::zeroed(stream, rows)?;
+    let mut y_twin = DeviceBuffer::<f32>::zeroed(stream, rows)?;
+    let config = LaunchConfig::try_for_len(rows, 128)?;
+    let ms = median_ms(stream, || {
+        ports::gemv_rows::launch(stream, config, n, &a, &x, &mut y)
+    })?;
+    let twin_ms = median_ms(stream, || {
+        stream.launch(
+            &GEMV_ROWS_C,
+            config,
+            &[
+                KernelArg::scalar(n as i32),
+                KernelArg::slice(&a),
+                KernelArg::slice(&x),
+                KernelArg::slice_mut(&mut y_twin),
+            ],
+        )
+    })?;
+    agree(
+        "gemv (row iterator)",
+        &y.to_host(stream)?,
+        &y_twin.to_host(stream)?,
+        1e-5,
+    );
+    Ok(row(
+        "port gemv (row iterator)",
+        format!("{rows}x{n}"),
+        ms,
+        twin_ms,
+        4.0 * (rows * n) as f64 / 1e9,
+        "GB/s",
+    ))
+}
+
+fn heat_ring(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
+    let u = DeviceBuffer::from_host(stream, &values(n, 23))?;
+    let mut next = DeviceBuffer::<f32>::zeroed(stream, n)?;
+    let mut next_twin = DeviceBuffer::<f32>::zeroed(stream, n)?;
+    let config = LaunchConfig::try_for_len(n, 256)?;
+    let alpha = 0.2f32;
+    let ms = median_ms(stream, || {
+        ports::heat_ring::launch(stream, config, alpha, &u, &mut next)
+    })?;
+    let twin_ms = median_ms(stream, || {
+        stream.launch(
+            &HEAT_RING_C,
+            config,
+            &[
+                KernelArg::scalar(alpha),
+                KernelArg::slice(&u),
+                KernelArg::slice_mut(&mut next_twin),
+            ],
+        )
+    })?;
+    agree(
+        "heat ring",
+        &next.to_host(stream)?,
+        &next_twin.to_host(stream)?,
+        1e-6,
+    );
+    Ok(row(
+        "port heat ring",
+        format!("2^{}", n.trailing_zeros()),
+        ms,
+        twin_ms,
+        8.0 * n as f64 / 1e9,
+        "GB/s",
+    ))
+}
+
+fn murmur(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
+    let host: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let keys = DeviceBuffer::from_host(stream, &host)?;
+    let mut hashes = DeviceBuffer::<u32>::zeroed(stream, n)?;
+    let mut hashes_twin = DeviceBuffer::<u32>::zeroed(stream, n)?;
+    let config = LaunchConfig::try_for_len(n, 256)?;
+    let seed = 0x9747_b28cu32;
+    let ms = median_ms(stream, || {
+        ports::murmur_mix::launch(stream, config, seed, &keys, &mut hashes)
+    })?;
+    let twin_ms = median_ms(stream, || {
+        stream.launch(
+            &MURMUR_C,
+            config,
+            &[
+                KernelArg::scalar(seed),
+                KernelArg::slice(&keys),
+                KernelArg::slice_mut(&mut hashes_twin),
+            ],
+        )
+    })?;
+    agree_exact(
+        "murmur mix",
+        &hashes.to_host(stream)?,
+        &hashes_twin.to_host(stream)?,
+        0,
+    );
+    Ok(row(
+        "port murmur mix",
+        format!("2^{}", n.trailing_zeros()),
+        ms,
+        twin_ms,
+        8.0 * n as f64 / 1e9,
         "GB/s",
     ))
 }

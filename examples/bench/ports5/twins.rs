@@ -4,7 +4,7 @@
 
 use gpu_dsl::runtime::{ElemType, Kernel, ParamKind, ScalarType};
 
-use crate::ports::{twin, INT, IN_F32, OUT_F32, OUT_U32};
+use crate::ports::{twin, FLOAT, INT, IN_F32, IN_U32, OUT_F32, OUT_U32, UINT};
 
 const I32: ElemType = ElemType::Scalar(ScalarType::I32);
 /// A `&[i32]` parameter of a twin.
@@ -101,4 +101,65 @@ extern "C" __global__ void compact_positive_c(const float* __restrict__ in, unsi
 }
 "#,
     &[IN_F32, OUT_F32, OUT_U32],
+);
+
+/// The naive matrix-vector product, a thread per row.
+pub(super) static GEMV_ROWS_C: Kernel = twin(
+    "gemv_rows_c",
+    r#"
+extern "C" __global__ void gemv_rows_c(int n, const float* __restrict__ a, unsigned long long a_len,
+        const float* __restrict__ x, unsigned long long x_len, float* __restrict__ y,
+        unsigned long long rows) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (int)rows) {
+        float sum = 0.0f;
+        for (int j = 0; j < n; j++) sum += a[i * n + j] * x[j];
+        y[i] = sum;
+    }
+}
+"#,
+    &[INT, IN_F32, IN_F32, OUT_F32],
+);
+
+/// The 1-D heat step on a ring, neighbours wrapped with `%`.
+pub(super) static HEAT_RING_C: Kernel = twin(
+    "heat_ring_c",
+    r#"
+extern "C" __global__ void heat_ring_c(float alpha, const float* __restrict__ u,
+        unsigned long long len, float* __restrict__ next, unsigned long long next_len) {
+    int n = (int)len;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int left = (i - 1 + n) % n;
+        int right = (i + 1) % n;
+        next[i] = u[i] + alpha * (u[left] - 2.0f * u[i] + u[right]);
+    }
+}
+"#,
+    &[FLOAT, IN_F32, OUT_F32],
+);
+
+/// MurmurHash3's 32-bit mix.
+pub(super) static MURMUR_C: Kernel = twin(
+    "murmur_mix_c",
+    r#"
+__device__ __forceinline__ unsigned int rotl32(unsigned int x, int r) { return (x << r) | (x >> (32 - r)); }
+extern "C" __global__ void murmur_mix_c(unsigned int seed, const unsigned int* __restrict__ keys,
+        unsigned long long n, unsigned int* __restrict__ hashes, unsigned long long hashes_len) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (int)n) {
+        unsigned int k = keys[i] * 0xcc9e2d51u;
+        k = rotl32(k, 15) * 0x1b873593u;
+        unsigned int h = seed ^ k;
+        h = rotl32(h, 13) * 5u + 0xe6546b64u;
+        h ^= 4u;
+        h ^= h >> 16;
+        h *= 0x85ebca6bu;
+        h ^= h >> 13;
+        h *= 0xc2b2ae35u;
+        hashes[i] = h ^ (h >> 16);
+    }
+}
+"#,
+    &[UINT, IN_U32, OUT_U32],
 );
