@@ -317,6 +317,30 @@ impl<'a> Emitter<'a> {
                 op: UnOp::Neg,
                 operand,
             } => format!("(-{})", self.narrow_code(*operand, ty)),
+            // Both operands within `int`, the divisor at least 1: C++'s `%` and a fix-up.
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } if method == "rem_euclid" => {
+                let a = self.narrow_code(*receiver, ty);
+                let b = self.narrow_code(args[0], ty);
+                self.use_helper("rs_int_bits");
+                let line = kernel.expr(args[0]).span.line();
+                // A signed receiver, which may be negative, divides as signed in the 64-bit
+                // alternative of an alias too.
+                let operand = if is_wide_signed(self.types.expr(*receiver)) && ty != NARROW {
+                    format!("typename rs_signed_of<{ty}>::type")
+                } else {
+                    ty.to_string()
+                };
+                format!(
+                    "(({ty})rs_rem_euclid(({operand})({}), ({operand})({}), {line}))",
+                    super::strip_outer_parens(&a),
+                    super::strip_outer_parens(&b)
+                )
+            }
             ExprKind::Method {
                 receiver,
                 method,

@@ -238,8 +238,8 @@ impl Ranges {
 
     /// Whether the facts that hold only where the parameters fit narrow enough to be worth a
     /// second body: loop variables (a counter, a halving stride), products of two values and
-    /// divisions by other than a power of two, each several times dearer in 64 bits, weighed
-    /// by how often they run. One product per thread (a pixel's final store) is not, nor is a
+    /// divisions by other than a power of two (a single one), each several times dearer in 64
+    /// bits, weighed by how often they run. One product per thread (a pixel's final store) is not, nor is a
     /// length kept in a variable or an index scaled by a constant, which, mixed with 64-bit
     /// values, cost conversions (H100: the half-precision sum kernel lost 3-4% to those).
     pub fn gains_at_launch(&self, function: &Function) -> bool {
@@ -270,20 +270,23 @@ impl Ranges {
             let Some(Some(fact)) = fact else {
                 return None;
             };
-            let dear = match &function.expr(ExprId(index as u32)).kind {
+            // A division by a value is a few instructions in 32 bits and a long routine in
+            // 64: one a thread is worth a second body (a ring's `(i + 1) % n`).
+            let cost = match &function.expr(ExprId(index as u32)).kind {
                 ExprKind::Binary {
                     op: BinOp::Mul,
                     lhs,
                     rhs,
-                } => literal(lhs).is_none() && literal(rhs).is_none(),
+                } => u32::from(literal(lhs).is_none() && literal(rhs).is_none()),
                 ExprKind::Binary {
                     op: BinOp::Div | BinOp::Rem,
                     rhs,
                     ..
-                } => !literal(rhs).is_some_and(u128::is_power_of_two),
-                _ => false,
+                } if !literal(rhs).is_some_and(u128::is_power_of_two) => WORTH,
+                ExprKind::Method { method, .. } if method == "rem_euclid" => WORTH,
+                _ => 0,
             };
-            (dear && at_launch(fact)).then_some(self.weights[index])
+            (cost > 0 && at_launch(fact)).then(|| self.weights[index].saturating_mul(cost))
         });
         let weight = (locals.count() as u32)
             .saturating_mul(LOOP_WEIGHT)

@@ -99,6 +99,30 @@ impl Walk<'_> {
                 };
                 self.either(*receiver, args[0], op, op)
             }
+            // `a.rem_euclid(b)` by a divisor known to be at least 1 lies in `[0, b - 1]`,
+            // whatever the sign of `a` (a ring's `(i as isize - 1).rem_euclid(n as isize)`).
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } if method == "rem_euclid" && args.len() == 1 => {
+                let a = self.signed_fact(*receiver)?;
+                let mut b = self.fact(args[0])?;
+                if let Some(exact) = self.launch_value(args[0]) {
+                    b.lo = exact;
+                }
+                let mut cond = a.cond;
+                cond.extend(b.cond);
+                Fact {
+                    lo: Bound::Num(0),
+                    hi: Bound::op(BoundOp::Sub, &b.hi, &Bound::Num(1)),
+                    cond,
+                    varies: a.varies || b.varies,
+                    shift: Bound::Num(0),
+                }
+                .require(Bound::Num(1), b.lo)
+            }
             ExprKind::Select {
                 cond,
                 then_value,
