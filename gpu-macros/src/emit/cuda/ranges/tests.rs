@@ -583,3 +583,18 @@ fn k(radius: isize, out: &mut [f32]) {
         emitted.source
     );
 }
+
+#[test]
+fn rem_euclid_by_a_positive_divisor_is_below_it() {
+    let rust = r#"
+fn k(out: &mut [u32]) {
+    let x = thread_idx().x as usize;
+    let wrapped = (x as i64 - 3).rem_euclid(7);
+    let by_zero_maybe = (x as i64 - 3).rem_euclid(x as i64);
+    out[0] = (wrapped + by_zero_maybe) as u32;
+}
+"#;
+    assert_eq!(bounds(rust, "wrapped"), Some((0, 6)));
+    // A divisor that may be 0 bounds nothing.
+    assert_eq!(fact(rust, "by_zero_maybe"), None);
+}
