@@ -108,10 +108,7 @@ impl Walk<'_> {
                 ..
             } if method == "rem_euclid" && args.len() == 1 => {
                 let a = self.signed_fact(*receiver)?;
-                let mut b = self.fact(args[0])?;
-                if let Some(exact) = self.launch_value(args[0]) {
-                    b.lo = exact;
-                }
+                let b = self.divisor(args[0])?;
                 let mut cond = a.cond;
                 cond.extend(b.cond);
                 Fact {
@@ -133,6 +130,20 @@ impl Walk<'_> {
             }
             _ => None,
         }
+    }
+
+    /// The fact of divisor `id`. A divisor that is a kernel parameter is exactly the launch's
+    /// value, so the launch can check it is not zero (`features.len() / nfeatures`: Rodinia's
+    /// k-means port went from 0.92 to 0.98 x its CUDA C twin). Elsewhere a parameter keeps 0
+    /// as its lower bound: with `nz - 1` narrowed, the 3-D stencil port's z loop ran in
+    /// `int`, as its twin's does, and 15% slower on the H100 (cause not found: the loops'
+    /// machine code matched).
+    fn divisor(&mut self, id: ExprId) -> Option<Fact> {
+        let mut fact = self.fact(id)?;
+        if let Some(exact) = self.launch_value(id) {
+            fact.lo = exact;
+        }
+        Some(fact)
     }
 
     /// One of two values (`a.min(b)`, `a.max(b)`, `if c { a } else { b }`): `lo` and `hi`
@@ -189,19 +200,12 @@ impl Walk<'_> {
             return signed_sum(op, l?, r?);
         }
         let l = self.fact(lhs);
-        let r = self.fact(rhs);
-        let (l, mut r) = (l?, r?);
-        if matches!(op, BinOp::Div | BinOp::Rem) {
-            // A divisor that is a kernel parameter is exactly the launch's value, so the
-            // launch can check it is not zero (`features.len() / nfeatures`: Rodinia's
-            // k-means port went from 0.92 to 0.98 x its CUDA C twin). Elsewhere a parameter
-            // keeps 0 as its lower bound: with `nz - 1` narrowed, the 3-D stencil port's
-            // z loop ran in `int`, as its twin's does, and 15% slower on the H100 (cause not
-            // found: the loops' machine code matched).
-            if let Some(exact) = self.launch_value(rhs) {
-                r.lo = exact;
-            }
-        }
+        let r = if matches!(op, BinOp::Div | BinOp::Rem) {
+            self.divisor(rhs)
+        } else {
+            self.fact(rhs)
+        };
+        let (l, r) = (l?, r?);
         let mut cond = l.cond.clone();
         cond.extend(r.cond.iter().cloned());
         let varies = l.varies || r.varies;
