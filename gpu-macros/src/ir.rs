@@ -259,6 +259,11 @@ pub enum StmtKind {
         local: LocalId,
         init: ExprId,
     },
+    /// `let x;`, assigned later on every path that reads it; also the variable that a block,
+    /// `if`, `match` or `loop` computing a value with statements assigns (see `parse/values.rs`).
+    Declare {
+        local: LocalId,
+    },
     /// `let (a, b) = init;` (`None` for a `_`).
     LetTuple {
         locals: Vec<Option<LocalId>>,
@@ -338,6 +343,7 @@ impl StmtKind {
             StmtKind::Match { arms, .. } => arms.iter().map(|(_, block)| block).collect(),
             StmtKind::Block(block) => vec![block],
             StmtKind::Let { .. }
+            | StmtKind::Declare { .. }
             | StmtKind::LetTuple { .. }
             | StmtKind::Assign { .. }
             | StmtKind::Break(_)

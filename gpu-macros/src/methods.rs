@@ -185,7 +185,32 @@ pub const METHODS: &[Method] = &[
     float("sinh", NONE, "sinhf", "sinh"),
     float("cosh", NONE, "coshf", "cosh"),
     float("tanh", NONE, "tanhf", "tanh"),
+    float("asinh", NONE, "asinhf", "asinh"),
+    float("acosh", NONE, "acoshf", "acosh"),
+    float("atanh", NONE, "atanhf", "atanh"),
     float("hypot", ONE, "hypotf", "hypot"),
+    // `self.ln() / base.ln()`, as Rust computes it.
+    Method {
+        name: "log",
+        receiver: Receiver::Float,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::HelperIn("rs_log", "rs_float_euclid"),
+    },
+    Method {
+        name: "rem_euclid",
+        receiver: Receiver::Float,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::HelperIn("rs_rem_euclid_float", "rs_float_euclid"),
+    },
+    Method {
+        name: "div_euclid",
+        receiver: Receiver::Float,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::HelperIn("rs_div_euclid_float", "rs_float_euclid"),
+    },
     float("powf", ONE, "powf", "pow"),
     float("floor", NONE, "floorf", "floor"),
     float("ceil", NONE, "ceilf", "ceil"),
@@ -395,6 +420,12 @@ pub const METHODS: &[Method] = &[
         cuda: Cuda::Helper("rs_trailing_zeros"),
     },
     bits("rem_euclid", Receiver::KnownInt, ONE, RetTy::Same),
+    bits("div_euclid", Receiver::KnownInt, ONE, RetTy::Same),
+    bits("div_ceil", Receiver::KnownUnsigned, ONE, RetTy::Same),
+    bits("unsigned_abs", Receiver::SignedInt, NONE, RetTy::Unsigned),
+    bits("count_zeros", Receiver::KnownInt, NONE, RetTy::U32),
+    bits("leading_ones", Receiver::KnownInt, NONE, RetTy::U32),
+    bits("trailing_ones", Receiver::KnownInt, NONE, RetTy::U32),
     bits("abs_diff", Receiver::KnownInt, ONE, RetTy::Unsigned),
     bits(
         "rotate_left",
@@ -454,6 +485,12 @@ const fn bits(
         cuda: Cuda::HelperIn(
             match name.as_bytes() {
                 b"rem_euclid" => "rs_rem_euclid",
+                b"div_euclid" => "rs_div_euclid",
+                b"div_ceil" => "rs_div_ceil",
+                b"unsigned_abs" => "rs_unsigned_abs",
+                b"count_zeros" => "rs_count_zeros",
+                b"leading_ones" => "rs_leading_ones",
+                b"trailing_ones" => "rs_trailing_ones",
                 b"abs_diff" => "rs_abs_diff",
                 b"rotate_left" => "rs_rotate_left",
                 b"rotate_right" => "rs_rotate_right",
@@ -475,7 +512,8 @@ impl Method {
     /// Whether the CUDA call takes the call's line last, for a checked-mode report (a
     /// remainder by zero).
     pub fn takes_line(&self) -> bool {
-        self.name == "rem_euclid"
+        matches!(self.name, "rem_euclid" | "div_euclid" | "div_ceil")
+            && self.receiver != Receiver::Float
     }
 }
 

@@ -88,6 +88,7 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             instances: Vec::new(),
             closures: Vec::new(),
             returns: Vec::new(),
+            declared: HashSet::new(),
             let_inits: function
                 .exprs
                 .iter()
@@ -301,6 +302,8 @@ struct Checker<'a> {
     closures: Vec<ClosureSig>,
     /// The result types of the closures whose bodies are being checked, innermost last.
     returns: Vec<T>,
+    /// Variables declared without a value (`let x;`), which their first assignment initialises.
+    declared: HashSet<LocalId>,
     /// Constructors that initialise a `let`, where they are allowed.
     let_inits: HashSet<ExprId>,
     /// Statement-only intrinsics (`wgmma_m64n*k16_*`, `wgmma_wait`) that stand as statements.

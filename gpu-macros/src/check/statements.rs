@@ -1,7 +1,7 @@
 //! Statements: `let` and what may be stored, assignments and what may be assigned,
 //! conditions, loops and their labels, `match` patterns and exhaustiveness.
 
-use super::{is_constructor, Checker, T};
+use super::{is_constructor, Checker, VarKind, T};
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
 
@@ -70,6 +70,14 @@ impl Checker<'_> {
                     );
                 }
                 self.locals[local.0 as usize] = Some(t);
+            }
+            StmtKind::Declare { local } => {
+                let t = match self.kernel.local(*local).annotation {
+                    Some(ty) => self.fresh_of(ty, stmt.span),
+                    None => self.new_var(VarKind::Any),
+                };
+                self.locals[local.0 as usize] = Some(t);
+                self.declared.insert(*local);
             }
             StmtKind::LetTuple { locals, init } => {
                 let t = self.expr(*init);
@@ -298,7 +306,33 @@ impl Checker<'_> {
         match &kernel.expr(place).kind {
             ExprKind::Local(local) => {
                 let decl = kernel.local(*local);
-                if matches!(place_t, T::Array { .. } | T::Ty(Ty::Shared { .. })) {
+                let value_resolved = self.resolve(value_t);
+                if self.declared.contains(local)
+                    && matches!(
+                        value_resolved,
+                        T::Closure(_)
+                            | T::Array { .. }
+                            | T::Ty(
+                                Ty::Slice { .. }
+                                    | Ty::Shared { .. }
+                                    | Ty::Array { .. }
+                                    | Ty::TensorMap(_)
+                                    | Ty::Dim3
+                                    | Ty::Index3
+                                    | Ty::Unit
+                            )
+                    )
+                {
+                    let what = self.describe(value_resolved);
+                    self.cx.error(
+                        self.loc(value),
+                        format!(
+                            "a value computed by statements (a block, `if`, `match` or `loop` \
+                             with statements, or `let x;` assigned later) is a number, `bool`, \
+                             struct or tuple, not {what}: bind this value with `let` directly"
+                        ),
+                    );
+                } else if matches!(place_t, T::Array { .. } | T::Ty(Ty::Shared { .. })) {
                     self.cx.error(
                         self.loc(place),
                         "arrays and shared memory cannot be assigned whole: assign their elements",
@@ -311,7 +345,7 @@ impl Checker<'_> {
                             decl.name
                         ),
                     );
-                } else if !decl.mutable {
+                } else if !decl.mutable && !self.declared.contains(local) {
                     let is_param = kernel.params.iter().any(|p| p.local == *local);
                     let message = if is_param {
                         format!(

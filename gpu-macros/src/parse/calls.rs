@@ -24,6 +24,9 @@ impl Parser<'_> {
             );
             return None;
         }
+        if method == "sin_cos" && call.args.is_empty() {
+            return self.sin_cos(call);
+        }
         let receiver = self.expr(&call.receiver);
         let args: Vec<Option<ExprId>> = call.args.iter().map(|arg| self.expr(arg)).collect();
         let receiver = receiver?;
@@ -47,6 +50,35 @@ impl Parser<'_> {
         })
     }
 
+    /// `x.sin_cos()`: `(x.sin(), x.cos())`, as Rust defines it (and CUDA computes the pair in
+    /// one `sincosf`). The receiver is read twice, so it must be free of effects.
+    fn sin_cos(&mut self, call: &syn::ExprMethodCall) -> Option<ExprKind> {
+        if !is_plain_value(&call.receiver) {
+            self.cx.error_spanned_by(
+                &call.receiver,
+                "`sin_cos` takes a variable, field, element or arithmetic of them: bind this \
+                 value with `let` first",
+            );
+            return None;
+        }
+        let span = Loc::of(call);
+        let mut elems = Vec::new();
+        for name in ["sin", "cos"] {
+            let receiver = self.expr(&call.receiver)?;
+            elems.push(self.push_expr(
+                ExprKind::Method {
+                    receiver,
+                    method: name.to_string(),
+                    method_span: Loc::of(&call.method),
+                    args: Vec::new(),
+                    receiver_ty: None,
+                },
+                span,
+            ));
+        }
+        Some(ExprKind::Tuple { elems })
+    }
+
     pub(super) fn call(&mut self, call: &syn::ExprCall) -> Option<ExprKind> {
         if let Some(kind) = self.closure_call(call)? {
             return Some(kind);
@@ -60,6 +92,25 @@ impl Parser<'_> {
             }
         };
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if let [name] = segments.as_slice() {
+            if let Some(instead) = super::signature::std_type_instead(name) {
+                self.cx.error_spanned_by(
+                    path,
+                    format!("`{name}` is not available in kernels: {instead}"),
+                );
+                return None;
+            }
+        }
+        if let [.., module, "swap"] = segments.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            if module == "mem" {
+                self.cx.error_spanned_by(
+                    path,
+                    "`mem::swap` exchanges two variables as a statement: \
+                     `core::mem::swap(&mut a, &mut b);`",
+                );
+                return None;
+            }
+        }
         // `f32::from_bits(u)`: a float from its bits; `T::from_bits(u)`: a type parameter's
         // value from the low bits of a `u64`.
         if let [.., ty, method] = segments.as_slice() {
@@ -372,5 +423,26 @@ impl Parser<'_> {
             }
             Arity::Usage(_) | Arity::Counted => true,
         }
+    }
+}
+
+/// Whether reading `expr` twice is the same as reading it once: names, literals, fields,
+/// elements, and operators, casts and number methods over them.
+fn is_plain_value(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+        syn::Expr::Paren(inner) => is_plain_value(&inner.expr),
+        syn::Expr::Group(inner) => is_plain_value(&inner.expr),
+        syn::Expr::Field(field) => is_plain_value(&field.base),
+        syn::Expr::Index(index) => is_plain_value(&index.expr) && is_plain_value(&index.index),
+        syn::Expr::Binary(binary) => is_plain_value(&binary.left) && is_plain_value(&binary.right),
+        syn::Expr::Unary(unary) => is_plain_value(&unary.expr),
+        syn::Expr::Cast(cast) => is_plain_value(&cast.expr),
+        syn::Expr::MethodCall(call) => {
+            Op::method(&call.method.to_string(), call.args.len()).is_none()
+                && is_plain_value(&call.receiver)
+                && call.args.iter().all(is_plain_value)
+        }
+        _ => false,
     }
 }

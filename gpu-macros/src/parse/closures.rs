@@ -30,6 +30,8 @@ impl Parser<'_> {
         };
         // Locals declared from here on belong to the closure; older ones are captures.
         self.closure_bases.push(self.locals.len() as u32);
+        // A `break` in the body cannot leave a loop around the closure.
+        let loops = std::mem::take(&mut self.loops);
         let parsed = self.scoped(|this| {
             let mut params = Vec::new();
             for input in &closure.inputs {
@@ -73,12 +75,16 @@ impl Parser<'_> {
                     )
                 }
                 body => {
-                    let value = this.expr(body)?;
-                    let stmt = Stmt {
-                        kind: StmtKind::Return(Some(value)),
-                        span: Loc::of(body),
-                    };
-                    (Block { stmts: vec![stmt] }, true)
+                    let stmts = this.with_prelude(|this| {
+                        Some(Stmt {
+                            kind: StmtKind::Return(Some(this.value(body)?)),
+                            span: Loc::of(body),
+                        })
+                    });
+                    if stmts.is_empty() {
+                        return None;
+                    }
+                    (Block { stmts }, true)
                 }
             };
             Some(ExprKind::Closure {
@@ -89,6 +95,7 @@ impl Parser<'_> {
             })
         });
         self.closure_bases.pop();
+        self.loops = loops;
         parsed
     }
 

@@ -84,7 +84,11 @@ impl Parser<'_> {
                 annotation: None,
                 element: false,
             });
-            (var, this.block(&for_loop.body))
+            let label = label_name(for_loop.label.as_ref());
+            (
+                var,
+                this.in_loop(label, None, |this| this.block(&for_loop.body)),
+            )
         });
         let step = match step {
             Some(step) => Some(step?),
@@ -257,7 +261,8 @@ impl Parser<'_> {
                     span: Loc::of(&for_loop.pat),
                 })
             };
-            let mut body = this.block(&for_loop.body);
+            let label = label_name(for_loop.label.as_ref());
+            let mut body = this.in_loop(label, None, |this| this.block(&for_loop.body));
             body.stmts.splice(0..0, read);
             (var, body)
         });

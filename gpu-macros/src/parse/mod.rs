@@ -20,6 +20,7 @@ mod loops;
 mod outer;
 mod signature;
 mod statements;
+mod values;
 
 pub use items::{
     host_impl, impl_macro_name, impl_problems, parse_enum, parse_impl, parse_struct,
@@ -122,6 +123,10 @@ struct Parser<'a> {
     closure_bases: Vec<u32>,
     /// Names being bound to a closure (`let f = |x| ..`), which its body cannot call.
     closure_lets: Vec<String>,
+    /// Statements that must run before the one being parsed: they compute its values.
+    prelude: Vec<Stmt>,
+    /// The loops around the code being parsed, innermost last.
+    loops: Vec<values::LoopFrame>,
 }
 
 impl<'a> Parser<'a> {
@@ -148,6 +153,8 @@ impl<'a> Parser<'a> {
             assertions: 0,
             closure_bases: Vec::new(),
             closure_lets: Vec::new(),
+            prelude: Vec::new(),
+            loops: Vec::new(),
         }
     }
 }
@@ -162,11 +169,16 @@ impl Parser<'_> {
         let id = LocalId(self.locals.len() as u32);
         let name = local.name.clone();
         self.locals.push(local);
+        self.bind(name, id);
+        id
+    }
+
+    /// Puts `local` in scope under `name`.
+    fn bind(&mut self, name: String, local: LocalId) {
         self.scopes
             .last_mut()
             .expect("a scope is always open")
-            .push((name, id));
-        id
+            .push((name, local));
     }
 
     /// Declares the names of a rejected parameter or `let`, so that their uses are not

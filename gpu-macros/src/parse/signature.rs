@@ -595,6 +595,13 @@ impl Parser<'_> {
                 }
                 let known =
                     Scalar::from_rust_name(&last).is_some() || self.generic_type(&last).is_some();
+                if let Some(instead) = std_type_instead(&last) {
+                    self.cx.error_spanned_by(
+                        ty,
+                        format!("`{last}` is not available in kernels: {instead}"),
+                    );
+                    return None;
+                }
                 if !known && super::items::looks_like_type(&last) {
                     self.env.note_missing(&path.path);
                     return None;
@@ -644,4 +651,23 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// What to write instead of a standard library type that GPU code cannot hold.
+pub(super) fn std_type_instead(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Option" | "Some" | "None" => {
+            "enums with data do not exist on the GPU; keep a `bool` beside the value, or a \
+             sentinel such as `f32::INFINITY` or `u32::MAX`"
+        }
+        "Result" | "Ok" | "Err" => {
+            "kernels do not return errors; check with `assert!` (which reports the failing thread \
+             and line) or write a status code into a `&mut [u32]`"
+        }
+        "Vec" | "String" | "Box" | "Rc" | "Arc" | "HashMap" | "BTreeMap" | "VecDeque" => {
+            "GPU code does not allocate; use a fixed-size array (`[0.0f32; N]`), shared memory \
+             (`shared_array::<T, N>()`), or a slice parameter"
+        }
+        _ => return None,
+    })
 }

@@ -3,6 +3,7 @@
 
 use super::expressions::{is_constant_name, is_value_expr};
 use super::format::SUPPORTED_MACROS;
+use super::values::needs_statements;
 use super::{strip_parens, Parser};
 use crate::ir::*;
 use crate::types::{LenExpr, Scalar, Ty};
@@ -31,6 +32,7 @@ pub(super) fn is_tail_value(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::If(if_expr) => if_expr.else_branch.is_some(),
         syn::Expr::Block(_) | syn::Expr::Match(_) => true,
+        syn::Expr::Loop(loop_expr) => super::values::breaks_with_value(&loop_expr.body),
         other => is_value_expr(other),
     }
 }
@@ -63,14 +65,14 @@ impl Parser<'_> {
             for (i, stmt) in block.stmts.iter().enumerate() {
                 match stmt {
                     syn::Stmt::Expr(expr, None) if i + 1 == count && is_tail_value(expr) => {
-                        if let Some(value) = this.expr(expr) {
-                            stmts.push(Stmt {
-                                kind: StmtKind::Return(Some(value)),
+                        stmts.extend(this.with_prelude(|this| {
+                            Some(Stmt {
+                                kind: StmtKind::Return(Some(this.value(expr)?)),
                                 span: Loc::of(expr),
-                            });
-                        }
+                            })
+                        }));
                     }
-                    other => stmts.extend(this.stmt(other)),
+                    other => stmts.extend(this.stmts(other)),
                 }
             }
             Block { stmts }
@@ -81,15 +83,13 @@ impl Parser<'_> {
         self.scoped(|this| {
             let mut stmts = Vec::new();
             for stmt in &block.stmts {
-                if let Some(stmt) = this.stmt(stmt) {
-                    stmts.push(stmt);
-                }
+                stmts.extend(this.stmts(stmt));
             }
             Block { stmts }
         })
     }
 
-    fn stmt(&mut self, stmt: &syn::Stmt) -> Option<Stmt> {
+    pub(super) fn stmt(&mut self, stmt: &syn::Stmt) -> Option<Stmt> {
         let span = Loc::of(stmt);
         let kind = match stmt {
             syn::Stmt::Local(local) => self.let_stmt(local)?,
@@ -159,6 +159,19 @@ impl Parser<'_> {
             return None;
         };
         let init = match &local.init {
+            // A value computed by statements assigns the variable itself, put in scope after.
+            Some(init) if init.diverge.is_none() && name != "_" && needs_statements(&init.expr) => {
+                let id = LocalId(self.locals.len() as u32);
+                self.locals.push(Local {
+                    name: name.clone(),
+                    mutable,
+                    annotation,
+                    element: false,
+                });
+                let kind = self.let_lowered(&init.expr, id);
+                self.bind(name, id);
+                return kind;
+            }
             Some(init) => {
                 if let Some((_, diverge)) = &init.diverge {
                     self.cx
@@ -169,20 +182,25 @@ impl Parser<'_> {
                 if closure {
                     self.closure_lets.push(name.clone());
                 }
-                let parsed = self.expr(&init.expr);
+                let parsed = self.value(&init.expr);
                 if closure {
                     self.closure_lets.pop();
                 }
                 parsed
             }
+            // `let x;`: Rust's deferred initialization.
+            None if name != "_" => {
+                let local = self.declare(Local {
+                    name,
+                    mutable,
+                    annotation,
+                    element: false,
+                });
+                return Some(StmtKind::Declare { local });
+            }
             None => {
-                self.cx.error_spanned_by(
-                    local,
-                    format!(
-                        "`{name}` needs an initial value: write `let {}{name} = ...;`",
-                        if mutable { "mut " } else { "" }
-                    ),
-                );
+                self.cx
+                    .error_spanned_by(local, "`let _;` binds nothing: remove it");
                 None
             }
         };
@@ -199,7 +217,7 @@ impl Parser<'_> {
     /// `let (a, mut b, _) = init;`.
     fn let_tuple(&mut self, local: &syn::Local, tuple: &syn::PatTuple) -> Option<StmtKind> {
         let init = match &local.init {
-            Some(init) if init.diverge.is_none() => self.expr(&init.expr),
+            Some(init) if init.diverge.is_none() => self.value(&init.expr),
             _ => {
                 self.cx.error_spanned_by(
                     local,
@@ -279,11 +297,11 @@ impl Parser<'_> {
     }
 
     /// An expression in statement position. `tail` is true when it ends a block without `;`.
-    fn expr_stmt(&mut self, expr: &syn::Expr, tail: bool) -> Option<StmtKind> {
+    pub(super) fn expr_stmt(&mut self, expr: &syn::Expr, tail: bool) -> Option<StmtKind> {
         match expr {
             syn::Expr::Assign(assign) => {
                 let place = self.place(&assign.left)?;
-                let value = self.expr(&assign.right)?;
+                let value = self.value(&assign.right)?;
                 Some(StmtKind::Assign {
                     place,
                     op: None,
@@ -294,7 +312,7 @@ impl Parser<'_> {
                 let place = self.place(&binary.left)?;
                 let value = match compound_op(&binary.op) {
                     Some(BinOp::Shl | BinOp::Shr) => self.shift_amount(&binary.right)?,
-                    _ => self.expr(&binary.right)?,
+                    _ => self.value(&binary.right)?,
                 };
                 Some(StmtKind::Assign {
                     place,
@@ -313,7 +331,7 @@ impl Parser<'_> {
                     return None;
                 }
                 let cond = self.expr(&while_expr.cond);
-                let body = self.block(&while_expr.body);
+                let body = self.in_loop(label.clone(), None, |this| this.block(&while_expr.body));
                 Some(StmtKind::While {
                     cond: cond?,
                     body,
@@ -321,11 +339,9 @@ impl Parser<'_> {
                 })
             }
             syn::Expr::Loop(loop_expr) => {
-                let body = self.block(&loop_expr.body);
-                Some(StmtKind::Loop {
-                    body,
-                    label: label_name(loop_expr.label.as_ref()),
-                })
+                let label = label_name(loop_expr.label.as_ref());
+                let body = self.in_loop(label.clone(), None, |this| this.block(&loop_expr.body));
+                Some(StmtKind::Loop { body, label })
             }
             syn::Expr::Match(match_expr) => {
                 let scrutinee = self.expr(&match_expr.expr);
@@ -338,10 +354,13 @@ impl Parser<'_> {
                         }
                         other => {
                             let span = Loc::of(other);
-                            let stmt = self.scoped(|this| this.expr_stmt(other, false));
-                            Block {
-                                stmts: stmt.map(|kind| Stmt { kind, span }).into_iter().collect(),
-                            }
+                            let stmts = self.scoped(|this| {
+                                this.with_prelude(|this| {
+                                    let kind = this.expr_stmt(other, false)?;
+                                    Some(Stmt { kind, span })
+                                })
+                            });
+                            Block { stmts }
                         }
                     };
                     arms.push((patterns, body));
@@ -354,10 +373,7 @@ impl Parser<'_> {
             syn::Expr::ForLoop(for_loop) => self.for_stmt(for_loop),
             syn::Expr::Break(brk) => {
                 if let Some(value) = &brk.expr {
-                    self.cx.error_spanned_by(
-                        value,
-                        "`break` with a value is not supported: loops in kernels have no value",
-                    );
+                    return self.break_value(brk, value);
                 }
                 Some(StmtKind::Break(
                     brk.label.as_ref().map(|l| l.ident.to_string()),
@@ -374,7 +390,7 @@ impl Parser<'_> {
                     );
                     None
                 }
-                Some(value) => Some(StmtKind::Return(Some(self.expr(value)?))),
+                Some(value) => Some(StmtKind::Return(Some(self.value(value)?))),
                 None => Some(StmtKind::Return(None)),
             },
             syn::Expr::Block(block) if block.label.is_none() => {
@@ -384,6 +400,7 @@ impl Parser<'_> {
             syn::Expr::MethodCall(call) if call.method == "swap" && call.args.len() == 2 => {
                 self.swap_stmt(call)
             }
+            syn::Expr::Call(call) if is_mem_swap(call) => self.mem_swap(call),
             other if tail && is_value_expr(other) => {
                 // A value at the end of a block would be the block's result, but kernels and the
                 // blocks of `if`/loops in statement position produce nothing.
@@ -420,6 +437,39 @@ impl Parser<'_> {
             let __gpu_swap_t = #receiver[__gpu_swap_i];
             #receiver[__gpu_swap_i] = #receiver[__gpu_swap_j];
             #receiver[__gpu_swap_j] = __gpu_swap_t;
+        }};
+        Some(StmtKind::Block(self.block(&block)))
+    }
+
+    /// `core::mem::swap(&mut a, &mut b)` (or `std::`, `mem::`): the two places exchanged
+    /// through a temporary.
+    fn mem_swap(&mut self, call: &syn::ExprCall) -> Option<StmtKind> {
+        let mut places = Vec::new();
+        for arg in &call.args {
+            match strip_parens(arg) {
+                syn::Expr::Reference(reference) if reference.mutability.is_some() => {
+                    places.push(&*reference.expr)
+                }
+                other => {
+                    self.cx.error_spanned_by(
+                        other,
+                        "`mem::swap` takes two places borrowed mutably: `core::mem::swap(&mut a, &mut b);`",
+                    );
+                    return None;
+                }
+            }
+        }
+        let [a, b] = places[..] else {
+            self.cx.error_spanned_by(
+                call,
+                "`mem::swap` takes two arguments: `core::mem::swap(&mut a, &mut b);`",
+            );
+            return None;
+        };
+        let block: syn::Block = syn::parse_quote_spanned! {syn::spanned::Spanned::span(&call.func)=> {
+            let __gpu_swap_t = #a;
+            #a = #b;
+            #b = __gpu_swap_t;
         }};
         Some(StmtKind::Block(self.block(&block)))
     }
@@ -562,4 +612,21 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// Whether `call` is `mem::swap(..)`, by any path to it.
+fn is_mem_swap(call: &syn::ExprCall) -> bool {
+    let syn::Expr::Path(path) = &*call.func else {
+        return false;
+    };
+    let names: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    matches!(
+        names.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        [.., "mem", "swap"]
+    )
 }

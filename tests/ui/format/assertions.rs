@@ -20,10 +20,4 @@ fn too_many_values(a: u32) {
     assert_eq!(a, 1, "{} {} {} {} {} {} {}", a, a, a, a, a, a, a);
 }
 
-#[kernel]
-fn panic_as_value(a: u32, out: &mut [u32]) {
-    let v = if a > 0 { a } else { panic!("zero") };
-    out[0] = v;
-}
-
 fn main() {}

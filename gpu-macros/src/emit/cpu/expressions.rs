@@ -400,7 +400,8 @@ impl Twin<'_> {
             "abs" if scalar.is_int() => format!("({r}).wrapping_abs()"),
             // Release Rust: `MIN.rem_euclid(-1)` wraps to 0 and an overflowing power of two is
             // 0; a zero divisor still panics.
-            "rem_euclid" => format!("({r}).wrapping_rem_euclid({})", args[0]),
+            "rem_euclid" if scalar.is_int() => format!("({r}).wrapping_rem_euclid({})", args[0]),
+            "div_euclid" if scalar.is_int() => format!("({r}).wrapping_div_euclid({})", args[0]),
             "next_power_of_two" => format!("({r}).checked_next_power_of_two().unwrap_or(0)"),
             "pow" => format!("({r}).wrapping_pow({})", args[0]),
             "clamp" => format!(

@@ -42,6 +42,14 @@ impl Twin<'_> {
                     _ => format!("let mut {name} = {value};"),
                 }
             }
+            // Rust's own deferred initialization: every path assigns before a read.
+            StmtKind::Declare { local } => {
+                let name = self.local_name(*local);
+                match self.types.local(*local) {
+                    Ty::Scalar(s) => format!("let mut {name}: {};", self.rust_type(s)),
+                    _ => format!("let mut {name};"),
+                }
+            }
             StmtKind::LetTuple { locals, init } => {
                 let names: Vec<String> = locals
                     .iter()

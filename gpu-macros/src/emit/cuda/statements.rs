@@ -93,6 +93,15 @@ impl<'a> Emitter<'a> {
                 };
                 self.out.line(&line);
             }
+            StmtKind::Declare { local } => {
+                let name = self.name(*local).to_string();
+                let line = match (self.narrow_local(*local), self.types.local(*local)) {
+                    (Some(narrow), _) => format!("{narrow} {name};"),
+                    (None, ty @ Ty::Array { .. }) => format!("{};", cuda_decl(ty, &name)),
+                    (None, ty) => format!("{} {name};", cuda_ty(ty)),
+                };
+                self.out.line(&line);
+            }
             StmtKind::LetTuple { locals, init } => {
                 let tuple = fresh(&mut self.taken, "tuple");
                 let value = self.value(*init);

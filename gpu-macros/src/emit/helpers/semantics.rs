@@ -234,6 +234,27 @@ __device__ __forceinline__ double rs_fract(double x) { return x - trunc(x); }
 ",
     },
     Helper {
+        name: "rs_float_euclid",
+        needs: &[],
+        code: "\
+// Rust's float `log`, `rem_euclid` and `div_euclid`, computed as its own definitions do.
+__device__ __forceinline__ float rs_log(float x, float base) { return logf(x) / logf(base); }
+__device__ __forceinline__ double rs_log(double x, double base) { return log(x) / log(base); }
+__device__ __forceinline__ float rs_rem_euclid_float(float a, float b) { float r = fmodf(a, b); return r < 0.0f ? r + fabsf(b) : r; }
+__device__ __forceinline__ double rs_rem_euclid_float(double a, double b) { double r = fmod(a, b); return r < 0.0 ? r + fabs(b) : r; }
+__device__ __forceinline__ float rs_div_euclid_float(float a, float b) {
+    float q = truncf(a / b);
+    if (fmodf(a, b) < 0.0f) return b > 0.0f ? q - 1.0f : q + 1.0f;
+    return q;
+}
+__device__ __forceinline__ double rs_div_euclid_float(double a, double b) {
+    double q = trunc(a / b);
+    if (fmod(a, b) < 0.0) return b > 0.0 ? q - 1.0 : q + 1.0;
+    return q;
+}
+",
+    },
+    Helper {
         name: "rs_recip",
         needs: &[],
         code: "\
@@ -319,6 +340,33 @@ template <typename T> __device__ __forceinline__ T rs_rem_euclid(T a, T b, unsig
         if (r < (T)0) r = b < (T)0 ? (T)(r - b) : (T)(r + b);
     }
     return r;
+}
+// Rust's `div_euclid`: the quotient that makes `rem_euclid` non-negative; MIN / -1 wraps.
+template <typename T> __device__ __forceinline__ T rs_div_euclid(T a, T b, unsigned int line) {
+    T q = rs_div(a, b, line);
+    if constexpr ((T)-1 < (T)0) {
+        if (rs_rem(a, b, line) < (T)0) q = b > (T)0 ? (T)(q - 1) : (T)(q + 1);
+    }
+    return q;
+}
+template <typename T> __device__ __forceinline__ T rs_div_ceil(T a, T b, unsigned int line) {
+    T q = rs_div(a, b, line);
+    return a % b != (T)0 ? (T)(q + 1) : q;
+}
+template <typename T> __device__ __forceinline__ typename rs_uint<T>::type rs_unsigned_abs(T x) {
+    typedef typename rs_uint<T>::type U;
+    return x < (T)0 ? (U)((U)0 - (U)x) : (U)x;
+}
+template <typename T> __device__ __forceinline__ unsigned int rs_count_zeros(T x) {
+    return (unsigned int)(sizeof(T) * 8) - (unsigned int)__popcll(rs_bits(x));
+}
+template <typename T> __device__ __forceinline__ unsigned int rs_leading_ones(T x) {
+    return (unsigned int)__clzll((long long)~(rs_bits(x) << (64 - sizeof(T) * 8)));
+}
+template <typename T> __device__ __forceinline__ unsigned int rs_trailing_ones(T x) {
+    unsigned long long v = ~rs_bits(x);
+    unsigned int n = v == 0ull ? 64u : (unsigned int)(__ffsll((long long)v) - 1);
+    return n < sizeof(T) * 8 ? n : (unsigned int)(sizeof(T) * 8);
 }
 template <typename T> __device__ __forceinline__ typename rs_uint<T>::type rs_abs_diff(T a, T b) {
     typedef typename rs_uint<T>::type U;

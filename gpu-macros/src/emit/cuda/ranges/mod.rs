@@ -429,6 +429,8 @@ impl Walk<'_> {
                 self.ranges.locals[var.0 as usize] = fact;
                 self.weighted(LOOP_WEIGHT, |walk| walk.block(body));
             }
+            // No value yet: the variable's writes are assignments, and it is never tracked.
+            StmtKind::Declare { .. } => {}
             StmtKind::LetTuple { init, .. } => {
                 self.fact(*init);
             }
