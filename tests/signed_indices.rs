@@ -190,6 +190,7 @@ fn signed_offsets_past_an_int_give_rusts_values() {
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
+        (&ring_neighbours::KERNEL, &[]),
         (&box_blur::KERNEL, &[]),
         (&isize_ops::KERNEL, &[]),
         (&signed_offsets::KERNEL, &[]),
@@ -304,5 +305,56 @@ fn reversed_loops_walk_down_in_order() {
         let mut out = DeviceBuffer::<u64>::zeroed(&stream, 6).unwrap();
         reversed_loops::launch(&stream, LaunchConfig::for_len(1, 32), n, &mut out).unwrap();
         assert_eq!(out.to_host(&stream).unwrap(), expected);
+    }
+}
+
+/// Ring neighbours by `rem_euclid`: one and two to the left (the unsigned `(a + n) % n`
+/// form where the offset is at most the length's lower bound), of the length and of a
+/// constant, at every element including both ends.
+#[kernel]
+fn ring_neighbours(step: isize, values: &[u32], out: &mut [u32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    let n = values.len();
+    if i < n {
+        let left = (i as isize - 1).rem_euclid(n as isize) as usize;
+        let left2 = (i as isize - 2).rem_euclid(n as isize) as usize;
+        let far = (i as isize - step).rem_euclid(n as isize) as usize;
+        let right = (i + 1) % n;
+        let seven = (i as i64 - 1).rem_euclid(7) as usize;
+        out[i] = values[left]
+            + 3 * values[left2]
+            + 5 * values[far]
+            + 7 * values[right]
+            + 11 * seven as u32;
+    }
+}
+
+#[test]
+fn ring_neighbours_wrap_at_both_ends() {
+    for (n, step) in [(1usize, 1isize), (2, 3), (5, 7), (1000, 999), (1000, -3)] {
+        let values: Vec<u32> = (0..n as u32).map(|v| v * 13 + 1).collect();
+        let expected: Vec<u32> = (0..n)
+            .map(|i| {
+                let at = |d: isize| values[(i as isize - d).rem_euclid(n as isize) as usize];
+                at(1)
+                    + 3 * at(2)
+                    + 5 * at(step)
+                    + 7 * values[(i + 1) % n]
+                    + 11 * (i as i64 - 1).rem_euclid(7) as u32
+            })
+            .collect();
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let dv = DeviceBuffer::from_host(&stream, &values).unwrap();
+            let mut out = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+            ring_neighbours::launch(&stream, LaunchConfig::for_len(n, 128), step, &dv, &mut out)
+                .unwrap();
+            assert_eq!(
+                out.to_host(&stream).unwrap(),
+                expected,
+                "{} n={n}",
+                gpu.name()
+            );
+        }
     }
 }

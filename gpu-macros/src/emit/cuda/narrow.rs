@@ -28,7 +28,7 @@
 //! `#[constant]` table reaches the body by reference to the kernel's `__grid_constant__`
 //! parameter, so both instantiations read it in place.
 
-use super::ranges::{cond_cuda, for_int, is_wide, Atom, Fact, Params, I32_MAX};
+use super::ranges::{cond_cuda, for_int, is_wide, Atom, Bound, Fact, Params, I32_MAX};
 use super::{fresh, Emitter};
 use crate::check::Types;
 use crate::intrinsics::Builtin;
@@ -326,8 +326,31 @@ impl<'a> Emitter<'a> {
             } if method == "rem_euclid" => {
                 let a = self.narrow_code(*receiver, ty);
                 let b = self.narrow_code(args[0], ty);
-                self.use_helper("rs_int_bits");
                 let line = kernel.expr(args[0]).span.line();
+                // A receiver at least `-b` (`i - 1` for a ring's left neighbour): the unsigned
+                // `(a + b) % b`, as CUDA C writes it, which shares its reciprocal with the
+                // kernel's other divisions by `b` (the heat-ring port computed a signed and an
+                // unsigned reciprocal of one length).
+                let shift = self.ranges.expr(*receiver).map(|fact| fact.shift.clone());
+                let divisor_lo = self.ranges.expr(args[0]).map(|fact| fact.lo.clone());
+                let above = match (shift, divisor_lo) {
+                    (Some(Bound::Num(s)), _) if s <= 1 => true,
+                    (Some(Bound::Num(s)), Some(Bound::Num(lo))) => s <= lo,
+                    _ => false,
+                };
+                // Only where the fit holds: an alias's 64-bit alternative has no shift bound,
+                // so the choice is the compiler's, by the alias's width.
+                let unsigned_form = above.then(|| {
+                    self.use_helper("rs_div");
+                    let (a, b) = (super::strip_outer_parens(&a), super::strip_outer_parens(&b));
+                    format!(
+                        "(({ty})rs_rem(({NARROW_UNSIGNED})(({NARROW_UNSIGNED})({a}) + ({NARROW_UNSIGNED})({b})), ({NARROW_UNSIGNED})({b}), {line}))"
+                    )
+                });
+                if let (Some(form), true) = (&unsigned_form, ty == NARROW) {
+                    return form.clone();
+                }
+                self.use_helper("rs_int_bits");
                 // A signed receiver, which may be negative, divides as signed in the 64-bit
                 // alternative of an alias too.
                 let operand = if is_wide_signed(self.types.expr(*receiver)) && ty != NARROW {
@@ -335,11 +358,15 @@ impl<'a> Emitter<'a> {
                 } else {
                     ty.to_string()
                 };
-                format!(
+                let signed_form = format!(
                     "(({ty})rs_rem_euclid(({operand})({}), ({operand})({}), {line}))",
                     super::strip_outer_parens(&a),
                     super::strip_outer_parens(&b)
-                )
+                );
+                match unsigned_form {
+                    Some(form) => format!("(sizeof({ty}) == 4 ? {form} : {signed_form})"),
+                    None => signed_form,
+                }
             }
             ExprKind::Method {
                 receiver,
