@@ -133,3 +133,118 @@ fn element_loops_compile_with_nvrtc() {
         (&element_loops_in_memories::KERNEL, &[]),
     ]);
 }
+
+/// `iter_mut` (plain and enumerated) on a local array, shared memory and a slice part,
+/// `zip` (also enumerated, with `&` patterns), and loops over parts of slices.
+#[kernel]
+fn adapter_loops(x: &[f32], y: &[f32], out: &mut [f32], scratch: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= out.len() {
+        return;
+    }
+    let mut acc = [0.0f32; 4];
+    for a in acc.iter_mut() {
+        *a = x[i];
+    }
+    for (k, a) in acc.iter_mut().enumerate() {
+        *a += k as f32 * y[i];
+        *a *= 2.0;
+    }
+    let mut dot = 0.0f32;
+    for (a, b) in x.iter().zip(y.iter()) {
+        dot += a * b;
+    }
+    for (k, (&a, b)) in acc.iter().zip(&x[i..i + 4]).enumerate() {
+        dot += (k as f32 + a) * *b;
+    }
+    let mut window = 0.0f32;
+    for v in &y[i..i + 4] {
+        window += *v;
+    }
+    for (k, v) in x[i..].iter().enumerate() {
+        if k == 3 {
+            break;
+        }
+        window -= v * 0.5;
+    }
+    for s in &mut scratch[i * 4..i * 4 + 4] {
+        *s = window;
+    }
+    for (k, s) in scratch[i * 4..i * 4 + 4].iter_mut().enumerate() {
+        *s += k as f32;
+    }
+    out[i] = acc[0] + acc[3] + dot * 0.001 + window;
+}
+
+fn adapter_loops_host(x: &[f32], y: &[f32], i: usize, scratch: &mut [f32]) -> f32 {
+    let mut acc = [0.0f32; 4];
+    for a in acc.iter_mut() {
+        *a = x[i];
+    }
+    for (k, a) in acc.iter_mut().enumerate() {
+        *a += k as f32 * y[i];
+        *a *= 2.0;
+    }
+    let mut dot = 0.0f32;
+    for (a, b) in x.iter().zip(y.iter()) {
+        dot += a * b;
+    }
+    for (k, (&a, b)) in acc.iter().zip(&x[i..i + 4]).enumerate() {
+        dot += (k as f32 + a) * *b;
+    }
+    let mut window = 0.0f32;
+    for v in &y[i..i + 4] {
+        window += *v;
+    }
+    for (k, v) in x[i..].iter().enumerate() {
+        if k == 3 {
+            break;
+        }
+        window -= v * 0.5;
+    }
+    for s in &mut scratch[i * 4..i * 4 + 4] {
+        *s = window;
+    }
+    for (k, s) in scratch[i * 4..i * 4 + 4].iter_mut().enumerate() {
+        *s += k as f32;
+    }
+    acc[0] + acc[3] + dot * 0.001 + window
+}
+
+#[test]
+fn iterator_adapters_match_rust() {
+    let x = random_f32(200, 91);
+    let y = random_f32(150, 93);
+    let n = 146;
+    let mut scratch_host = vec![0.0f32; 200 * 4];
+    let expected: Vec<f32> = (0..n)
+        .map(|i| adapter_loops_host(&x, &y, i, &mut scratch_host))
+        .collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let dy = DeviceBuffer::from_host(&stream, &y).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        let mut scratch = DeviceBuffer::<f32>::zeroed(&stream, 200 * 4).unwrap();
+        adapter_loops::launch(
+            &stream,
+            LaunchConfig::for_len(n, 64),
+            &dx,
+            &dy,
+            &mut out,
+            &mut scratch,
+        )
+        .unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-4);
+        close(
+            &scratch.to_host(&stream).unwrap()[..n * 4],
+            &scratch_host[..n * 4],
+            1e-5,
+        );
+    }
+}
+
+#[test]
+fn iterator_adapters_compile_with_nvrtc() {
+    assert_compiles_with_nvrtc(&[(&adapter_loops::KERNEL, &[])]);
+}

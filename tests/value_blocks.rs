@@ -297,5 +297,75 @@ fn value_blocks_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
         (&value_blocks::KERNEL, &[]),
         (&struct_and_tuple_values::KERNEL, &[]),
+        (&guarded_matches::KERNEL, &[]),
     ]);
+}
+
+const LIMIT: i32 = 40;
+
+/// `match` arms that bind the value and carry guards, as a value and as a statement.
+#[kernel]
+fn guarded_matches(x: &[i32], out: &mut [i32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= x.len() {
+        return;
+    }
+    let v = x[i];
+    let class = match v {
+        n if n < -LIMIT => -n * 2,
+        0 => 1,
+        small @ 1..=9 => small + 100,
+        LIMIT => 7,
+        n if n % 2 == 0 => {
+            let half = n / 2;
+            half + 1000
+        }
+        n => n - 3,
+    };
+    let mut extra = 0i32;
+    match v.rem_euclid(5) {
+        0 | 1 => extra += 1,
+        r if r == 3 => {
+            extra += r * 10;
+        }
+        other => extra -= other,
+    }
+    out[i] = class + extra;
+}
+
+fn guarded_matches_host(v: i32) -> i32 {
+    let class = match v {
+        n if n < -LIMIT => -n * 2,
+        0 => 1,
+        small @ 1..=9 => small + 100,
+        LIMIT => 7,
+        n if n % 2 == 0 => {
+            let half = n / 2;
+            half + 1000
+        }
+        n => n - 3,
+    };
+    let mut extra = 0i32;
+    match v.rem_euclid(5) {
+        0 | 1 => extra += 1,
+        r if r == 3 => {
+            extra += r * 10;
+        }
+        other => extra -= other,
+    }
+    class + extra
+}
+
+#[test]
+fn guarded_matches_match_rust() {
+    let x: Vec<i32> = (-120..120).collect();
+    let expected: Vec<i32> = x.iter().map(|&v| guarded_matches_host(v)).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeroed(&stream, x.len()).unwrap();
+        guarded_matches::launch(&stream, LaunchConfig::for_len(x.len(), 64), &dx, &mut out)
+            .unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
 }

@@ -214,6 +214,14 @@ impl Parser<'_> {
                 }
             }
             syn::Expr::If(if_expr) => self.select(if_expr)?,
+            syn::Expr::Match(_) if super::guards::is_guarded_match(expr) => {
+                self.cx.error_spanned_by(
+                    expr,
+                    "a `match` whose arms bind the value or have guards computes its value with \
+                     statements: bind it with `let` first (`let v = match .. {..};`)",
+                );
+                return None;
+            }
             syn::Expr::Match(match_expr) => {
                 let scrutinee = self.expr(&match_expr.expr);
                 let mut arms = Vec::new();

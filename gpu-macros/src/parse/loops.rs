@@ -7,6 +7,9 @@ use crate::ir::*;
 
 impl Parser<'_> {
     pub(super) fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
+        if let Some(rewritten) = self.rewritten_loop(for_loop) {
+            return self.expr_stmt(&rewritten?, false);
+        }
         let unroll = self.loop_attrs(&for_loop.attrs);
         if let Some(iterated) = self.iterated(&for_loop.expr) {
             return self.element_loop(for_loop, iterated?, unroll);

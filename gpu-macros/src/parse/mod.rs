@@ -9,12 +9,14 @@
 //! [`calls`] (methods, intrinsics, device functions), [`format`] (assertions and printing),
 //! [`constants`] (array lengths) and [`outer`] (constants defined outside the function).
 
+mod adapters;
 mod calls;
 mod closures;
 mod constant_tables;
 mod constants;
 mod expressions;
 mod format;
+mod guards;
 mod items;
 mod loops;
 mod outer;
@@ -127,6 +129,8 @@ struct Parser<'a> {
     prelude: Vec<Stmt>,
     /// The loops around the code being parsed, innermost last.
     loops: Vec<values::LoopFrame>,
+    /// How many hidden names rewritten loops have taken, so each is the function's own.
+    hidden: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -155,6 +159,7 @@ impl<'a> Parser<'a> {
             closure_lets: Vec::new(),
             prelude: Vec::new(),
             loops: Vec::new(),
+            hidden: 0,
         }
     }
 }

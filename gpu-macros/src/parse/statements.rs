@@ -343,6 +343,10 @@ impl Parser<'_> {
                 let body = self.in_loop(label.clone(), None, |this| this.block(&loop_expr.body));
                 Some(StmtKind::Loop { body, label })
             }
+            syn::Expr::Match(match_expr) if super::guards::is_guarded_match(expr) => {
+                let rewritten = self.guarded_match(match_expr)?;
+                self.expr_stmt(&rewritten, tail)
+            }
             syn::Expr::Match(match_expr) => {
                 let scrutinee = self.expr(&match_expr.expr);
                 let mut arms = Vec::new();

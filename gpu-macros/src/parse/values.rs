@@ -33,6 +33,7 @@ pub(super) fn needs_statements(expr: &syn::Expr) -> bool {
                     .as_ref()
                     .is_some_and(|(_, other)| needs_statements(other))
         }
+        syn::Expr::Match(_) if super::guards::is_guarded_match(expr) => true,
         syn::Expr::Match(match_expr) => match_expr
             .arms
             .iter()
@@ -159,6 +160,10 @@ impl Parser<'_> {
                     then_block,
                     else_block: Some(else_block),
                 }
+            }
+            syn::Expr::Match(match_expr) if super::guards::is_guarded_match(expr) => {
+                let rewritten = self.guarded_match(match_expr)?;
+                return self.lower_into(&rewritten, target);
             }
             syn::Expr::Match(match_expr) => {
                 let scrutinee = self.expr(&match_expr.expr);

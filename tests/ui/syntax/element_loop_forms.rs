@@ -3,10 +3,10 @@ use gpu_dsl::prelude::*;
 #[kernel]
 fn k(x: &mut [f32], y: &[f32]) {
     for v in x.iter_mut() {
-        *v = 0.0;
+        let w = v.max(1.0);
     }
-    for v in y[1..].iter() {
-        let w = *v;
+    for (a, b) in y.iter().zip(y.iter().rev()) {
+        let w = a * b;
     }
     for (i, v, z) in y.iter().enumerate() {
         let w = *v;
