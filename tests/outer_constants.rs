@@ -355,3 +355,96 @@ fn associated_constants_are_outer_constants() {
         assert!((got - expected).abs() < 1e-5, "[{i}] {got} vs {expected}");
     }
 }
+
+/// A 5-tap Gaussian as CUDA samples write filter weights, a module constant.
+const GAUSS5: [f32; 5] = [0.0625, 0.25, 0.375, 0.25, 0.0625];
+/// A lookup table indexed by data.
+const NIBBLE_BITS: [u8; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
+
+pub mod tables {
+    /// Read by the device function beside it and, through a path, by the kernel.
+    pub const OFFSETS: [i64; 3] = [-1_000_000_000_000, 0, i64::MAX];
+
+    use gpu_dsl::prelude::*;
+
+    /// A table read from a device function's own module.
+    #[device]
+    pub fn offset(k: usize) -> i64 {
+        OFFSETS[k % OFFSETS.len()]
+    }
+}
+
+/// Tables of module constants: indexed by a constant, by a loop counter, by data, walked by
+/// a `for` loop, and their lengths.
+#[kernel]
+fn tables_of_constants(
+    x: &[f32],
+    bytes: &[u8],
+    out: &mut [f32],
+    counts: &mut [u32],
+    wide: &mut [i64],
+) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= out.len() {
+        return;
+    }
+    let mut s = 0.0f32;
+    for k in 0..GAUSS5.len() {
+        let j = (i + k).min(x.len() - 1);
+        s += GAUSS5[k] * x[j];
+    }
+    for (k, w) in GAUSS5.iter().enumerate() {
+        s += *w * k as f32 * 0.001;
+    }
+    out[i] = s + GAUSS5[2];
+    let b = bytes[i];
+    let low: u8 = NIBBLE_BITS[(b & 15) as usize];
+    counts[i] = (low + NIBBLE_BITS[(b >> 4) as usize]) as u32;
+    wide[i] = tables::offset(i) + tables::OFFSETS[1];
+}
+
+#[test]
+fn array_constants_are_tables_on_both_backends() {
+    let n = 300;
+    let x = random_f32(n, 97);
+    let bytes: Vec<u8> = (0..n).map(|i| (i * 37 % 256) as u8).collect();
+    let expected: Vec<f32> = (0..n)
+        .map(|i| {
+            let mut s = 0.0f32;
+            for k in 0..GAUSS5.len() {
+                s += GAUSS5[k] * x[(i + k).min(n - 1)];
+            }
+            for (k, w) in GAUSS5.iter().enumerate() {
+                s += *w * k as f32 * 0.001;
+            }
+            s + GAUSS5[2]
+        })
+        .collect();
+    let expected_counts: Vec<u32> = bytes.iter().map(|b| b.count_ones()).collect();
+    let expected_wide: Vec<i64> = (0..n).map(|i| tables::OFFSETS[i % 3]).collect();
+    for gpu in common::backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let db = DeviceBuffer::from_host(&stream, &bytes).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        let mut counts = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+        let mut wide = DeviceBuffer::<i64>::zeroed(&stream, n).unwrap();
+        let config = LaunchConfig::for_len(n, 64);
+        tables_of_constants::launch(&stream, config, &dx, &db, &mut out, &mut counts, &mut wide)
+            .unwrap();
+        common::close(&out.to_host(&stream).unwrap(), &expected, 1e-6);
+        assert_eq!(
+            counts.to_host(&stream).unwrap(),
+            expected_counts,
+            "{}",
+            gpu.name()
+        );
+        assert_eq!(
+            wide.to_host(&stream).unwrap(),
+            expected_wide,
+            "{}",
+            gpu.name()
+        );
+    }
+    assert_compiles_with_nvrtc(&[(&tables_of_constants::KERNEL, &[])]);
+}

@@ -122,6 +122,9 @@ pub struct OuterUse {
     pub fixed: Option<Scalar>,
     /// `PATH as T`: the constant converted by Rust's `as` (its own type may stay unknown).
     pub cast: Option<Scalar>,
+    /// An array of numbers (`const TAPS: [f32; 5]`) that the code indexes or takes the length
+    /// of: the CUDA source holds it as a table of its values.
+    pub table: bool,
 }
 
 /// The type a method belongs to.

@@ -165,6 +165,11 @@ impl OuterConst {
         )
     }
 
+    /// The C++ name of the file-scope array that holds a table constant's values.
+    pub fn cuda_table(self) -> String {
+        format!("rs_table_{}_{}", self.function, self.index)
+    }
+
     /// The name of the host module's typed copy of the constant, which the CPU twin reads.
     pub fn twin(self) -> String {
         format!("__GPU_CONST_{}_{}", self.function, self.index)

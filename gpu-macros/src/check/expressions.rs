@@ -62,6 +62,10 @@ impl Checker<'_> {
                     T::Array { elem, .. } => T::Var(elem),
                     T::Ty(Ty::Array { elem, .. }) => self.fresh_of(*elem, self.loc(*base)),
                     T::Error => T::Error,
+                    // A table: the type variable is its elements'.
+                    _ if matches!(kernel.expr(*base).kind, ExprKind::Outer(c) if self.is_table(c)) => {
+                        base_t
+                    }
                     _ if matches!(kernel.expr(*base).kind, ExprKind::Outer(_)) => {
                         if let ExprKind::Outer(constant) = kernel.expr(*base).kind {
                             // Reported here: its type is not asked about again.
@@ -87,10 +91,14 @@ impl Checker<'_> {
             }
             ExprKind::Len(base) => {
                 let base_t = self.expr(*base);
-                if !matches!(
-                    self.resolve(base_t),
-                    T::Ty(Ty::Slice { .. } | Ty::Shared { .. }) | T::Array { .. } | T::Error
-                ) {
+                let table =
+                    matches!(kernel.expr(*base).kind, ExprKind::Outer(c) if self.is_table(c));
+                if !table
+                    && !matches!(
+                        self.resolve(base_t),
+                        T::Ty(Ty::Slice { .. } | Ty::Shared { .. }) | T::Array { .. } | T::Error
+                    )
+                {
                     let text = self.describe(base_t);
                     self.cx.error(
                         loc,
@@ -108,6 +116,19 @@ impl Checker<'_> {
             } => self.method(*receiver, method, *method_span, args, *receiver_ty),
             ExprKind::Builtin(builtin) => T::Ty(builtin.ty()),
             ExprKind::GenericConst(_) => T::Ty(Ty::Scalar(Scalar::Usize)),
+            ExprKind::Outer(constant)
+                if self.is_table(*constant) && !self.table_bases.contains(&id) =>
+            {
+                self.cx.error(
+                    loc,
+                    format!(
+                        "`{}` is an array constant: index it (`{0}[i]`), take its `len()` or loop \
+                         over it; to pass it on, copy it into a local array",
+                        constant.name
+                    ),
+                );
+                T::Error
+            }
             ExprKind::Outer(constant) => self.outer_type(*constant),
             ExprKind::FromBits { bits, to } => {
                 let t = self.expr(*bits);

@@ -89,6 +89,15 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             closures: Vec::new(),
             returns: Vec::new(),
             declared: HashSet::new(),
+            table_bases: function
+                .exprs
+                .iter()
+                .filter_map(|e| match e.kind {
+                    ExprKind::Index { base, .. } | ExprKind::Len(base) => Some(base),
+                    _ => None,
+                })
+                .filter(|base| matches!(function.expr(*base).kind, ExprKind::Outer(_)))
+                .collect(),
             let_inits: function
                 .exprs
                 .iter()
@@ -304,6 +313,8 @@ struct Checker<'a> {
     returns: Vec<T>,
     /// Variables declared without a value (`let x;`), which their first assignment initialises.
     declared: HashSet<LocalId>,
+    /// Outer constants indexed or asked their length: where a table may stand.
+    table_bases: HashSet<ExprId>,
     /// Constructors that initialise a `let`, where they are allowed.
     let_inits: HashSet<ExprId>,
     /// Statement-only intrinsics (`wgmma_m64n*k16_*`, `wgmma_wait`) that stand as statements.

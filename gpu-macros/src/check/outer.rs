@@ -18,6 +18,11 @@ impl Checker<'_> {
             .collect()
     }
 
+    /// Whether `constant` is an array the code indexes (see `OuterUse::table`).
+    pub(super) fn is_table(&self, constant: OuterConst) -> bool {
+        self.kernel.outer[constant.index as usize].table
+    }
+
     /// The type of a use of `constant`.
     pub(super) fn outer_type(&mut self, constant: OuterConst) -> T {
         self.outer[constant.index as usize]
@@ -42,7 +47,30 @@ impl Checker<'_> {
                     );
                     Scalar::Usize
                 }
+                T::Ty(Ty::Scalar(scalar)) if outer.table && scalar.is_half() => {
+                    self.report(
+                        outer.span,
+                        format!(
+                            "`{name}` holds `{}` values: tables of half-precision constants are \
+                             not supported; pass them as a slice or a `#[constant]` table",
+                            scalar.rust_name()
+                        ),
+                    );
+                    Scalar::F32
+                }
                 T::Ty(Ty::Scalar(scalar)) => scalar,
+                T::Var(_) if outer.table => {
+                    let kind = self.describe(t);
+                    self.report(
+                        outer.span,
+                        format!(
+                            "cannot infer the element type of `{name}` ({kind}): the macro sees \
+                             only its name; use an element where its type is known \
+                             (`let w: f32 = {name}[k];`)"
+                        ),
+                    );
+                    Scalar::Usize
+                }
                 T::Var(_) => {
                     let kind = self.describe(t);
                     self.report(
@@ -51,6 +79,16 @@ impl Checker<'_> {
                             "cannot infer the type of `{name}` ({kind}): the macro sees only its \
                              name; convert it where it is used (`{name} as u32`, any number type) \
                              or use it where the type is known (`let n: usize = {name};`)"
+                        ),
+                    );
+                    Scalar::Usize
+                }
+                T::Ty(_) | T::Array { .. } | T::Tuple(_) if outer.table => {
+                    self.report(
+                        outer.span,
+                        format!(
+                            "`{name}` is used as a table of numbers or `bool`; a constant array of \
+                             other values is passed as a slice instead"
                         ),
                     );
                     Scalar::Usize

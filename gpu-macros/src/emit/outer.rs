@@ -43,9 +43,11 @@ pub fn host_source(
             let span = outer.span.start;
             let ty = rust_type(*scalar, rt, span);
             let path = respan(resolve(prefix.as_ref(), &outer.path), span);
-            let value = match outer.cast {
-                Some(_) => quote_spanned!(span=> #path as #ty),
-                None => path,
+            // A table is read through a slice of its elements, whatever its length.
+            let (ty, value) = match outer.cast {
+                _ if outer.table => (quote_spanned!(span=> &[#ty]), quote_spanned!(span=> &#path)),
+                Some(_) => (ty.clone(), quote_spanned!(span=> #path as #ty)),
+                None => (ty, path),
             };
             // `X as T` is the user's conversion; it may name `X`'s own type.
             items.extend(quote_spanned! {span=>
@@ -70,13 +72,20 @@ pub fn host_source(
         let [function, index, text] = triple else {
             continue;
         };
-        let scalar = program
-            .function(function)
-            .and_then(|(f, _)| types[f].outer.get(index.parse::<usize>().ok()?))
-            .copied()
-            .unwrap_or(Scalar::Usize);
+        let found = program.function(function).and_then(|(f, _)| {
+            let index = index.parse::<usize>().ok()?;
+            Some((
+                *types[f].outer.get(index)?,
+                program.functions[f].outer[index].table,
+            ))
+        });
+        let (scalar, table) = found.unwrap_or((Scalar::Usize, false));
         let name = format_ident!("__GPU_CONST_{}_{}", function, index);
-        pieces.push(piece(scalar, &name, rt));
+        pieces.push(if table {
+            table_piece(scalar, &name, rt)
+        } else {
+            piece(scalar, &name, rt)
+        });
         pieces.push(quote!(#rt::__source::SourcePiece::Text(#text)));
     }
     items.extend(quote! {
@@ -110,6 +119,31 @@ fn piece(scalar: Scalar, name: &proc_macro2::Ident, rt: &TokenStream) -> TokenSt
         // The checker reported it; this keeps the expansion well-formed.
         Scalar::Generic(_) => quote!(#piece::Unsigned(0, "ull")),
     }
+}
+
+/// The piece that spells the table `name` (a `&[T]` copy) as its C++ initializer's values.
+fn table_piece(scalar: Scalar, name: &proc_macro2::Ident, rt: &TokenStream) -> TokenStream {
+    let table = quote!(#rt::__source::Table);
+    let variant = match scalar {
+        Scalar::Bool => quote!(Bool),
+        Scalar::I8 => quote!(I8),
+        Scalar::I16 => quote!(I16),
+        Scalar::I32 => quote!(I32),
+        Scalar::I64 => quote!(I64),
+        Scalar::Isize => quote!(Isize),
+        Scalar::U8 => quote!(U8),
+        Scalar::U16 => quote!(U16),
+        Scalar::U32 => quote!(U32),
+        Scalar::U64 => quote!(U64),
+        Scalar::Usize => quote!(Usize),
+        Scalar::F32 => quote!(F32),
+        Scalar::F64 => quote!(F64),
+        // The checker reported these; this keeps the expansion well-formed.
+        Scalar::F16 | Scalar::Bf16 | Scalar::Generic(_) => {
+            return quote!(#rt::__source::SourcePiece::Text("0"))
+        }
+    };
+    quote!(#rt::__source::SourcePiece::List(#table::#variant(#name)))
 }
 
 fn rust_type(scalar: Scalar, rt: &TokenStream, span: Span) -> TokenStream {

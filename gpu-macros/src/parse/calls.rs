@@ -32,6 +32,7 @@ impl Parser<'_> {
         let receiver = receiver?;
         let args = args.into_iter().collect::<Option<Vec<_>>>()?;
         if method == "len" && args.is_empty() {
+            self.note_table(receiver);
             return Some(ExprKind::Len(receiver));
         }
         if let Some(op) = Op::method(&method, args.len()) {

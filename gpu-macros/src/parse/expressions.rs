@@ -157,10 +157,9 @@ impl Parser<'_> {
                 }
                 let base = self.expr(&index.expr);
                 let idx = self.expr(&index.index);
-                ExprKind::Index {
-                    base: base?,
-                    index: idx?,
-                }
+                let base = base?;
+                self.note_table(base);
+                ExprKind::Index { base, index: idx? }
             }
             syn::Expr::MethodCall(call) => self.method_call(call)?,
             syn::Expr::Call(call) => self.call(call)?,

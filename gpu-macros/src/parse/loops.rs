@@ -225,6 +225,7 @@ impl Parser<'_> {
             path: base.clone(),
         });
         let for_len = self.expr(&base_expr)?;
+        self.note_table(for_len);
         let end = self.push_expr(ExprKind::Len(for_len), span);
         let start = self.push_expr(
             ExprKind::Lit(Lit::Int {

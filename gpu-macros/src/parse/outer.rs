@@ -3,7 +3,7 @@
 //! type (see `emit/outer.rs`).
 
 use super::Parser;
-use crate::ir::{FnKind, Function, LaunchBounds, LaunchValue, Loc, OuterUse};
+use crate::ir::{ExprId, ExprKind, FnKind, Function, LaunchBounds, LaunchValue, Loc, OuterUse};
 use crate::types::{OuterConst, Scalar};
 use quote::ToTokens;
 
@@ -80,6 +80,7 @@ impl Parser<'_> {
                     span: Loc::of(path),
                     fixed,
                     cast,
+                    table: false,
                 });
                 self.outer.len() - 1
             }
@@ -93,6 +94,16 @@ impl Parser<'_> {
     }
 }
 
+impl Parser<'_> {
+    /// Notes that `base`, indexed or asked its length, is an outer constant's table if it
+    /// names one.
+    pub(super) fn note_table(&mut self, base: ExprId) {
+        if let ExprKind::Outer(constant) = self.exprs[base.0 as usize].kind {
+            self.outer[constant.index as usize].table = true;
+        }
+    }
+}
+
 /// Gives the kernel its launch bounds, recording constants named there among its outer
 /// constants (converted to `u32` by Rust's `as`, as CUDA takes them).
 pub fn set_launch_bounds(kernel: &mut Function, bounds: Option<LaunchBounds>) {
@@ -103,6 +114,7 @@ pub fn set_launch_bounds(kernel: &mut Function, bounds: Option<LaunchBounds>) {
                 span: Loc::of(path),
                 fixed: None,
                 cast: Some(Scalar::U32),
+                table: false,
             });
             LaunchValue::Outer(OuterConst {
                 function: Box::leak(kernel.name.clone().into_boxed_str()),

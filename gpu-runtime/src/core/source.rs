@@ -20,7 +20,84 @@ pub enum SourcePiece {
     F64(u64),
     /// An `f16` or `bf16` constant: the C++ type (`rs_f16`, `rs_bf16`) and its bits.
     Half(&'static str, u16),
+    /// An array constant's elements, separated by commas (a C++ array's initializer).
+    List(Table),
 }
+
+/// The elements of an array constant, by type.
+#[derive(Clone, Copy, Debug)]
+pub enum Table {
+    /// `[bool; N]`.
+    Bool(&'static [bool]),
+    /// `[i8; N]`.
+    I8(&'static [i8]),
+    /// `[i16; N]`.
+    I16(&'static [i16]),
+    /// `[i32; N]`.
+    I32(&'static [i32]),
+    /// `[i64; N]`.
+    I64(&'static [i64]),
+    /// `[isize; N]`.
+    Isize(&'static [isize]),
+    /// `[u8; N]`.
+    U8(&'static [u8]),
+    /// `[u16; N]`.
+    U16(&'static [u16]),
+    /// `[u32; N]`.
+    U32(&'static [u32]),
+    /// `[u64; N]`.
+    U64(&'static [u64]),
+    /// `[usize; N]`.
+    Usize(&'static [usize]),
+    /// `[f32; N]`.
+    F32(&'static [f32]),
+    /// `[f64; N]`.
+    F64(&'static [f64]),
+}
+
+impl Table {
+    const fn len(self) -> usize {
+        match self {
+            Table::Bool(v) => v.len(),
+            Table::I8(v) => v.len(),
+            Table::I16(v) => v.len(),
+            Table::I32(v) => v.len(),
+            Table::I64(v) => v.len(),
+            Table::Isize(v) => v.len(),
+            Table::U8(v) => v.len(),
+            Table::U16(v) => v.len(),
+            Table::U32(v) => v.len(),
+            Table::U64(v) => v.len(),
+            Table::Usize(v) => v.len(),
+            Table::F32(v) => v.len(),
+            Table::F64(v) => v.len(),
+        }
+    }
+
+    /// Element `i` as the piece of a constant of its type.
+    const fn element(self, i: usize) -> SourcePiece {
+        match self {
+            Table::Bool(v) => SourcePiece::Bool(v[i]),
+            Table::I8(v) => SourcePiece::Signed(v[i] as i64, ""),
+            Table::I16(v) => SourcePiece::Signed(v[i] as i64, ""),
+            Table::I32(v) => SourcePiece::Signed(v[i] as i64, ""),
+            Table::I64(v) => SourcePiece::Signed(v[i], "ll"),
+            Table::Isize(v) => SourcePiece::Signed(v[i] as i64, "ll"),
+            Table::U8(v) => SourcePiece::Unsigned(v[i] as u64, "u"),
+            Table::U16(v) => SourcePiece::Unsigned(v[i] as u64, "u"),
+            Table::U32(v) => SourcePiece::Unsigned(v[i] as u64, "u"),
+            Table::U64(v) => SourcePiece::Unsigned(v[i], "ull"),
+            Table::Usize(v) => SourcePiece::Unsigned(v[i] as u64, "ull"),
+            // Bits: a file-scope array needs constant initializers, which `__int_as_float`
+            // is not; the kernel reads the float back from them.
+            Table::F32(v) => SourcePiece::Unsigned(v[i].to_bits() as u64, "u"),
+            Table::F64(v) => SourcePiece::Unsigned(v[i].to_bits(), "ull"),
+        }
+    }
+}
+
+/// What separates a table's elements.
+const SEPARATOR: &str = ", ";
 
 /// The longest text a number piece spells (an `f64`'s `__longlong_as_double(...)`, 55 bytes).
 const NUMBER_MAX: usize = 64;
@@ -113,12 +190,26 @@ impl SourcePiece {
                 .push_str("::from_bits(0x")
                 .push_hex(bits as u64, 4)
                 .push_str(")"),
+            // Spelled element by element by `source_bytes`.
+            SourcePiece::List(_) => out,
         }
     }
 
     const fn len(self) -> usize {
         match self {
             SourcePiece::Text(text) => text.len(),
+            SourcePiece::List(table) => {
+                let mut total = 0;
+                let mut i = 0;
+                while i < table.len() {
+                    if i > 0 {
+                        total += SEPARATOR.len();
+                    }
+                    total += table.element(i).spell().len;
+                    i += 1;
+                }
+                total
+            }
             other => other.spell().len,
         }
     }
@@ -143,6 +234,19 @@ pub const fn source_bytes<const N: usize>(pieces: &[SourcePiece]) -> [u8; N] {
     while i < pieces.len() {
         let (bytes, len) = match pieces[i] {
             SourcePiece::Text(text) => (text.as_bytes(), text.len()),
+            SourcePiece::List(table) => {
+                let mut e = 0;
+                while e < table.len() {
+                    if e > 0 {
+                        at = copy(&mut out, at, SEPARATOR.as_bytes(), SEPARATOR.len());
+                    }
+                    let spelled = table.element(e).spell();
+                    at = copy(&mut out, at, &spelled.bytes, spelled.len);
+                    e += 1;
+                }
+                i += 1;
+                continue;
+            }
             other => {
                 let spelled = other.spell();
                 let mut j = 0;
@@ -164,6 +268,16 @@ pub const fn source_bytes<const N: usize>(pieces: &[SourcePiece]) -> [u8; N] {
         i += 1;
     }
     out
+}
+
+/// Copies `len` bytes of `bytes` into `out` at `at`; the position after them.
+const fn copy<const N: usize>(out: &mut [u8; N], at: usize, bytes: &[u8], len: usize) -> usize {
+    let mut j = 0;
+    while j < len {
+        out[at + j] = bytes[j];
+        j += 1;
+    }
+    at + len
 }
 
 /// The joined source as text: the pieces are UTF-8 text and ASCII numbers, so this never
@@ -196,6 +310,13 @@ mod tests {
         SourcePiece::Half("rs_f16", 0x3c00),
         SourcePiece::Text(" "),
         SourcePiece::Bool(false),
+        SourcePiece::Text(" {"),
+        SourcePiece::List(Table::I32(&[3, -2, i32::MIN])),
+        SourcePiece::Text("} {"),
+        SourcePiece::List(Table::U8(&[])),
+        SourcePiece::Text("} {"),
+        SourcePiece::List(Table::F32(&[1.0])),
+        SourcePiece::Text("}"),
     ];
     const LEN: usize = source_len(PIECES);
     const BYTES: [u8; LEN] = source_bytes(PIECES);
@@ -205,10 +326,12 @@ mod tests {
     fn pieces_join_at_compile_time() {
         let expected = format!(
             "a[32ull] (-{}{} - 1) (-4ll - 1ll) 7 __int_as_float((int)0x3f800000u) \
-             __longlong_as_double((long long)0x{:016x}ull) rs_f16::from_bits(0x3c00) false",
+             __longlong_as_double((long long)0x{:016x}ull) rs_f16::from_bits(0x3c00) false \
+             {{3, (-1 - 1), (-{} - 1)}} {{}} {{1065353216u}}",
             i32::MAX,
             "",
-            f64::INFINITY.to_bits()
+            f64::INFINITY.to_bits(),
+            i32::MAX
         );
         assert_eq!(TEXT, expected);
         assert_eq!(LEN, expected.len());

@@ -106,6 +106,15 @@ impl Twin<'_> {
                 let line = self.function.expr(id).span.line();
                 format!("{place}.read(__t, {line})")
             }
+            // An outer constant's table: the host module's typed copy, a `&[T]`.
+            ExprKind::Index { base, index }
+                if matches!(self.function.expr(*base).kind,
+                    ExprKind::Outer(c) if self.function.outer[c.index as usize].table) =>
+            {
+                let table = self.expr(*base);
+                let index = self.expr(*index);
+                format!("{table}[__gpu_idx({index}, {table}.len(), __t, {line})]")
+            }
             ExprKind::Index { base, index } => match self.types.expr(*base) {
                 Ty::Array { len, .. } => {
                     let base_code = self.expr(*base);

@@ -79,8 +79,16 @@ impl<'a> Emitter<'a> {
             }
             ExprKind::Index { base, index } => {
                 let checked = self.checked_index(*base, *index, self.kernel.expr(id).span);
-                let base = self.expr(*base);
-                format!("{base}[{checked}]")
+                match self.table_name(*base) {
+                    Some(table) => match self.types.expr(id) {
+                        Ty::Scalar(Scalar::F32) => format!("__uint_as_float({table}[{checked}])"),
+                        Ty::Scalar(Scalar::F64) => {
+                            format!("__longlong_as_double((long long){table}[{checked}])")
+                        }
+                        _ => format!("{table}[{checked}]"),
+                    },
+                    None => format!("{}[{checked}]", self.expr(*base)),
+                }
             }
             ExprKind::Len(base) => self.length_of(*base),
             ExprKind::Method {

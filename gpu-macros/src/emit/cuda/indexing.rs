@@ -11,6 +11,7 @@ impl<'a> Emitter<'a> {
         // Shared memory and local arrays are addressed in 32 bits: an index that fits stays so.
         let narrow = match self.types.expr(base) {
             Ty::Shared { .. } | Ty::Array { .. } => self.narrow_index(index),
+            _ if self.table_name(base).is_some() => self.narrow_index(index),
             _ => None,
         };
         let code = match narrow {
@@ -32,6 +33,17 @@ impl<'a> Emitter<'a> {
         }
         self.use_helper("rs_checked");
         format!("rs_idx({code}, {len}, {})", loc.line())
+    }
+
+    /// The C++ name of the table `base` names, if it is an outer constant's table (declared at
+    /// file scope by [`super::emit`]).
+    pub(super) fn table_name(&self, base: ExprId) -> Option<String> {
+        match self.kernel.expr(base).kind {
+            ExprKind::Outer(constant) if self.kernel.outer[constant.index as usize].table => {
+                Some(constant.cuda_table())
+            }
+            _ => None,
+        }
     }
 
     /// The first index of a `lanes`-element vector access, checked to have all of them in
@@ -93,6 +105,9 @@ impl<'a> Emitter<'a> {
 
     /// The length of something indexable, as C++.
     pub(super) fn length_of(&self, base: ExprId) -> String {
+        if let Some(table) = self.table_name(base) {
+            return format!("((unsigned long long)(sizeof({table}) / sizeof({table}[0])))");
+        }
         match (self.types.expr(base), &self.kernel.expr(base).kind) {
             (Ty::Array { len, .. } | Ty::Shared { len: Some(len), .. }, _) => len.cuda(),
             (_, ExprKind::Local(local)) => self.len_name(*local).to_string(),

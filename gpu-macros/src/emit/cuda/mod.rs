@@ -168,6 +168,31 @@ pub fn emit(program: &Program, types: &[Types]) -> Emitted {
     if !with_deps.is_empty() {
         source.push('\n');
     }
+    // Outer constants' tables, at file scope: their values are spliced in by the host (see
+    // `emit/outer.rs`), and a constant index folds to the value.
+    for (function, types) in program.functions.iter().zip(types) {
+        for (index, outer) in function.outer.iter().enumerate() {
+            if !outer.table {
+                continue;
+            }
+            let constant = crate::types::OuterConst {
+                function: Box::leak(function.name.clone().into_boxed_str()),
+                index: index as u32,
+                name: "",
+            };
+            // Floats are held as their bits (see `Table::element`).
+            let elem = match types.outer[index] {
+                Scalar::F32 => "unsigned int",
+                Scalar::F64 => "unsigned long long",
+                other => cuda_type(other),
+            };
+            source.push_str(&format!(
+                "__device__ const {elem} {}[] = {{ {} }};\n",
+                constant.cuda_table(),
+                constant.cuda()
+            ));
+        }
+    }
     source.push_str(&structs);
     if !declarations.is_empty() {
         source.push_str(&declarations);

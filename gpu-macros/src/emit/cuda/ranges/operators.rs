@@ -39,6 +39,8 @@ impl Walk<'_> {
             ExprKind::Lit(Lit::Int { value, .. }) => Some(Fact::between(*value, *value)),
             ExprKind::Local(local) => self.signed_current(*local),
             ExprKind::Len(_) => self.launch_value(id).map(at_most),
+            // A table's name stands for its elements, whose values the analysis never sees.
+            ExprKind::Outer(constant) if function.outer[constant.index as usize].table => None,
             ExprKind::Outer(constant) if unsigned_max(self.types.expr(id)).is_some() => {
                 Some(Fact::exact(Bound::Sym(constant.cuda(), constant.twin())))
             }
