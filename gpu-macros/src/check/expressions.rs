@@ -548,6 +548,7 @@ fn is_simple(function: &Function, id: ExprId) -> bool {
         | ExprKind::Local(_)
         | ExprKind::GenericConst(_)
         | ExprKind::Const { .. }
+        | ExprKind::Outer(_)
         | ExprKind::Len(_) => true,
         ExprKind::Binary { lhs, rhs, .. } => is_simple(function, *lhs) && is_simple(function, *rhs),
         ExprKind::Unary { operand, .. } | ExprKind::Cast { expr: operand, .. } => {

@@ -22,10 +22,10 @@ enum Adapter<'e> {
         base: &'e syn::Expr,
         enumerate: bool,
     },
-    /// `x.iter().zip(y..)`, enumerated or not.
+    /// `x.iter().zip(y..)` (either side may be `iter_mut`), enumerated or not.
     Zip {
-        left: &'e syn::Expr,
-        right: &'e syn::Expr,
+        left: (&'e syn::Expr, bool),
+        right: (&'e syn::Expr, bool),
         enumerate: bool,
     },
 }
@@ -53,8 +53,8 @@ fn adapter(expr: &syn::Expr) -> Option<Adapter<'_>> {
     };
     match inner {
         syn::Expr::MethodCall(call) if call.method == "zip" && call.args.len() == 1 => {
-            let (left, _) = element_base(&call.receiver)?;
-            let (right, _) = element_base(&call.args[0])?;
+            let left = element_base(&call.receiver)?;
+            let right = element_base(&call.args[0])?;
             Some(Adapter::Zip {
                 left,
                 right,
@@ -292,12 +292,13 @@ impl Parser<'_> {
     }
 
     /// `for (a, b) in x.iter().zip(y.iter()) { .. }` as a loop over the shorter length reading
-    /// `a = x[i]` and `b = y[i]`, copies that `*a` and `*b` read.
+    /// `a = x[i]` and `b = y[i]`, copies that `*a` and `*b` read; a side walked by `iter_mut`
+    /// is its element in place, `*a` being `x[i]`.
     fn zip_loop(
         &mut self,
         for_loop: &syn::ExprForLoop,
-        left: &syn::Expr,
-        right: &syn::Expr,
+        (left, left_mut): (&syn::Expr, bool),
+        (right, right_mut): (&syn::Expr, bool),
         enumerate: bool,
     ) -> Option<syn::Expr> {
         const USAGE: &str = "`zip` binds a pair of names, `(a, b)` (`&a`, `_` too; with \
@@ -326,13 +327,17 @@ impl Parser<'_> {
         // A part of a slice on either side is bound first.
         let mut parts = Vec::new();
         let mut bases: Vec<syn::Expr> = Vec::new();
-        for base in [left, right] {
+        for (base, mutable) in [(left, left_mut), (right, right_mut)] {
             match strip_parens(base) {
                 syn::Expr::Path(_) => bases.push(base.clone()),
                 other => match sub_slice(other) {
                     Some(index) => {
                         let name = format_ident!("__gpu_part{}", self.fresh_names());
-                        parts.push(quote::quote!(let #name = &#index;));
+                        parts.push(if mutable {
+                            quote::quote!(let #name = &mut #index;)
+                        } else {
+                            quote::quote!(let #name = &#index;)
+                        });
                         bases.push(syn::parse_quote!(#name));
                     }
                     None => {
@@ -350,15 +355,30 @@ impl Parser<'_> {
         let index = format_ident!("__gpu_i{}", self.fresh_names());
         let mut body = for_loop.body.clone();
         let mut reads = Vec::new();
-        for (name, base) in names.iter().zip([left, right]) {
-            if let Some(name) = name {
-                let mut deref = Deref {
-                    name,
-                    with: syn::parse_quote!(#name),
-                    other_use: None,
-                };
-                deref.visit_block_mut(&mut body);
+        for ((name, base), mutable) in names.iter().zip([left, right]).zip([left_mut, right_mut]) {
+            let Some(name) = name else { continue };
+            let with = if mutable {
+                syn::parse_quote!(#base[#index])
+            } else {
+                syn::parse_quote!(#name)
+            };
+            let mut deref = Deref {
+                name,
+                with,
+                other_use: None,
+            };
+            deref.visit_block_mut(&mut body);
+            if !mutable {
                 reads.push(quote::quote!(let #name = #base[#index];));
+            } else if let Some(span) = deref.other_use {
+                self.cx.error_spanned_by(
+                    syn::Ident::new(&name.to_string(), span),
+                    format!(
+                        "in kernels the element of `iter_mut` is read and written as `*{name}` \
+                         (it is the slice's element in place)"
+                    ),
+                );
+                return None;
             }
         }
         if let Some(pat) = index_pat {
