@@ -170,6 +170,17 @@ impl OuterConst {
         format!("rs_table_{}_{}", self.function, self.index)
     }
 
+    /// A table constant's length as C++ computes it, a constant expression.
+    pub fn cuda_table_len(self) -> String {
+        let table = self.cuda_table();
+        format!("((unsigned long long)(sizeof({table}) / sizeof({table}[0])))")
+    }
+
+    /// The host module's `usize` copy of a table constant's length.
+    pub fn twin_len(self) -> String {
+        format!("{}_LEN", self.twin())
+    }
+
     /// The name of the host module's typed copy of the constant, which the CPU twin reads.
     pub fn twin(self) -> String {
         format!("__GPU_CONST_{}_{}", self.function, self.index)

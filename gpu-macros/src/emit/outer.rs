@@ -54,6 +54,14 @@ pub fn host_source(
                 #[allow(non_upper_case_globals, clippy::unnecessary_cast)]
                 const #name: #ty = #value;
             });
+            // A table's length, for launch conditions that narrow by it.
+            if outer.table {
+                let len = format_ident!("{}", constant.twin_len());
+                items.extend(quote! {
+                    #[allow(non_upper_case_globals, dead_code)]
+                    const #len: usize = #name.len();
+                });
+            }
         }
     }
     if !source.contains(OUTER_MARK) {

@@ -105,8 +105,10 @@ impl<'a> Emitter<'a> {
 
     /// The length of something indexable, as C++.
     pub(super) fn length_of(&self, base: ExprId) -> String {
-        if let Some(table) = self.table_name(base) {
-            return format!("((unsigned long long)(sizeof({table}) / sizeof({table}[0])))");
+        if let ExprKind::Outer(constant) = self.kernel.expr(base).kind {
+            if self.kernel.outer[constant.index as usize].table {
+                return constant.cuda_table_len();
+            }
         }
         match (self.types.expr(base), &self.kernel.expr(base).kind) {
             (Ty::Array { len, .. } | Ty::Shared { len: Some(len), .. }, _) => len.cuda(),

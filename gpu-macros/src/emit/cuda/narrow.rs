@@ -368,6 +368,17 @@ impl<'a> Emitter<'a> {
                     None => signed_form,
                 }
             }
+            // Both within `[0, 2^31)`, or both the 64-bit values: the same either way.
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } if method == "saturating_sub" => {
+                let a = self.narrow_code(*receiver, ty);
+                let b = self.narrow_code(args[0], ty);
+                format!("({a} > {b} ? {a} - {b} : ({ty})0)")
+            }
             ExprKind::Method {
                 receiver,
                 method,

@@ -284,6 +284,16 @@ impl Ranges {
                     ..
                 } if !literal(rhs).is_some_and(u128::is_power_of_two) => WORTH,
                 ExprKind::Method { method, .. } if method == "rem_euclid" => WORTH,
+                // A clamp is a compare and a select in 32 bits, two of each in 64: in a loop
+                // (a filter's neighbour clamped at the edge) they add up.
+                ExprKind::Method { method, .. }
+                    if matches!(
+                        method.as_str(),
+                        "min" | "max" | "clamp" | "saturating_sub" | "saturating_add" | "abs_diff"
+                    ) =>
+                {
+                    1
+                }
                 _ => 0,
             };
             (cost > 0 && at_launch(fact)).then(|| self.weights[index].saturating_mul(cost))

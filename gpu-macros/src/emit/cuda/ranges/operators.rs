@@ -38,7 +38,13 @@ impl Walk<'_> {
         match &function.expr(id).kind {
             ExprKind::Lit(Lit::Int { value, .. }) => Some(Fact::between(*value, *value)),
             ExprKind::Local(local) => self.signed_current(*local),
-            ExprKind::Len(_) => self.launch_value(id).map(at_most),
+            // A table's length: a constant C++ finds by `sizeof`, the launcher by its copy.
+            ExprKind::Len(base) => match function.expr(*base).kind {
+                ExprKind::Outer(c) if function.outer[c.index as usize].table => {
+                    Some(Fact::exact(Bound::Sym(c.cuda_table_len(), c.twin_len())))
+                }
+                _ => self.launch_value(id).map(at_most),
+            },
             // A table's name stands for its elements, whose values the analysis never sees.
             ExprKind::Outer(constant) if function.outer[constant.index as usize].table => None,
             ExprKind::Outer(constant) if unsigned_max(self.types.expr(id)).is_some() => {
@@ -100,6 +106,29 @@ impl Walk<'_> {
                     BoundOp::Max
                 };
                 self.either(*receiver, args[0], op, op)
+            }
+            // An unsigned `a.saturating_sub(b)` lies in `[0, a]` (a neighbour clamped at the
+            // edge, `(x + k).saturating_sub(R)`).
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } if method == "saturating_sub"
+                && args.len() == 1
+                && unsigned_max(self.types.expr(id)).is_some() =>
+            {
+                let a = self.fact(*receiver)?;
+                let b = self.fact(args[0])?;
+                let mut cond = a.cond;
+                cond.extend(b.cond);
+                Some(Fact {
+                    lo: Bound::Num(0),
+                    hi: a.hi,
+                    cond,
+                    varies: a.varies || b.varies,
+                    shift: Bound::Num(0),
+                })
             }
             // `a.rem_euclid(b)` by a divisor known to be at least 1 lies in `[0, b - 1]`,
             // whatever the sign of `a` (a ring's `(i as isize - 1).rem_euclid(n as isize)`).
