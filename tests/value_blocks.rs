@@ -369,3 +369,114 @@ fn guarded_matches_match_rust() {
         assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
     }
 }
+
+/// Shadowing, leaving a value-computing `if` by `return`, a labelled `while` left from inside
+/// a `loop` value, `let x;` assigned once inside a loop, nested guarded matches reusing a
+/// binding's name, and a compound assignment of a guarded match.
+#[kernel]
+fn value_edges(x: &[i32], out: &mut [i32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= x.len() {
+        return;
+    }
+    let v = x[i];
+    let s = v;
+    let s = {
+        let s = s + 1;
+        s * 2
+    };
+    let skip = if v % 7 == 3 {
+        out[i] = -1;
+        return;
+    } else {
+        v % 5
+    };
+    let mut found = 0i32;
+    let mut rounds = 0i32;
+    'rounds: while rounds < 3 {
+        rounds += 1;
+        let step = loop {
+            if v < -50 {
+                break 'rounds;
+            }
+            break rounds * 2;
+        };
+        found += step;
+    }
+    let first_even;
+    let mut k = 0i32;
+    loop {
+        if (v + k) % 2 == 0 {
+            first_even = v + k;
+            break;
+        }
+        k += 1;
+    }
+    let mut acc = s + skip + found + first_even;
+    acc += match v {
+        n if n < 0 => match n {
+            n if n < -40 => n * 3,
+            n => n - 1,
+        },
+        n => n / 2,
+    };
+    out[i] = acc;
+}
+
+#[allow(clippy::never_loop)]
+fn value_edges_host(v: i32) -> i32 {
+    let s = v;
+    let s = {
+        let s = s + 1;
+        s * 2
+    };
+    let skip = if v % 7 == 3 {
+        return -1;
+    } else {
+        v % 5
+    };
+    let mut found = 0i32;
+    let mut rounds = 0i32;
+    'rounds: while rounds < 3 {
+        rounds += 1;
+        let step = loop {
+            if v < -50 {
+                break 'rounds;
+            }
+            break rounds * 2;
+        };
+        found += step;
+    }
+    let first_even;
+    let mut k = 0i32;
+    loop {
+        if (v + k) % 2 == 0 {
+            first_even = v + k;
+            break;
+        }
+        k += 1;
+    }
+    let mut acc = s + skip + found + first_even;
+    acc += match v {
+        n if n < 0 => match n {
+            n if n < -40 => n * 3,
+            n => n - 1,
+        },
+        n => n / 2,
+    };
+    acc
+}
+
+#[test]
+fn value_edges_match_rust() {
+    let x: Vec<i32> = (-100..100).collect();
+    let expected: Vec<i32> = x.iter().map(|&v| value_edges_host(v)).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeroed(&stream, x.len()).unwrap();
+        value_edges::launch(&stream, LaunchConfig::for_len(x.len(), 64), &dx, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+    assert_compiles_with_nvrtc(&[(&value_edges::KERNEL, &[])]);
+}

@@ -159,8 +159,15 @@ impl Parser<'_> {
             return None;
         };
         let init = match &local.init {
-            // A value computed by statements assigns the variable itself, put in scope after.
-            Some(init) if init.diverge.is_none() && name != "_" && needs_statements(&init.expr) => {
+            // A value computed by statements assigns the variable itself, put in scope after;
+            // one that shadows a binding goes through a hidden variable, since the twin's Rust
+            // would see the new name, declared first, in the statements that compute it.
+            Some(init)
+                if init.diverge.is_none()
+                    && name != "_"
+                    && self.lookup(&name).is_none()
+                    && needs_statements(&init.expr) =>
+            {
                 let id = LocalId(self.locals.len() as u32);
                 self.locals.push(Local {
                     name: name.clone(),
