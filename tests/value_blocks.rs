@@ -480,3 +480,56 @@ fn value_edges_match_rust() {
     }
     assert_compiles_with_nvrtc(&[(&value_edges::KERNEL, &[])]);
 }
+
+/// A tuple struct: built as `Pair(a, b)` and `Self(..)`, read as `.0`, `.1` (from a slice's
+/// element too), stored in a slice.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Pair(f32, u32);
+
+#[device]
+impl Pair {
+    pub fn doubled(self) -> Pair {
+        Self(self.0 * 2.0, self.1 + 1)
+    }
+}
+
+#[kernel]
+fn tuple_structs(x: &[f32], pairs: &mut [Pair], out: &mut [f32]) {
+    let i = thread_idx().x as usize;
+    if i < x.len() {
+        let p = Pair(x[i], i as u32).doubled();
+        pairs[i] = Pair(p.0, p.1 + 10);
+        out[i] = pairs[i].0 * 0.5 + p.0 * 0.5 + pairs[i].1 as f32;
+    }
+}
+
+#[test]
+fn tuple_structs_match_rust() {
+    let x: Vec<f32> = (0..40).map(|i| i as f32 * 0.5).collect();
+    let expected_pairs: Vec<Pair> = (0..40).map(|i| Pair(x[i] * 2.0, i as u32 + 11)).collect();
+    let expected: Vec<f32> = expected_pairs.iter().map(|p| p.0 + p.1 as f32).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut pairs = DeviceBuffer::<Pair>::zeroed(&stream, 40).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, 40).unwrap();
+        tuple_structs::launch(
+            &stream,
+            LaunchConfig::for_len(40, 64),
+            &dx,
+            &mut pairs,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(
+            pairs.to_host(&stream).unwrap(),
+            expected_pairs,
+            "{}",
+            gpu.name()
+        );
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+    assert_compiles_with_nvrtc(&[(&tuple_structs::KERNEL, &[])]);
+}

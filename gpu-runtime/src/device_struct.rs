@@ -14,14 +14,15 @@
 /// }
 ///
 /// gpu_dsl_runtime::__device_struct! {
-///     Body { pub pos: [f32; 3] => __gpu_place_pos, mass: f32 => __gpu_place_mass }
+///     Body { pos: [f32; 3] => pub __gpu_place_pos, mass: f32 => __gpu_place_mass }
 ///     size 16, align 4, offsets [0, 12]
 /// }
 /// ```
 ///
-/// Each field names the function that projects a [`CpuPlace`](crate::cpu::CpuPlace) of the
-/// struct onto the field (macro_rules cannot build `__gpu_place_pos` from `pos` itself), with
-/// the field's own visibility. The size, alignment and offsets are the C layout `#[device]`
+/// Each field (a name, or a tuple struct's position: `0: f32 => __gpu_place_0`) names the
+/// function that projects a [`CpuPlace`](crate::cpu::CpuPlace) of the struct onto the field
+/// (macro_rules cannot build `__gpu_place_pos` from `pos` itself), with the field's own
+/// visibility. The size, alignment and offsets are the C layout `#[device]`
 /// computed for the CUDA struct (which asserts them too); the expansion asserts at compile time
 /// that the Rust struct has exactly that layout, and every field's type must be a `Value`.
 #[doc(hidden)]
@@ -29,7 +30,7 @@
 macro_rules! __device_struct {
     (
         $name:ident {
-            $($vis:vis $field:ident : $ty:ty => $place:ident),* $(,)?
+            $($field:tt : $ty:ty => $vis:vis $place:ident),* $(,)?
         }
         size $size:expr, align $align:expr, offsets [$($offset:expr),* $(,)?]
     ) => {

@@ -16,7 +16,7 @@ pub struct Body {
 }
 
 gpu_dsl_runtime::__device_struct! {
-    Body { pub pos: [f32; 3] => __gpu_place_pos, pub mass: f32 => __gpu_place_mass }
+    Body { pos: [f32; 3] => pub __gpu_place_pos, mass: f32 => pub __gpu_place_mass }
     size 16, align 4, offsets [0, 12]
 }
 

@@ -321,6 +321,11 @@ impl Checker<'_> {
                 };
                 match base_t {
                     T::Tuple(elems) if *index < elems.len() => T::Var(elems[*index]),
+                    // A tuple struct's field by position.
+                    T::Ty(Ty::Struct(def)) if def.0.field(&index.to_string()).is_some() => {
+                        let ty = def.0.field(&index.to_string()).expect("matched above");
+                        self.fresh_of(ty, loc)
+                    }
                     T::Error => T::Error,
                     other => {
                         let text = self.describe(other);

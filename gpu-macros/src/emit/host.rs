@@ -374,19 +374,28 @@ fn value_type(ty: Ty, rt: &TokenStream) -> TokenStream {
 /// What `#[device]` adds beside a struct: the runtime's `__device_struct!`, which makes it a
 /// `Value` (so buffers and kernels take it) and asserts that Rust lays it out as C does.
 pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenStream {
-    let syn::Fields::Named(named) = &item.fields else {
+    if matches!(item.fields, syn::Fields::Unit) {
         return quote!();
-    };
+    }
     let env = crate::parse::TypeEnv::default();
     let layout = crate::parse::parse_struct(&env, item, String::new())
         .and_then(|def| struct_layout(def.fields.iter().map(|(_, ty)| *ty)));
     let name = &item.ident;
-    let fields = named.named.iter().map(|f| {
+    // A tuple struct's fields by position: `0: f32 => __gpu_place_0`.
+    let fields = item.fields.iter().enumerate().map(|(index, f)| {
         let vis = &f.vis;
-        let ident = &f.ident;
         let ty = &f.ty;
-        let place = format_ident!("__gpu_place_{}", ident.as_ref().expect("named"));
-        quote!(#vis #ident: #ty => #place)
+        match &f.ident {
+            Some(ident) => {
+                let place = format_ident!("__gpu_place_{}", ident);
+                quote!(#ident: #ty => #vis #place)
+            }
+            None => {
+                let position = syn::Index::from(index);
+                let place = format_ident!("__gpu_place_{}", index);
+                quote!(#position: #ty => #vis #place)
+            }
+        }
     });
     match layout {
         Some((size, align, offsets)) => {
@@ -401,7 +410,7 @@ pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenSt
         // A field of another `#[device]` struct: its size is rustc's to know, so the layout is
         // C's rules over the fields' Rust sizes (the CUDA side asserts the same numbers).
         None => {
-            let types: Vec<&syn::Type> = named.named.iter().map(|f| &f.ty).collect();
+            let types: Vec<&syn::Type> = item.fields.iter().map(|f| &f.ty).collect();
             let layout = quote! {
                 #rt::__c_layout([#((::core::mem::size_of::<#types>(), ::core::mem::align_of::<#types>())),*])
             };

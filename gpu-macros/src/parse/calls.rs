@@ -102,6 +102,9 @@ impl Parser<'_> {
                 return None;
             }
         }
+        if let Some(literal) = self.tuple_struct(path, &call.args) {
+            return literal;
+        }
         if let [.., module, "swap"] = segments.iter().map(String::as_str).collect::<Vec<_>>()[..] {
             if module == "mem" {
                 self.cx.error_spanned_by(

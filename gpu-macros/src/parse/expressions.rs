@@ -498,6 +498,53 @@ impl Parser<'_> {
         }))
     }
 
+    /// `Pair(a, b)`: a tuple struct's constructor, as the literal `Pair { 0: a, 1: b }`;
+    /// `None` when `path` names no struct (a function, then), `Some(None)` when reported.
+    pub(super) fn tuple_struct(
+        &mut self,
+        path: &syn::Path,
+        args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+    ) -> Option<Option<ExprKind>> {
+        let name = path.segments.last()?.ident.to_string();
+        let ty = if name == "Self" && path.segments.len() == 1 {
+            self.self_ty
+        } else {
+            self.env.lookup(&name)
+        };
+        let def = match ty {
+            Some(crate::types::Ty::Struct(def)) => def,
+            Some(_) => return None,
+            // A type not gathered yet: fetched like a struct literal's.
+            None if super::items::looks_like_type(&name) && self.lookup(&name).is_none() => {
+                self.env.note_missing(path);
+                return Some(None);
+            }
+            None => return None,
+        };
+        if def.0.field("0").is_none() || def.0.fields.len() != args.len() {
+            let name = &def.0.name;
+            let message = if def.0.field("0").is_some() {
+                format!(
+                    "`{name}` takes its {} fields in order; {} given",
+                    def.0.fields.len(),
+                    args.len()
+                )
+            } else {
+                format!("`{name}` has named fields: build it as `{name} {{ .. }}`")
+            };
+            self.cx.error_spanned_by(path, message);
+            return Some(None);
+        }
+        let mut fields = Vec::new();
+        for (index, arg) in args.iter().enumerate() {
+            let Some(value) = self.expr(arg) else {
+                return Some(None);
+            };
+            fields.push((index.to_string(), value));
+        }
+        Some(Some(ExprKind::StructLit { ty: def, fields }))
+    }
+
     /// `Body { pos, mass: 1.0 }`.
     fn struct_literal(&mut self, literal: &syn::ExprStruct) -> Option<ExprKind> {
         if let Some(rest) = &literal.rest {
@@ -529,15 +576,13 @@ impl Parser<'_> {
         };
         let mut fields = Vec::new();
         for field in &literal.fields {
-            let syn::Member::Named(member) = &field.member else {
-                self.cx
-                    .error_spanned_by(&field.member, "`#[device]` structs have named fields");
-                return None;
+            let name = match &field.member {
+                syn::Member::Named(member) => member.to_string(),
+                syn::Member::Unnamed(index) => index.index.to_string(),
             };
-            let name = member.to_string();
             if def.0.field(&name).is_none() {
                 self.cx.error_spanned_by(
-                    member,
+                    &field.member,
                     format!("struct `{}` has no field named `{name}`", def.0.name),
                 );
                 return None;

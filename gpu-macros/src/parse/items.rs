@@ -124,10 +124,11 @@ pub fn struct_problems(cx: &Ctxt, item: &syn::Item) {
                     ),
                 );
             }
-            if !matches!(s.fields, syn::Fields::Named(_)) {
+            if matches!(s.fields, syn::Fields::Unit) {
                 cx.error_spanned_by(
-                    &s.fields,
-                    "`#[device]` structs have named fields: `struct Body { pos: [f32; 3], mass: f32 }`",
+                    ident,
+                    "`#[device]` structs have fields: `struct Body { pos: [f32; 3], mass: f32 }` \
+                     or `struct Pair(f32, f32)`",
                 );
             }
         }
@@ -169,13 +170,17 @@ fn enum_repr(name: &str) -> Option<Scalar> {
 pub fn parse_struct(env: &TypeEnv, item: &syn::ItemStruct, path: String) -> Option<StructDef> {
     let scratch = Ctxt::default();
     let mut parser = Parser::new(&scratch, env, FnKind::Device, None, &item.ident);
-    let syn::Fields::Named(named) = &item.fields else {
-        return None;
-    };
+    // A tuple struct's fields are named by their positions, as `p.0` and `P { 0: x }` name them.
     let mut fields = Vec::new();
-    for field in &named.named {
-        let name = field.ident.as_ref()?.to_string();
+    for (index, field) in item.fields.iter().enumerate() {
+        let name = match &field.ident {
+            Some(ident) => ident.to_string(),
+            None => index.to_string(),
+        };
         fields.push((name, parser.value_type(&field.ty)?));
+    }
+    if fields.is_empty() {
+        return None;
     }
     // Its own attribute reports what is wrong with it.
     scratch.into_compile_errors().is_none().then(|| StructDef {

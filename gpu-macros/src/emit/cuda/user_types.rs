@@ -10,7 +10,10 @@ use std::fmt::Write;
 
 /// A field's C++ name: its Rust name, moved aside where C++ reserves it.
 pub fn field_name(name: &str) -> String {
-    if super::RESERVED.contains(&name) || name.starts_with("rs_") {
+    // A tuple struct's fields, by position: `_0`, as the tuples' are.
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{name}")
+    } else if super::RESERVED.contains(&name) || name.starts_with("rs_") {
         format!("{name}_")
     } else {
         name.to_string()
