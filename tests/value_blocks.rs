@@ -481,8 +481,8 @@ fn value_edges_match_rust() {
     assert_compiles_with_nvrtc(&[(&value_edges::KERNEL, &[])]);
 }
 
-/// A tuple struct: built as `Pair(a, b)` and `Self(..)`, read as `.0`, `.1` (from a slice's
-/// element too), stored in a slice.
+/// A tuple struct: built as `Pair(a, b)` and `Self(..)`, read and written as `.0`, `.1` (in a
+/// slice's element too), and a local tuple's field written.
 #[device]
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
@@ -500,8 +500,14 @@ fn tuple_structs(x: &[f32], pairs: &mut [Pair], out: &mut [f32]) {
     let i = thread_idx().x as usize;
     if i < x.len() {
         let p = Pair(x[i], i as u32).doubled();
-        pairs[i] = Pair(p.0, p.1 + 10);
-        out[i] = pairs[i].0 * 0.5 + p.0 * 0.5 + pairs[i].1 as f32;
+        pairs[i] = p;
+        pairs[i].1 += 10;
+        let mut local = Pair(0.0, 0);
+        local.0 = p.0 * 0.5;
+        let mut t = (1u32, 2u32);
+        t.1 += local.1;
+        local.1 = t.1 - 2;
+        out[i] = pairs[i].0 * 0.5 + local.0 + pairs[i].1 as f32 + local.1 as f32;
     }
 }
 

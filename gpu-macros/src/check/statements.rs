@@ -407,7 +407,7 @@ impl Checker<'_> {
                         .error(self.loc(place), format!("cannot assign here: {problem}"));
                 }
             }
-            ExprKind::Field { .. } | ExprKind::Deref(_) => {
+            ExprKind::Field { .. } | ExprKind::TupleField { .. } | ExprKind::Deref(_) => {
                 if let Some(problem) = self.place_problem(place, true) {
                     self.cx
                         .error(self.loc(place), format!("cannot assign here: {problem}"));

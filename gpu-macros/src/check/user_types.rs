@@ -409,7 +409,9 @@ impl Checker<'_> {
         match &self.kernel.expr(place).kind {
             ExprKind::Local(_) => true,
             ExprKind::Deref(inner) => self.is_local_place(*inner),
-            ExprKind::Field { base, .. } => self.is_local_place(*base),
+            ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => {
+                self.is_local_place(*base)
+            }
             ExprKind::Index { base, .. } => {
                 matches!(self.exprs[base.0 as usize], Some(T::Array { .. }))
                     && self.is_local_place(*base)
@@ -438,7 +440,9 @@ impl Checker<'_> {
                 }
             }
             ExprKind::Deref(inner) => self.place_problem(*inner, write),
-            ExprKind::Field { base, .. } => self.place_problem(*base, write),
+            ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => {
+                self.place_problem(*base, write)
+            }
             ExprKind::Index { base, .. } => match self.exprs[base.0 as usize] {
                 Some(T::Ty(Ty::Slice { mutable: false, .. })) if write => {
                     Some("the slice is behind a `&` reference: take it as `&mut [T]`".to_string())

@@ -52,6 +52,14 @@ impl Twin<'_> {
                 let base = self.memory_place(*base)?;
                 Some(format!("{}::__gpu_place_{name}({base})", def.0.path))
             }
+            // A tuple struct's field by position.
+            ExprKind::TupleField { base, index } => {
+                let Ty::Struct(def) = self.types.expr(*base) else {
+                    return None;
+                };
+                let base = self.memory_place(*base)?;
+                Some(format!("{}::__gpu_place_{index}({base})", def.0.path))
+            }
             _ => None,
         }
     }
@@ -172,7 +180,7 @@ impl Twin<'_> {
             return Some(format!("__gpu_dev_{name}(__t, {mutable}, {value});"));
         }
         let is_part = match &function.expr(place).kind {
-            ExprKind::Field { .. } => true,
+            ExprKind::Field { .. } | ExprKind::TupleField { .. } => true,
             ExprKind::Index { base, .. } => self.memory_place(*base).is_some(),
             _ => false,
         };
@@ -186,7 +194,7 @@ impl Twin<'_> {
             }
         }
         match &function.expr(place).kind {
-            ExprKind::Field { .. } | ExprKind::Deref(_) => {
+            ExprKind::Field { .. } | ExprKind::TupleField { .. } | ExprKind::Deref(_) => {
                 let value_code = match op {
                     None => self.expr(value),
                     Some(op) => self.binary(op, place, value),
