@@ -248,3 +248,61 @@ fn iterator_adapters_match_rust() {
 fn iterator_adapters_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[(&adapter_loops::KERNEL, &[])]);
 }
+
+/// `sum` and `product` of slices and arrays, typed by the `let` or a turbofish.
+#[kernel]
+fn sums_and_products(x: &[f32], counts: &[u32], out: &mut [f32], ints: &mut [u32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= out.len() {
+        return;
+    }
+    let weights = [0.5f32, 1.0, 2.0, 4.0];
+    let total: f32 = x.iter().sum();
+    let scale: f32 = weights.iter().copied().product();
+    let window = x[i..i + 4].iter().sum::<f32>();
+    let total = total + window;
+    out[i] = total * scale;
+    let count = counts.iter().sum::<u32>();
+    ints[i] = counts[i..i + 2].iter().product::<u32>();
+    ints[i] += count;
+}
+
+#[test]
+fn sums_and_products_match_rust() {
+    let x = random_f32(64, 95);
+    let counts: Vec<u32> = (0..64).map(|i| i % 5 + 1).collect();
+    let n = 60;
+    let weights = [0.5f32, 1.0, 2.0, 4.0];
+    let total: f32 = x.iter().sum();
+    let scale: f32 = weights.iter().copied().product();
+    let expected: Vec<f32> = (0..n)
+        .map(|i| (total + x[i..i + 4].iter().sum::<f32>()) * scale)
+        .collect();
+    let expected_ints: Vec<u32> = (0..n)
+        .map(|i| counts.iter().sum::<u32>() + counts[i..i + 2].iter().product::<u32>())
+        .collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let dc = DeviceBuffer::from_host(&stream, &counts).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        let mut ints = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+        sums_and_products::launch(
+            &stream,
+            LaunchConfig::for_len(n, 32),
+            &dx,
+            &dc,
+            &mut out,
+            &mut ints,
+        )
+        .unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
+        assert_eq!(
+            ints.to_host(&stream).unwrap(),
+            expected_ints,
+            "{}",
+            gpu.name()
+        );
+    }
+    assert_compiles_with_nvrtc(&[(&sums_and_products::KERNEL, &[])]);
+}

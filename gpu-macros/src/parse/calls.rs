@@ -9,6 +9,17 @@ use quote::ToTokens;
 
 impl Parser<'_> {
     pub(super) fn method_call(&mut self, call: &syn::ExprMethodCall) -> Option<ExprKind> {
+        if matches!(call.method.to_string().as_str(), "sum" | "product") && call.args.is_empty() {
+            self.cx.error_spanned_by(
+                call,
+                format!(
+                    "`{0}` computes with a loop, so it stands where a `let`, an assignment or a \
+                     `return` takes the value: bind it first (`let t: f32 = x.iter().{0}();`)",
+                    call.method
+                ),
+            );
+            return None;
+        }
         if let Some(turbofish) = &call.turbofish {
             self.cx.error_spanned_by(
                 turbofish,

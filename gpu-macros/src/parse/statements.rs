@@ -189,7 +189,7 @@ impl Parser<'_> {
                 if closure {
                     self.closure_lets.push(name.clone());
                 }
-                let parsed = self.value(&init.expr);
+                let parsed = self.value_of(&init.expr, annotation);
                 if closure {
                     self.closure_lets.pop();
                 }

@@ -39,8 +39,53 @@ pub(super) fn needs_statements(expr: &syn::Expr) -> bool {
             .iter()
             .any(|arm| arm.guard.is_none() && (needs_statements(&arm.body) || diverges(&arm.body))),
         syn::Expr::Loop(_) => true,
-        _ => false,
+        other => consumer(other).is_some(),
     }
+}
+
+/// `x.iter().sum()` / `.product()` (also `sum::<T>()`, after `.copied()` or `.cloned()`, or
+/// on `into_iter()`): the iterator the loop walks, whether it multiplies, and the type written.
+struct Consumer<'e> {
+    iterator: &'e syn::Expr,
+    product: bool,
+    ty: Option<&'e syn::Type>,
+}
+
+fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
+    let syn::Expr::MethodCall(call) = expr else {
+        return None;
+    };
+    let product = match call.method.to_string().as_str() {
+        "sum" => false,
+        "product" => true,
+        _ => return None,
+    };
+    if !call.args.is_empty() {
+        return None;
+    }
+    let ty = match &call.turbofish {
+        Some(turbofish) => match turbofish.args.first() {
+            Some(syn::GenericArgument::Type(ty)) if turbofish.args.len() == 1 => Some(ty),
+            _ => return None,
+        },
+        None => None,
+    };
+    let mut iterator = strip_parens(&call.receiver);
+    while let syn::Expr::MethodCall(inner) = iterator {
+        if inner.args.is_empty() && matches!(inner.method.to_string().as_str(), "copied" | "cloned")
+        {
+            iterator = strip_parens(&inner.receiver);
+        } else {
+            break;
+        }
+    }
+    let walks = matches!(iterator, syn::Expr::MethodCall(inner)
+        if inner.args.is_empty() && matches!(inner.method.to_string().as_str(), "iter" | "into_iter"));
+    walks.then_some(Consumer {
+        iterator,
+        product,
+        ty,
+    })
 }
 
 fn block_needs_statements(block: &syn::Block) -> bool {
@@ -83,6 +128,15 @@ impl Parser<'_> {
     /// `expr` as a value: an expression, or, when it runs statements, a hidden variable that
     /// statements placed before the current one assign.
     pub(super) fn value(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        self.value_of(expr, None)
+    }
+
+    /// [`Parser::value`] of a `let` annotated with `annotation`, which the hidden variable takes.
+    pub(super) fn value_of(
+        &mut self,
+        expr: &syn::Expr,
+        annotation: Option<crate::types::Ty>,
+    ) -> Option<ExprId> {
         if !needs_statements(expr) {
             return self.expr(expr);
         }
@@ -92,7 +146,7 @@ impl Parser<'_> {
         self.locals.push(Local {
             name: format!("__gpu_value{id}"),
             mutable: true,
-            annotation: None,
+            annotation,
             element: false,
         });
         let target = LocalId(id as u32);
@@ -184,6 +238,9 @@ impl Parser<'_> {
                 });
                 StmtKind::Loop { body, label }
             }
+            other if consumer(other).is_some() => {
+                return self.consumed(other, target);
+            }
             other if diverges(other) => self.expr_stmt(other, false)?,
             other => {
                 let value = self.expr(other)?;
@@ -209,6 +266,47 @@ impl Parser<'_> {
                 stmts: self.lowered(other, target),
             },
         }
+    }
+
+    /// `x.iter().sum()` as the loop that adds the elements into `target`, starting from the
+    /// type's 0 (its 1 for `product`); the type is the turbofish's or `target`'s annotation.
+    fn consumed(&mut self, expr: &syn::Expr, target: LocalId) -> Option<Stmt> {
+        let found = consumer(expr)?;
+        let ty: syn::Type = match (found.ty, self.locals[target.0 as usize].annotation) {
+            (Some(ty), _) => ty.clone(),
+            (None, Some(crate::types::Ty::Scalar(scalar))) if !scalar.is_half() => {
+                syn::parse_str(scalar.rust_name()).ok()?
+            }
+            _ => {
+                let method = if found.product { "product" } else { "sum" };
+                self.cx.error_spanned_by(
+                    expr,
+                    format!(
+                        "write the type `{method}` gives: `let total: f32 = x.iter().{method}();` \
+                         or `x.iter().{method}::<f32>()`"
+                    ),
+                );
+                return None;
+            }
+        };
+        let n = self.fresh_names();
+        let acc = quote::format_ident!("__gpu_acc{n}");
+        let item = quote::format_ident!("__gpu_item{n}");
+        let iterator = found.iterator;
+        let block: syn::Expr = if found.product {
+            syn::parse_quote! {{
+                let mut #acc: #ty = 1 as #ty;
+                for #item in #iterator { #acc *= *#item; }
+                #acc
+            }}
+        } else {
+            syn::parse_quote! {{
+                let mut #acc: #ty = 0 as #ty;
+                for #item in #iterator { #acc += *#item; }
+                #acc
+            }}
+        };
+        self.lower_into(&block, target)
     }
 
     /// A block whose final expression is assigned to `target`.
