@@ -306,3 +306,45 @@ fn sums_and_products_match_rust() {
     }
     assert_compiles_with_nvrtc(&[(&sums_and_products::KERNEL, &[])]);
 }
+
+/// `map` before `sum`, over `zip` (a dot product) and `enumerate`, and `fold`.
+#[kernel]
+fn mapped_reductions(a: &[f32], b: &[f32], out: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= out.len() {
+        return;
+    }
+    let dot: f32 = a.iter().zip(b.iter()).map(|(x, y)| x * y).sum();
+    let squares = a[i..i + 3].iter().map(|v| v * v).sum::<f32>();
+    let weighted: f32 = b.iter().enumerate().map(|(k, &v)| k as f32 * v).sum();
+    let largest = a.iter().fold(f32::MIN, |m, &v| m.max(v));
+    let count = b.iter().fold(0u32, |c, v| if *v > 0.0 { c + 1 } else { c });
+    out[i] = dot + squares + weighted * 0.01 + largest + count as f32;
+}
+
+#[test]
+fn mapped_reductions_match_rust() {
+    let a = random_f32(40, 97);
+    let b = random_f32(40, 99);
+    let n = 30;
+    let dot: f32 = a.iter().zip(b.iter()).map(|(x, y)| x * y).sum();
+    let weighted: f32 = b.iter().enumerate().map(|(k, &v)| k as f32 * v).sum();
+    let largest = a.iter().fold(f32::MIN, |m, &v| m.max(v));
+    let count = b.iter().fold(0u32, |c, v| if *v > 0.0 { c + 1 } else { c });
+    let expected: Vec<f32> = (0..n)
+        .map(|i| {
+            let squares = a[i..i + 3].iter().map(|v| v * v).sum::<f32>();
+            dot + squares + weighted * 0.01 + largest + count as f32
+        })
+        .collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let da = DeviceBuffer::from_host(&stream, &a).unwrap();
+        let db = DeviceBuffer::from_host(&stream, &b).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        mapped_reductions::launch(&stream, LaunchConfig::for_len(n, 32), &da, &db, &mut out)
+            .unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
+    }
+    assert_compiles_with_nvrtc(&[(&mapped_reductions::KERNEL, &[])]);
+}

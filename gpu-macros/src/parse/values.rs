@@ -43,26 +43,54 @@ pub(super) fn needs_statements(expr: &syn::Expr) -> bool {
     }
 }
 
-/// `x.iter().sum()` / `.product()` (also `sum::<T>()`, after `.copied()` or `.cloned()`, or
-/// on `into_iter()`): the iterator the loop walks, whether it multiplies, and the type written.
+/// An iterator consumed into one value: `x.iter().sum()` / `.product()` (also `sum::<T>()`, after
+/// `.copied()`, `.cloned()` or `.map(|v| ..)`), or `.fold(init, |acc, v| ..)`, over what a `for`
+/// loop walks (`x.iter()`, `.enumerate()`, `.zip(..)`).
 struct Consumer<'e> {
     iterator: &'e syn::Expr,
-    product: bool,
+    map: Option<&'e syn::ExprClosure>,
+    combine: Combine<'e>,
     ty: Option<&'e syn::Type>,
+}
+
+/// How a [`Consumer`] combines the elements.
+enum Combine<'e> {
+    Sum,
+    Product,
+    Fold(&'e syn::Expr, &'e syn::ExprClosure),
+}
+
+/// The closure `expr` is, if it takes `inputs` parameters.
+fn closure_of(expr: &syn::Expr, inputs: usize) -> Option<&syn::ExprClosure> {
+    match strip_parens(expr) {
+        syn::Expr::Closure(closure) if closure.inputs.len() == inputs => Some(closure),
+        _ => None,
+    }
+}
+
+/// Whether `expr` is what a `for` loop over elements walks: `x.iter()`, `x.into_iter()`, and
+/// `.enumerate()` or `.zip(..)` of one.
+fn walks(expr: &syn::Expr) -> bool {
+    match strip_parens(expr) {
+        syn::Expr::MethodCall(call) => match call.method.to_string().as_str() {
+            "iter" | "into_iter" => call.args.is_empty(),
+            "enumerate" | "zip" => walks(&call.receiver),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
     let syn::Expr::MethodCall(call) = expr else {
         return None;
     };
-    let product = match call.method.to_string().as_str() {
-        "sum" => false,
-        "product" => true,
+    let combine = match (call.method.to_string().as_str(), call.args.len()) {
+        ("sum", 0) => Combine::Sum,
+        ("product", 0) => Combine::Product,
+        ("fold", 2) => Combine::Fold(&call.args[0], closure_of(&call.args[1], 2)?),
         _ => return None,
     };
-    if !call.args.is_empty() {
-        return None;
-    }
     let ty = match &call.turbofish {
         Some(turbofish) => match turbofish.args.first() {
             Some(syn::GenericArgument::Type(ty)) if turbofish.args.len() == 1 => Some(ty),
@@ -71,21 +99,32 @@ fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
         None => None,
     };
     let mut iterator = strip_parens(&call.receiver);
+    let mut map = None;
     while let syn::Expr::MethodCall(inner) = iterator {
-        if inner.args.is_empty() && matches!(inner.method.to_string().as_str(), "copied" | "cloned")
-        {
+        let method = inner.method.to_string();
+        if inner.args.is_empty() && matches!(method.as_str(), "copied" | "cloned") {
+            iterator = strip_parens(&inner.receiver);
+        } else if method == "map" && inner.args.len() == 1 && map.is_none() {
+            map = Some(closure_of(&inner.args[0], 1)?);
             iterator = strip_parens(&inner.receiver);
         } else {
             break;
         }
     }
-    let walks = matches!(iterator, syn::Expr::MethodCall(inner)
-        if inner.args.is_empty() && matches!(inner.method.to_string().as_str(), "iter" | "into_iter"));
-    walks.then_some(Consumer {
+    walks(iterator).then_some(Consumer {
         iterator,
-        product,
+        map,
+        combine,
         ty,
     })
+}
+
+/// A closure parameter's pattern without its type (`v: &f32` is `v`), as a loop binds it.
+fn untyped(pat: &syn::Pat) -> &syn::Pat {
+    match pat {
+        syn::Pat::Type(typed) => &typed.pat,
+        other => other,
+    }
 }
 
 fn block_needs_statements(block: &syn::Block) -> bool {
@@ -268,43 +307,77 @@ impl Parser<'_> {
         }
     }
 
-    /// `x.iter().sum()` as the loop that adds the elements into `target`, starting from the
-    /// type's 0 (its 1 for `product`); the type is the turbofish's or `target`'s annotation.
+    /// An iterator consumed into `target`: the loop over its elements that adds them (from the
+    /// type's 0, or multiplies from 1; the type is the turbofish's or `target`'s annotation), or
+    /// folds them, each element first mapped by the `map` closure's body.
     fn consumed(&mut self, expr: &syn::Expr, target: LocalId) -> Option<Stmt> {
         let found = consumer(expr)?;
-        let ty: syn::Type = match (found.ty, self.locals[target.0 as usize].annotation) {
-            (Some(ty), _) => ty.clone(),
-            (None, Some(crate::types::Ty::Scalar(scalar))) if !scalar.is_half() => {
-                syn::parse_str(scalar.rust_name()).ok()?
-            }
-            _ => {
-                let method = if found.product { "product" } else { "sum" };
-                self.cx.error_spanned_by(
-                    expr,
-                    format!(
-                        "write the type `{method}` gives: `let total: f32 = x.iter().{method}();` \
-                         or `x.iter().{method}::<f32>()`"
-                    ),
-                );
-                return None;
-            }
-        };
         let n = self.fresh_names();
         let acc = quote::format_ident!("__gpu_acc{n}");
         let item = quote::format_ident!("__gpu_item{n}");
         let iterator = found.iterator;
-        let block: syn::Expr = if found.product {
-            syn::parse_quote! {{
-                let mut #acc: #ty = 1 as #ty;
-                for #item in #iterator { #acc *= *#item; }
-                #acc
-            }}
-        } else {
-            syn::parse_quote! {{
-                let mut #acc: #ty = 0 as #ty;
-                for #item in #iterator { #acc += *#item; }
-                #acc
-            }}
+        // What the loop binds, and each element's value.
+        let (pattern, element): (proc_macro2::TokenStream, proc_macro2::TokenStream) =
+            match found.map {
+                Some(map) => {
+                    let pattern = untyped(&map.inputs[0]);
+                    let body = &map.body;
+                    (quote::quote!(#pattern), quote::quote!({ #body }))
+                }
+                None => (quote::quote!(#item), quote::quote!(*#item)),
+            };
+        let block: syn::Expr = match found.combine {
+            Combine::Fold(init, closure) => {
+                let (state, each) = (untyped(&closure.inputs[0]), untyped(&closure.inputs[1]));
+                let body = &closure.body;
+                // Unmapped, the loop binds the closure's second parameter; mapped, that
+                // parameter binds the mapped value.
+                let (pattern, step) = match found.map {
+                    Some(_) => (pattern, quote::quote!({ let #each = #element; #body })),
+                    None => (quote::quote!(#each), quote::quote!(#body)),
+                };
+                syn::parse_quote! {{
+                    let mut #acc = #init;
+                    for #pattern in #iterator {
+                        let #state = #acc;
+                        #acc = #step;
+                    }
+                    #acc
+                }}
+            }
+            combine => {
+                let product = matches!(combine, Combine::Product);
+                let ty: syn::Type = match (found.ty, self.locals[target.0 as usize].annotation) {
+                    (Some(ty), _) => ty.clone(),
+                    (None, Some(crate::types::Ty::Scalar(scalar))) if !scalar.is_half() => {
+                        syn::parse_str(scalar.rust_name()).ok()?
+                    }
+                    _ => {
+                        let method = if product { "product" } else { "sum" };
+                        self.cx.error_spanned_by(
+                            expr,
+                            format!(
+                                "write the type `{method}` gives: `let total: f32 = \
+                                 x.iter().{method}();` or `x.iter().{method}::<f32>()`"
+                            ),
+                        );
+                        return None;
+                    }
+                };
+                if product {
+                    syn::parse_quote! {{
+                        let mut #acc: #ty = 1 as #ty;
+                        for #pattern in #iterator { #acc *= #element; }
+                        #acc
+                    }}
+                } else {
+                    syn::parse_quote! {{
+                        let mut #acc: #ty = 0 as #ty;
+                        for #pattern in #iterator { #acc += #element; }
+                        #acc
+                    }}
+                }
+            }
         };
         self.lower_into(&block, target)
     }
