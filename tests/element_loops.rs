@@ -307,7 +307,8 @@ fn sums_and_products_match_rust() {
     assert_compiles_with_nvrtc(&[(&sums_and_products::KERNEL, &[])]);
 }
 
-/// `map` before `sum`, over `zip` (a dot product) and `enumerate`, and `fold`.
+/// `map` before `sum`, over `zip` (a dot product) and `enumerate`, and `fold`, with closures
+/// and with functions named by paths (`f32::min`, `f32::abs`).
 #[kernel]
 fn mapped_reductions(a: &[f32], b: &[f32], out: &mut [f32]) {
     let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
@@ -319,7 +320,9 @@ fn mapped_reductions(a: &[f32], b: &[f32], out: &mut [f32]) {
     let weighted: f32 = b.iter().enumerate().map(|(k, &v)| k as f32 * v).sum();
     let largest = a.iter().fold(f32::MIN, |m, &v| m.max(v));
     let count = b.iter().fold(0u32, |c, v| if *v > 0.0 { c + 1 } else { c });
-    out[i] = dot + squares + weighted * 0.01 + largest + count as f32;
+    let smallest = b.iter().copied().fold(f32::MAX, f32::min);
+    let norm1: f32 = a.iter().copied().map(f32::abs).sum();
+    out[i] = dot + squares + weighted * 0.01 + largest + count as f32 + smallest + norm1;
 }
 
 #[test]
@@ -331,10 +334,12 @@ fn mapped_reductions_match_rust() {
     let weighted: f32 = b.iter().enumerate().map(|(k, &v)| k as f32 * v).sum();
     let largest = a.iter().fold(f32::MIN, |m, &v| m.max(v));
     let count = b.iter().fold(0u32, |c, v| if *v > 0.0 { c + 1 } else { c });
+    let smallest = b.iter().copied().fold(f32::MAX, f32::min);
+    let norm1: f32 = a.iter().copied().map(f32::abs).sum();
     let expected: Vec<f32> = (0..n)
         .map(|i| {
             let squares = a[i..i + 3].iter().map(|v| v * v).sum::<f32>();
-            dot + squares + weighted * 0.01 + largest + count as f32
+            dot + squares + weighted * 0.01 + largest + count as f32 + smallest + norm1
         })
         .collect();
     for gpu in backends() {

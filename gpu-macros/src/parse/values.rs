@@ -48,7 +48,7 @@ pub(super) fn needs_statements(expr: &syn::Expr) -> bool {
 /// loop walks (`x.iter()`, `.enumerate()`, `.zip(..)`).
 struct Consumer<'e> {
     iterator: &'e syn::Expr,
-    map: Option<&'e syn::ExprClosure>,
+    map: Option<syn::ExprClosure>,
     combine: Combine<'e>,
     ty: Option<&'e syn::Type>,
 }
@@ -57,13 +57,20 @@ struct Consumer<'e> {
 enum Combine<'e> {
     Sum,
     Product,
-    Fold(&'e syn::Expr, &'e syn::ExprClosure),
+    Fold(&'e syn::Expr, Box<syn::ExprClosure>),
 }
 
-/// The closure `expr` is, if it takes `inputs` parameters.
-fn closure_of(expr: &syn::Expr, inputs: usize) -> Option<&syn::ExprClosure> {
+/// The closure `expr` is, if it takes `inputs` parameters; a function named by a path
+/// (`f32::max`, `f32::abs`) is the closure that calls it.
+fn closure_of(expr: &syn::Expr, inputs: usize) -> Option<syn::ExprClosure> {
     match strip_parens(expr) {
-        syn::Expr::Closure(closure) if closure.inputs.len() == inputs => Some(closure),
+        syn::Expr::Closure(closure) if closure.inputs.len() == inputs => Some(closure.clone()),
+        syn::Expr::Path(path) => {
+            let names: Vec<syn::Ident> = (0..inputs)
+                .map(|i| quote::format_ident!("__gpu_arg{i}"))
+                .collect();
+            Some(syn::parse_quote!(|#(#names),*| #path(#(#names),*)))
+        }
         _ => None,
     }
 }
@@ -88,7 +95,7 @@ fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
     let combine = match (call.method.to_string().as_str(), call.args.len()) {
         ("sum", 0) => Combine::Sum,
         ("product", 0) => Combine::Product,
-        ("fold", 2) => Combine::Fold(&call.args[0], closure_of(&call.args[1], 2)?),
+        ("fold", 2) => Combine::Fold(&call.args[0], Box::new(closure_of(&call.args[1], 2)?)),
         _ => return None,
     };
     let ty = match &call.turbofish {
@@ -318,7 +325,7 @@ impl Parser<'_> {
         let iterator = found.iterator;
         // What the loop binds, and each element's value.
         let (pattern, element): (proc_macro2::TokenStream, proc_macro2::TokenStream) =
-            match found.map {
+            match &found.map {
                 Some(map) => {
                     let pattern = untyped(&map.inputs[0]);
                     let body = &map.body;
