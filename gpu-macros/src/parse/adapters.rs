@@ -239,16 +239,7 @@ impl Parser<'_> {
     ) -> Option<syn::Expr> {
         const USAGE: &str = "`iter_mut` binds a name (with `.enumerate()`, `(i, name)`), used as \
                              `*name`";
-        let (index_pat, element_pat) = match (&*for_loop.pat, enumerate) {
-            (syn::Pat::Tuple(tuple), true) if tuple.elems.len() == 2 => {
-                (Some(&tuple.elems[0]), &tuple.elems[1])
-            }
-            (pat, false) => (None, pat),
-            (other, true) => {
-                self.cx.error_spanned_by(other, USAGE);
-                return None;
-            }
-        };
+        let (index_pat, element_pat) = self.enumerated(&for_loop.pat, enumerate, USAGE)?;
         let Ok(element) = bound_name(element_pat) else {
             self.cx.error_spanned_by(element_pat, USAGE);
             return None;
@@ -270,14 +261,7 @@ impl Parser<'_> {
                 other_use: None,
             };
             deref.visit_block_mut(&mut body);
-            if let Some(span) = deref.other_use {
-                self.cx.error_spanned_by(
-                    syn::Ident::new(&element.to_string(), span),
-                    format!(
-                        "in kernels the element of `iter_mut` is read and written as `*{element}` \
-                         (it is the slice's element in place)"
-                    ),
-                );
+            if !self.only_dereferenced(&deref) {
                 return None;
             }
         }
@@ -303,16 +287,7 @@ impl Parser<'_> {
     ) -> Option<syn::Expr> {
         const USAGE: &str = "`zip` binds a pair of names, `(a, b)` (`&a`, `_` too; with \
                              `.enumerate()`, `(i, (a, b))`)";
-        let (index_pat, pair) = match (&*for_loop.pat, enumerate) {
-            (syn::Pat::Tuple(tuple), true) if tuple.elems.len() == 2 => {
-                (Some(&tuple.elems[0]), &tuple.elems[1])
-            }
-            (pat, false) => (None, pat),
-            (other, true) => {
-                self.cx.error_spanned_by(other, USAGE);
-                return None;
-            }
-        };
+        let (index_pat, pair) = self.enumerated(&for_loop.pat, enumerate, USAGE)?;
         let syn::Pat::Tuple(pair) = pair else {
             self.cx.error_spanned_by(pair, USAGE);
             return None;
@@ -370,14 +345,7 @@ impl Parser<'_> {
             deref.visit_block_mut(&mut body);
             if !mutable {
                 reads.push(quote::quote!(let #name = #base[#index];));
-            } else if let Some(span) = deref.other_use {
-                self.cx.error_spanned_by(
-                    syn::Ident::new(&name.to_string(), span),
-                    format!(
-                        "in kernels the element of `iter_mut` is read and written as `*{name}` \
-                         (it is the slice's element in place)"
-                    ),
-                );
+            } else if !self.only_dereferenced(&deref) {
                 return None;
             }
         }
@@ -391,6 +359,22 @@ impl Parser<'_> {
             return Some(looped);
         }
         Some(syn::parse_quote!({ #(#parts)* #looped }))
+    }
+
+    /// Whether an `iter_mut` element was used only as `*name`; reports any other use.
+    fn only_dereferenced(&self, deref: &Deref<'_>) -> bool {
+        let Some(span) = deref.other_use else {
+            return true;
+        };
+        let name = deref.name;
+        self.cx.error_spanned_by(
+            syn::Ident::new(&name.to_string(), span),
+            format!(
+                "in kernels the element of `iter_mut` is read and written as `*{name}` (it is the \
+                 slice's element in place)"
+            ),
+        );
+        false
     }
 
     /// `for index in 0..len { prelude body }` with `for_loop`'s label and attributes.

@@ -167,6 +167,26 @@ impl Parser<'_> {
         }
     }
 
+    /// A loop's pattern split into the index's (with `.enumerate()`: the first of `(i, v)`) and
+    /// the element's; `usage` reported where an enumerated loop binds no pair.
+    pub(super) fn enumerated<'p>(
+        &self,
+        pat: &'p syn::Pat,
+        enumerate: bool,
+        usage: &str,
+    ) -> Option<(Option<&'p syn::Pat>, &'p syn::Pat)> {
+        match (pat, enumerate) {
+            (syn::Pat::Tuple(tuple), true) if tuple.elems.len() == 2 => {
+                Some((Some(&tuple.elems[0]), &tuple.elems[1]))
+            }
+            (pat, false) => Some((None, pat)),
+            (other, true) => {
+                self.cx.error_spanned_by(other, usage);
+                None
+            }
+        }
+    }
+
     /// `for v in x.iter() { .. }` (or `x`, `&x`; `for (i, v) in x.iter().enumerate()`, `&v`
     /// for `v`) as `for i in 0..x.len() { let v = x[i]; .. }`: `v` is a copy of the element,
     /// which `*v` reads as it would read Rust's reference.
@@ -178,16 +198,7 @@ impl Parser<'_> {
     ) -> Option<StmtKind> {
         const USAGE: &str = "iterating over a slice, the loop binds a name, `&name` or `_` \
                              (with `.enumerate()`: `(i, name)`)";
-        let (index_pat, element_pat) = match (&*for_loop.pat, enumerate) {
-            (syn::Pat::Tuple(tuple), true) if tuple.elems.len() == 2 => {
-                (Some(&tuple.elems[0]), &tuple.elems[1])
-            }
-            (pat, false) => (None, pat),
-            (other, true) => {
-                self.cx.error_spanned_by(other, USAGE);
-                return None;
-            }
-        };
+        let (index_pat, element_pat) = self.enumerated(&for_loop.pat, enumerate, USAGE)?;
         let name_of = |pat: &syn::Pat| -> Option<String> {
             let pat = match pat {
                 syn::Pat::Reference(reference) if reference.mutability.is_none() => &*reference.pat,

@@ -371,19 +371,16 @@ impl Parser<'_> {
                         return None;
                     }
                 };
-                if product {
-                    syn::parse_quote! {{
-                        let mut #acc: #ty = 1 as #ty;
-                        for #pattern in #iterator { #acc *= #element; }
-                        #acc
-                    }}
+                let (start, step) = if product {
+                    (quote::quote!(1), quote::quote!(*=))
                 } else {
-                    syn::parse_quote! {{
-                        let mut #acc: #ty = 0 as #ty;
-                        for #pattern in #iterator { #acc += #element; }
-                        #acc
-                    }}
-                }
+                    (quote::quote!(0), quote::quote!(+=))
+                };
+                syn::parse_quote! {{
+                    let mut #acc: #ty = #start as #ty;
+                    for #pattern in #iterator { #acc #step #element; }
+                    #acc
+                }}
             }
         };
         self.lower_into(&block, target)
