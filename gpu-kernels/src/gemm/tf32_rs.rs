@@ -74,6 +74,14 @@
 //! pair of the row they do not store by two shuffles, then one 16-byte store): 327-328 against
 //! 337-338 in the same runs, slower.
 //!
+//! The grid has a block per multiprocessor (fewer for small products), each striding over C's
+//! tiles in the grouped order with stage use counted across tiles, so the producer fills the
+//! next tile's stages while the consumers store this one (the last stage of a tile goes back
+//! before the stores). Against a block per tile, in one call, alternating (H100, TFLOP/s):
+//! 327.1 and 338.9 at 4096³ against 327.0 and 328.0; at 8192³ 320.2 and 328.1 against 325.3
+//! and 319.9, within cuBLAS's own spread there (0.864-0.867 and 0.866-0.903 × cuBLAS against
+//! 0.843-0.844 and 0.830-0.901).
+//!
 //! A's tile arrives by one tensor copy (`tma_load_2d`, 256×32 in the 128-byte swizzle), B's by
 //! the producer warpgroup's `cp.async`: 339-340 TFLOP/s at 4096³ and 333-335 at 8192³ against
 //! 328-330 and 288-307 when `cp.async` copied both (H100, same runs).
@@ -128,9 +136,8 @@ fn gemm_tf32_rs(
     let group = tid / 128;
     let grid_m = (m + BM - 1) / BM;
     let grid_n = (n + BN - 1) / BN;
-    let pid = block_idx().x as usize;
-    let block_m = grouped_block_row(pid, grid_m, grid_n, GROUP_M) * BM;
-    let block_n = grouped_block_col(pid, grid_m, grid_n, GROUP_M) * BN;
+    let total = grid_m * grid_n;
+    let blocks = grid_dim().x as usize;
     let tiles = (k + BK - 1) / BK;
     if tid == 0 {
         for s in 0..STAGES {
@@ -150,27 +157,35 @@ fn gemm_tf32_rs(
         // copying 512 contiguous bytes of one row.
         let b_row0 = tid / 32;
         let b_chunk = tid % 32;
-        let b_col = block_n + b_chunk * 4;
-        for i in 0..tiles {
-            let s = i % STAGES;
-            let k0 = i * BK;
-            if i >= STAGES {
-                mbarrier_wait(bars, STAGES + s, ((i / STAGES + 1) % 2) as u32);
+        let mut it = 0;
+        let mut tile = block_idx().x as usize;
+        while tile < total {
+            let block_m = grouped_block_row(tile, grid_m, grid_n, GROUP_M) * BM;
+            let block_n = grouped_block_col(tile, grid_m, grid_n, GROUP_M) * BN;
+            let b_col = block_n + b_chunk * 4;
+            for i in 0..tiles {
+                let s = it % STAGES;
+                let k0 = i * BK;
+                if it >= STAGES {
+                    mbarrier_wait(bars, STAGES + s, ((it / STAGES + 1) % 2) as u32);
+                }
+                let a_base = s * STAGE_WORDS;
+                let b_base = a_base + A_WORDS;
+                if tid == 0 {
+                    mbarrier_arrive_expect_tx(bars, s, (A_WORDS * 4) as u32);
+                    tma_load_2d(smem, a_base, a, k0 as i32, block_m as i32, bars, s);
+                }
+                #[unroll]
+                for r in 0..B_COPIES {
+                    let row = b_row0 + 4 * r;
+                    let dst = b_base + row * B_ROW + b_chunk * 4;
+                    let valid = k0 + row < k && b_col < n;
+                    cp_async_16(smem, dst, b, (k0 + row) * n + b_col, valid);
+                }
+                cp_async_mbarrier_arrive(bars, s);
+                it += 1;
             }
-            let a_base = s * STAGE_WORDS;
-            let b_base = a_base + A_WORDS;
-            if tid == 0 {
-                mbarrier_arrive_expect_tx(bars, s, (A_WORDS * 4) as u32);
-                tma_load_2d(smem, a_base, a, k0 as i32, block_m as i32, bars, s);
-            }
-            #[unroll]
-            for r in 0..B_COPIES {
-                let row = b_row0 + 4 * r;
-                let dst = b_base + row * B_ROW + b_chunk * 4;
-                let valid = k0 + row < k && b_col < n;
-                cp_async_16(smem, dst, b, (k0 + row) * n + b_col, valid);
-            }
-            cp_async_mbarrier_arrive(bars, s);
+            tile += blocks;
         }
         cp_async_wait(0);
     } else {
@@ -181,48 +196,60 @@ fn gemm_tf32_rs(
         // (rows of k = l % 4 and 4 further), each pair of C one 8-byte store.
         let nr = (group - 1) * 64 + ((tid % 128) / 32) * 16 + 2 * ((tid % 32) / 4);
         let q = tid % 4;
-        let mut acc = [0.0f32; 128];
-        for j in 0..tiles {
-            let s = j % STAGES;
-            mbarrier_wait(bars, s, ((j / STAGES) % 2) as u32);
-            // A's tile came through the async proxy that wgmma reads with; B's fragments are
-            // plain shared loads.
-            let a_base = s * STAGE_WORDS;
-            let b_base = a_base + A_WORDS;
+        let mut it = 0;
+        let mut tile = block_idx().x as usize;
+        while tile < total {
+            let block_m = grouped_block_row(tile, grid_m, grid_n, GROUP_M) * BM;
+            let block_n = grouped_block_col(tile, grid_m, grid_n, GROUP_M) * BN;
+            let mut acc = [0.0f32; 128];
+            for j in 0..tiles {
+                let s = it % STAGES;
+                mbarrier_wait(bars, s, ((it / STAGES) % 2) as u32);
+                // A's tile came through the async proxy that wgmma reads with; B's fragments
+                // are plain shared loads.
+                let a_base = s * STAGE_WORDS;
+                let b_base = a_base + A_WORDS;
+                #[unroll]
+                for kk in 0..BK / 8 {
+                    let at = b_base + (8 * kk + q) * B_ROW + nr;
+                    let lo = smem.load2(at);
+                    let hi = smem.load2(at + 4 * B_ROW);
+                    let frag = [lo[0], lo[1], hi[0], hi[1]];
+                    // Orders the fragment's loads before the wgmma that reads the registers.
+                    wgmma_fence();
+                    // A step of 8 k: 32 bytes along A's K-major rows.
+                    let da = wgmma_desc(smem, a_base + kk * 8, 8192, 1024);
+                    wgmma_m64n256k8_tf32_rs(&mut acc, frag, smem, da, true);
+                    wgmma_commit();
+                    // The previous instruction is done, so its fragment registers may be
+                    // reused; after a tile's first, that is the previous tile's last, so its
+                    // stage is free.
+                    wgmma_wait(1, &mut acc);
+                    if kk == 0 && j > 0 {
+                        // Every consumer thread arrives: an arrival releases only the arriving
+                        // thread's own loads from the stage.
+                        mbarrier_arrive(bars, STAGES + (it - 1) % STAGES);
+                    }
+                }
+                it += 1;
+            }
+            wgmma_wait(0, &mut acc);
+            // The tile's last stage goes back before the stores, so the producer fills the
+            // next tile's stages while they run.
+            mbarrier_arrive(bars, STAGES + (it - 1) % STAGES);
+            // acc[4j + i] is C^T[nr + i / 2][8j + 2q + i % 2] of the tile: C[m][n] with m that
+            // column, so acc[4j + b] and acc[4j + 2 + b] are a pair along a row of C.
+            let row = block_m + 2 * q;
+            let col = block_n + nr;
             #[unroll]
-            for kk in 0..BK / 8 {
-                let at = b_base + (8 * kk + q) * B_ROW + nr;
-                let lo = smem.load2(at);
-                let hi = smem.load2(at + 4 * B_ROW);
-                let frag = [lo[0], lo[1], hi[0], hi[1]];
-                // Orders the fragment's loads before the wgmma that reads the registers.
-                wgmma_fence();
-                // A step of 8 k: 32 bytes along A's K-major rows.
-                let da = wgmma_desc(smem, a_base + kk * 8, 8192, 1024);
-                wgmma_m64n256k8_tf32_rs(&mut acc, frag, smem, da, true);
-                wgmma_commit();
-                // The previous instruction is done, so its fragment registers may be reused;
-                // after a tile's first, that is the previous tile's last, so its stage is free.
-                wgmma_wait(1, &mut acc);
-                if kk == 0 && j > 0 {
-                    // Every consumer thread arrives: an arrival releases only the arriving
-                    // thread's own loads from the stage.
-                    mbarrier_arrive(bars, STAGES + (j - 1) % STAGES);
+            for j in 0..32 {
+                #[unroll]
+                for b in 0..2 {
+                    let (v0, v1) = (alpha * acc[4 * j + b], alpha * acc[4 * j + 2 + b]);
+                    store_pair(c, m, n, row + 8 * j + b, col, v0, v1, beta);
                 }
             }
-        }
-        wgmma_wait(0, &mut acc);
-        // acc[4j + i] is C^T[nr + i / 2][8j + 2q + i % 2] of the tile: C[m][n] with m that
-        // column, so acc[4j + b] and acc[4j + 2 + b] are a pair along a row of C.
-        let row = block_m + 2 * q;
-        let col = block_n + nr;
-        #[unroll]
-        for j in 0..32 {
-            #[unroll]
-            for b in 0..2 {
-                let (v0, v1) = (alpha * acc[4 * j + b], alpha * acc[4 * j + 2 + b]);
-                store_pair(c, m, n, row + 8 * j + b, col, v0, v1, beta);
-            }
+            tile += blocks;
         }
     }
 }
@@ -240,7 +267,9 @@ pub(crate) fn launch_plain(
     c: &mut DeviceBuffer<f32>,
 ) -> Result<()> {
     let Gemm { m, n, k, .. } = *spec;
-    let grid = Grid::try_x(m.div_ceil(BM) * n.div_ceil(BN))?;
+    let tiles = m.div_ceil(BM) * n.div_ceil(BN);
+    let sms = stream.gpu().sm_count().max(1) as usize;
+    let grid = Grid::try_x(tiles.min(sms))?;
     let shared = (STAGES * STAGE_WORDS * 4) as u32;
     let config = LaunchConfig::new(grid, Block::x(THREADS)).with_shared_mem(shared);
     let (alpha, beta) = (spec.alpha, spec.beta);
