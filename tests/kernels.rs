@@ -206,6 +206,83 @@ fn casts(x: &[f32], to_i32: &mut [i32], to_u32: &mut [u32], to_u64: &mut [u64], 
     }
 }
 
+/// Casts of floats that cannot be NaN (clamped by `max`/`min`, which drop a NaN operand),
+/// converted without the NaN test, and a float clamped to an index by `min`.
+#[kernel]
+fn clamped_casts(
+    x: &[f32],
+    n: usize,
+    to_i32: &mut [i32],
+    to_u32: &mut [u32],
+    to_index: &mut [u32],
+) {
+    let i = global_idx().x;
+    if i < x.len() {
+        let low = x[i].max(-5.0e9);
+        let both = x[i].min(7.0e9).max(0.25);
+        to_i32[i] = low as i32;
+        to_u32[i] = (both as u32).wrapping_add(x[i].max(1.0) as u32 / 2);
+        let at = (both as usize).min(n - 1);
+        to_index[i] = (at as u32).wrapping_add((x[i] as usize).min(n - 1) as u32);
+    }
+}
+
+#[test]
+// `clamp` keeps a NaN, where the kernel's `min` and `max` drop it.
+#[allow(clippy::manual_clamp)]
+fn clamped_float_casts_saturate_like_rust() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let mut host = random_f32(500, 11)
+        .into_iter()
+        .map(|v| v * 1e10)
+        .collect::<Vec<_>>();
+    host.extend([
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        3.0e9,
+        -3.0e9,
+        0.9,
+        77.5,
+    ]);
+    let count = host.len();
+    for n in [1usize, 100, 5_000_000_000] {
+        let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+        let mut to_i32 = DeviceBuffer::zeroed(&stream, count).unwrap();
+        let mut to_u32 = DeviceBuffer::zeroed(&stream, count).unwrap();
+        let mut to_index = DeviceBuffer::zeroed(&stream, count).unwrap();
+        clamped_casts::launch(
+            &stream,
+            LaunchConfig::for_len(count, 128),
+            &x,
+            n,
+            &mut to_i32,
+            &mut to_u32,
+            &mut to_index,
+        )
+        .unwrap();
+        let (a, b, c) = (
+            to_i32.to_host(&stream).unwrap(),
+            to_u32.to_host(&stream).unwrap(),
+            to_index.to_host(&stream).unwrap(),
+        );
+        for i in 0..count {
+            let v = host[i];
+            let both = v.min(7.0e9).max(0.25);
+            assert_eq!(a[i], v.max(-5.0e9) as i32, "{v} (n {n})");
+            assert_eq!(
+                b[i],
+                (both as u32).wrapping_add(v.max(1.0) as u32 / 2),
+                "{v} (n {n})"
+            );
+            let at =
+                ((both as usize).min(n - 1) as u32).wrapping_add((v as usize).min(n - 1) as u32);
+            assert_eq!(c[i], at, "{v} (n {n})");
+        }
+    }
+}
+
 #[test]
 fn float_to_int_casts_saturate_like_rust() {
     let gpu = test_device();

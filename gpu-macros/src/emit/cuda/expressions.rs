@@ -75,6 +75,9 @@ impl<'a> Emitter<'a> {
                     return code;
                 }
                 let inner = self.expr(*expr);
+                if let Some(convert) = self.without_nan_test(*expr, from, *to) {
+                    return format!("{convert}({})", strip_outer_parens(&inner));
+                }
                 self.cast(inner, from, *to)
             }
             ExprKind::Index { base, index } => {
@@ -432,6 +435,30 @@ impl<'a> Emitter<'a> {
             }
         }
         format!("((unsigned int)({}))", strip_outer_parens(&self.expr(id)))
+    }
+
+    /// The conversion intrinsic of float `expr` to integer type `to` where `expr` cannot be
+    /// NaN: the intrinsics saturate as Rust's `as` does, and only NaN needs the helpers' test.
+    pub(super) fn without_nan_test(
+        &self,
+        expr: ExprId,
+        from: Scalar,
+        to: Scalar,
+    ) -> Option<&'static str> {
+        if !self.ranges.never_nan(self.kernel, expr) {
+            return None;
+        }
+        Some(match (from, to) {
+            (Scalar::F32, Scalar::U32) => "__float2uint_rz",
+            (Scalar::F32, Scalar::I32) => "__float2int_rz",
+            (Scalar::F32, Scalar::U64 | Scalar::Usize) => "__float2ull_rz",
+            (Scalar::F32, Scalar::I64 | Scalar::Isize) => "__float2ll_rz",
+            (Scalar::F64, Scalar::U32) => "__double2uint_rz",
+            (Scalar::F64, Scalar::I32) => "__double2int_rz",
+            (Scalar::F64, Scalar::U64 | Scalar::Usize) => "__double2ull_rz",
+            (Scalar::F64, Scalar::I64 | Scalar::Isize) => "__double2ll_rz",
+            _ => return None,
+        })
     }
 
     fn cast(&mut self, inner: String, from: Scalar, to: Scalar) -> String {

@@ -171,14 +171,28 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// `expr as u32` of a narrowed `expr`: its 32-bit code, which the cast does not change.
+    /// `expr as u32` or `expr as f32` (`f64`) of a narrowed `expr`: its 32-bit code, which
+    /// the cast does not change. Converted from 32 bits, a float costs one instruction, where
+    /// from 64 bits it took a slower one (`I2F.U64`): the bilinear resize port converted each
+    /// pixel's coordinates that way.
     pub(super) fn narrow_cast(&mut self, expr: ExprId, to: Scalar) -> Option<String> {
-        if to != Scalar::U32 || !narrowable(self.types.expr(expr)) {
+        let from = self.types.expr(expr);
+        if !narrowable(from) || !(to == Scalar::U32 || to.is_float()) {
             return None;
         }
         let ty = self.expr_index_type(expr)?;
         let code = self.narrow_code(expr, &ty);
-        Some(format!("((unsigned int){code})"))
+        if to == Scalar::U32 {
+            return Some(format!("((unsigned int){code})"));
+        }
+        let float = if to == Scalar::F32 { "float" } else { "double" };
+        // The alias's 64-bit alternative holds a signed value's bits.
+        let through = match (is_wide_signed(from), ty.as_str()) {
+            (_, NARROW | NARROW_UNSIGNED) => String::new(),
+            (true, _) => format!("(typename rs_signed_of<{ty}>::type)"),
+            (false, _) => format!("(typename rs_unsigned_of<{ty}>::type)"),
+        };
+        Some(format!("(({float}){through}{code})"))
     }
 
     /// `lhs op rhs` of two `i64`/`isize` values with facts, compared in 32 bits where both
@@ -378,6 +392,55 @@ impl<'a> Emitter<'a> {
                 let a = self.narrow_code(*receiver, ty);
                 let b = self.narrow_code(args[0], ty);
                 format!("({a} > {b} ? {a} - {b} : ({ty})0)")
+            }
+            // A `min` with an operand without a fact compares in 64 bits; its result, within
+            // the other operand's fact, converts exactly.
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } if method == "min"
+                && (self.ranges.expr(*receiver).is_none()
+                    || self.ranges.expr(args[0]).is_none()) =>
+            {
+                let (unknown, known) = if self.ranges.expr(*receiver).is_none() {
+                    (*receiver, args[0])
+                } else {
+                    (args[0], *receiver)
+                };
+                let helper = self.use_helper("rs_min");
+                let wide = {
+                    let (a, b) = (self.expr(unknown), self.expr(known));
+                    let (a, b) = (super::strip_outer_parens(&a), super::strip_outer_parens(&b));
+                    format!("(({ty}){helper}({a}, {b}))")
+                };
+                // A float converted to an index and clamped below 2^31 (`(sx as usize).min(w -
+                // 1)`): the 32-bit conversion saturates at `u32::MAX`, past the clamp, so the
+                // minimum is the same, without the 64-bit conversion and comparison.
+                let ExprKind::Cast { expr: float, .. } = kernel.expr(unknown).kind else {
+                    return wide;
+                };
+                if !self.types.scalar(float).is_float() {
+                    return wide;
+                }
+                let from = self.types.scalar(float);
+                let convert = match self.without_nan_test(float, from, Scalar::U32) {
+                    Some(intrinsic) => intrinsic,
+                    None => self.use_helper("rs_as_u32"),
+                };
+                let float = self.expr(float);
+                let other = self.narrow_code(known, ty);
+                let narrow = format!(
+                    "(({ty}){helper}({convert}({}), ({NARROW_UNSIGNED})({})))",
+                    super::strip_outer_parens(&float),
+                    super::strip_outer_parens(&other)
+                );
+                if ty == NARROW || ty == NARROW_UNSIGNED {
+                    narrow
+                } else {
+                    format!("(sizeof({ty}) == 4 ? {narrow} : {wide})")
+                }
             }
             ExprKind::Method {
                 receiver,

@@ -73,6 +73,15 @@ impl<'a> Emitter<'a> {
                 ));
                 self.len_names.push((*local, len_name));
             }
+            // A struct read from a slice the kernel cannot write, bound once: a reference, so
+            // each field is loaded where it is used (CUDA by Example's ray tracer reads a
+            // sphere's colour only where it is nearer; a copy loaded all seven floats of each).
+            StmtKind::Let { local, init } if self.read_only_struct(*local, *init) => {
+                let ty = cuda_ty(self.types.local(*local));
+                let name = self.name(*local).to_string();
+                let value = self.value(*init);
+                self.out.line(&format!("const {ty}& {name} = {value};"));
+            }
             StmtKind::Let { local, init } if self.narrow_local(*local).is_some() => {
                 let ty = self.narrow_local(*local).expect("matched above");
                 let value = self.narrow_code(*init, &ty);
@@ -268,6 +277,20 @@ impl<'a> Emitter<'a> {
             ExprKind::Cast { expr, .. } => self.is_pure(*expr),
             _ => false,
         }
+    }
+
+    /// Whether `let local = init` binds a struct, never written, read from a slice the kernel
+    /// cannot write (`let s = spheres[i]`, `for s in spheres`), whose memory then stays as it
+    /// is while the binding lives.
+    fn read_only_struct(&self, local: LocalId, init: ExprId) -> bool {
+        if !matches!(self.types.local(local), Ty::Struct(_)) || self.kernel.local(local).mutable {
+            return false;
+        }
+        matches!(
+            self.kernel.expr(init).kind,
+            ExprKind::Index { base, .. }
+                if matches!(self.types.expr(base), Ty::Slice { mutable: false, .. })
+        )
     }
 
     /// A `let` that creates storage (shared memory, a local array); false for a plain value.

@@ -78,6 +78,8 @@ pub struct Ranges {
     ints: Vec<bool>,
     /// The same of each variable: its every value, and its initializer's intermediates.
     local_ints: Vec<bool>,
+    /// Whether each float variable is bound once to a value that cannot be NaN.
+    not_nan: Vec<bool>,
 }
 
 /// What a loop level multiplies an expression's weight by.
@@ -210,6 +212,7 @@ impl Ranges {
             weights: vec![1; function.exprs.len()],
             ints: vec![true; function.exprs.len()],
             local_ints: vec![true; function.locals.len()],
+            not_nan: vec![false; function.locals.len()],
         };
         let mut walk = Walk {
             function,
@@ -326,6 +329,26 @@ impl Ranges {
     pub fn local(&self, local: LocalId) -> Option<&Fact> {
         self.locals.get(local.0 as usize)?.as_ref()
     }
+
+    /// Whether float expression `id` of `function` cannot be NaN: a literal, a `max` or `min`
+    /// with an operand that cannot be (Rust's gives the other operand for NaN: the clamp
+    /// `(x - 0.5).max(0.0)`), or a variable bound once to one. Its conversion to an integer
+    /// then needs no NaN test.
+    pub fn never_nan(&self, function: &Function, id: ExprId) -> bool {
+        match &function.expr(id).kind {
+            ExprKind::Lit(Lit::Float { .. }) => true,
+            ExprKind::Local(local) => self.not_nan.get(local.0 as usize) == Some(&true),
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } if matches!(method.as_str(), "max" | "min") && args.len() == 1 => {
+                self.never_nan(function, *receiver) || self.never_nan(function, args[0])
+            }
+            _ => false,
+        }
+    }
 }
 
 /// The analysis of one function, in statement order so a variable's fact is known before its
@@ -381,6 +404,10 @@ impl Walk<'_> {
     fn stmt(&mut self, stmt: &Stmt) {
         match &stmt.kind {
             StmtKind::Let { local, init } => {
+                if !self.function.local(*local).mutable {
+                    self.ranges.not_nan[local.0 as usize] =
+                        self.ranges.never_nan(self.function, *init);
+                }
                 let fact = self.fact(*init);
                 self.ranges.local_ints[local.0 as usize] = self.ranges.ints[init.0 as usize];
                 if !self.function.local(*local).mutable {

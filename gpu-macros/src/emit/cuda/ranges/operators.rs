@@ -99,6 +99,18 @@ impl Walk<'_> {
                 method,
                 args,
                 ..
+            } if method == "min"
+                && args.len() == 1
+                && unsigned_max(self.types.expr(id)).is_some()
+                && (self.fact(*receiver).is_none() || self.fact(args[0]).is_none()) =>
+            {
+                self.clamped(*receiver, args[0])
+            }
+            ExprKind::Method {
+                receiver,
+                method,
+                args,
+                ..
             } if matches!(method.as_str(), "min" | "max") && args.len() == 1 => {
                 let op = if method == "min" {
                     BoundOp::Min
@@ -175,6 +187,61 @@ impl Walk<'_> {
             fact.lo = exact;
         }
         Some(fact)
+    }
+
+    /// The unsigned `a.min(b)` where an operand has no fact of its own. A clamp's upper end
+    /// `w - 1` of a parameter `w` is bounded where the launch finds `w >= 1` (see
+    /// [`Walk::clamp_end`]), which becomes that operand's fact. An operand with none even so
+    /// (a coordinate from a float, `(sx as usize).min(w - 1)`) leaves the result at most the
+    /// other's `hi`: only the result fits, and that operand is computed in 64 bits (see
+    /// `narrow_code`).
+    fn clamped(&mut self, a: ExprId, b: ExprId) -> Option<Fact> {
+        for id in [a, b] {
+            if self.fact(id).is_none() {
+                if let Some(end) = self.clamp_end(id) {
+                    let fits = end
+                        .hi
+                        .upper()
+                        .map_or(!end.cond.is_empty(), |hi| hi <= I32_MAX);
+                    self.ranges.ints[id.0 as usize] = fits;
+                    self.ranges.exprs[id.0 as usize] = Some(Some(end));
+                }
+            }
+        }
+        match (self.fact(a), self.fact(b)) {
+            (Some(_), Some(_)) => self.either(a, b, BoundOp::Min, BoundOp::Min),
+            (Some(known), None) | (None, Some(known)) => Some(Fact {
+                lo: Bound::Num(0),
+                varies: true,
+                ..known
+            }),
+            (None, None) => None,
+        }
+    }
+
+    /// The fact of `p - k` for a kernel parameter `p`, within `[0, p - k]` where the launch
+    /// finds `k <= p`. Only a `min` operand has it: a parameter keeps 0 as its lower bound
+    /// elsewhere (see [`Walk::divisor`]).
+    fn clamp_end(&mut self, id: ExprId) -> Option<Fact> {
+        let ExprKind::Binary {
+            op: BinOp::Sub,
+            lhs,
+            rhs,
+        } = self.function.expr(id).kind
+        else {
+            return None;
+        };
+        let mut l = self.fact(lhs)?;
+        l.lo = self.launch_value(lhs)?;
+        let r = self.fact(rhs)?;
+        Fact {
+            lo: Bound::op(BoundOp::Sub, &l.lo, &r.hi),
+            hi: Bound::op(BoundOp::Sub, &l.hi, &r.lo),
+            cond: l.cond.union(&r.cond).cloned().collect(),
+            varies: l.varies || r.varies,
+            shift: Bound::Num(0),
+        }
+        .require(r.hi, l.lo)
     }
 
     /// One of two values (`a.min(b)`, `a.max(b)`, `if c { a } else { b }`): `lo` and `hi`

@@ -88,8 +88,8 @@ fn operators_follow_interval_arithmetic() {
     assert_eq!(bounds(INDICES, "smaller"), Some((0, 31)));
     assert_eq!(bounds(INDICES, "larger"), Some((0, 65534 * 32 + 1023)));
     assert_eq!(bounds(INDICES, "picked"), Some((0, 31 + 2048)));
-    // `tx.min(n)` is at most 1023, but `n` itself is computed in 64 bits.
-    assert_eq!(bounds(INDICES, "unknown_min"), None);
+    // `tx.min(n)` is at most 1023: compared in 64 bits (`n` has no fact), its result fits.
+    assert_eq!(bounds(INDICES, "unknown_min"), Some((0, 1023)));
 }
 
 #[test]
@@ -597,4 +597,28 @@ fn k(out: &mut [u32]) {
     assert_eq!(bounds(rust, "wrapped"), Some((0, 6)));
     // A divisor that may be 0 bounds nothing.
     assert_eq!(fact(rust, "by_zero_maybe"), None);
+}
+
+#[test]
+fn a_value_without_a_fact_clamped_by_min_is_bounded_by_the_other_operand() {
+    let rust = r#"
+fn k(src_w: usize, src_h: usize, dst_w: usize, src: &[f32], out: &mut [f32]) {
+    let x = global_idx().x;
+    if x < dst_w {
+        let sx = x as f32 * 1.5;
+        let x0 = (sx as usize).min(src_w - 1);
+        let y0 = (sx as usize).min(src_h - 1);
+        let at = y0 * src_w + x0;
+        let unknown = (sx as usize).min(src[0] as usize);
+        out[x] = src[at] + unknown as f32;
+    }
+}
+"#;
+    let x0 = launch_fact(rust, "x0").expect("a fact decided at launch");
+    assert_eq!(x0.lo, Bound::Num(0));
+    assert!(cond_cuda(&x0.cond).contains("src_w"), "{:?}", x0.cond);
+    let at = launch_fact(rust, "at").expect("a fact decided at launch");
+    assert!(cond_cuda(&at.cond).contains("src_h"), "{:?}", at.cond);
+    // Neither operand bounded: nothing is known.
+    assert_eq!(launch_fact(rust, "unknown"), None);
 }
