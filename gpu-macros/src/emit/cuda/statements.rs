@@ -3,7 +3,7 @@
 
 use super::{cuda_decl, cuda_ty, cuda_type, fresh, strip_outer_parens, Emitter, LoopLabels};
 use crate::ir::*;
-use crate::types::{Len, Ty};
+use crate::types::{Len, Scalar, Ty};
 
 impl<'a> Emitter<'a> {
     pub(super) fn block_body(&mut self, block: &Block) {
@@ -718,6 +718,24 @@ impl<'a> Emitter<'a> {
                     cmp(&end_name)
                 );
                 (header, None)
+            }
+            // A 32-bit (or smaller) `a..=b` counts in 64 bits, where stepping past `b` cannot
+            // wrap even at the type's maximum: the compiler then counts the trips and unrolls
+            // a window's `-R..=R` as C's `i <= R; ++i` (the bilateral filter port).
+            (None, true)
+                if !reverse
+                    && (scalar.is_small_int() || matches!(scalar, Scalar::I32 | Scalar::U32)) =>
+            {
+                let wide = fresh(&mut self.taken, &format!("{name}_wide"));
+                let counter = if scalar.is_signed_int() {
+                    "long long"
+                } else {
+                    "unsigned long long"
+                };
+                let header = format!(
+                    "for ({counter} {wide} = {start_code}, {end_name} = {end_code}; {wide} <= {end_name}; ++{wide}) {{"
+                );
+                (header, Some(format!("{ty} {name} = ({ty}){wide};")))
             }
             // `a..=b` reaches `b` without stepping past it (`b` may be the type's maximum): a
             // flag says whether another step fits, checked after the body (also on `continue`).
