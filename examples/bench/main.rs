@@ -1,7 +1,7 @@
 //! Benchmarks of the library kernels against a reference measured in the same run: a device-copy
 //! kernel (16-byte loads and stores) for the bandwidth-bound ones, cuBLAS for GEMM, and for the
 //! host time of a launch, the same kernel launched through cudarc directly; for classic CUDA
-//! programs ported to `#[kernel]` (`ports.rs` to `ports8.rs`), the same algorithm written in
+//! programs ported to `#[kernel]` (`ports.rs` to `ports9.rs`), the same algorithm written in
 //! CUDA C. Times are CUDA-event medians after a warm-up; bandwidth counts bytes read plus bytes
 //! written, as the copy does; GEMM throughput counts 2·m·n·k floating-point operations.
 //!
@@ -17,6 +17,7 @@ mod port_kernels5;
 mod port_kernels6;
 mod port_kernels7;
 mod port_kernels8;
+mod port_kernels9;
 mod ports;
 mod ports2;
 mod ports3;
@@ -25,6 +26,7 @@ mod ports5;
 mod ports6;
 mod ports7;
 mod ports8;
+mod ports9;
 mod shapes;
 
 use gpu_dsl::kernels::gemm::{self, Gemm, GemmInput};
@@ -539,6 +541,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         rows.extend(ports6::rows(&stream, &only)?);
         rows.extend(ports7::rows(&stream, &only)?);
         rows.extend(ports8::rows(&stream, &only)?);
+        rows.extend(ports9::rows(&stream, &only)?);
         if only.wants("gemm shape") {
             rows.extend(shapes::rows(&stream)?);
         }
