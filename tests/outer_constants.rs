@@ -173,9 +173,24 @@ fn inclusive_ranges(_unused: u32, from: u32, out: &mut [u32]) {
         for _ in 5..=4 {
             empty += 1;
         }
+        // Signed and small counters up to their maxima, with `continue` skipping the rest.
+        let mut signed = 0i32;
+        for k in (i32::MAX - 3)..=i32::MAX {
+            if k == i32::MAX - 1 {
+                continue;
+            }
+            signed = signed.wrapping_add(k);
+        }
+        let mut small = 0u32;
+        for b in 250u8..=u8::MAX {
+            small += b as u32;
+        }
+        for d in -3i8..=i8::MIN {
+            small += d as u32;
+        }
         let _ = out[i];
         let _spare = count;
-        out[i] = count + stepped + empty;
+        out[i] = count + stepped + empty + signed as u32 + small;
     }
 }
 
@@ -195,7 +210,15 @@ fn inclusive_ranges_reach_the_maximum() {
         let stepped = (from..=u32::MAX)
             .step_by(i + 1)
             .fold(0u32, |a, k| a.wrapping_add(k));
-        assert_eq!(*got, count.wrapping_add(stepped), "[{i}]");
+        let signed = ((i32::MAX - 3)..=i32::MAX)
+            .filter(|&k| k != i32::MAX - 1)
+            .fold(0i32, |a, k| a.wrapping_add(k));
+        let small: u32 = (250u8..=u8::MAX).map(u32::from).sum();
+        let expected = count
+            .wrapping_add(stepped)
+            .wrapping_add(signed as u32)
+            .wrapping_add(small);
+        assert_eq!(*got, expected, "[{i}]");
     }
 }
 

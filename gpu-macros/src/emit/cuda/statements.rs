@@ -735,7 +735,11 @@ impl<'a> Emitter<'a> {
                 let header = format!(
                     "for ({counter} {wide} = {start_code}, {end_name} = {end_code}; {wide} <= {end_name}; ++{wide}) {{"
                 );
-                (header, Some(format!("{ty} {name} = ({ty}){wide};")))
+                // An unread variable is not declared (NVRTC would warn).
+                let prologue = self
+                    .is_read(var)
+                    .then(|| format!("{ty} {name} = ({ty}){wide};"));
+                (header, prologue)
             }
             // `a..=b` reaches `b` without stepping past it (`b` may be the type's maximum): a
             // flag says whether another step fits, checked after the body (also on `continue`).
