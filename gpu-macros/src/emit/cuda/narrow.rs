@@ -177,7 +177,7 @@ impl<'a> Emitter<'a> {
     /// pixel's coordinates that way.
     pub(super) fn narrow_cast(&mut self, expr: ExprId, to: Scalar) -> Option<String> {
         let from = self.types.expr(expr);
-        if !narrowable(from) || !(to == Scalar::U32 || to.is_float()) {
+        if !narrowable(from) || !matches!(to, Scalar::U32 | Scalar::F32 | Scalar::F64) {
             return None;
         }
         let ty = self.expr_index_type(expr)?;
