@@ -241,6 +241,8 @@ struct Emitter<'a> {
     /// Whether this is a kernel that reaches `grid_sync`: it takes its grid barrier's word as
     /// a hidden last parameter.
     grid_word: bool,
+    /// Whether a `while` loop's condition is being written (see `narrow_comparison`).
+    in_loop_test: bool,
 }
 
 /// A loop as `break`/`continue` see it: its Rust label, and the C++ labels that a labelled
@@ -448,6 +450,7 @@ impl<'a> Emitter<'a> {
             launch_fit: Vec::new(),
             fits_entry: None,
             grid_word: false,
+            in_loop_test: false,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Statements: declarations and the storage a `let` creates, assignments, `if`, loops with
 //! their labels (C++ `goto`s where Rust breaks out of an outer loop) and `match` chains.
 
+use super::ranges::I32_MAX;
 use super::{cuda_decl, cuda_ty, cuda_type, fresh, strip_outer_parens, Emitter, LoopLabels};
 use crate::ir::*;
 use crate::types::{Len, Scalar, Ty};
@@ -152,6 +153,16 @@ impl<'a> Emitter<'a> {
                     strip_outer_parens(&place_code)
                 ));
             }
+            StmtKind::Assign {
+                place,
+                op: Some(op),
+                value,
+            } if self.narrowed_compound(*place, *op, *value).is_some() => {
+                let line = self
+                    .narrowed_compound(*place, *op, *value)
+                    .expect("matched above");
+                self.out.line(&line);
+            }
             StmtKind::Assign { place, op, value } => {
                 // A variable by its name: read, a 32-bit one would be widened.
                 let place_code = match self.kernel.expr(*place).kind {
@@ -201,7 +212,9 @@ impl<'a> Emitter<'a> {
                 self.out.line("}");
             }
             StmtKind::While { cond, body, label } => {
+                self.in_loop_test = true;
                 let cond = self.expr(*cond);
+                self.in_loop_test = false;
                 let header = format!("while ({}) {{", strip_outer_parens(&cond));
                 self.labeled_loop(label, &header, body);
             }
@@ -252,6 +265,59 @@ impl<'a> Emitter<'a> {
             StmtKind::Assert(assertion) => self.assertion(assertion, stmt.span.line()),
             StmtKind::Print { format, newline } => self.print(format, *newline),
         }
+    }
+
+    /// `local op= value` of a variable narrowed to 32 bits, computed in its type: the
+    /// variable's fact bounds every value it takes, this result included, and `value`'s own
+    /// fact bounds it. Computed in 64 bits and truncated, a grid-stride `while i < n { ..; i +=
+    /// 32; }` gave the compiler a counter that might wrap, so it did not unroll the loop (an
+    /// `i8` matrix-vector product's byte loads then went one at a time).
+    fn narrowed_compound(&mut self, place: ExprId, op: BinOp, value: ExprId) -> Option<String> {
+        let ExprKind::Local(local) = self.kernel.expr(place).kind else {
+            return None;
+        };
+        let fact = self.ranges.expr(value).cloned()?;
+        if fact.is_shifted() {
+            return None;
+        }
+        // The operand fits the variable's type too (a number, or a variable of that type), so
+        // no `int` step overflows on the way to the result.
+        let ty = self.narrow_local(local)?;
+        let small = fact.cond.is_empty() && fact.hi_num().is_some_and(|hi| hi <= I32_MAX);
+        let same = match self.kernel.expr(value).kind {
+            ExprKind::Local(other) => self.narrow_local(other).as_deref() == Some(ty.as_str()),
+            _ => false,
+        };
+        if !small && !same {
+            return None;
+        }
+        let unsigned = matches!(
+            self.types.local(local),
+            Ty::Scalar(Scalar::Usize | Scalar::U64)
+        );
+        let ok = match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                true
+            }
+            // Below 32, the amount masks alike in both widths.
+            BinOp::Shl | BinOp::Shr => unsigned && fact.hi_num().is_some_and(|hi| hi < 32),
+            _ => false,
+        };
+        if !ok {
+            return None;
+        }
+        let name = self.name(local).to_string();
+        let v = self.narrow_code(value, &ty);
+        let v = strip_outer_parens(&v);
+        Some(match op {
+            BinOp::Shl | BinOp::Shr => {
+                format!(
+                    "{name} = {name} {} ((unsigned int)({v}) & 31u);",
+                    op.symbol()
+                )
+            }
+            _ => format!("{name} = {name} {} ({v});", op.symbol()),
+        })
     }
 
     /// Whether any expression reads `local`.
