@@ -20,6 +20,22 @@ impl Parser<'_> {
             );
             return None;
         }
+        if matches!(
+            call.method.to_string().as_str(),
+            "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
+        ) {
+            self.cx.error_spanned_by(
+                &call.method,
+                format!(
+                    "`{}` takes a closure the kernel language cannot pass: for floats write \
+                     `x.iter().copied().fold(f32::NEG_INFINITY, f32::max)` (or `f32::INFINITY, \
+                     f32::min`), for integers `x.iter().max().unwrap()`, or a `for` loop that \
+                     keeps the best element",
+                    call.method
+                ),
+            );
+            return None;
+        }
         if let Some(turbofish) = &call.turbofish {
             self.cx.error_spanned_by(
                 turbofish,

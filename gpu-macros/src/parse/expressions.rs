@@ -108,6 +108,9 @@ impl Parser<'_> {
                 let lhs = self.expr(&binary.left);
                 let rhs = if matches!(op, BinOp::Shl | BinOp::Shr) {
                     self.shift_amount(&binary.right)
+                } else if matches!(op, BinOp::And | BinOp::Or) {
+                    // Evaluated only when the left side says so.
+                    self.lifting(false, |this| this.expr(&binary.right))
                 } else {
                     self.expr(&binary.right)
                 };
@@ -116,6 +119,11 @@ impl Parser<'_> {
                     lhs: lhs?,
                     rhs: rhs?,
                 }
+            }
+            syn::Expr::MethodCall(_) | syn::Expr::Unary(_)
+                if super::values::consumer(expr).is_some() =>
+            {
+                return self.lifted(expr);
             }
             syn::Expr::Unary(unary) => {
                 let op = match unary.op {
@@ -226,12 +234,12 @@ impl Parser<'_> {
                 let mut arms = Vec::new();
                 for arm in &match_expr.arms {
                     let patterns = self.arm_patterns(arm)?;
-                    let value = match &*arm.body {
+                    let value = self.lifting(false, |this| match &*arm.body {
                         syn::Expr::Block(block) if block.label.is_none() => {
-                            self.value_block(&block.block)?
+                            this.value_block(&block.block)
                         }
-                        other => self.expr(other)?,
-                    };
+                        other => this.expr(other),
+                    })?;
                     arms.push((patterns, value));
                 }
                 ExprKind::Match {
@@ -649,8 +657,9 @@ impl Parser<'_> {
             return None;
         };
         let cond = self.condition(&if_expr.cond);
-        let then_value = self.value_block(&if_expr.then_branch);
-        let else_value = self.expr(else_expr);
+        // Only one arm runs: neither may compute before the statement.
+        let then_value = self.lifting(false, |this| this.value_block(&if_expr.then_branch));
+        let else_value = self.lifting(false, |this| this.expr(else_expr));
         Some(ExprKind::Select {
             cond: cond?,
             then_value: then_value?,

@@ -65,6 +65,7 @@ pub fn parse_function(
         (syn::ReturnType::Type(_, ty), FnKind::Device) => parser.value_type(ty),
         _ => None,
     };
+    parser.ret = ret;
     // Written with a return type (even one rejected above), its tail is its value: no second
     // message about an unused value.
     let returns_value = matches!(item.sig.output, syn::ReturnType::Type(..));
@@ -131,6 +132,11 @@ struct Parser<'a> {
     loops: Vec<values::LoopFrame>,
     /// How many hidden names rewritten loops have taken, so each is the function's own.
     hidden: usize,
+    /// Whether an iterator consumed into a value may be computed before the current
+    /// statement (see `values.rs`).
+    lift: bool,
+    /// The type the function (or the closure being parsed) returns, where it is written.
+    ret: Option<Ty>,
 }
 
 impl<'a> Parser<'a> {
@@ -160,6 +166,8 @@ impl<'a> Parser<'a> {
             prelude: Vec::new(),
             loops: Vec::new(),
             hidden: 0,
+            lift: false,
+            ret: None,
         }
     }
 }

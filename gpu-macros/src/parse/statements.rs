@@ -67,7 +67,7 @@ impl Parser<'_> {
                     syn::Stmt::Expr(expr, None) if i + 1 == count && is_tail_value(expr) => {
                         stmts.extend(this.with_prelude(|this| {
                             Some(Stmt {
-                                kind: StmtKind::Return(Some(this.value(expr)?)),
+                                kind: StmtKind::Return(Some(this.returned_value(expr)?)),
                                 span: Loc::of(expr),
                             })
                         }));
@@ -355,7 +355,7 @@ impl Parser<'_> {
                 self.expr_stmt(&rewritten, tail)
             }
             syn::Expr::Match(match_expr) => {
-                let scrutinee = self.expr(&match_expr.expr);
+                let scrutinee = self.lifting(true, |this| this.expr(&match_expr.expr));
                 let mut arms = Vec::new();
                 for arm in &match_expr.arms {
                     let patterns = self.arm_patterns(arm)?;
@@ -401,7 +401,7 @@ impl Parser<'_> {
                     );
                     None
                 }
-                Some(value) => Some(StmtKind::Return(Some(self.value(value)?))),
+                Some(value) => Some(StmtKind::Return(Some(self.returned_value(value)?))),
                 None => Some(StmtKind::Return(None)),
             },
             syn::Expr::Block(block) if block.label.is_none() => {
@@ -567,18 +567,22 @@ impl Parser<'_> {
     }
 
     fn if_stmt(&mut self, if_expr: &syn::ExprIf) -> Option<StmtKind> {
-        let cond = self.condition(&if_expr.cond);
+        let cond = self.lifting(true, |this| this.condition(&if_expr.cond));
         let then_block = self.block(&if_expr.then_branch);
         let else_block = match &if_expr.else_branch {
             None => None,
             Some((_, else_expr)) => match &**else_expr {
                 syn::Expr::Block(block) => Some(self.block(&block.block)),
                 syn::Expr::If(nested) => {
+                    // What its condition computes first runs only when the `else` is taken.
                     let span = Loc::of(nested);
-                    let nested = self.scoped(|this| this.if_stmt(nested));
-                    Some(Block {
-                        stmts: nested.map(|kind| Stmt { kind, span }).into_iter().collect(),
-                    })
+                    let stmts = self.scoped(|this| {
+                        this.with_prelude(|this| {
+                            let kind = this.if_stmt(nested)?;
+                            Some(Stmt { kind, span })
+                        })
+                    });
+                    Some(Block { stmts })
                 }
                 other => {
                     self.cx

@@ -9,6 +9,11 @@
 //! assigns a hidden one, declared just before the statement that reads it (see
 //! [`Parser::value`]). An `if` or `match` whose arms are single expressions stays an
 //! expression (a conditional), as before.
+//!
+//! An iterator consumed into a value (`x.iter().sum::<f32>()`, `.fold(..)`) inside a larger
+//! expression is lifted the same way into a hidden variable computed before the statement,
+//! where that expression is evaluated once and unconditionally: never under `&&` / `||`, in a
+//! conditional's arms or in a `while` condition (see [`Parser::lifting`]).
 
 use super::statements::label_name;
 use super::{strip_parens, Parser};
@@ -31,23 +36,27 @@ pub(super) fn needs_statements(expr: &syn::Expr) -> bool {
                 || if_expr
                     .else_branch
                     .as_ref()
-                    .is_some_and(|(_, other)| needs_statements(other))
+                    .is_some_and(|(_, other)| needs_statements(other) || has_consumer(other))
         }
         syn::Expr::Match(_) if super::guards::is_guarded_match(expr) => true,
-        syn::Expr::Match(match_expr) => match_expr
-            .arms
-            .iter()
-            .any(|arm| arm.guard.is_none() && (needs_statements(&arm.body) || diverges(&arm.body))),
+        syn::Expr::Match(match_expr) => match_expr.arms.iter().any(|arm| {
+            arm.guard.is_none()
+                && (needs_statements(&arm.body) || diverges(&arm.body) || has_consumer(&arm.body))
+        }),
         syn::Expr::Loop(_) => true,
         other => consumer(other).is_some(),
     }
 }
 
 /// An iterator consumed into one value: `x.iter().sum()` / `.product()` (also `sum::<T>()`, after
-/// `.copied()`, `.cloned()` or `.map(|v| ..)`), or `.fold(init, |acc, v| ..)`, over what a `for`
-/// loop walks (`x.iter()`, `.enumerate()`, `.zip(..)`).
-struct Consumer<'e> {
+/// `.copied()`, `.cloned()` or `.map(|v| ..)`), `.fold(init, |acc, v| ..)`, or an integer
+/// `.max()` / `.min()` unwrapped, over what a `for` loop walks (`x.iter()`, `.enumerate()`,
+/// `.zip(..)`, a range).
+pub(super) struct Consumer<'e> {
     iterator: &'e syn::Expr,
+    /// Whether the walk gives references (a slice's elements), which `*` reads, or values (a
+    /// range's).
+    by_ref: bool,
     map: Option<syn::ExprClosure>,
     combine: Combine<'e>,
     ty: Option<&'e syn::Type>,
@@ -58,6 +67,20 @@ enum Combine<'e> {
     Sum,
     Product,
     Fold(&'e syn::Expr, Box<syn::ExprClosure>),
+    /// `.max()` / `.min()` (`min` true) and what stands for an empty walk's `None`.
+    Extreme {
+        min: bool,
+        method: &'e syn::Ident,
+        otherwise: Otherwise<'e>,
+    },
+}
+
+/// What `.unwrap()`, `.unwrap_or(v)` or `.unwrap_or_default()` gives where `max` or `min` found
+/// nothing.
+enum Otherwise<'e> {
+    Panic,
+    Value(&'e syn::Expr),
+    Zero,
 }
 
 /// The closure `expr` is, if it takes `inputs` parameters; a function named by a path
@@ -75,27 +98,102 @@ fn closure_of(expr: &syn::Expr, inputs: usize) -> Option<syn::ExprClosure> {
     }
 }
 
-/// Whether `expr` is what a `for` loop over elements walks: `x.iter()`, `x.into_iter()`, and
-/// `.enumerate()` or `.zip(..)` of one.
-fn walks(expr: &syn::Expr) -> bool {
+/// Whether `expr` is what a `for` loop walks, and whether it gives references: `x.iter()`,
+/// `x.into_iter()`, and `.enumerate()` or `.zip(..)` of one (references), or a range, `a..b`,
+/// `a..=b`, with `.rev()` or `.step_by(s)` (values).
+fn walks(expr: &syn::Expr) -> Option<bool> {
     match strip_parens(expr) {
         syn::Expr::MethodCall(call) => match call.method.to_string().as_str() {
-            "iter" | "into_iter" => call.args.is_empty(),
-            "enumerate" | "zip" => walks(&call.receiver),
-            _ => false,
+            "iter" | "into_iter" if call.args.is_empty() => Some(true),
+            "enumerate" | "zip" => walks(&call.receiver).filter(|by_ref| *by_ref),
+            "rev" | "step_by" => {
+                matches!(strip_parens(&call.receiver), syn::Expr::Range(_)).then_some(false)
+            }
+            _ => None,
         },
-        _ => false,
+        syn::Expr::Range(range) if range.start.is_some() && range.end.is_some() => Some(false),
+        _ => None,
     }
 }
 
-fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
+/// `walk.max().unwrap()` (or `.min()`, `.unwrap_or(v)`, `.unwrap_or_default()`, `.copied()`
+/// before the unwrapping, `*` before all when the walk gives references): the walk and how it
+/// combines.
+fn extreme(call: &syn::ExprMethodCall, deref: bool) -> Option<(&syn::Expr, Combine<'_>)> {
+    let otherwise = match (call.method.to_string().as_str(), call.args.len()) {
+        ("unwrap", 0) => Otherwise::Panic,
+        ("unwrap_or_default", 0) => Otherwise::Zero,
+        // `*x.iter().max().unwrap_or(&0)`: the default is a reference like the elements.
+        ("unwrap_or", 1) => Otherwise::Value(match strip_parens(&call.args[0]) {
+            syn::Expr::Reference(reference) if deref => &reference.expr,
+            other => other,
+        }),
+        _ => return None,
+    };
+    let mut inner = strip_parens(&call.receiver);
+    if let syn::Expr::MethodCall(copied) = inner {
+        if copied.args.is_empty()
+            && matches!(copied.method.to_string().as_str(), "copied" | "cloned")
+        {
+            inner = strip_parens(&copied.receiver);
+        }
+    }
+    let syn::Expr::MethodCall(extreme) = inner else {
+        return None;
+    };
+    let min = match extreme.method.to_string().as_str() {
+        "max" => false,
+        "min" => true,
+        _ => return None,
+    };
+    if !extreme.args.is_empty() || extreme.turbofish.is_some() {
+        return None;
+    }
+    let combine = Combine::Extreme {
+        min,
+        method: &extreme.method,
+        otherwise,
+    };
+    Some((&extreme.receiver, combine))
+}
+
+/// Whether `expr` has an iterator consumed into a value somewhere in it (not in a closure's
+/// body, which lifts its own): an arm holding one runs as statements, so it is lifted there.
+pub(super) fn has_consumer(expr: &syn::Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr(&mut self, expr: &'ast syn::Expr) {
+            if consumer(expr).is_some() {
+                self.0 = true;
+            } else {
+                syn::visit::visit_expr(self, expr);
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_expr(&mut finder, expr);
+    finder.0
+}
+
+pub(super) fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
+    let (expr, deref) = match expr {
+        syn::Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => {
+            (strip_parens(&unary.expr), true)
+        }
+        other => (other, false),
+    };
     let syn::Expr::MethodCall(call) = expr else {
         return None;
     };
-    let combine = match (call.method.to_string().as_str(), call.args.len()) {
-        ("sum", 0) => Combine::Sum,
-        ("product", 0) => Combine::Product,
-        ("fold", 2) => Combine::Fold(&call.args[0], Box::new(closure_of(&call.args[1], 2)?)),
+    let (receiver, combine) = match (call.method.to_string().as_str(), call.args.len()) {
+        _ if deref || call.method.to_string().starts_with("unwrap") => extreme(call, deref)?,
+        ("sum", 0) => (&*call.receiver, Combine::Sum),
+        ("product", 0) => (&*call.receiver, Combine::Product),
+        ("fold", 2) => (
+            &*call.receiver,
+            Combine::Fold(&call.args[0], Box::new(closure_of(&call.args[1], 2)?)),
+        ),
         _ => return None,
     };
     let ty = match &call.turbofish {
@@ -105,7 +203,7 @@ fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
         },
         None => None,
     };
-    let mut iterator = strip_parens(&call.receiver);
+    let mut iterator = strip_parens(receiver);
     let mut map = None;
     while let syn::Expr::MethodCall(inner) = iterator {
         let method = inner.method.to_string();
@@ -118,8 +216,14 @@ fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
             break;
         }
     }
-    walks(iterator).then_some(Consumer {
+    let by_ref = walks(iterator)?;
+    // `*` reads an element the walk gives by reference.
+    if deref && (!by_ref || map.is_some()) {
+        return None;
+    }
+    Some(Consumer {
         iterator,
+        by_ref,
         map,
         combine,
         ty,
@@ -136,7 +240,9 @@ fn untyped(pat: &syn::Pat) -> &syn::Pat {
 
 fn block_needs_statements(block: &syn::Block) -> bool {
     match block.stmts.as_slice() {
-        [syn::Stmt::Expr(inner, None)] => needs_statements(inner) || diverges(inner),
+        [syn::Stmt::Expr(inner, None)] => {
+            needs_statements(inner) || diverges(inner) || has_consumer(inner)
+        }
         _ => true,
     }
 }
@@ -184,8 +290,57 @@ impl Parser<'_> {
         annotation: Option<crate::types::Ty>,
     ) -> Option<ExprId> {
         if !needs_statements(expr) {
-            return self.expr(expr);
+            return self.lifting(true, |this| this.expr(expr));
         }
+        self.hidden_value(expr, annotation)
+    }
+
+    /// The value of `expr`, a function's result or a `return`'s: an iterator consumed there
+    /// (`x.iter().sum()`) takes the function's return type, as Rust infers it.
+    pub(super) fn returned_value(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        let annotation = consumer(strip_parens(expr)).and(self.ret);
+        self.value_of(expr, annotation)
+    }
+
+    /// Runs `f` with consumed iterators lifted before the statement (`on`) or reported (off).
+    pub(super) fn lifting<R>(&mut self, on: bool, f: impl FnOnce(&mut Self) -> R) -> R {
+        let outer = std::mem::replace(&mut self.lift, on);
+        let out = f(self);
+        self.lift = outer;
+        out
+    }
+
+    /// A consumed iterator inside a larger expression: its value, computed before the
+    /// statement where that is allowed (see [`Parser::lifting`]).
+    pub(super) fn lifted(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        if self.lift {
+            return self.hidden_value(expr, None);
+        }
+        let method = match consumer(expr).map(|found| found.combine) {
+            Some(Combine::Sum) => "sum",
+            Some(Combine::Product) => "product",
+            Some(Combine::Fold(..)) => "fold",
+            Some(Combine::Extreme { min: true, .. }) => "min",
+            _ => "max",
+        };
+        self.cx.error_spanned_by(
+            expr,
+            format!(
+                "`{method}` computes with a loop, which runs before the statement; here (after \
+                 `&&` or `||`, in a conditional's arm or a `while` condition) it would run when \
+                 it should not: bind it with `let` first (`let t: f32 = x.iter().sum();`)"
+            ),
+        );
+        None
+    }
+
+    /// `expr`, which runs statements, as a hidden variable those statements (placed in the
+    /// prelude) assign.
+    fn hidden_value(
+        &mut self,
+        expr: &syn::Expr,
+        annotation: Option<crate::types::Ty>,
+    ) -> Option<ExprId> {
         let span = Loc::of(expr);
         let id = self.locals.len();
         // Not in scope: nothing the user wrote can name it, and each has its own name.
@@ -213,7 +368,8 @@ impl Parser<'_> {
     /// What `f` parses, after the statements it placed in the prelude.
     pub(super) fn with_prelude(&mut self, f: impl FnOnce(&mut Self) -> Option<Stmt>) -> Vec<Stmt> {
         let outer = std::mem::take(&mut self.prelude);
-        let last = f(self);
+        // A statement inside starts where nothing is lifted until its values say so.
+        let last = self.lifting(false, f);
         let mut stmts = std::mem::replace(&mut self.prelude, outer);
         stmts.extend(last);
         stmts
@@ -252,7 +408,7 @@ impl Parser<'_> {
                     );
                     return None;
                 };
-                let cond = self.condition(&if_expr.cond);
+                let cond = self.lifting(true, |this| this.condition(&if_expr.cond));
                 let then_block = self.lowered_block(&if_expr.then_branch, target);
                 let else_block = self.lowered_arm(else_expr, target);
                 StmtKind::If {
@@ -266,7 +422,7 @@ impl Parser<'_> {
                 return self.lower_into(&rewritten, target);
             }
             syn::Expr::Match(match_expr) => {
-                let scrutinee = self.expr(&match_expr.expr);
+                let scrutinee = self.lifting(true, |this| this.expr(&match_expr.expr));
                 let mut arms = Vec::new();
                 for arm in &match_expr.arms {
                     let patterns = self.arm_patterns(arm)?;
@@ -289,7 +445,7 @@ impl Parser<'_> {
             }
             other if diverges(other) => self.expr_stmt(other, false)?,
             other => {
-                let value = self.expr(other)?;
+                let value = self.lifting(true, |this| this.expr(other))?;
                 let place = self.push_expr(ExprKind::Local(target), span);
                 StmtKind::Assign {
                     place,
@@ -331,9 +487,54 @@ impl Parser<'_> {
                     let body = &map.body;
                     (quote::quote!(#pattern), quote::quote!({ #body }))
                 }
-                None => (quote::quote!(#item), quote::quote!(*#item)),
+                None if found.by_ref => (quote::quote!(#item), quote::quote!(*#item)),
+                None => (quote::quote!(#item), quote::quote!(#item)),
             };
         let block: syn::Expr = match found.combine {
+            Combine::Extreme {
+                min,
+                method,
+                otherwise,
+            } => {
+                // Spanned at the method, where a float's mismatch with the 0 is reported.
+                let at = method.span();
+                let acc = syn::Ident::new(&acc.to_string(), at);
+                let found_any = quote::format_ident!("__gpu_found{n}", span = at);
+                let each = quote::format_ident!("__gpu_each{n}", span = at);
+                // Rust's `max` keeps the last of equal elements, `min` the first.
+                let better = if min {
+                    quote::quote!(<)
+                } else {
+                    quote::quote!(>=)
+                };
+                // An untyped 0 to start from: it takes the elements' type, which `max` and
+                // `min` need to be an integer (Rust's `Ord`), so floats are refused here.
+                let zero = syn::LitInt::new("0", method.span());
+                let fallback = match otherwise {
+                    Otherwise::Panic => quote::quote! {
+                        if !#found_any {
+                            panic!("called `Option::unwrap()` on a `None` value");
+                        }
+                    },
+                    Otherwise::Value(value) => quote::quote! {
+                        if !#found_any { #acc = #value; }
+                    },
+                    Otherwise::Zero => quote::quote!(),
+                };
+                syn::parse_quote_spanned! {at=> {
+                    let mut #acc = #zero;
+                    let mut #found_any = false;
+                    for #pattern in #iterator {
+                        let #each = #element;
+                        if !#found_any || #each #better #acc {
+                            #acc = #each;
+                        }
+                        #found_any = true;
+                    }
+                    #fallback
+                    #acc
+                }}
+            }
             Combine::Fold(init, closure) => {
                 let (state, each) = (untyped(&closure.inputs[0]), untyped(&closure.inputs[1]));
                 let body = &closure.body;

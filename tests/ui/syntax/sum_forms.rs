@@ -1,8 +1,10 @@
 use gpu_dsl::prelude::*;
 
 #[kernel]
-fn nested_sum(x: &mut [f32]) {
-    x[0] = 1.0 + x.iter().sum::<f32>();
+fn conditional_sum(x: &mut [f32]) {
+    if x.len() > 2 && x[2..].iter().sum::<f32>() > 0.0 {
+        x[0] = 1.0;
+    }
 }
 
 #[kernel]

@@ -1,0 +1,186 @@
+//! Iterators consumed inside larger expressions (`x.iter().sum::<f32>() / n as f32`, `acc +=
+//! a.iter().zip(b).map(..).sum::<f32>()`, `.sum::<f32>().sqrt()`, in conditions and in one arm
+//! of an `if`), a device function's `x.iter().sum()` typed by its return type, integer
+//! `.max()` / `.min()` unwrapped, and ranges consumed (`(0..k).map(|i| ..).sum()`), on every
+//! backend at hand, against the same code run as plain Rust.
+
+mod common;
+
+use common::{assert_compiles_with_nvrtc, backends, close, random_f32};
+use gpu_dsl::prelude::*;
+
+/// The spread of `row` around `mean`, its sum typed by the function's return type.
+#[device]
+fn spread(row: &[f32], mean: f32) -> f32 {
+    row.iter().map(|v| (v - mean) * (v - mean)).sum()
+}
+
+/// A row's statistics, each consumed iterator part of a larger expression.
+#[kernel]
+fn row_stats(x: &[f32], w: &[f32], cols: usize, out: &mut [f32]) {
+    let r = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if r >= out.len() {
+        return;
+    }
+    let row = &x[r * cols..(r + 1) * cols];
+    let mean = row.iter().sum::<f32>() / cols as f32;
+    let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
+    let mut acc = mean;
+    acc += row.iter().zip(w).map(|(p, q)| p * q).sum::<f32>();
+    let range =
+        row.iter().fold(f32::MIN, |m, &v| m.max(v)) - row.iter().copied().fold(f32::MAX, f32::min);
+    let sign = if row.iter().sum::<f32>() > 0.0 {
+        1.0
+    } else if row.iter().map(|v| v.abs()).sum::<f32>() > 1.5 {
+        -1.0
+    } else {
+        0.0
+    };
+    // Computed only when taken: `row[3..]` is out of range for shorter rows.
+    let tail = if cols > 3 {
+        row[3..].iter().sum::<f32>() * 0.5
+    } else {
+        0.0
+    };
+    out[r] = acc + norm + range + sign + tail + spread(row, mean);
+}
+
+fn row_stats_host(row: &[f32], w: &[f32]) -> f32 {
+    let cols = row.len();
+    let mean = row.iter().sum::<f32>() / cols as f32;
+    let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
+    let mut acc = mean;
+    acc += row.iter().zip(w).map(|(p, q)| p * q).sum::<f32>();
+    let range =
+        row.iter().fold(f32::MIN, |m, &v| m.max(v)) - row.iter().copied().fold(f32::MAX, f32::min);
+    let sign = if row.iter().sum::<f32>() > 0.0 {
+        1.0
+    } else if row.iter().map(|v| v.abs()).sum::<f32>() > 1.5 {
+        -1.0
+    } else {
+        0.0
+    };
+    let tail = if cols > 3 {
+        row[3..].iter().sum::<f32>() * 0.5
+    } else {
+        0.0
+    };
+    let spread: f32 = row.iter().map(|v| (v - mean) * (v - mean)).sum();
+    acc + norm + range + sign + tail + spread
+}
+
+#[test]
+fn consumed_iterators_in_expressions_match_rust() {
+    for cols in [2usize, 3, 7] {
+        let rows = 100;
+        let x = random_f32(rows * cols, cols as u64);
+        let w = random_f32(cols, 99);
+        let expected: Vec<f32> = x.chunks(cols).map(|row| row_stats_host(row, &w)).collect();
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+            let dw = DeviceBuffer::from_host(&stream, &w).unwrap();
+            let mut out = DeviceBuffer::<f32>::zeroed(&stream, rows).unwrap();
+            row_stats::launch(
+                &stream,
+                LaunchConfig::for_len(rows, 64),
+                &dx,
+                &dw,
+                cols,
+                &mut out,
+            )
+            .unwrap();
+            close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
+        }
+    }
+}
+
+/// Integer extremes of a row (`.max().unwrap()`, `.min().unwrap_or(v)`, after `.copied()` or
+/// `.map(..)`, through `*`, over parts that may be empty) and ranges consumed by `sum`, `fold`
+/// and `max`, with `step_by` and `rev`.
+#[kernel]
+fn row_extremes(x: &[i32], cols: usize, out: &mut [i32]) {
+    let r = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if r >= out.len() {
+        return;
+    }
+    let row = &x[r * cols..(r + 1) * cols];
+    let hi = *row.iter().max().unwrap();
+    let lo = row.iter().copied().min().unwrap_or(0);
+    let spread = row.iter().map(|&v| v.abs()).max().unwrap() - lo;
+    let front = row[..cols / 2].iter().max().copied().unwrap_or(-1);
+    let back = *row[1..].iter().min().unwrap_or(&i32::MAX);
+    let weighted: i32 = (0..cols).map(|k| row[k] * k as i32).sum();
+    let mixed = (1..=cols as i32).fold(0, |acc, k| acc * 3 % 1000 + k);
+    let evens: i32 = (0..cols).step_by(2).map(|k| row[k]).sum();
+    let late = (0..cols)
+        .rev()
+        .map(|k| row[k] - k as i32)
+        .max()
+        .unwrap_or_default();
+    out[r] = (hi * 3 + lo + spread + front + weighted + mixed + evens + late)
+        .wrapping_add(back)
+        .wrapping_add(1 + row.iter().copied().min().unwrap() / 2);
+}
+
+fn row_extremes_host(row: &[i32]) -> i32 {
+    let cols = row.len();
+    let hi = *row.iter().max().unwrap();
+    let lo = row.iter().copied().min().unwrap_or(0);
+    let spread = row.iter().map(|&v| v.abs()).max().unwrap() - lo;
+    let front = row[..cols / 2].iter().max().copied().unwrap_or(-1);
+    let back = *row[1..].iter().min().unwrap_or(&i32::MAX);
+    let weighted: i32 = (0..cols).map(|k| row[k] * k as i32).sum();
+    let mixed = (1..=cols as i32).fold(0, |acc, k| acc * 3 % 1000 + k);
+    let evens: i32 = (0..cols).step_by(2).map(|k| row[k]).sum();
+    let late = (0..cols)
+        .rev()
+        .map(|k| row[k] - k as i32)
+        .max()
+        .unwrap_or_default();
+    (hi * 3 + lo + spread + front + weighted + mixed + evens + late)
+        .wrapping_add(back)
+        .wrapping_add(1 + row.iter().copied().min().unwrap() / 2)
+}
+
+#[test]
+fn integer_extremes_and_consumed_ranges_match_rust() {
+    for cols in [1usize, 2, 5, 8] {
+        let rows = 70;
+        let x: Vec<i32> = random_f32(rows * cols, 7 + cols as u64)
+            .iter()
+            .map(|v| (v * 1000.0) as i32)
+            .collect();
+        let expected: Vec<i32> = x.chunks(cols).map(row_extremes_host).collect();
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+            let mut out = DeviceBuffer::<i32>::zeroed(&stream, rows).unwrap();
+            let config = LaunchConfig::for_len(rows, 32);
+            row_extremes::launch(&stream, config, &dx, cols, &mut out).unwrap();
+            assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+        }
+    }
+}
+
+#[test]
+fn max_of_nothing_unwrapped_panics_as_rust_does() {
+    for gpu in backends() {
+        let stream = gpu.new_stream().unwrap();
+        let dx = DeviceBuffer::from_host(&stream, &[1i32, 2]).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeroed(&stream, 1).unwrap();
+        row_extremes::launch(&stream, LaunchConfig::for_len(1, 32), &dx, 0, &mut out).unwrap();
+        let err = stream
+            .synchronize()
+            .expect_err("an empty row has no maximum");
+        let gpu_dsl::runtime::Error::KernelPanic { message, .. } = &err else {
+            panic!("expected a kernel panic, got {err}");
+        };
+        assert_eq!(message, "called `Option::unwrap()` on a `None` value");
+    }
+}
+
+#[test]
+fn iterator_values_compile_with_nvrtc() {
+    assert_compiles_with_nvrtc(&[(&row_stats::KERNEL, &[]), (&row_extremes::KERNEL, &[])]);
+}
