@@ -467,6 +467,20 @@ pub const METHODS: &[Method] = &[
         NONE,
         RetTy::Same,
     ),
+    Method {
+        name: "is_multiple_of",
+        receiver: Receiver::KnownUnsigned,
+        args: ONE,
+        ret: RetTy::Bool,
+        cuda: Cuda::HelperIn("rs_is_multiple_of", "rs_int_multiples"),
+    },
+    Method {
+        name: "next_multiple_of",
+        receiver: Receiver::KnownUnsigned,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::HelperIn("rs_next_multiple_of", "rs_int_multiples"),
+    },
 ];
 
 /// An integer method computed by the `rs_int_bits` helper's function `rs_<name>`, templated
@@ -512,8 +526,10 @@ impl Method {
     /// Whether the CUDA call takes the call's line last, for a checked-mode report (a
     /// remainder by zero).
     pub fn takes_line(&self) -> bool {
-        matches!(self.name, "rem_euclid" | "div_euclid" | "div_ceil")
-            && self.receiver != Receiver::Float
+        matches!(
+            self.name,
+            "rem_euclid" | "div_euclid" | "div_ceil" | "next_multiple_of"
+        ) && self.receiver != Receiver::Float
     }
 }
 

@@ -412,6 +412,11 @@ impl Twin<'_> {
             "rem_euclid" if scalar.is_int() => format!("({r}).wrapping_rem_euclid({})", args[0]),
             "div_euclid" if scalar.is_int() => format!("({r}).wrapping_div_euclid({})", args[0]),
             "next_power_of_two" => format!("({r}).checked_next_power_of_two().unwrap_or(0)"),
+            "next_multiple_of" => format!(
+                "{{ let (__a, __b) = ({r}, {}); match __a % __b {{ 0 => __a, __r => \
+                 __a.wrapping_add(__b - __r) }} }}",
+                args[0]
+            ),
             "pow" => format!("({r}).wrapping_pow({})", args[0]),
             "clamp" => format!(
                 "{{ let (__v, __lo, __hi) = ({r}, {}, {}); if __v < __lo {{ __lo }} else if __v > __hi {{ __hi }} else {{ __v }} }}",

@@ -417,4 +417,17 @@ template <typename T> __device__ __forceinline__ T rs_next_power_of_two(T x) {
 }
 ",
     },
+    Helper {
+        name: "rs_int_multiples",
+        needs: &["rs_div"],
+        code: "\
+// Rust's `is_multiple_of` (0 is a multiple of 0 only) and `next_multiple_of` (wrapping, as in
+// release Rust; a zero divisor reported as `%` reports it).
+template <typename T> __device__ __forceinline__ bool rs_is_multiple_of(T a, T b) { return b == (T)0 ? a == (T)0 : a % b == (T)0; }
+template <typename T> __device__ __forceinline__ T rs_next_multiple_of(T a, T b, unsigned int line) {
+    T r = rs_rem(a, b, line);
+    return r == (T)0 ? a : (T)(a + (T)(b - r));
+}
+",
+    },
 ];

@@ -1,0 +1,83 @@
+//! Integer methods ports reach for: `is_multiple_of` (which clippy suggests for `x % n == 0`)
+//! and `next_multiple_of`, at several widths, against the same methods on the host.
+
+mod common;
+
+use common::{assert_compiles_with_nvrtc, backends};
+use gpu_dsl::prelude::*;
+
+/// `out[2i]` whether `a[i]` is a multiple of `b[i]` (0 only of 0), `out[2i + 1]` the next
+/// multiple of `b[i]` from `a[i]` (for a nonzero `b[i]`).
+macro_rules! multiple_kernels {
+    ($($name:ident: $t:ty;)*) => {$(
+        #[kernel]
+        fn $name(a: &[$t], b: &[$t], out: &mut [$t]) {
+            let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+            if i < a.len() {
+                let (x, y) = (a[i], b[i]);
+                out[2 * i] = x.is_multiple_of(y) as $t;
+                out[2 * i + 1] = if y != 0 { x.next_multiple_of(y) } else { 0 };
+            }
+        }
+    )*};
+}
+
+multiple_kernels! {
+    multiples_u8: u8;
+    multiples_u32: u32;
+    multiples_u64: u64;
+}
+
+/// Pairs with small and zero divisors, multiples and not, below half the type's range so no
+/// next multiple overflows.
+fn pairs(max: u64) -> (Vec<u64>, Vec<u64>) {
+    let half = max / 2;
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for x in [0, 1, 2, 3, 7, 8, 12, 63, 64, 100, half - 1, half] {
+        for y in [0, 1, 2, 3, 4, 5, 8, 16, 60, half / 3, half] {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    (a, b)
+}
+
+macro_rules! check_multiples {
+    ($kernel:ident, $t:ty) => {{
+        let (a, b) = pairs(<$t>::MAX as u64);
+        let a: Vec<$t> = a.iter().map(|&v| v as $t).collect();
+        let b: Vec<$t> = b.iter().map(|&v| v as $t).collect();
+        let mut expected = Vec::new();
+        for (&x, &y) in a.iter().zip(&b) {
+            expected.push(x.is_multiple_of(y) as $t);
+            expected.push(if y != 0 { x.next_multiple_of(y) } else { 0 });
+        }
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let da = DeviceBuffer::from_host(&stream, &a).unwrap();
+            let db = DeviceBuffer::from_host(&stream, &b).unwrap();
+            let mut out = DeviceBuffer::<$t>::zeroed(&stream, 2 * a.len()).unwrap();
+            let config = LaunchConfig::for_len(a.len(), 64);
+            $kernel::launch(&stream, config, &da, &db, &mut out).unwrap();
+            let got = out.to_host(&stream).unwrap();
+            assert_eq!(got, expected, "{} {}", stringify!($t), gpu.name());
+        }
+    }};
+}
+
+#[test]
+fn multiples_match_rust() {
+    check_multiples!(multiples_u8, u8);
+    check_multiples!(multiples_u32, u32);
+    check_multiples!(multiples_u64, u64);
+}
+
+#[test]
+fn integer_idioms_compile_with_nvrtc() {
+    assert_compiles_with_nvrtc(&[
+        (&multiples_u8::KERNEL, &[]),
+        (&multiples_u32::KERNEL, &[]),
+        (&multiples_u64::KERNEL, &[]),
+    ]);
+}
