@@ -127,6 +127,12 @@ impl Twin<'_> {
                     format!("{base_code}.get({index}, __t, {line})")
                 }
             },
+            ExprKind::Len(base)
+                if matches!(self.types.expr(*base), Ty::Struct(_) | Ty::Enum(_)) =>
+            {
+                let name = method_name(&self.types.expr(*base).describe(), "len");
+                self.user_call(&name, &[*base])
+            }
             ExprKind::Len(base) => match self.types.expr(*base) {
                 Ty::Array {
                     len: Len::Known(n), ..

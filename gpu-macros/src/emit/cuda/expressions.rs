@@ -90,6 +90,12 @@ impl<'a> Emitter<'a> {
                     None => format!("{}[{checked}]", self.expr(*base)),
                 }
             }
+            ExprKind::Len(base)
+                if matches!(self.types.expr(*base), Ty::Struct(_) | Ty::Enum(_)) =>
+            {
+                let name = method_name(&self.types.expr(*base).describe(), "len");
+                self.user_call(&name, &[*base])
+            }
             ExprKind::Len(base) => self.length_of(*base),
             ExprKind::Method {
                 receiver,
