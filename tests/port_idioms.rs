@@ -1,5 +1,6 @@
 //! Idioms of ports from CUDA samples written the way Rust writes them: a `#[device]` vector
-//! type with its own `len` method beside slices' `len()`, on every backend at hand, against
+//! type with its own `len` method beside slices' `len()`, `(a..b).contains(&x)` bounds tests
+//! (clippy's advice for `a <= x && x < b`) and `matches!`, on every backend at hand, against
 //! the same code run as plain Rust.
 
 mod common;
@@ -81,7 +82,96 @@ fn a_type_with_a_len_method_matches_rust() {
     }
 }
 
+/// What a stencil does at a cell, as a kernel parameter.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(u32)]
+pub enum Edge {
+    Clamp = 0,
+    Wrap = 1,
+    Zero = 2,
+}
+
+/// A 5-point stencil on a `w`-wide grid whose neighbours are tested with `contains`, and
+/// classes of values by `matches!`.
+#[kernel]
+fn bounded_stencil(edge: Edge, w: i32, h: i32, x: &[i32], out: &mut [i32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if !(0..x.len()).contains(&i) {
+        return;
+    }
+    let (r, c) = (i as i32 / w, i as i32 % w);
+    let mut s = 0i32;
+    let offsets = [(0i32, 0i32), (-1, 0), (1, 0), (0, -1), (0, 1)];
+    for k in 0..offsets.len() {
+        let (dr, dc) = offsets[k];
+        let (nr, nc) = (r + dr, c + dc);
+        if (0..h).contains(&nr) && (0..w).contains(&nc) {
+            s += x[(nr * w + nc) as usize];
+        } else if matches!(edge, Edge::Clamp | Edge::Wrap) {
+            s += x[i] / 2;
+        }
+    }
+    let v = x[i];
+    let class = matches!(v, 0 | 7..=9) as i32
+        + 2 * matches!(v, -5..=-1 if v % 2 == 0) as i32
+        + 4 * (..-50).contains(&v) as i32
+        + 8 * (50..=60).contains(&v) as i32
+        + 16 * (70..).contains(&v) as i32;
+    out[i] = s * 32 + class;
+}
+
+fn bounded_stencil_host(edge: Edge, w: i32, h: i32, x: &[i32], i: usize) -> i32 {
+    let (r, c) = (i as i32 / w, i as i32 % w);
+    let mut s = 0i32;
+    let offsets = [(0i32, 0i32), (-1, 0), (1, 0), (0, -1), (0, 1)];
+    for &(dr, dc) in offsets.iter() {
+        let (nr, nc) = (r + dr, c + dc);
+        if (0..h).contains(&nr) && (0..w).contains(&nc) {
+            s += x[(nr * w + nc) as usize];
+        } else if matches!(edge, Edge::Clamp | Edge::Wrap) {
+            s += x[i] / 2;
+        }
+    }
+    let v = x[i];
+    let class = matches!(v, 0 | 7..=9) as i32
+        + 2 * matches!(v, -5..=-1 if v % 2 == 0) as i32
+        + 4 * (..-50).contains(&v) as i32
+        + 8 * (50..=60).contains(&v) as i32
+        + 16 * (70..).contains(&v) as i32;
+    s * 32 + class
+}
+
+#[test]
+fn range_contains_and_matches_match_rust() {
+    let (w, h) = (13, 11);
+    let n = (w * h) as usize;
+    let x: Vec<i32> = random_f32(n, 3)
+        .iter()
+        .map(|v| (v * 100.0) as i32)
+        .collect();
+    for edge in [Edge::Clamp, Edge::Wrap, Edge::Zero] {
+        let expected: Vec<i32> = (0..n)
+            .map(|i| bounded_stencil_host(edge, w, h, &x, i))
+            .collect();
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+            let mut out = DeviceBuffer::<i32>::zeroed(&stream, n).unwrap();
+            // More threads than cells: the `contains` guard stops the rest.
+            let config = LaunchConfig::for_len(n + 40, 64);
+            bounded_stencil::launch(&stream, config, edge, w, h, &dx, &mut out).unwrap();
+            assert_eq!(
+                out.to_host(&stream).unwrap(),
+                expected,
+                "{edge:?} {}",
+                gpu.name()
+            );
+        }
+    }
+}
+
 #[test]
 fn port_idioms_compile_with_nvrtc() {
-    assert_compiles_with_nvrtc(&[(&lengths::KERNEL, &[])]);
+    assert_compiles_with_nvrtc(&[(&lengths::KERNEL, &[]), (&bounded_stencil::KERNEL, &[])]);
 }

@@ -6,6 +6,7 @@ use crate::intrinsics::{Arg, Arity, Builtin, Op, Signature};
 use crate::ir::*;
 use crate::types::{GenericArg, Scalar, Ty};
 use quote::ToTokens;
+use syn::spanned::Spanned;
 
 impl Parser<'_> {
     pub(super) fn method_call(&mut self, call: &syn::ExprMethodCall) -> Option<ExprKind> {
@@ -454,6 +455,147 @@ impl Parser<'_> {
             }
             Arity::Usage(_) | Arity::Counted => true,
         }
+    }
+}
+
+/// The range whose `contains` `call` is: `(a..b).contains(&x)`.
+pub(super) fn range_contains(call: &syn::ExprMethodCall) -> Option<&syn::ExprRange> {
+    if call.method != "contains" || call.args.len() != 1 {
+        return None;
+    }
+    match super::strip_parens(&call.receiver) {
+        syn::Expr::Range(range) if range.start.is_some() || range.end.is_some() => Some(range),
+        _ => None,
+    }
+}
+
+impl Parser<'_> {
+    /// `(a..b).contains(&x)`, which clippy asks for instead of `a <= x && x < b`: that
+    /// comparison (`x <= b` for `a..=b`; one side for `a..` and `..b`), so `x` is read twice.
+    pub(super) fn contains(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        range: &syn::ExprRange,
+    ) -> Option<ExprId> {
+        let item = match super::strip_parens(&call.args[0]) {
+            syn::Expr::Reference(reference) => &*reference.expr,
+            other => other,
+        };
+        if !is_plain_value(item) {
+            self.cx.error_spanned_by(
+                item,
+                "`contains` compares this value with both ends of the range, so it is read \
+                 twice: bind it with `let` first",
+            );
+            return None;
+        }
+        let at = call.method.span();
+        let lower = range
+            .start
+            .as_ref()
+            .map(|start| quote::quote_spanned!(at=> (#start) <= (#item)));
+        let upper = range.end.as_ref().map(|end| match range.limits {
+            syn::RangeLimits::HalfOpen(_) => quote::quote_spanned!(at=> (#item) < (#end)),
+            syn::RangeLimits::Closed(_) => quote::quote_spanned!(at=> (#item) <= (#end)),
+        });
+        let test: syn::Expr = match (lower, upper) {
+            (Some(lower), Some(upper)) => syn::parse_quote_spanned!(at=> (#lower && #upper)),
+            (Some(one), None) | (None, Some(one)) => syn::parse_quote_spanned!(at=> (#one)),
+            (None, None) => unreachable!("range_contains takes ranges with an end"),
+        };
+        self.expr(&test)
+    }
+
+    /// `matches!(value, pattern)` (literals, ranges, constants, enum variants, `_` and `|` of
+    /// them, as `match` takes them, and an `if` guard): the comparisons of `value` (read once
+    /// per comparison) with each pattern, or'd, and the guard.
+    pub(super) fn matches_macro(&mut self, mac: &syn::Macro) -> Option<ExprId> {
+        struct Matches {
+            value: syn::Expr,
+            pat: syn::Pat,
+            guard: Option<syn::Expr>,
+        }
+        impl syn::parse::Parse for Matches {
+            fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+                let value = input.parse()?;
+                input.parse::<syn::Token![,]>()?;
+                let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+                let guard = if input.parse::<Option<syn::Token![if]>>()?.is_some() {
+                    Some(input.parse()?)
+                } else {
+                    None
+                };
+                input.parse::<Option<syn::Token![,]>>()?;
+                Ok(Matches { value, pat, guard })
+            }
+        }
+        let Matches { value, pat, guard } = match mac.parse_body::<Matches>() {
+            Ok(parsed) => parsed,
+            Err(err) => {
+                self.cx.error_spanned_by(
+                    mac,
+                    format!(
+                        "write `matches!(value, pattern)` or `matches!(value, pattern if \
+                         condition)`: {err}"
+                    ),
+                );
+                return None;
+            }
+        };
+        if !is_plain_value(&value) {
+            self.cx.error_spanned_by(
+                &value,
+                "`matches!` compares this value with each pattern, so it is read more than \
+                 once: bind it with `let` first",
+            );
+            return None;
+        }
+        let cases: Vec<syn::Pat> = match pat {
+            syn::Pat::Or(or) => or.cases.into_iter().collect(),
+            other => vec![other],
+        };
+        let mut tests = Vec::new();
+        for case in &cases {
+            let test = match case {
+                syn::Pat::Wild(_) => quote::quote!(true),
+                syn::Pat::Lit(lit) => quote::quote!((#value) == #lit),
+                syn::Pat::Path(path) => quote::quote!((#value) == #path),
+                syn::Pat::Ident(ident)
+                    if ident.subpat.is_none()
+                        && ident.by_ref.is_none()
+                        && ident.mutability.is_none()
+                        && super::expressions::is_constant_name(&ident.ident.to_string()) =>
+                {
+                    quote::quote!((#value) == #ident)
+                }
+                syn::Pat::Range(range) => {
+                    let lower = range.start.as_ref().map(|a| quote::quote!((#value) >= #a));
+                    let upper = range.end.as_ref().map(|b| match range.limits {
+                        syn::RangeLimits::HalfOpen(_) => quote::quote!((#value) < #b),
+                        syn::RangeLimits::Closed(_) => quote::quote!((#value) <= #b),
+                    });
+                    match (lower, upper) {
+                        (Some(lower), Some(upper)) => quote::quote!((#lower && #upper)),
+                        (Some(one), None) | (None, Some(one)) => one,
+                        (None, None) => quote::quote!(true),
+                    }
+                }
+                other => {
+                    self.cx.error_spanned_by(
+                        other,
+                        "`matches!` patterns in kernels are literals, ranges, constants, enum \
+                         variants, `_` and `|` of them (no bindings)",
+                    );
+                    return None;
+                }
+            };
+            tests.push(test);
+        }
+        let guard = guard.map(|guard| quote::quote!(&& (#guard)));
+        let rewritten: syn::Expr = syn::parse_quote_spanned! {mac.path.span()=>
+            ((#(#tests)||*) #guard)
+        };
+        self.expr(&rewritten)
     }
 }
 

@@ -4,6 +4,7 @@
 use super::{strip_parens, Parser};
 use crate::ir::*;
 use crate::types::Scalar;
+use quote::ToTokens;
 
 /// Expressions of the language that produce a value (as opposed to unsupported constructs,
 /// which get their own message).
@@ -30,6 +31,17 @@ pub(super) fn is_value_expr(expr: &syn::Expr) -> bool {
 
 /// Whether `name` is spelled as Rust spells constants (`TILE`, `MAX_ITER`), so an unknown
 /// one is a constant from outside the function rather than a misspelled variable.
+/// The positive literal under a negative one (`-5` as a pattern's single token).
+fn negative_literal(lit: &syn::Lit) -> Option<syn::Lit> {
+    let text = lit.to_token_stream().to_string();
+    let positive = text.strip_prefix('-')?;
+    Some(match lit {
+        syn::Lit::Int(int) => syn::Lit::Int(syn::LitInt::new(positive, int.span())),
+        syn::Lit::Float(float) => syn::Lit::Float(syn::LitFloat::new(positive, float.span())),
+        _ => return None,
+    })
+}
+
 pub(super) fn is_constant_name(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_lowercase())
 }
@@ -93,6 +105,17 @@ impl Parser<'_> {
     pub(super) fn expr(&mut self, expr: &syn::Expr) -> Option<ExprId> {
         let span = Loc::of(expr);
         let kind = match expr {
+            // syn reads a pattern's `-5` (`-5..=-1`) as one literal.
+            syn::Expr::Lit(lit) if negative_literal(&lit.lit).is_some() => {
+                let positive = syn::Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: negative_literal(&lit.lit)?,
+                });
+                ExprKind::Unary {
+                    op: UnOp::Neg,
+                    operand: self.expr(&positive)?,
+                }
+            }
             syn::Expr::Lit(lit) => ExprKind::Lit(self.lit(&lit.lit)?),
             syn::Expr::Path(path) => self.path_expr(path)?,
             syn::Expr::Paren(paren) => return self.expr(&paren.expr),
@@ -169,7 +192,13 @@ impl Parser<'_> {
                 self.note_table(base);
                 ExprKind::Index { base, index: idx? }
             }
-            syn::Expr::MethodCall(call) => self.method_call(call)?,
+            syn::Expr::MethodCall(call) => match super::calls::range_contains(call) {
+                Some(range) => return self.contains(call, range),
+                None => self.method_call(call)?,
+            },
+            syn::Expr::Macro(mac) if mac.mac.path.is_ident("matches") => {
+                return self.matches_macro(&mac.mac);
+            }
             syn::Expr::Call(call) => self.call(call)?,
             syn::Expr::Field(field) => match &field.member {
                 syn::Member::Named(name) => ExprKind::Field {
