@@ -1,7 +1,8 @@
 //! Idioms of ports from CUDA samples written the way Rust writes them: a `#[device]` vector
 //! type with its own `len` method beside slices' `len()`, `(a..b).contains(&x)` bounds tests
-//! (clippy's advice for `a <= x && x < b`) and `matches!`, on every backend at hand, against
-//! the same code run as plain Rust.
+//! (clippy's advice for `a <= x && x < b`) and `matches!`, loops over array literals and
+//! tuples (`for (dr, dc) in [(0, 1), (1, 0)]`), reversed element loops, and `match` values
+//! assigned, on every backend at hand, against the same code run as plain Rust.
 
 mod common;
 
@@ -102,9 +103,7 @@ fn bounded_stencil(edge: Edge, w: i32, h: i32, x: &[i32], out: &mut [i32]) {
     }
     let (r, c) = (i as i32 / w, i as i32 % w);
     let mut s = 0i32;
-    let offsets = [(0i32, 0i32), (-1, 0), (1, 0), (0, -1), (0, 1)];
-    for k in 0..offsets.len() {
-        let (dr, dc) = offsets[k];
+    for (dr, dc) in [(0i32, 0i32), (-1, 0), (1, 0), (0, -1), (0, 1)] {
         let (nr, nc) = (r + dr, c + dc);
         if (0..h).contains(&nr) && (0..w).contains(&nc) {
             s += x[(nr * w + nc) as usize];
@@ -124,8 +123,7 @@ fn bounded_stencil(edge: Edge, w: i32, h: i32, x: &[i32], out: &mut [i32]) {
 fn bounded_stencil_host(edge: Edge, w: i32, h: i32, x: &[i32], i: usize) -> i32 {
     let (r, c) = (i as i32 / w, i as i32 % w);
     let mut s = 0i32;
-    let offsets = [(0i32, 0i32), (-1, 0), (1, 0), (0, -1), (0, 1)];
-    for &(dr, dc) in offsets.iter() {
+    for (dr, dc) in [(0i32, 0i32), (-1, 0), (1, 0), (0, -1), (0, 1)] {
         let (nr, nc) = (r + dr, c + dc);
         if (0..h).contains(&nr) && (0..w).contains(&nc) {
             s += x[(nr * w + nc) as usize];
@@ -171,7 +169,95 @@ fn range_contains_and_matches_match_rust() {
     }
 }
 
+/// Loops over array literals and arrays of tuples, walked forward and back, and `match`
+/// values assigned.
+#[kernel]
+fn loop_forms(x: &[f32], out: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= out.len() {
+        return;
+    }
+    let n = x.len();
+    let mut s = 0.0f32;
+    for (k, w) in [0.25f32, 0.5, 0.25].iter().enumerate() {
+        s += w * x[(i + k) % n];
+    }
+    let taps = [(1usize, 0.5f32), (2, -0.25), (5, 0.125)];
+    for &(offset, w) in taps.iter() {
+        s += w * x[(i + offset) % n];
+    }
+    for (k, (offset, w)) in taps.iter().enumerate() {
+        s += w * k as f32 * x[(i + offset * 3) % n];
+    }
+    let window = &x[i % (n - 4)..i % (n - 4) + 4];
+    for (k, &v) in window.iter().enumerate().rev() {
+        s = s * 0.75 + v * k as f32;
+    }
+    for v in window.iter().rev() {
+        s = s * 0.5 - *v;
+    }
+    out[i] = match i % 3 {
+        0 => s,
+        1 => -s,
+        _ => s * 2.0,
+    };
+    out[i] += match i % 2 {
+        0 => 1.0,
+        _ => 0.5,
+    };
+}
+
+fn loop_forms_host(x: &[f32], i: usize) -> f32 {
+    let n = x.len();
+    let mut s = 0.0f32;
+    for (k, w) in [0.25f32, 0.5, 0.25].iter().enumerate() {
+        s += w * x[(i + k) % n];
+    }
+    let taps = [(1usize, 0.5f32), (2, -0.25), (5, 0.125)];
+    for &(offset, w) in taps.iter() {
+        s += w * x[(i + offset) % n];
+    }
+    for (k, (offset, w)) in taps.iter().enumerate() {
+        s += w * k as f32 * x[(i + offset * 3) % n];
+    }
+    let window = &x[i % (n - 4)..i % (n - 4) + 4];
+    for (k, &v) in window.iter().enumerate().rev() {
+        s = s * 0.75 + v * k as f32;
+    }
+    for v in window.iter().rev() {
+        s = s * 0.5 - *v;
+    }
+    let mut out = match i % 3 {
+        0 => s,
+        1 => -s,
+        _ => s * 2.0,
+    };
+    out += match i % 2 {
+        0 => 1.0,
+        _ => 0.5,
+    };
+    out
+}
+
+#[test]
+fn loops_over_literals_and_tuples_match_rust() {
+    let n = 150;
+    let x = random_f32(n, 11);
+    let expected: Vec<f32> = (0..n).map(|i| loop_forms_host(&x, i)).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        loop_forms::launch(&stream, LaunchConfig::for_len(n, 64), &dx, &mut out).unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
+    }
+}
+
 #[test]
 fn port_idioms_compile_with_nvrtc() {
-    assert_compiles_with_nvrtc(&[(&lengths::KERNEL, &[]), (&bounded_stencil::KERNEL, &[])]);
+    assert_compiles_with_nvrtc(&[
+        (&lengths::KERNEL, &[]),
+        (&bounded_stencil::KERNEL, &[]),
+        (&loop_forms::KERNEL, &[]),
+    ]);
 }

@@ -10,6 +10,9 @@ impl Parser<'_> {
         if let Some(rewritten) = self.rewritten_loop(for_loop) {
             return self.expr_stmt(&rewritten?, false);
         }
+        if let Some(rewritten) = self.literal_or_tuple_loop(for_loop) {
+            return self.expr_stmt(&rewritten, false);
+        }
         let unroll = self.loop_attrs(&for_loop.attrs);
         if let Some(iterated) = self.iterated(&for_loop.expr) {
             return self.element_loop(for_loop, iterated?, unroll);
@@ -113,7 +116,22 @@ impl Parser<'_> {
     /// What a `for` loop over a slice or an array iterates: `x`, `&x`, `x.iter()` (then
     /// `None`) or `x.iter().enumerate()` (then `Some`, with whether it is enumerated); `None`
     /// for anything else (a range); `Some(None)` when reported here.
-    fn iterated<'e>(&mut self, expr: &'e syn::Expr) -> Option<Option<(&'e syn::Path, bool)>> {
+    fn iterated<'e>(&mut self, expr: &'e syn::Expr) -> Option<Option<(&'e syn::Path, bool, bool)>> {
+        // `x.iter().rev()` (or `.enumerate().rev()`, whose indices stay the elements' own):
+        // the same loop walked down.
+        let (expr, reverse) = match strip_parens(expr) {
+            syn::Expr::MethodCall(call) if call.method == "rev" && call.args.is_empty() => {
+                match strip_parens(&call.receiver) {
+                    syn::Expr::MethodCall(inner)
+                        if matches!(inner.method.to_string().as_str(), "iter" | "enumerate") =>
+                    {
+                        (&*call.receiver, true)
+                    }
+                    _ => return None,
+                }
+            }
+            other => (other, false),
+        };
         // `x.iter_mut()`, enumerated or not.
         let mutable = match strip_parens(expr) {
             syn::Expr::MethodCall(call) if call.method == "enumerate" => {
@@ -154,7 +172,7 @@ impl Parser<'_> {
         };
         match strip_parens(base) {
             syn::Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
-                Some(Some((&path.path, enumerate)))
+                Some(Some((&path.path, enumerate, reverse)))
             }
             other => {
                 self.cx.error_spanned_by(
@@ -193,7 +211,7 @@ impl Parser<'_> {
     fn element_loop(
         &mut self,
         for_loop: &syn::ExprForLoop,
-        (base, enumerate): (&syn::Path, bool),
+        (base, enumerate, reverse): (&syn::Path, bool, bool),
         unroll: Unroll,
     ) -> Option<StmtKind> {
         const USAGE: &str = "iterating over a slice, the loop binds a name, `&name` or `_` \
@@ -290,8 +308,112 @@ impl Parser<'_> {
             label: label_name(for_loop.label.as_ref()),
             unroll,
             inclusive: false,
-            reverse: false,
+            reverse,
         })
+    }
+
+    /// `for v in [a, b, c]` (or `.iter()` of it): the array bound with `let` first, then walked
+    /// by name; `for (a, b) in x.iter()` (or `&(a, b)`, with `.enumerate()` `(i, (a, b))`) over
+    /// an array of tuples: each element bound by a hidden name, then destructured.
+    fn literal_or_tuple_loop(&mut self, for_loop: &syn::ExprForLoop) -> Option<syn::Expr> {
+        // The array under `&`, `.iter()`, `.into_iter()`, `.enumerate()` and `.rev()`, put in
+        // `slot` (and replaced by `name`, when given).
+        fn literal_array(
+            expr: &mut syn::Expr,
+            name: Option<&syn::Ident>,
+            slot: &mut Option<syn::Expr>,
+        ) {
+            match expr {
+                syn::Expr::Paren(paren) => literal_array(&mut paren.expr, name, slot),
+                syn::Expr::Reference(reference) if reference.mutability.is_none() => {
+                    literal_array(&mut reference.expr, name, slot)
+                }
+                syn::Expr::MethodCall(call)
+                    if call.args.is_empty()
+                        && matches!(
+                            call.method.to_string().as_str(),
+                            "iter" | "into_iter" | "enumerate" | "rev"
+                        ) =>
+                {
+                    literal_array(&mut call.receiver, name, slot)
+                }
+                syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
+                    *slot = Some(expr.clone());
+                    if let Some(name) = name {
+                        *expr = syn::parse_quote!(#name);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut iterated = (*for_loop.expr).clone();
+        let mut literal = None;
+        literal_array(&mut iterated, None, &mut literal);
+        let literal = match literal {
+            Some(_) => {
+                let name = quote::format_ident!("__gpu_array{}", self.fresh_names());
+                let mut array = None;
+                literal_array(&mut iterated, Some(&name), &mut array);
+                array.map(|array| (name, array))
+            }
+            None => None,
+        };
+        // Only a loop over an array's or a slice's elements (by name, after the adapters).
+        fn by_name(expr: &syn::Expr) -> bool {
+            match strip_parens(expr) {
+                syn::Expr::Reference(reference) => by_name(&reference.expr),
+                syn::Expr::MethodCall(call)
+                    if call.args.is_empty()
+                        && matches!(
+                            call.method.to_string().as_str(),
+                            "iter" | "into_iter" | "enumerate" | "rev"
+                        ) =>
+                {
+                    by_name(&call.receiver)
+                }
+                syn::Expr::Path(_) => true,
+                _ => false,
+            }
+        }
+        if !by_name(&iterated) {
+            return None;
+        }
+        let enumerate = matches!(strip_parens(&iterated), syn::Expr::MethodCall(call)
+            if call.method == "enumerate"
+                || matches!(strip_parens(&call.receiver), syn::Expr::MethodCall(inner) if inner.method == "enumerate"));
+        let mut rewritten = for_loop.clone();
+        rewritten.expr = Box::new(iterated);
+        // A tuple pattern for the element: a hidden name, destructured first in the body.
+        let element = match (&mut *rewritten.pat, enumerate) {
+            (syn::Pat::Tuple(pair), true) if pair.elems.len() == 2 => pair.elems.iter_mut().nth(1),
+            (pat, false) => Some(pat),
+            _ => None,
+        };
+        let mut destructured = false;
+        if let Some(element) = element {
+            let tuple = match element {
+                syn::Pat::Reference(reference) if reference.mutability.is_none() => {
+                    match &*reference.pat {
+                        syn::Pat::Tuple(tuple) => Some(tuple.clone()),
+                        _ => None,
+                    }
+                }
+                syn::Pat::Tuple(tuple) => Some(tuple.clone()),
+                _ => None,
+            };
+            if let Some(tuple) = tuple {
+                let name = quote::format_ident!("__gpu_element{}", self.fresh_names());
+                *element = syn::parse_quote!(#name);
+                let stmts = &rewritten.body.stmts;
+                rewritten.body = syn::parse_quote!({ let #tuple = #name; #(#stmts)* });
+                destructured = true;
+            }
+        }
+        match literal {
+            Some((name, array)) => Some(syn::parse_quote!({ let #name = #array; #rewritten })),
+            None if destructured => Some(syn::Expr::ForLoop(rewritten)),
+            None => None,
+        }
     }
 
     /// The attributes a `for` loop accepts: `#[unroll]` or `#[unroll(N)]`, once.

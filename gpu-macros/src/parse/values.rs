@@ -280,6 +280,11 @@ impl Parser<'_> {
     /// `expr` as a value: an expression, or, when it runs statements, a hidden variable that
     /// statements placed before the current one assign.
     pub(super) fn value(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        // A `match` value initialises a `let` (C++ computes it as a `switch` into the
+        // variable): assigned (`out[i] = match ..`), it goes through a hidden one.
+        if matches!(strip_parens(expr), syn::Expr::Match(_)) && !needs_statements(expr) {
+            return self.hidden_value(expr, None);
+        }
         self.value_of(expr, None)
     }
 
