@@ -1,8 +1,9 @@
 //! Idioms of ports from CUDA samples written the way Rust writes them: a `#[device]` vector
 //! type with its own `len` method beside slices' `len()`, `(a..b).contains(&x)` bounds tests
 //! (clippy's advice for `a <= x && x < b`) and `matches!`, loops over array literals and
-//! tuples (`for (dr, dc) in [(0, 1), (1, 0)]`), reversed element loops, and `match` values
-//! assigned, on every backend at hand, against the same code run as plain Rust.
+//! tuples (`for (dr, dc) in [(0, 1), (1, 0)]`), reversed element loops, `match` values
+//! assigned, and destructuring `let`s of arrays and structs, on every backend at hand, against
+//! the same code run as plain Rust.
 
 mod common;
 
@@ -253,11 +254,75 @@ fn loops_over_literals_and_tuples_match_rust() {
     }
 }
 
+/// A range as a tuple struct.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Span(pub f32, pub f32);
+
+/// The cross product of two 3-vectors given as arrays.
+#[device]
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// Arrays, structs and tuple structs taken apart by `let`.
+#[kernel]
+fn destructure(points: &[Vec3], out: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i + 1 >= points.len() {
+        return;
+    }
+    let Vec3 { x, y, z: depth } = points[i];
+    let Vec3 { x: nx, .. } = points[i + 1];
+    let [cx, mut cy, _] = cross([x, y, depth], [nx, 1.0, 0.5]);
+    cy *= 2.0;
+    let Span(lo, hi) = if cx < cy { Span(cx, cy) } else { Span(cy, cx) };
+    out[i] = lo * 3.0 + hi + depth;
+}
+
+fn destructure_host(points: &[Vec3], i: usize) -> f32 {
+    let Vec3 { x, y, z: depth } = points[i];
+    let Vec3 { x: nx, .. } = points[i + 1];
+    let [cx, mut cy, _] = cross_host([x, y, depth], [nx, 1.0, 0.5]);
+    cy *= 2.0;
+    let Span(lo, hi) = if cx < cy { Span(cx, cy) } else { Span(cy, cx) };
+    lo * 3.0 + hi + depth
+}
+
+fn cross_host(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+#[test]
+fn destructuring_lets_match_rust() {
+    let n = 120;
+    let pts = points(n);
+    let mut expected: Vec<f32> = (0..n - 1).map(|i| destructure_host(&pts, i)).collect();
+    expected.push(0.0);
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dp = DeviceBuffer::from_host(&stream, &pts).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        destructure::launch(&stream, LaunchConfig::for_len(n, 64), &dp, &mut out).unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
+    }
+}
+
 #[test]
 fn port_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
         (&lengths::KERNEL, &[]),
         (&bounded_stencil::KERNEL, &[]),
         (&loop_forms::KERNEL, &[]),
+        (&destructure::KERNEL, &[]),
     ]);
 }

@@ -136,6 +136,11 @@ impl Parser<'_> {
                 (ident.ident.to_string(), ident.mutability.is_some())
             }
             syn::Pat::Tuple(tuple) if annotation.is_none() => return self.let_tuple(local, tuple),
+            syn::Pat::Slice(_) | syn::Pat::Struct(_) | syn::Pat::TupleStruct(_)
+                if annotation.is_none() =>
+            {
+                return self.let_destructured(local, pat);
+            }
             // `let _ = value;`: evaluated, bound to nothing.
             syn::Pat::Wild(_) => ("_".to_string(), false),
             other => {
@@ -219,6 +224,80 @@ impl Parser<'_> {
             element: false,
         });
         Some(StmtKind::Let { local, init: init? })
+    }
+
+    /// `let [a, b, _] = array;`, `let Body { pos, mass: m } = body;` (`..` for the fields left
+    /// out) or `let Pair(a, b) = pair;`: the value bound by a hidden name, then each part by its
+    /// own `let` (`let a = value[0];`, `let m = value.mass;`), in the current scope.
+    fn let_destructured(&mut self, local: &syn::Local, pat: &syn::Pat) -> Option<StmtKind> {
+        let Some(init) = local.init.as_ref().filter(|init| init.diverge.is_none()) else {
+            self.cx.error_spanned_by(
+                local,
+                "a destructuring `let` needs an initial value: `let [a, b] = ...;`",
+            );
+            self.declare_rejected(pattern_names(pat));
+            return None;
+        };
+        let hidden = quote::format_ident!("__gpu_parts{}", self.fresh_names());
+        let value = &init.expr;
+        let mut lets: Vec<syn::Stmt> = vec![syn::parse_quote!(let #hidden = #value;)];
+        // Each part: its pattern (a name, `mut` name or `_`) and how it is read.
+        let mut parts: Vec<(&syn::Pat, proc_macro2::TokenStream)> = Vec::new();
+        let mut unsupported = None;
+        match pat {
+            syn::Pat::Slice(slice) => {
+                for (i, elem) in slice.elems.iter().enumerate() {
+                    let index = syn::Index::from(i);
+                    parts.push((elem, quote::quote!(#hidden[#index])));
+                }
+            }
+            syn::Pat::TupleStruct(tuple) => {
+                for (i, elem) in tuple.elems.iter().enumerate() {
+                    let index = syn::Index::from(i);
+                    parts.push((elem, quote::quote!(#hidden.#index)));
+                }
+            }
+            syn::Pat::Struct(fields) => {
+                for field in &fields.fields {
+                    let member = &field.member;
+                    parts.push((&field.pat, quote::quote!(#hidden.#member)));
+                }
+            }
+            _ => {}
+        }
+        for (part, read) in &parts {
+            match part {
+                syn::Pat::Wild(_) => {}
+                syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                    lets.push(syn::parse_quote!(let #ident = #read;))
+                }
+                other => unsupported = Some(*other),
+            }
+        }
+        if let syn::Pat::Slice(slice) = pat {
+            if let Some(rest) = slice.elems.iter().find(|e| matches!(e, syn::Pat::Rest(_))) {
+                unsupported = Some(rest);
+            }
+        }
+        if let Some(other) = unsupported {
+            self.cx.error_spanned_by(
+                other,
+                "a destructuring `let` binds names, `mut` names or `_` to each part (`let [a, \
+                 mut b, _] = v;`, `let Body { pos, mass: m, .. } = b;`), without `..` in arrays",
+            );
+            self.declare_rejected(pattern_names(pat));
+            return None;
+        }
+        let last = lets.pop()?;
+        for stmt in &lets {
+            let stmts = self.stmts(stmt);
+            self.prelude.extend(stmts);
+        }
+        // The last `let` is this statement; what it needs before it joins the prelude.
+        let mut stmts = self.with_prelude(|this| this.stmt(&last));
+        let last = stmts.pop()?;
+        self.prelude.extend(stmts);
+        Some(last.kind)
     }
 
     /// `let (a, mut b, _) = init;`.
