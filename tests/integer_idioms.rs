@@ -1,5 +1,6 @@
-//! Integer methods ports reach for: `is_multiple_of` (which clippy suggests for `x % n == 0`)
-//! and `next_multiple_of`, at several widths, against the same methods on the host.
+//! Integer idioms ports reach for: `is_multiple_of` (which clippy suggests for `x % n == 0`)
+//! and `next_multiple_of` at several widths, and Rust's lossless conversions (`u64::from(x)`),
+//! against the same code on the host.
 
 mod common;
 
@@ -73,9 +74,69 @@ fn multiples_match_rust() {
     check_multiples!(multiples_u64, u64);
 }
 
+/// Conversions by `From`: a widening product, a byte as a float and as an index, an `i32`
+/// and an `f32` widened, a flag counted.
+#[kernel]
+fn conversions(a: &[u32], bytes: &[u8], s: &[i32], f: &[f32], table: &[f64], out: &mut [f64]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i < a.len() {
+        let wide = u64::from(a[i]) * u64::from(a[(i + 1) % a.len()]);
+        let level = f32::from(bytes[i]) / 255.0;
+        let looked = table[usize::from(bytes[i]) % table.len()];
+        let signed = i64::from(s[i]) * 3_000_000_000;
+        let flag = u32::from(s[i] > 0) + u32::from(bytes[i]);
+        out[i] = (wide % 1_000_003) as f64
+            + f64::from(level)
+            + looked
+            + signed as f64
+            + f64::from(f[i])
+            + f64::from(flag);
+    }
+}
+
+#[test]
+fn lossless_conversions_match_rust() {
+    let n = 300;
+    let a: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let bytes: Vec<u8> = (0..n).map(|i| (i * 37 % 256) as u8).collect();
+    let s: Vec<i32> = (0..n as i32).map(|i| (i - 150) * 1_000_003).collect();
+    let f: Vec<f32> = (0..n).map(|i| i as f32 * 0.37 - 40.0).collect();
+    let table: Vec<f64> = (0..17).map(|k| k as f64 * 1.5).collect();
+    let expected: Vec<f64> = (0..n)
+        .map(|i| {
+            let wide = u64::from(a[i]) * u64::from(a[(i + 1) % n]);
+            let level = f32::from(bytes[i]) / 255.0;
+            let looked = table[usize::from(bytes[i]) % table.len()];
+            let signed = i64::from(s[i]) * 3_000_000_000;
+            let flag = u32::from(s[i] > 0) + u32::from(bytes[i]);
+            (wide % 1_000_003) as f64
+                + f64::from(level)
+                + looked
+                + signed as f64
+                + f64::from(f[i])
+                + f64::from(flag)
+        })
+        .collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let da = DeviceBuffer::from_host(&stream, &a).unwrap();
+        let db = DeviceBuffer::from_host(&stream, &bytes).unwrap();
+        let ds = DeviceBuffer::from_host(&stream, &s).unwrap();
+        let df = DeviceBuffer::from_host(&stream, &f).unwrap();
+        let dt = DeviceBuffer::from_host(&stream, &table).unwrap();
+        let mut out = DeviceBuffer::<f64>::zeroed(&stream, n).unwrap();
+        let config = LaunchConfig::for_len(n, 64);
+        conversions::launch(&stream, config, &da, &db, &ds, &df, &dt, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}
+
 #[test]
 fn integer_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
+        (&conversions::KERNEL, &[]),
         (&multiples_u8::KERNEL, &[]),
         (&multiples_u32::KERNEL, &[]),
         (&multiples_u64::KERNEL, &[]),

@@ -206,8 +206,15 @@ impl Parser<'_> {
                 });
             }
         }
-        // `u32::from(x)`: a conversion the kernel spells with `as`.
+        // `u64::from(x)`: Rust's lossless conversion, a cast where the checker finds the
+        // `From` (`parse` records it); `try_from` returns a `Result`, which kernels lack.
         if let [ty, method] = segments.as_slice() {
+            let to = Scalar::from_rust_name(ty).filter(|s| !s.is_half());
+            if let (Some(to), "from", 1) = (to, method.as_str(), call.args.len()) {
+                let value = self.expr(&call.args[0])?;
+                self.conversions.push((value, to, Loc::of(call)));
+                return Some(ExprKind::Cast { expr: value, to });
+            }
             if Scalar::from_rust_name(ty).is_some()
                 && matches!(method.as_str(), "from" | "try_from")
             {

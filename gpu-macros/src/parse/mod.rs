@@ -97,6 +97,7 @@ pub fn parse_function(
         launch_bounds: None,
         owner,
         outer: parser.outer,
+        conversions: parser.conversions,
     }
 }
 
@@ -137,6 +138,8 @@ struct Parser<'a> {
     lift: bool,
     /// The type the function (or the closure being parsed) returns, where it is written.
     ret: Option<Ty>,
+    /// `u32::from(x)` conversions, checked once types are known.
+    conversions: Vec<(ExprId, crate::types::Scalar, Loc)>,
 }
 
 impl<'a> Parser<'a> {
@@ -168,6 +171,7 @@ impl<'a> Parser<'a> {
             hidden: 0,
             lift: false,
             ret: None,
+            conversions: Vec::new(),
         }
     }
 }
