@@ -2,8 +2,9 @@
 //! type with its own `len` method beside slices' `len()`, `(a..b).contains(&x)` bounds tests
 //! (clippy's advice for `a <= x && x < b`) and `matches!`, loops over array literals and
 //! tuples (`for (dr, dc) in [(0, 1), (1, 0)]`), reversed element loops, `match` values
-//! assigned, and destructuring `let`s of arrays and structs, on every backend at hand, against
-//! the same code run as plain Rust.
+//! assigned, destructuring `let`s of arrays and structs, `const fn` device helpers, more of
+//! `f32::consts` and the sign tests of floats, on every backend at hand, against the same code
+//! run as plain Rust.
 
 mod common;
 
@@ -317,6 +318,80 @@ fn destructuring_lets_match_rust() {
     }
 }
 
+/// Blocks of `b` covering `n`, as a `const fn` helper.
+#[device]
+const fn div_up(n: u32, b: u32) -> u32 {
+    (n + b - 1) / b
+}
+
+/// The cumulative normal distribution by the Abramowitz-Stegun polynomial, as the
+/// Black-Scholes sample computes it, with the sign tests and constants it reaches for.
+#[kernel]
+fn normal_cdf(x: &[f32], out: &mut [f32], blocks: &mut [u32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= x.len() {
+        return;
+    }
+    let d = x[i];
+    let k = 1.0 / (1.0 + 0.231_641_9 * d.abs());
+    let poly = k
+        * (0.319_381_53
+            + k * (-0.356_563_78 + k * (1.781_477_9 + k * (-1.821_256 + k * 1.330_274_4))));
+    let pdf =
+        (-0.5 * d * d).exp() * core::f32::consts::FRAC_2_SQRT_PI * 0.5 * f32::consts::FRAC_1_SQRT_2;
+    let tail = pdf * poly;
+    let cdf = if d.is_sign_negative() {
+        tail
+    } else {
+        1.0 - tail
+    };
+    let turn = std::f32::consts::FRAC_PI_4 * f32::consts::FRAC_1_PI + f32::consts::LOG10_2;
+    out[i] = cdf + turn * d.is_sign_positive() as u32 as f32;
+    blocks[i] = div_up(i as u32 * 37, 16);
+}
+
+fn normal_cdf_host(d: f32) -> f32 {
+    let k = 1.0 / (1.0 + 0.231_641_9 * d.abs());
+    let poly = k
+        * (0.319_381_53
+            + k * (-0.356_563_78 + k * (1.781_477_9 + k * (-1.821_256 + k * 1.330_274_4))));
+    let pdf = (-0.5 * d * d).exp()
+        * std::f32::consts::FRAC_2_SQRT_PI
+        * 0.5
+        * std::f32::consts::FRAC_1_SQRT_2;
+    let tail = pdf * poly;
+    let cdf = if d.is_sign_negative() {
+        tail
+    } else {
+        1.0 - tail
+    };
+    let turn =
+        std::f32::consts::FRAC_PI_4 * std::f32::consts::FRAC_1_PI + std::f32::consts::LOG10_2;
+    cdf + turn * d.is_sign_positive() as u32 as f32
+}
+
+#[test]
+fn normal_cdf_matches_rust() {
+    let mut x: Vec<f32> = random_f32(200, 21).iter().map(|v| v * 4.0).collect();
+    // The signs of zero and of NaN are bits the tests read.
+    x.extend([0.0, -0.0, f32::NAN, -f32::NAN]);
+    let n = x.len();
+    let expected: Vec<f32> = x.iter().map(|&d| normal_cdf_host(d)).collect();
+    let blocks_expected: Vec<u32> = (0..n as u32).map(|i| (i * 37).div_ceil(16)).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        let mut blocks = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+        let config = LaunchConfig::for_len(n, 64);
+        normal_cdf::launch(&stream, config, &dx, &mut out, &mut blocks).unwrap();
+        let got = out.to_host(&stream).unwrap();
+        close(&got[..n - 2], &expected[..n - 2], 1e-5);
+        assert!(got[n - 2].is_nan() && got[n - 1].is_nan(), "{}", gpu.name());
+        assert_eq!(blocks.to_host(&stream).unwrap(), blocks_expected);
+    }
+}
+
 #[test]
 fn port_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
@@ -324,5 +399,6 @@ fn port_idioms_compile_with_nvrtc() {
         (&bounded_stencil::KERNEL, &[]),
         (&loop_forms::KERNEL, &[]),
         (&destructure::KERNEL, &[]),
+        (&normal_cdf::KERNEL, &[]),
     ]);
 }

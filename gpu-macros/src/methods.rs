@@ -270,6 +270,20 @@ pub const METHODS: &[Method] = &[
         cuda: Cuda::Helper("rs_is_finite"),
     },
     Method {
+        name: "is_sign_negative",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Bool,
+        cuda: Cuda::HelperIn("rs_is_sign_negative", "rs_is_sign"),
+    },
+    Method {
+        name: "is_sign_positive",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Bool,
+        cuda: Cuda::HelperIn("rs_is_sign_positive", "rs_is_sign"),
+    },
+    Method {
         name: "to_degrees",
         receiver: Receiver::Float,
         args: NONE,

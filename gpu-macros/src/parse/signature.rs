@@ -15,7 +15,9 @@ pub(super) fn check_signature(cx: &Ctxt, sig: &syn::Signature, kind: FnKind) {
         FnKind::Kernel => "kernels",
         FnKind::Device => "device functions",
     };
-    if let Some(token) = &sig.constness {
+    // A `const fn` helper (`const fn div_up(a: u32, b: u32) -> u32`) is a device function
+    // like any other; a kernel runs on the GPU only.
+    if let (Some(token), FnKind::Kernel) = (&sig.constness, kind) {
         cx.error_spanned_by(
             token,
             format!("{what} cannot be `const fn`: remove `const`"),

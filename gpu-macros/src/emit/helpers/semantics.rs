@@ -279,6 +279,17 @@ __device__ __forceinline__ bool rs_is_nan(double x) { return x != x; }
 ",
     },
     Helper {
+        name: "rs_is_sign",
+        needs: &[],
+        code: "\
+// The sign bit, as Rust's `is_sign_negative` / `is_sign_positive` read it (of -0.0 and NaNs too).
+__device__ __forceinline__ bool rs_is_sign_negative(float x) { return signbit(x) != 0; }
+__device__ __forceinline__ bool rs_is_sign_negative(double x) { return signbit(x) != 0; }
+__device__ __forceinline__ bool rs_is_sign_positive(float x) { return signbit(x) == 0; }
+__device__ __forceinline__ bool rs_is_sign_positive(double x) { return signbit(x) == 0; }
+",
+    },
+    Helper {
         name: "rs_is_infinite",
         needs: &[],
         code: "\
