@@ -3,8 +3,9 @@
 //! (clippy's advice for `a <= x && x < b`) and `matches!`, loops over array literals and
 //! tuples (`for (dr, dc) in [(0, 1), (1, 0)]`), reversed element loops, `match` values
 //! assigned, destructuring `let`s of arrays and structs, `const fn` device helpers, more of
-//! `f32::consts` and the sign tests of floats, on every backend at hand, against the same code
-//! run as plain Rust.
+//! `f32::consts` and the sign tests of floats, tuple assignments (`(a, b) = (b, a + b)`) and
+//! lint attributes on loops, on every backend at hand, against the same code run as plain
+//! Rust.
 
 mod common;
 
@@ -392,6 +393,65 @@ fn normal_cdf_matches_rust() {
     }
 }
 
+/// Fibonacci pairs by tuple assignment, a swap the same way, and a loop under a lint
+/// attribute.
+#[kernel]
+fn pairs(x: &[u32], out: &mut [u32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= x.len() {
+        return;
+    }
+    let (mut a, mut b) = (0u32, 1u32);
+    for _ in 0..x[i] % 50 {
+        (a, b) = (b, a.wrapping_add(b));
+    }
+    let [mut lo, mut hi]: [u32; 2] = [x[i] % 7, x[i] % 5];
+    if lo > hi {
+        (lo, hi) = (hi, lo);
+    }
+    let mut window = [0u32; 4];
+    #[allow(clippy::needless_range_loop)]
+    for k in 0..4 {
+        window[k] = x[(i + k) % x.len()];
+    }
+    let (_, last) = (a, window[3]);
+    out[i] = a ^ b.rotate_left(3) ^ (lo * 10 + hi) ^ window[0].wrapping_mul(last);
+}
+
+fn pairs_host(x: &[u32], i: usize) -> u32 {
+    let (mut a, mut b) = (0u32, 1u32);
+    for _ in 0..x[i] % 50 {
+        (a, b) = (b, a.wrapping_add(b));
+    }
+    let [mut lo, mut hi]: [u32; 2] = [x[i] % 7, x[i] % 5];
+    if lo > hi {
+        (lo, hi) = (hi, lo);
+    }
+    let mut window = [0u32; 4];
+    #[allow(clippy::needless_range_loop)]
+    for k in 0..4 {
+        window[k] = x[(i + k) % x.len()];
+    }
+    let (_, last) = (a, window[3]);
+    a ^ b.rotate_left(3) ^ (lo * 10 + hi) ^ window[0].wrapping_mul(last)
+}
+
+#[test]
+fn tuple_assignments_match_rust() {
+    let n = 90;
+    let x: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let expected: Vec<u32> = (0..n).map(|i| pairs_host(&x, i)).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+        pairs::launch(&stream, LaunchConfig::for_len(n, 64), &dx, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}
+
 #[test]
 fn port_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
@@ -400,5 +460,6 @@ fn port_idioms_compile_with_nvrtc() {
         (&loop_forms::KERNEL, &[]),
         (&destructure::KERNEL, &[]),
         (&normal_cdf::KERNEL, &[]),
+        (&pairs::KERNEL, &[]),
     ]);
 }

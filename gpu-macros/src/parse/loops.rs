@@ -422,6 +422,17 @@ impl Parser<'_> {
                              (unroll fully) or `#[unroll(N)]` (unroll by a factor of N, a positive integer)";
         let mut unroll = Unroll::Default;
         for attr in attrs {
+            // Lint levels (`#[allow(clippy::needless_range_loop)]`) and `#[rustfmt::skip]`
+            // speak to tools that read the Rust; the generated code has nothing to say to them.
+            let path = attr.path();
+            let tool = path.segments.len() == 2 && path.segments[0].ident == "rustfmt";
+            if tool
+                || ["allow", "expect", "warn", "deny", "forbid"]
+                    .iter()
+                    .any(|l| path.is_ident(l))
+            {
+                continue;
+            }
             let this = match &attr.meta {
                 syn::Meta::Path(path) if path.is_ident("unroll") => Some(Unroll::Full),
                 syn::Meta::List(list) if list.path.is_ident("unroll") => {

@@ -136,10 +136,8 @@ impl Parser<'_> {
                 (ident.ident.to_string(), ident.mutability.is_some())
             }
             syn::Pat::Tuple(tuple) if annotation.is_none() => return self.let_tuple(local, tuple),
-            syn::Pat::Slice(_) | syn::Pat::Struct(_) | syn::Pat::TupleStruct(_)
-                if annotation.is_none() =>
-            {
-                return self.let_destructured(local, pat);
+            syn::Pat::Slice(_) | syn::Pat::Struct(_) | syn::Pat::TupleStruct(_) => {
+                return self.let_destructured(local, pat, annotation);
             }
             // `let _ = value;`: evaluated, bound to nothing.
             syn::Pat::Wild(_) => ("_".to_string(), false),
@@ -229,7 +227,12 @@ impl Parser<'_> {
     /// `let [a, b, _] = array;`, `let Body { pos, mass: m } = body;` (`..` for the fields left
     /// out) or `let Pair(a, b) = pair;`: the value bound by a hidden name, then each part by its
     /// own `let` (`let a = value[0];`, `let m = value.mass;`), in the current scope.
-    fn let_destructured(&mut self, local: &syn::Local, pat: &syn::Pat) -> Option<StmtKind> {
+    fn let_destructured(
+        &mut self,
+        local: &syn::Local,
+        pat: &syn::Pat,
+        annotation: Option<&syn::Type>,
+    ) -> Option<StmtKind> {
         let Some(init) = local.init.as_ref().filter(|init| init.diverge.is_none()) else {
             self.cx.error_spanned_by(
                 local,
@@ -240,7 +243,8 @@ impl Parser<'_> {
         };
         let hidden = quote::format_ident!("__gpu_parts{}", self.fresh_names());
         let value = &init.expr;
-        let mut lets: Vec<syn::Stmt> = vec![syn::parse_quote!(let #hidden = #value;)];
+        let annotation = annotation.map(|ty| quote::quote!(: #ty));
+        let mut lets: Vec<syn::Stmt> = vec![syn::parse_quote!(let #hidden #annotation = #value;)];
         // Each part: its pattern (a name, `mut` name or `_`) and how it is read.
         let mut parts: Vec<(&syn::Pat, proc_macro2::TokenStream)> = Vec::new();
         let mut unsupported = None;
@@ -298,6 +302,26 @@ impl Parser<'_> {
         let last = stmts.pop()?;
         self.prelude.extend(stmts);
         Some(last.kind)
+    }
+
+    /// `(a, b) = (b, a + b);`: the value computed whole into a hidden tuple, then each place
+    /// assigned its part (`_` skipped), so every part reads the places before any is written.
+    fn assign_tuple(&mut self, assign: &syn::ExprAssign) -> Option<StmtKind> {
+        let syn::Expr::Tuple(places) = strip_parens(&assign.left) else {
+            return None;
+        };
+        let hidden = quote::format_ident!("__gpu_parts{}", self.fresh_names());
+        let value = &assign.right;
+        let mut stmts: Vec<syn::Stmt> = vec![syn::parse_quote!(let #hidden = #value;)];
+        for (i, place) in places.elems.iter().enumerate() {
+            if matches!(place, syn::Expr::Infer(_)) {
+                continue;
+            }
+            let index = syn::Index::from(i);
+            stmts.push(syn::parse_quote!(#place = #hidden.#index;));
+        }
+        let block: syn::Block = syn::parse_quote!({ #(#stmts)* });
+        Some(StmtKind::Block(self.block(&block)))
     }
 
     /// `let (a, mut b, _) = init;`.
@@ -385,6 +409,11 @@ impl Parser<'_> {
     /// An expression in statement position. `tail` is true when it ends a block without `;`.
     pub(super) fn expr_stmt(&mut self, expr: &syn::Expr, tail: bool) -> Option<StmtKind> {
         match expr {
+            syn::Expr::Assign(assign)
+                if matches!(strip_parens(&assign.left), syn::Expr::Tuple(_)) =>
+            {
+                self.assign_tuple(assign)
+            }
             syn::Expr::Assign(assign) => {
                 let place = self.place(&assign.left)?;
                 let value = self.value(&assign.right)?;
