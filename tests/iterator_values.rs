@@ -1,6 +1,7 @@
 //! Iterators consumed inside larger expressions (`x.iter().sum::<f32>() / n as f32`, `acc +=
 //! a.iter().zip(b).map(..).sum::<f32>()`, `.sum::<f32>().sqrt()`, in conditions and in one arm
-//! of an `if`), a device function's `x.iter().sum()` typed by its return type, integer
+//! of an `if`), a device function's `x.iter().sum()` typed by its return type and an
+//! assignment's typed by the element it writes (`out[r] = row.iter().sum();`), integer
 //! `.max()` / `.min()` unwrapped, and ranges consumed (`(0..k).map(|i| ..).sum()`), on every
 //! backend at hand, against the same code run as plain Rust.
 
@@ -180,7 +181,45 @@ fn max_of_nothing_unwrapped_panics_as_rust_does() {
     }
 }
 
+/// Each row's sum stored straight into the output, its type the output's elements'.
+#[kernel]
+fn row_sums(x: &[f32], cols: usize, out: &mut [f32], counts: &mut [u32]) {
+    let r = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if r < out.len() {
+        out[r] = x[r * cols..(r + 1) * cols].iter().sum();
+        counts[r] = x[r * cols..(r + 1) * cols]
+            .iter()
+            .map(|&v| (v > 0.0) as u32)
+            .sum();
+    }
+}
+
+#[test]
+fn sums_typed_by_the_place_match_rust() {
+    let (rows, cols) = (50, 6);
+    let x = random_f32(rows * cols, 4);
+    let sums: Vec<f32> = x.chunks(cols).map(|row| row.iter().sum()).collect();
+    let counts: Vec<u32> = x
+        .chunks(cols)
+        .map(|row| row.iter().map(|&v| (v > 0.0) as u32).sum())
+        .collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, rows).unwrap();
+        let mut dc = DeviceBuffer::<u32>::zeroed(&stream, rows).unwrap();
+        let config = LaunchConfig::for_len(rows, 32);
+        row_sums::launch(&stream, config, &dx, cols, &mut out, &mut dc).unwrap();
+        close(&out.to_host(&stream).unwrap(), &sums, 1e-6);
+        assert_eq!(dc.to_host(&stream).unwrap(), counts, "{}", gpu.name());
+    }
+}
+
 #[test]
 fn iterator_values_compile_with_nvrtc() {
-    assert_compiles_with_nvrtc(&[(&row_stats::KERNEL, &[]), (&row_extremes::KERNEL, &[])]);
+    assert_compiles_with_nvrtc(&[
+        (&row_stats::KERNEL, &[]),
+        (&row_extremes::KERNEL, &[]),
+        (&row_sums::KERNEL, &[]),
+    ]);
 }

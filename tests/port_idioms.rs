@@ -4,8 +4,8 @@
 //! tuples (`for (dr, dc) in [(0, 1), (1, 0)]`), reversed element loops, `match` values
 //! assigned, destructuring `let`s of arrays and structs, `const fn` device helpers, more of
 //! `f32::consts` and the sign tests of floats, tuple assignments (`(a, b) = (b, a + b)`) and
-//! lint attributes on loops, on every backend at hand, against the same code run as plain
-//! Rust.
+//! lint attributes on loops, `fill` and `copy_from_slice`, on every backend at hand, against
+//! the same code run as plain Rust.
 
 mod common;
 
@@ -452,6 +452,69 @@ fn tuple_assignments_match_rust() {
     }
 }
 
+/// Rows of 8 filled and copied into: a local array filled, a part of the input copied into
+/// another, the output row filled, then parts of it copied over (`short` copies 3 elements
+/// into 4, which panics as Rust does).
+#[kernel]
+fn fills(x: &[f32], short: bool, out: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if (i + 1) * 8 > out.len() || i + 4 > x.len() {
+        return;
+    }
+    let mut acc = [1.0f32; 4];
+    acc.fill(x[i] * 2.0);
+    let mut copy = [0.0f32; 4];
+    if short {
+        copy.copy_from_slice(&x[i..i + 3]);
+    } else {
+        copy.copy_from_slice(&x[i..i + 4]);
+    }
+    let row = &mut out[i * 8..(i + 1) * 8];
+    row.fill(-1.0);
+    row[1..5].copy_from_slice(&acc);
+    out[i * 8 + 5..i * 8 + 7].fill(copy[3]);
+    out[i * 8 + 7] += copy.iter().sum::<f32>();
+}
+
+fn fills_host(x: &[f32], out: &mut [f32], i: usize) {
+    let mut acc = [1.0f32; 4];
+    acc.fill(x[i] * 2.0);
+    let mut copy = [0.0f32; 4];
+    copy.copy_from_slice(&x[i..i + 4]);
+    let row = &mut out[i * 8..(i + 1) * 8];
+    row.fill(-1.0);
+    row[1..5].copy_from_slice(&acc);
+    out[i * 8 + 5..i * 8 + 7].fill(copy[3]);
+    out[i * 8 + 7] += copy.iter().sum::<f32>();
+}
+
+#[test]
+fn fill_and_copy_from_slice_match_rust() {
+    let rows = 40;
+    let x = random_f32(rows + 3, 8);
+    let mut expected = vec![0.0f32; rows * 8];
+    for i in 0..rows {
+        fills_host(&x, &mut expected, i);
+    }
+    for gpu in backends() {
+        let stream = gpu.new_stream().unwrap();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, rows * 8).unwrap();
+        let config = LaunchConfig::for_len(rows, 32);
+        fills::launch(&stream, config, &dx, false, &mut out).unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-6);
+        fills::launch(&stream, config, &dx, true, &mut out).unwrap();
+        let err = stream.synchronize().expect_err("3 elements do not fill 4");
+        let gpu_dsl::runtime::Error::KernelPanic { message, .. } = &err else {
+            panic!("expected a kernel panic, got {err}");
+        };
+        assert_eq!(
+            message,
+            "source slice length (3) does not match destination slice length (4)"
+        );
+    }
+}
+
 #[test]
 fn port_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
@@ -461,5 +524,6 @@ fn port_idioms_compile_with_nvrtc() {
         (&destructure::KERNEL, &[]),
         (&normal_cdf::KERNEL, &[]),
         (&pairs::KERNEL, &[]),
+        (&fills::KERNEL, &[]),
     ]);
 }

@@ -304,6 +304,28 @@ impl Parser<'_> {
         Some(last.kind)
     }
 
+    /// The number type written for `place`: an element of a slice or array, or a variable,
+    /// whose declaration names it (a parameter, an annotated `let`).
+    fn written_type(&self, place: &syn::Expr) -> Option<Ty> {
+        let (name, element) = match strip_parens(place) {
+            syn::Expr::Index(index) => (&*index.expr, true),
+            other => (other, false),
+        };
+        let syn::Expr::Path(path) = strip_parens(name) else {
+            return None;
+        };
+        let local = self.lookup(&path.path.get_ident()?.to_string())?;
+        let ty = self.locals[local.0 as usize].annotation?;
+        let ty = match (ty, element) {
+            (Ty::Slice { elem, .. } | Ty::Array { elem, .. } | Ty::Shared { elem, .. }, true) => {
+                *elem
+            }
+            (ty, false) => ty,
+            _ => return None,
+        };
+        matches!(ty, Ty::Scalar(s) if !s.is_half()).then_some(ty)
+    }
+
     /// `(a, b) = (b, a + b);`: the value computed whole into a hidden tuple, then each place
     /// assigned its part (`_` skipped), so every part reads the places before any is written.
     fn assign_tuple(&mut self, assign: &syn::ExprAssign) -> Option<StmtKind> {
@@ -416,7 +438,13 @@ impl Parser<'_> {
             }
             syn::Expr::Assign(assign) => {
                 let place = self.place(&assign.left)?;
-                let value = self.value(&assign.right)?;
+                let value = match self.written_type(&assign.left) {
+                    // `out[i] = x.iter().sum();`: the sum's type is the place's, as Rust infers.
+                    Some(ty) if super::values::consumer(strip_parens(&assign.right)).is_some() => {
+                        self.value_of(&assign.right, Some(ty))?
+                    }
+                    _ => self.value(&assign.right)?,
+                };
                 Some(StmtKind::Assign {
                     place,
                     op: None,
@@ -519,6 +547,12 @@ impl Parser<'_> {
             syn::Expr::MethodCall(call) if call.method == "swap" && call.args.len() == 2 => {
                 self.swap_stmt(call)
             }
+            syn::Expr::MethodCall(call)
+                if matches!(call.method.to_string().as_str(), "fill" | "copy_from_slice")
+                    && call.args.len() == 1 =>
+            {
+                self.fill_stmt(call)
+            }
             syn::Expr::Call(call) if is_mem_swap(call) => self.mem_swap(call),
             other if tail && is_value_expr(other) => {
                 // A value at the end of a block would be the block's result, but kernels and the
@@ -557,6 +591,78 @@ impl Parser<'_> {
             #receiver[__gpu_swap_i] = #receiver[__gpu_swap_j];
             #receiver[__gpu_swap_j] = __gpu_swap_t;
         }};
+        Some(StmtKind::Block(self.block(&block)))
+    }
+
+    /// `x.fill(v)` and `x.copy_from_slice(&y)` on a named slice, shared array or array, or a
+    /// part of one (`x[..4].fill(0.0)`): a loop over its indices, `v` evaluated once; copying
+    /// from a slice of another length panics with Rust's message.
+    fn fill_stmt(&mut self, call: &syn::ExprMethodCall) -> Option<StmtKind> {
+        let at = call.method.span();
+        let mut stmts: Vec<syn::Stmt> = Vec::new();
+        let target: syn::Expr = match strip_parens(&call.receiver) {
+            path @ syn::Expr::Path(_) => path.clone(),
+            syn::Expr::Index(index)
+                if matches!(strip_parens(&index.index), syn::Expr::Range(_)) =>
+            {
+                let name = quote::format_ident!("__gpu_part{}", self.fresh_names());
+                stmts.push(syn::parse_quote_spanned!(at=> let #name = &mut #index;));
+                syn::parse_quote!(#name)
+            }
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    format!(
+                        "`{}` writes a named slice, shared array or array, or a part of one \
+                         (`x[a..b]`): bind the value with `let` first",
+                        call.method
+                    ),
+                );
+                return None;
+            }
+        };
+        let index = quote::format_ident!("__gpu_i{}", self.fresh_names());
+        let arg = &call.args[0];
+        if call.method == "fill" {
+            let value = quote::format_ident!("__gpu_fill{}", self.fresh_names());
+            stmts.push(syn::parse_quote_spanned!(at=> let #value = #arg;));
+            stmts.push(syn::parse_quote_spanned!(at=>
+                for #index in 0..#target.len() { #target[#index] = #value; }
+            ));
+        } else {
+            let source: syn::Expr = match strip_parens(arg) {
+                syn::Expr::Reference(reference) => match strip_parens(&reference.expr) {
+                    path @ syn::Expr::Path(_) => path.clone(),
+                    part => {
+                        let name = quote::format_ident!("__gpu_source{}", self.fresh_names());
+                        stmts.push(syn::parse_quote_spanned!(at=> let #name = &#part;));
+                        syn::parse_quote!(#name)
+                    }
+                },
+                path @ syn::Expr::Path(_) => path.clone(),
+                other => {
+                    self.cx.error_spanned_by(
+                        other,
+                        "`copy_from_slice` copies from a named slice or array, or a part of one \
+                         (`&y[a..b]`)",
+                    );
+                    return None;
+                }
+            };
+            stmts.push(syn::parse_quote_spanned!(at=>
+                if #source.len() != #target.len() {
+                    panic!(
+                        "source slice length ({}) does not match destination slice length ({})",
+                        #source.len(),
+                        #target.len()
+                    );
+                }
+            ));
+            stmts.push(syn::parse_quote_spanned!(at=>
+                for #index in 0..#target.len() { #target[#index] = #source[#index]; }
+            ));
+        }
+        let block: syn::Block = syn::parse_quote!({ #(#stmts)* });
         Some(StmtKind::Block(self.block(&block)))
     }
 
