@@ -144,7 +144,7 @@ impl Parser<'_> {
                 }
             }
             syn::Expr::MethodCall(_) | syn::Expr::Unary(_)
-                if super::values::consumer(expr).is_some() =>
+                if super::consumers::consumer(expr).is_some() =>
             {
                 return self.lifted(expr);
             }

@@ -14,6 +14,7 @@ mod calls;
 mod closures;
 mod constant_tables;
 mod constants;
+mod consumers;
 mod expressions;
 mod format;
 mod guards;

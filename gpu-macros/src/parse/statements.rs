@@ -440,7 +440,9 @@ impl Parser<'_> {
                 let place = self.place(&assign.left)?;
                 let value = match self.written_type(&assign.left) {
                     // `out[i] = x.iter().sum();`: the sum's type is the place's, as Rust infers.
-                    Some(ty) if super::values::consumer(strip_parens(&assign.right)).is_some() => {
+                    Some(ty)
+                        if super::consumers::consumer(strip_parens(&assign.right)).is_some() =>
+                    {
                         self.value_of(&assign.right, Some(ty))?
                     }
                     _ => self.value(&assign.right)?,

@@ -1,0 +1,330 @@
+//! Iterators consumed into one value, as Rust writes them: `x.iter().sum::<f32>()`,
+//! `.product()`, `.fold(init, |acc, v| ..)`, an integer `.max()` / `.min()` unwrapped, over what
+//! a `for` loop walks (`x.iter()`, `.enumerate()`, `.zip(..)`, a range), after `.copied()`,
+//! `.map(|v| ..)`. Each becomes the `for` loop that computes it into a variable (see
+//! `values.rs`, which places that loop where the value is needed).
+
+use super::{strip_parens, Parser};
+use crate::ir::*;
+
+/// An iterator consumed into one value: `x.iter().sum()` / `.product()` (also `sum::<T>()`, after
+/// `.copied()`, `.cloned()` or `.map(|v| ..)`), `.fold(init, |acc, v| ..)`, or an integer
+/// `.max()` / `.min()` unwrapped, over what a `for` loop walks (`x.iter()`, `.enumerate()`,
+/// `.zip(..)`, a range).
+pub(super) struct Consumer<'e> {
+    iterator: &'e syn::Expr,
+    /// Whether the walk gives references (a slice's elements), which `*` reads, or values (a
+    /// range's).
+    by_ref: bool,
+    map: Option<syn::ExprClosure>,
+    combine: Combine<'e>,
+    ty: Option<&'e syn::Type>,
+}
+
+/// How a [`Consumer`] combines the elements.
+enum Combine<'e> {
+    Sum,
+    Product,
+    Fold(&'e syn::Expr, Box<syn::ExprClosure>),
+    /// `.max()` / `.min()` (`min` true) and what stands for an empty walk's `None`.
+    Extreme {
+        min: bool,
+        method: &'e syn::Ident,
+        otherwise: Otherwise<'e>,
+    },
+}
+
+/// What `.unwrap()`, `.unwrap_or(v)` or `.unwrap_or_default()` gives where `max` or `min` found
+/// nothing.
+enum Otherwise<'e> {
+    Panic,
+    Value(&'e syn::Expr),
+    Zero,
+}
+
+/// The closure `expr` is, if it takes `inputs` parameters; a function named by a path
+/// (`f32::max`, `f32::abs`) is the closure that calls it.
+fn closure_of(expr: &syn::Expr, inputs: usize) -> Option<syn::ExprClosure> {
+    match strip_parens(expr) {
+        syn::Expr::Closure(closure) if closure.inputs.len() == inputs => Some(closure.clone()),
+        syn::Expr::Path(path) => {
+            let names: Vec<syn::Ident> = (0..inputs)
+                .map(|i| quote::format_ident!("__gpu_arg{i}"))
+                .collect();
+            Some(syn::parse_quote!(|#(#names),*| #path(#(#names),*)))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `expr` is what a `for` loop walks, and whether it gives references: `x.iter()`,
+/// `x.into_iter()`, and `.enumerate()` or `.zip(..)` of one (references), or a range, `a..b`,
+/// `a..=b`, with `.rev()` or `.step_by(s)` (values).
+fn walks(expr: &syn::Expr) -> Option<bool> {
+    match strip_parens(expr) {
+        syn::Expr::MethodCall(call) => match call.method.to_string().as_str() {
+            "iter" | "into_iter" if call.args.is_empty() => Some(true),
+            "enumerate" | "zip" => walks(&call.receiver).filter(|by_ref| *by_ref),
+            "rev" | "step_by" => {
+                matches!(strip_parens(&call.receiver), syn::Expr::Range(_)).then_some(false)
+            }
+            _ => None,
+        },
+        syn::Expr::Range(range) if range.start.is_some() && range.end.is_some() => Some(false),
+        _ => None,
+    }
+}
+
+/// `walk.max().unwrap()` (or `.min()`, `.unwrap_or(v)`, `.unwrap_or_default()`, `.copied()`
+/// before the unwrapping, `*` before all when the walk gives references): the walk and how it
+/// combines.
+fn extreme(call: &syn::ExprMethodCall, deref: bool) -> Option<(&syn::Expr, Combine<'_>)> {
+    let otherwise = match (call.method.to_string().as_str(), call.args.len()) {
+        ("unwrap", 0) => Otherwise::Panic,
+        ("unwrap_or_default", 0) => Otherwise::Zero,
+        // `*x.iter().max().unwrap_or(&0)`: the default is a reference like the elements.
+        ("unwrap_or", 1) => Otherwise::Value(match strip_parens(&call.args[0]) {
+            syn::Expr::Reference(reference) if deref => &reference.expr,
+            other => other,
+        }),
+        _ => return None,
+    };
+    let mut inner = strip_parens(&call.receiver);
+    if let syn::Expr::MethodCall(copied) = inner {
+        if copied.args.is_empty()
+            && matches!(copied.method.to_string().as_str(), "copied" | "cloned")
+        {
+            inner = strip_parens(&copied.receiver);
+        }
+    }
+    let syn::Expr::MethodCall(extreme) = inner else {
+        return None;
+    };
+    let min = match extreme.method.to_string().as_str() {
+        "max" => false,
+        "min" => true,
+        _ => return None,
+    };
+    if !extreme.args.is_empty() || extreme.turbofish.is_some() {
+        return None;
+    }
+    let combine = Combine::Extreme {
+        min,
+        method: &extreme.method,
+        otherwise,
+    };
+    Some((&extreme.receiver, combine))
+}
+
+/// Whether `expr` has an iterator consumed into a value somewhere in it (not in a closure's
+/// body, which lifts its own): an arm holding one runs as statements, so it is lifted there.
+pub(super) fn has_consumer(expr: &syn::Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr(&mut self, expr: &'ast syn::Expr) {
+            if consumer(expr).is_some() {
+                self.0 = true;
+            } else {
+                syn::visit::visit_expr(self, expr);
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_expr(&mut finder, expr);
+    finder.0
+}
+
+pub(super) fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
+    let (expr, deref) = match expr {
+        syn::Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Deref(_)) => {
+            (strip_parens(&unary.expr), true)
+        }
+        other => (other, false),
+    };
+    let syn::Expr::MethodCall(call) = expr else {
+        return None;
+    };
+    let (receiver, combine) = match (call.method.to_string().as_str(), call.args.len()) {
+        _ if deref || call.method.to_string().starts_with("unwrap") => extreme(call, deref)?,
+        ("sum", 0) => (&*call.receiver, Combine::Sum),
+        ("product", 0) => (&*call.receiver, Combine::Product),
+        ("fold", 2) => (
+            &*call.receiver,
+            Combine::Fold(&call.args[0], Box::new(closure_of(&call.args[1], 2)?)),
+        ),
+        _ => return None,
+    };
+    let ty = match &call.turbofish {
+        Some(turbofish) => match turbofish.args.first() {
+            Some(syn::GenericArgument::Type(ty)) if turbofish.args.len() == 1 => Some(ty),
+            _ => return None,
+        },
+        None => None,
+    };
+    let mut iterator = strip_parens(receiver);
+    let mut map = None;
+    while let syn::Expr::MethodCall(inner) = iterator {
+        let method = inner.method.to_string();
+        if inner.args.is_empty() && matches!(method.as_str(), "copied" | "cloned") {
+            iterator = strip_parens(&inner.receiver);
+        } else if method == "map" && inner.args.len() == 1 && map.is_none() {
+            map = Some(closure_of(&inner.args[0], 1)?);
+            iterator = strip_parens(&inner.receiver);
+        } else {
+            break;
+        }
+    }
+    let by_ref = walks(iterator)?;
+    // `*` reads an element the walk gives by reference.
+    if deref && (!by_ref || map.is_some()) {
+        return None;
+    }
+    Some(Consumer {
+        iterator,
+        by_ref,
+        map,
+        combine,
+        ty,
+    })
+}
+
+/// A closure parameter's pattern without its type (`v: &f32` is `v`), as a loop binds it.
+fn untyped(pat: &syn::Pat) -> &syn::Pat {
+    match pat {
+        syn::Pat::Type(typed) => &typed.pat,
+        other => other,
+    }
+}
+
+impl Consumer<'_> {
+    /// The method that consumes, for messages.
+    pub(super) fn name(&self) -> &'static str {
+        match self.combine {
+            Combine::Sum => "sum",
+            Combine::Product => "product",
+            Combine::Fold(..) => "fold",
+            Combine::Extreme { min: true, .. } => "min",
+            Combine::Extreme { min: false, .. } => "max",
+        }
+    }
+}
+
+impl Parser<'_> {
+    /// An iterator consumed into `target`: the loop over its elements that adds them (from the
+    /// type's 0, or multiplies from 1; the type is the turbofish's or `target`'s annotation), or
+    /// folds them, each element first mapped by the `map` closure's body.
+    pub(super) fn consumed(&mut self, expr: &syn::Expr, target: LocalId) -> Option<Stmt> {
+        let found = consumer(expr)?;
+        let n = self.fresh_names();
+        let acc = quote::format_ident!("__gpu_acc{n}");
+        let item = quote::format_ident!("__gpu_item{n}");
+        let iterator = found.iterator;
+        // What the loop binds, and each element's value.
+        let (pattern, element): (proc_macro2::TokenStream, proc_macro2::TokenStream) =
+            match &found.map {
+                Some(map) => {
+                    let pattern = untyped(&map.inputs[0]);
+                    let body = &map.body;
+                    (quote::quote!(#pattern), quote::quote!({ #body }))
+                }
+                None if found.by_ref => (quote::quote!(#item), quote::quote!(*#item)),
+                None => (quote::quote!(#item), quote::quote!(#item)),
+            };
+        let block: syn::Expr = match found.combine {
+            Combine::Extreme {
+                min,
+                method,
+                otherwise,
+            } => {
+                // Spanned at the method, where a float's mismatch with the 0 is reported.
+                let at = method.span();
+                let acc = syn::Ident::new(&acc.to_string(), at);
+                let found_any = quote::format_ident!("__gpu_found{n}", span = at);
+                let each = quote::format_ident!("__gpu_each{n}", span = at);
+                // Rust's `max` keeps the last of equal elements, `min` the first.
+                let better = if min {
+                    quote::quote!(<)
+                } else {
+                    quote::quote!(>=)
+                };
+                // An untyped 0 to start from: it takes the elements' type, which `max` and
+                // `min` need to be an integer (Rust's `Ord`), so floats are refused here.
+                let zero = syn::LitInt::new("0", method.span());
+                let fallback = match otherwise {
+                    Otherwise::Panic => quote::quote! {
+                        if !#found_any {
+                            panic!("called `Option::unwrap()` on a `None` value");
+                        }
+                    },
+                    Otherwise::Value(value) => quote::quote! {
+                        if !#found_any { #acc = #value; }
+                    },
+                    Otherwise::Zero => quote::quote!(),
+                };
+                syn::parse_quote_spanned! {at=> {
+                    let mut #acc = #zero;
+                    let mut #found_any = false;
+                    for #pattern in #iterator {
+                        let #each = #element;
+                        if !#found_any || #each #better #acc {
+                            #acc = #each;
+                        }
+                        #found_any = true;
+                    }
+                    #fallback
+                    #acc
+                }}
+            }
+            Combine::Fold(init, closure) => {
+                let (state, each) = (untyped(&closure.inputs[0]), untyped(&closure.inputs[1]));
+                let body = &closure.body;
+                // Unmapped, the loop binds the closure's second parameter; mapped, that
+                // parameter binds the mapped value.
+                let (pattern, step) = match found.map {
+                    Some(_) => (pattern, quote::quote!({ let #each = #element; #body })),
+                    None => (quote::quote!(#each), quote::quote!(#body)),
+                };
+                syn::parse_quote! {{
+                    let mut #acc = #init;
+                    for #pattern in #iterator {
+                        let #state = #acc;
+                        #acc = #step;
+                    }
+                    #acc
+                }}
+            }
+            combine => {
+                let product = matches!(combine, Combine::Product);
+                let ty: syn::Type = match (found.ty, self.locals[target.0 as usize].annotation) {
+                    (Some(ty), _) => ty.clone(),
+                    (None, Some(crate::types::Ty::Scalar(scalar))) if !scalar.is_half() => {
+                        syn::parse_str(scalar.rust_name()).ok()?
+                    }
+                    _ => {
+                        let method = if product { "product" } else { "sum" };
+                        self.cx.error_spanned_by(
+                            expr,
+                            format!(
+                                "write the type `{method}` gives: `let total: f32 = \
+                                 x.iter().{method}();` or `x.iter().{method}::<f32>()`"
+                            ),
+                        );
+                        return None;
+                    }
+                };
+                let (start, step) = if product {
+                    (quote::quote!(1), quote::quote!(*=))
+                } else {
+                    (quote::quote!(0), quote::quote!(+=))
+                };
+                syn::parse_quote! {{
+                    let mut #acc: #ty = #start as #ty;
+                    for #pattern in #iterator { #acc #step #element; }
+                    #acc
+                }}
+            }
+        };
+        self.lower_into(&block, target)
+    }
+}
