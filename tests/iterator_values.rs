@@ -2,8 +2,9 @@
 //! a.iter().zip(b).map(..).sum::<f32>()`, `.sum::<f32>().sqrt()`, in conditions and in one arm
 //! of an `if`), a device function's `x.iter().sum()` typed by its return type and an
 //! assignment's typed by the element it writes (`out[r] = row.iter().sum();`), integer
-//! `.max()` / `.min()` unwrapped, and ranges consumed (`(0..k).map(|i| ..).sum()`), on every
-//! backend at hand, against the same code run as plain Rust.
+//! `.max()` / `.min()` unwrapped, ranges consumed (`(0..k).map(|i| ..).sum()`), and `filter`,
+//! `count`, `any` and `all`, on every backend at hand, against the same code run as plain
+//! Rust.
 
 mod common;
 
@@ -215,11 +216,168 @@ fn sums_typed_by_the_place_match_rust() {
     }
 }
 
+/// Counts and tests of a row's elements, through `filter` before and after a `map`.
+#[kernel]
+fn row_tests(x: &[i32], cols: usize, limit: i32, out: &mut [i32]) {
+    let r = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if r >= out.len() {
+        return;
+    }
+    let row = &x[r * cols..(r + 1) * cols];
+    let positive = row.iter().filter(|&&v| v > 0).count();
+    let small = row.iter().copied().filter(|v| v.abs() < limit).count() as i32;
+    let any_big = row.iter().any(|&v| v > limit);
+    let all_even = row.iter().all(|v| *v % 2 == 0);
+    let even_triples: i32 = row.iter().filter(|v| **v % 2 == 0).map(|v| v * 3).sum();
+    let tens: i32 = row.iter().map(|&v| v / 10).filter(|&q| q > 2).sum();
+    let thirds = (0..cols).filter(|k| k % 3 == 0).count();
+    let mut flags = 0;
+    if row.iter().any(|&v| v == limit) || x.iter().all(|&v| v != 0) {
+        flags += 1;
+    }
+    out[r] = positive as i32 * 1000
+        + small * 100
+        + any_big as i32 * 10
+        + all_even as i32
+        + even_triples
+        + tens * 7
+        + thirds as i32 * 11
+        + flags;
+}
+
+fn row_tests_host(row: &[i32], x: &[i32], limit: i32) -> i32 {
+    let cols = row.len();
+    let positive = row.iter().filter(|&&v| v > 0).count();
+    let small = row.iter().copied().filter(|v| v.abs() < limit).count() as i32;
+    let any_big = row.iter().any(|&v| v > limit);
+    let all_even = row.iter().all(|v| *v % 2 == 0);
+    let even_triples: i32 = row.iter().filter(|v| **v % 2 == 0).map(|v| v * 3).sum();
+    let tens: i32 = row.iter().map(|&v| v / 10).filter(|&q| q > 2).sum();
+    let thirds = (0..cols).filter(|k| k % 3 == 0).count();
+    let mut flags = 0;
+    if row.contains(&limit) || x.iter().all(|&v| v != 0) {
+        flags += 1;
+    }
+    positive as i32 * 1000
+        + small * 100
+        + any_big as i32 * 10
+        + all_even as i32
+        + even_triples
+        + tens * 7
+        + thirds as i32 * 11
+        + flags
+}
+
+#[test]
+fn filters_counts_and_tests_match_rust() {
+    for (cols, limit) in [(1usize, 30), (4, 20), (9, 45)] {
+        let rows = 60;
+        let mut x: Vec<i32> = random_f32(rows * cols, 3 + cols as u64)
+            .iter()
+            .map(|v| (v * 60.0) as i32)
+            .collect();
+        // Rows of even numbers only, which `all` passes.
+        for v in x[..cols * 3].iter_mut() {
+            *v = *v / 2 * 2;
+        }
+        let expected: Vec<i32> = x
+            .chunks(cols)
+            .map(|row| row_tests_host(row, &x, limit))
+            .collect();
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+            let mut out = DeviceBuffer::<i32>::zeroed(&stream, rows).unwrap();
+            let config = LaunchConfig::for_len(rows, 32);
+            row_tests::launch(&stream, config, &dx, cols, limit, &mut out).unwrap();
+            assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+        }
+    }
+}
+
+/// Consumed iterators and values computed by statements where Rust evaluates them: on the
+/// right of `&&` / `||` (only when the left side lets it run: `row[3..]` is out of range for
+/// short rows), in one arm of an `if` inside a larger expression, in a `while` condition
+/// (evaluated before each iteration), in a `for` loop's bound and in an expression statement.
+#[kernel]
+fn lifted_forms(x: &[i32], cols: usize, out: &mut [i32], total: &mut [i32]) {
+    let r = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if r >= out.len() {
+        return;
+    }
+    let row = &x[r * cols..(r + 1) * cols];
+    let long_and_positive = cols > 3 && row[3..].iter().sum::<i32>() > 0;
+    let short_or_odd = cols <= 3 || row[3..].iter().any(|&v| v % 2 != 0);
+    let mut v = 2 * if row[0] > 0 {
+        let t = row[0] * 3;
+        t - 1
+    } else {
+        row.iter().map(|&e| e.abs()).max().unwrap()
+    };
+    let mut halvings = 0;
+    while row.iter().any(|&e| e.abs() > v) && halvings < 20 {
+        v += 7;
+        halvings += 1;
+    }
+    let mut walked = 0;
+    for k in 0..row.iter().filter(|&&e| e > 0).count() {
+        walked += k as i32;
+    }
+    total.atomic_add(0, row.iter().sum::<i32>());
+    out[r] = long_and_positive as i32 + 2 * short_or_odd as i32 + 4 * v + 1000 * halvings + walked;
+}
+
+fn lifted_forms_host(row: &[i32]) -> i32 {
+    let cols = row.len();
+    let long_and_positive = cols > 3 && row[3..].iter().sum::<i32>() > 0;
+    let short_or_odd = cols <= 3 || row[3..].iter().any(|&v| v % 2 != 0);
+    let mut v = 2 * if row[0] > 0 {
+        let t = row[0] * 3;
+        t - 1
+    } else {
+        row.iter().map(|&e| e.abs()).max().unwrap()
+    };
+    let mut halvings = 0;
+    while row.iter().any(|&e| e.abs() > v) && halvings < 20 {
+        v += 7;
+        halvings += 1;
+    }
+    let mut walked = 0;
+    for k in 0..row.iter().filter(|&&e| e > 0).count() {
+        walked += k as i32;
+    }
+    long_and_positive as i32 + 2 * short_or_odd as i32 + 4 * v + 1000 * halvings + walked
+}
+
+#[test]
+fn lifted_forms_match_rust() {
+    for cols in [2usize, 3, 6] {
+        let rows = 50;
+        let x: Vec<i32> = random_f32(rows * cols, 30 + cols as u64)
+            .iter()
+            .map(|v| (v * 90.0) as i32)
+            .collect();
+        let expected: Vec<i32> = x.chunks(cols).map(lifted_forms_host).collect();
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+            let mut out = DeviceBuffer::<i32>::zeroed(&stream, rows).unwrap();
+            let mut total = DeviceBuffer::<i32>::zeroed(&stream, 1).unwrap();
+            let config = LaunchConfig::for_len(rows, 32);
+            lifted_forms::launch(&stream, config, &dx, cols, &mut out, &mut total).unwrap();
+            assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+            assert_eq!(total.to_host(&stream).unwrap(), vec![x.iter().sum::<i32>()]);
+        }
+    }
+}
+
 #[test]
 fn iterator_values_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
         (&row_stats::KERNEL, &[]),
         (&row_extremes::KERNEL, &[]),
         (&row_sums::KERNEL, &[]),
+        (&row_tests::KERNEL, &[]),
+        (&lifted_forms::KERNEL, &[]),
     ]);
 }

@@ -14,8 +14,9 @@ impl Parser<'_> {
             self.cx.error_spanned_by(
                 call,
                 format!(
-                    "`{0}` computes with a loop, so it stands where a `let`, an assignment or a \
-                     `return` takes the value: bind it first (`let t: f32 = x.iter().{0}();`)",
+                    "`{0}` consumes what a `for` loop walks (`x.iter()`, `x[a..b].iter()`, a \
+                     range, `.zip(..)`, `.enumerate()`), after `.copied()`, `.map(..)` or \
+                     `.filter(..)`: write the loop for anything else",
                     call.method
                 ),
             );

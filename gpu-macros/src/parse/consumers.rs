@@ -17,6 +17,8 @@ pub(super) struct Consumer<'e> {
     /// range's).
     by_ref: bool,
     map: Option<syn::ExprClosure>,
+    /// `.filter(|v| ..)` before the `map` (or without one), and after it.
+    filters: [Option<syn::ExprClosure>; 2],
     combine: Combine<'e>,
     ty: Option<&'e syn::Type>,
 }
@@ -26,6 +28,10 @@ enum Combine<'e> {
     Sum,
     Product,
     Fold(&'e syn::Expr, Box<syn::ExprClosure>),
+    /// `.any(|v| ..)`, `.all(|v| ..)` (`true`), which stop at the first element that decides.
+    Test(Box<syn::ExprClosure>, bool),
+    /// `.count()`, a `usize`.
+    Count,
     /// `.max()` / `.min()` (`min` true) and what stands for an empty walk's `None`.
     Extreme {
         min: bool,
@@ -153,6 +159,14 @@ pub(super) fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
             &*call.receiver,
             Combine::Fold(&call.args[0], Box::new(closure_of(&call.args[1], 2)?)),
         ),
+        ("any" | "all", 1) => (
+            &*call.receiver,
+            Combine::Test(
+                Box::new(closure_of(&call.args[0], 1)?),
+                call.method == "all",
+            ),
+        ),
+        ("count", 0) => (&*call.receiver, Combine::Count),
         _ => return None,
     };
     let ty = match &call.turbofish {
@@ -164,16 +178,26 @@ pub(super) fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
     };
     let mut iterator = strip_parens(receiver);
     let mut map = None;
+    let mut filters = [None, None];
     while let syn::Expr::MethodCall(inner) = iterator {
         let method = inner.method.to_string();
+        // Met from the outside in: a filter after the `map` comes first.
+        let filter = &mut filters[usize::from(map.is_none())];
         if inner.args.is_empty() && matches!(method.as_str(), "copied" | "cloned") {
             iterator = strip_parens(&inner.receiver);
         } else if method == "map" && inner.args.len() == 1 && map.is_none() {
             map = Some(closure_of(&inner.args[0], 1)?);
             iterator = strip_parens(&inner.receiver);
+        } else if method == "filter" && inner.args.len() == 1 && filter.is_none() {
+            *filter = Some(closure_of(&inner.args[0], 1)?);
+            iterator = strip_parens(&inner.receiver);
         } else {
             break;
         }
+    }
+    // With no `map`, the one filter is the element's.
+    if map.is_none() {
+        filters.swap(0, 1);
     }
     let by_ref = walks(iterator)?;
     // `*` reads an element the walk gives by reference.
@@ -184,6 +208,7 @@ pub(super) fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
         iterator,
         by_ref,
         map,
+        filters,
         combine,
         ty,
     })
@@ -204,10 +229,67 @@ impl Consumer<'_> {
             Combine::Sum => "sum",
             Combine::Product => "product",
             Combine::Fold(..) => "fold",
+            Combine::Test(_, false) => "any",
+            Combine::Test(_, true) => "all",
+            Combine::Count => "count",
             Combine::Extreme { min: true, .. } => "min",
             Combine::Extreme { min: false, .. } => "max",
         }
     }
+
+    /// Whether the element passes through closures one after another (`filter`, `any`,
+    /// `all`, `count`), each binding it by its own name ([`Parser::stepped`]).
+    fn stepped(&self) -> bool {
+        self.filters.iter().any(Option::is_some)
+            || matches!(self.combine, Combine::Test(..) | Combine::Count)
+    }
+}
+
+/// `body` of a closure whose parameter `pat` (`v`, `&v`, `&&v`, typed or not) takes a value:
+/// `let v = value;` then the body with every `*v` (and `**v`) read as `v`, since `v` is the
+/// value itself; `None` for a pattern that is not a name.
+fn applied(
+    closure: &syn::ExprClosure,
+    value: &proc_macro2::TokenStream,
+) -> Option<proc_macro2::TokenStream> {
+    let mut pat = untyped(&closure.inputs[0]);
+    while let syn::Pat::Reference(reference) = pat {
+        pat = &reference.pat;
+    }
+    let syn::Pat::Ident(ident) = pat else {
+        return None;
+    };
+    if ident.by_ref.is_some() || ident.subpat.is_some() {
+        return None;
+    }
+    struct Derefs<'a>(&'a syn::Ident);
+    impl syn::visit_mut::VisitMut for Derefs<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+            let mut inner = &*expr;
+            let mut derefs = 0;
+            while let syn::Expr::Unary(unary) = strip_parens(inner) {
+                if !matches!(unary.op, syn::UnOp::Deref(_)) {
+                    break;
+                }
+                inner = &unary.expr;
+                derefs += 1;
+            }
+            if derefs > 0 {
+                if let syn::Expr::Path(path) = strip_parens(inner) {
+                    if path.path.is_ident(self.0) {
+                        *expr = syn::Expr::Path(path.clone());
+                        return;
+                    }
+                }
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+    }
+    let mut body = (*closure.body).clone();
+    syn::visit_mut::VisitMut::visit_expr_mut(&mut Derefs(&ident.ident), &mut body);
+    let name = &ident.ident;
+    let mutability = &ident.mutability;
+    Some(quote::quote!({ let #mutability #name = #value; #body }))
 }
 
 impl Parser<'_> {
@@ -216,6 +298,9 @@ impl Parser<'_> {
     /// folds them, each element first mapped by the `map` closure's body.
     pub(super) fn consumed(&mut self, expr: &syn::Expr, target: LocalId) -> Option<Stmt> {
         let found = consumer(expr)?;
+        if found.stepped() {
+            return self.stepped(expr, found, target);
+        }
         let n = self.fresh_names();
         let acc = quote::format_ident!("__gpu_acc{n}");
         let item = quote::format_ident!("__gpu_item{n}");
@@ -294,6 +379,7 @@ impl Parser<'_> {
                     #acc
                 }}
             }
+            Combine::Test(..) | Combine::Count => unreachable!("stepped consumers"),
             combine => {
                 let product = matches!(combine, Combine::Product);
                 let ty: syn::Type = match (found.ty, self.locals[target.0 as usize].annotation) {
@@ -325,6 +411,120 @@ impl Parser<'_> {
                 }}
             }
         };
+        self.lower_into(&block, target)
+    }
+
+    /// A consumer whose element passes through `filter`s, or that `any`, `all` or `count`
+    /// consume: the loop binds the element, each closure binds it (or the mapped value) by
+    /// its parameter's name, a filter that fails skips the element, and `any` / `all` stop at
+    /// the first element that decides.
+    fn stepped(&mut self, expr: &syn::Expr, found: Consumer<'_>, target: LocalId) -> Option<Stmt> {
+        const USAGE: &str = "here the closures walk a slice's or array's `iter()` or a range \
+                             and take one name (`|v|`, `|&v|`, `|&&v|`): write the `for` loop";
+        if !matches!(
+            found.combine,
+            Combine::Sum | Combine::Product | Combine::Test(..) | Combine::Count
+        ) {
+            self.cx.error_spanned_by(
+                expr,
+                format!(
+                    "`filter` here is followed by `{}`: filter into `sum`, `product`, `count`, \
+                     `any` or `all`, or write the `for` loop",
+                    found.name()
+                ),
+            );
+            return None;
+        }
+        let n = self.fresh_names();
+        let acc = quote::format_ident!("__gpu_acc{n}");
+        let item = quote::format_ident!("__gpu_item{n}");
+        let iterator = found.iterator;
+        let mut value = if found.by_ref {
+            quote::quote!(*#item)
+        } else {
+            quote::quote!(#item)
+        };
+        // The filter before the map, the map, the filter after it: each a statement.
+        let mut steps = Vec::new();
+        let [before, after] = &found.filters;
+        let mapped_value = quote::format_ident!("__gpu_mapped{n}");
+        for (closure, is_map) in [(before, false), (&found.map, true), (after, false)] {
+            let Some(closure) = closure else { continue };
+            let Some(applied) = applied(closure, &value) else {
+                self.cx.error_spanned_by(expr, USAGE);
+                return None;
+            };
+            // Each closure's value is bound by a `let` of its own, so its parameter's name
+            // stays inside it.
+            if is_map {
+                steps.push(quote::quote!(let #mapped_value = #applied;));
+                value = quote::quote!(#mapped_value);
+            } else {
+                let keep = quote::format_ident!("__gpu_keep{n}");
+                steps.push(quote::quote!(let #keep: bool = #applied; if !#keep { continue; }));
+            }
+        }
+        let (start, step) = match &found.combine {
+            Combine::Test(closure, all) => {
+                let Some(test) = applied(closure, &value) else {
+                    self.cx.error_spanned_by(expr, USAGE);
+                    return None;
+                };
+                // `all` stops at the first element that fails, `any` at the first that passes.
+                let passes = quote::format_ident!("__gpu_passes{n}");
+                let (start, decided, found) = if *all {
+                    (
+                        quote::quote!(true),
+                        quote::quote!(!#passes),
+                        quote::quote!(false),
+                    )
+                } else {
+                    (
+                        quote::quote!(false),
+                        quote::quote!(#passes),
+                        quote::quote!(true),
+                    )
+                };
+                (
+                    start,
+                    quote::quote!(let #passes: bool = #test; if #decided { #acc = #found; break; }),
+                )
+            }
+            Combine::Count => (quote::quote!(0usize), quote::quote!(#acc += 1;)),
+            combine => {
+                let product = matches!(combine, Combine::Product);
+                let ty: syn::Type = match (found.ty, self.locals[target.0 as usize].annotation) {
+                    (Some(ty), _) => ty.clone(),
+                    (None, Some(crate::types::Ty::Scalar(scalar))) if !scalar.is_half() => {
+                        syn::parse_str(scalar.rust_name()).ok()?
+                    }
+                    _ => {
+                        let method = found.name();
+                        self.cx.error_spanned_by(
+                            expr,
+                            format!(
+                                "write the type `{method}` gives: `let total: f32 = \
+                                 x.iter().{method}();` or `x.iter().{method}::<f32>()`"
+                            ),
+                        );
+                        return None;
+                    }
+                };
+                if product {
+                    (quote::quote!(1 as #ty), quote::quote!(#acc *= #value;))
+                } else {
+                    (quote::quote!(0 as #ty), quote::quote!(#acc += #value;))
+                }
+            }
+        };
+        let block: syn::Expr = syn::parse_quote! {{
+            let mut #acc = #start;
+            for #item in #iterator {
+                #(#steps)*
+                #step
+            }
+            #acc
+        }};
         self.lower_into(&block, target)
     }
 }

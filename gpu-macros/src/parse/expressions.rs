@@ -120,6 +120,28 @@ impl Parser<'_> {
             syn::Expr::Path(path) => self.path_expr(path)?,
             syn::Expr::Paren(paren) => return self.expr(&paren.expr),
             syn::Expr::Group(group) => return self.expr(&group.expr),
+            // `a + if c { let t = ..; t } else { b }`: computed by statements before the
+            // statement, where it is evaluated once and unconditionally.
+            syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_) | syn::Expr::Loop(_)
+                if self.lift && super::values::needs_statements(expr) =>
+            {
+                return self.hidden_value(expr, None);
+            }
+            // `a || x.iter().any(..)`: the right side computes with a loop, which runs only
+            // where Rust evaluates it, in the arm of an `if`.
+            syn::Expr::Binary(binary)
+                if self.lift
+                    && matches!(binary.op, syn::BinOp::And(_) | syn::BinOp::Or(_))
+                    && super::consumers::has_consumer(&binary.right) =>
+            {
+                let (left, right) = (&binary.left, &binary.right);
+                let rewritten: syn::Expr = if matches!(binary.op, syn::BinOp::And(_)) {
+                    syn::parse_quote!(if #left { #right } else { false })
+                } else {
+                    syn::parse_quote!(if #left { true } else { #right })
+                };
+                return self.hidden_value(&rewritten, None);
+            }
             syn::Expr::Binary(binary) => {
                 let Some(op) = binary_op(&binary.op) else {
                     self.cx.error_spanned_by(

@@ -63,9 +63,10 @@ impl Parser<'_> {
             );
             return None;
         };
-        let start = self.expr(start);
-        let end = self.expr(end);
-        let step = step.map(|step| self.expr(step));
+        // The bounds and the step are evaluated once, before the loop.
+        let start = self.lifting(true, |this| this.expr(start));
+        let end = self.lifting(true, |this| this.expr(end));
+        let step = step.map(|step| self.lifting(true, |this| this.expr(step)));
         let name = match &*for_loop.pat {
             syn::Pat::Ident(ident)
                 if ident.by_ref.is_none()

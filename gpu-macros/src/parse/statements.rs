@@ -466,6 +466,25 @@ impl Parser<'_> {
                 })
             }
             syn::Expr::If(if_expr) => self.if_stmt(if_expr),
+            // A condition that computes with statements (`while x.iter().any(..)`) runs
+            // before each iteration: `loop { if !cond { break; } .. }`.
+            syn::Expr::While(while_expr)
+                if !matches!(&*while_expr.cond, syn::Expr::Let(_))
+                    && (needs_statements(&while_expr.cond)
+                        || super::consumers::has_consumer(&while_expr.cond)) =>
+            {
+                let (label, cond, body) = (&while_expr.label, &while_expr.cond, &while_expr.body);
+                let stmts = &body.stmts;
+                let rewritten: syn::Expr = syn::parse_quote! {
+                    #label loop {
+                        if !(#cond) {
+                            break;
+                        }
+                        #(#stmts)*
+                    }
+                };
+                self.expr_stmt(&rewritten, tail)
+            }
             syn::Expr::While(while_expr) => {
                 let label = label_name(while_expr.label.as_ref());
                 if let syn::Expr::Let(let_expr) = &*while_expr.cond {
@@ -569,7 +588,10 @@ impl Parser<'_> {
                 self.cx.error_spanned_by(other, message);
                 None
             }
-            other => self.expr(other).map(StmtKind::Expr),
+            // Evaluated once, as the statement runs (`out.atomic_add(0, row.iter().sum())`).
+            other => self
+                .lifting(true, |this| this.expr(other))
+                .map(StmtKind::Expr),
         }
     }
 

@@ -10,10 +10,12 @@
 //! [`Parser::value`]). An `if` or `match` whose arms are single expressions stays an
 //! expression (a conditional), as before.
 //!
-//! An iterator consumed into a value (`x.iter().sum::<f32>()`, `.fold(..)`) inside a larger
-//! expression is lifted the same way into a hidden variable computed before the statement,
-//! where that expression is evaluated once and unconditionally: never under `&&` / `||`, in a
-//! conditional's arms or in a `while` condition (see [`Parser::lifting`]).
+//! An iterator consumed into a value (`x.iter().sum::<f32>()`, `.fold(..)`), or a value
+//! computed by statements, inside a larger expression is lifted the same way into a hidden
+//! variable computed before the statement, where that expression is evaluated once and
+//! unconditionally: a conditional's arms and the right side of `&&` / `||` holding one become
+//! statements of their own, and a `while` condition holding one becomes `loop { if !cond {
+//! break; } .. }` (see [`Parser::lifting`]).
 
 use super::consumers::{consumer, has_consumer};
 use super::statements::label_name;
@@ -136,9 +138,9 @@ impl Parser<'_> {
         self.cx.error_spanned_by(
             expr,
             format!(
-                "`{method}` computes with a loop, which runs before the statement; here (after \
-                 `&&` or `||`, in a conditional's arm or a `while` condition) it would run when \
-                 it should not: bind it with `let` first (`let t: f32 = x.iter().sum();`)"
+                "`{method}` computes with a loop, which runs before the statement that needs \
+                 it; here it would run where Rust does not run it: bind it with `let` first \
+                 (`let t: f32 = x.iter().sum();`)"
             ),
         );
         None
@@ -146,7 +148,7 @@ impl Parser<'_> {
 
     /// `expr`, which runs statements, as a hidden variable those statements (placed in the
     /// prelude) assign.
-    fn hidden_value(
+    pub(super) fn hidden_value(
         &mut self,
         expr: &syn::Expr,
         annotation: Option<crate::types::Ty>,
