@@ -1,6 +1,7 @@
 //! Integer idioms ports reach for: `is_multiple_of` (which clippy suggests for `x % n == 0`)
-//! and `next_multiple_of` at several widths, and Rust's lossless conversions (`u64::from(x)`),
-//! against the same code on the host.
+//! and `next_multiple_of` at several widths, Rust's lossless conversions (`u64::from(x)`), and
+//! integer logarithms and square roots (`n.ilog2()` for a scan's levels), against the same
+//! code on the host.
 
 mod common;
 
@@ -133,9 +134,87 @@ fn lossless_conversions_match_rust() {
     }
 }
 
+/// `ilog2`, `ilog10` and `isqrt` of every width's values, packed into a `u64` each.
+#[kernel]
+fn roots(a: &[u64], b: &[i32], c: &[u8], out: &mut [u64]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i < a.len() {
+        let (x, y, z) = (a[i], b[i], c[i]);
+        out[i] = u64::from(x.ilog2())
+            | u64::from(x.ilog10()) << 8
+            | x.isqrt() << 16
+            | u64::from(y.ilog2()) << 48
+            | u64::from(y.ilog10()) << 56
+            | u64::from(z.isqrt()) << 60;
+    }
+}
+
+fn roots_host(x: u64, y: i32, z: u8) -> u64 {
+    u64::from(x.ilog2())
+        | u64::from(x.ilog10()) << 8
+        | x.isqrt() << 16
+        | u64::from(y.ilog2()) << 48
+        | u64::from(y.ilog10()) << 56
+        | u64::from(z.isqrt()) << 60
+}
+
+#[test]
+fn integer_logarithms_and_roots_match_rust() {
+    // Powers of 2 and 10 and their neighbours, squares and their neighbours, the extremes.
+    let mut a: Vec<u64> = vec![1, 2, 3, 9, 10, 11, 99, 100, 101, u64::MAX, u64::MAX - 1];
+    for k in [3u64, 10, 31, 32, 33, 63] {
+        a.extend([(1 << k) - 1, 1 << k, (1 << k) + 1]);
+    }
+    for r in [3u64, 1_000, 65_535, 4_294_967_295] {
+        a.extend([r * r - 1, r * r, r * r + 1]);
+    }
+    let n = a.len();
+    let b: Vec<i32> = (0..n as i32)
+        .map(|k| (k.wrapping_mul(97_531) % 2_000_000_000).abs().max(1))
+        .collect();
+    let c: Vec<u8> = (0..n).map(|k| (k * 23 % 256) as u8).collect();
+    let expected: Vec<u64> = (0..n).map(|k| roots_host(a[k], b[k], c[k])).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let da = DeviceBuffer::from_host(&stream, &a).unwrap();
+        let db = DeviceBuffer::from_host(&stream, &b).unwrap();
+        let dc = DeviceBuffer::from_host(&stream, &c).unwrap();
+        let mut out = DeviceBuffer::<u64>::zeroed(&stream, n).unwrap();
+        roots::launch(
+            &stream,
+            LaunchConfig::for_len(n, 64),
+            &da,
+            &db,
+            &dc,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}
+
+#[test]
+fn logarithm_of_zero_panics_as_rust_does() {
+    for gpu in backends() {
+        let stream = gpu.new_stream().unwrap();
+        let da = DeviceBuffer::from_host(&stream, &[0u64]).unwrap();
+        let db = DeviceBuffer::from_host(&stream, &[5i32]).unwrap();
+        let dc = DeviceBuffer::from_host(&stream, &[1u8]).unwrap();
+        let mut out = DeviceBuffer::<u64>::zeroed(&stream, 1).unwrap();
+        let config = LaunchConfig::for_len(1, 32).checked(true);
+        roots::launch(&stream, config, &da, &db, &dc, &mut out).unwrap();
+        let err = stream.synchronize().expect_err("0 has no logarithm");
+        let gpu_dsl::runtime::Error::KernelPanic { message, .. } = &err else {
+            panic!("expected a kernel panic, got {err}");
+        };
+        assert_eq!(message, "argument of integer logarithm must be positive");
+    }
+}
+
 #[test]
 fn integer_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
+        (&roots::KERNEL, &[]),
         (&conversions::KERNEL, &[]),
         (&multiples_u8::KERNEL, &[]),
         (&multiples_u32::KERNEL, &[]),

@@ -482,6 +482,27 @@ pub const METHODS: &[Method] = &[
         RetTy::Same,
     ),
     Method {
+        name: "ilog2",
+        receiver: Receiver::KnownInt,
+        args: NONE,
+        ret: RetTy::U32,
+        cuda: Cuda::HelperIn("rs_ilog2", "rs_int_roots"),
+    },
+    Method {
+        name: "ilog10",
+        receiver: Receiver::KnownInt,
+        args: NONE,
+        ret: RetTy::U32,
+        cuda: Cuda::HelperIn("rs_ilog10", "rs_int_roots"),
+    },
+    Method {
+        name: "isqrt",
+        receiver: Receiver::KnownUnsigned,
+        args: NONE,
+        ret: RetTy::Same,
+        cuda: Cuda::HelperIn("rs_isqrt", "rs_int_roots"),
+    },
+    Method {
         name: "is_multiple_of",
         receiver: Receiver::KnownUnsigned,
         args: ONE,
@@ -542,7 +563,7 @@ impl Method {
     pub fn takes_line(&self) -> bool {
         matches!(
             self.name,
-            "rem_euclid" | "div_euclid" | "div_ceil" | "next_multiple_of"
+            "rem_euclid" | "div_euclid" | "div_ceil" | "next_multiple_of" | "ilog2" | "ilog10"
         ) && self.receiver != Receiver::Float
     }
 }

@@ -369,6 +369,15 @@ impl Twin<'_> {
         let r = self.expr(receiver);
         let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
         let entry = crate::methods::lookup(method, written);
+        // Rust panics at a logarithm of a value below 1: reported as the GPU's checked mode
+        // reports it (kind 5), 0 in its place.
+        if matches!(method, "ilog2" | "ilog10") && !generic {
+            let line = self.function.expr(receiver).span.line();
+            return format!(
+                "{{ let __v = {r}; if __v <= 0 {{ __t.fail(5, {line}, 0, 0); 0 }} else {{ \
+                 __v.{method}() }} }}"
+            );
+        }
         if let (true, true, Some(entry)) = (generic && method != "to_bits", scalar.is_half(), entry)
         {
             // The `half` types lack the float methods: a type parameter instantiated with one

@@ -429,6 +429,36 @@ template <typename T> __device__ __forceinline__ T rs_next_power_of_two(T x) {
 ",
     },
     Helper {
+        name: "rs_int_roots",
+        needs: &[],
+        code: "\
+// Rust's `ilog2` and `ilog10` (a value below 1 reported in checked mode, as Rust panics) and
+// `isqrt` of an unsigned value (a double's root, corrected to the exact floor).
+template <typename T> __device__ __forceinline__ unsigned int rs_ilog2(T x, unsigned int line) {
+#ifdef GPU_CHECKED
+    if (x <= (T)0) rs_fail(5u, line, 0ull, 0ull);
+#endif
+    return 63u - (unsigned int)__clzll((long long)(unsigned long long)x);
+}
+template <typename T> __device__ __forceinline__ unsigned int rs_ilog10(T x, unsigned int line) {
+#ifdef GPU_CHECKED
+    if (x <= (T)0) rs_fail(5u, line, 0ull, 0ull);
+#endif
+    unsigned long long v = (unsigned long long)x;
+    unsigned int n = 0u;
+    while (v >= 10ull) { v /= 10ull; n++; }
+    return n;
+}
+template <typename T> __device__ __forceinline__ T rs_isqrt(T x) {
+    unsigned long long v = (unsigned long long)x;
+    unsigned long long r = (unsigned long long)sqrt((double)v);
+    while (r > 0ull && r > v / r) r--;
+    while (r + 1ull <= v / (r + 1ull)) r++;
+    return (T)r;
+}
+",
+    },
+    Helper {
         name: "rs_int_multiples",
         needs: &["rs_div"],
         code: "\
