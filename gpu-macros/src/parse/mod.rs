@@ -15,6 +15,8 @@ mod closures;
 mod constant_tables;
 mod constants;
 mod consumers;
+mod destructure;
+mod element_ops;
 mod expressions;
 mod format;
 mod guards;
