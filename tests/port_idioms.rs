@@ -4,7 +4,8 @@
 //! tuples (`for (dr, dc) in [(0, 1), (1, 0)]`), reversed element loops, `match` values
 //! assigned, destructuring `let`s of arrays and structs, `const fn` device helpers, more of
 //! `f32::consts` and the sign tests of floats, tuple assignments (`(a, b) = (b, a + b)`) and
-//! lint attributes on loops, `fill` and `copy_from_slice`, on every backend at hand, against
+//! lint attributes on loops, `fill` and `copy_from_slice`, and a slice's `get`, `first` and
+//! `last` unwrapped (`x.get(i + 1).copied().unwrap_or(0.0)`), on every backend at hand, against
 //! the same code run as plain Rust.
 
 mod common;
@@ -515,6 +516,55 @@ fn fill_and_copy_from_slice_match_rust() {
     }
 }
 
+/// A 1-D stencil whose neighbours past either end read as 0 through `get`, with the ends
+/// of the row read by `first` and `last`; `probe` reads one element by `get(..).unwrap()`.
+#[kernel]
+fn edges(x: &[f32], probe: usize, out: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= x.len() {
+        return;
+    }
+    let left = x.get(i.wrapping_sub(1)).copied().unwrap_or(0.0);
+    let right = *x.get(i + 1).unwrap_or(&0.0);
+    let far = x.get(i * 2 % (x.len() + 3)).cloned().unwrap_or(-1.0);
+    let ends = x.first().copied().unwrap_or(0.0) - *x.last().unwrap();
+    out[i] = 0.25 * left + 0.5 * x[i] + 0.25 * right + far * 0.125 + ends;
+    if i == 0 {
+        out[0] += *x.get(probe).unwrap();
+    }
+}
+
+fn edges_host(x: &[f32], i: usize) -> f32 {
+    let left = x.get(i.wrapping_sub(1)).copied().unwrap_or(0.0);
+    let right = *x.get(i + 1).unwrap_or(&0.0);
+    let far = x.get(i * 2 % (x.len() + 3)).cloned().unwrap_or(-1.0);
+    let ends = x.first().copied().unwrap_or(0.0) - *x.last().unwrap();
+    0.25 * left + 0.5 * x[i] + 0.25 * right + far * 0.125 + ends
+}
+
+#[test]
+fn slice_get_first_last_match_rust() {
+    let n = 70;
+    let x = random_f32(n, 17);
+    let mut expected: Vec<f32> = (0..n).map(|i| edges_host(&x, i)).collect();
+    expected[0] += x[5];
+    for gpu in backends() {
+        let stream = gpu.new_stream().unwrap();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        let config = LaunchConfig::for_len(n, 32);
+        edges::launch(&stream, config, &dx, 5, &mut out).unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-6);
+        // Past the end, `unwrap` panics as Rust's does.
+        edges::launch(&stream, config, &dx, n, &mut out).unwrap();
+        let err = stream.synchronize().expect_err("element n is missing");
+        let gpu_dsl::runtime::Error::KernelPanic { message, .. } = &err else {
+            panic!("expected a kernel panic, got {err}");
+        };
+        assert_eq!(message, "called `Option::unwrap()` on a `None` value");
+    }
+}
+
 #[test]
 fn port_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
@@ -525,5 +575,6 @@ fn port_idioms_compile_with_nvrtc() {
         (&normal_cdf::KERNEL, &[]),
         (&pairs::KERNEL, &[]),
         (&fills::KERNEL, &[]),
+        (&edges::KERNEL, &[]),
     ]);
 }

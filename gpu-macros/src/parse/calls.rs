@@ -609,7 +609,7 @@ impl Parser<'_> {
 
 /// Whether reading `expr` twice is the same as reading it once: names, literals, fields,
 /// elements, and operators, casts and number methods over them.
-fn is_plain_value(expr: &syn::Expr) -> bool {
+pub(super) fn is_plain_value(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
         syn::Expr::Paren(inner) => is_plain_value(&inner.expr),

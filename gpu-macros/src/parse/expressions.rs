@@ -170,6 +170,11 @@ impl Parser<'_> {
             {
                 return self.lifted(expr);
             }
+            syn::Expr::MethodCall(_) | syn::Expr::Unary(_)
+                if super::options::optional_read(expr).is_some() =>
+            {
+                return self.expr(&super::options::optional_read(expr)?);
+            }
             syn::Expr::Unary(unary) => {
                 let op = match unary.op {
                     syn::UnOp::Neg(_) => UnOp::Neg,

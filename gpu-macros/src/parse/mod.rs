@@ -22,6 +22,7 @@ mod format;
 mod guards;
 mod items;
 mod loops;
+mod options;
 mod outer;
 mod signature;
 mod statements;
