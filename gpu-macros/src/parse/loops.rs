@@ -5,14 +5,112 @@ use super::statements::label_name;
 use super::{strip_parens, Parser};
 use crate::ir::*;
 
+/// A walk over a slice or an array with `.copied()` / `.cloned()` (whose elements the loop
+/// copies anyway) left out, and `.skip(a)` / `.take(b)` right after `iter()` read as the part
+/// they walk, `x[start..end].iter()`, its bounds computed first (clamped to the length, as the
+/// adapters stop there) by the `let`s pushed to `lets`, named by `fresh`. `None` when there
+/// is neither.
+fn trimmed_walk(
+    expr: &syn::Expr,
+    lets: &mut Vec<syn::Stmt>,
+    fresh: &mut dyn FnMut() -> usize,
+) -> Option<syn::Expr> {
+    fn trim(
+        expr: &syn::Expr,
+        changed: &mut bool,
+        lets: &mut Vec<syn::Stmt>,
+        fresh: &mut dyn FnMut() -> usize,
+    ) -> Option<syn::Expr> {
+        let syn::Expr::MethodCall(call) = strip_parens(expr) else {
+            return Some(expr.clone());
+        };
+        let method = call.method.to_string();
+        match (method.as_str(), call.args.len()) {
+            ("copied" | "cloned", 0) => {
+                *changed = true;
+                trim(&call.receiver, changed, lets, fresh)
+            }
+            ("skip" | "take", 1) => {
+                // `x.iter().skip(a).take(b)`, or either alone.
+                let (skip, take, iter) = match (method.as_str(), strip_parens(&call.receiver)) {
+                    ("take", syn::Expr::MethodCall(inner))
+                        if inner.method == "skip" && inner.args.len() == 1 =>
+                    {
+                        (Some(&inner.args[0]), Some(&call.args[0]), &*inner.receiver)
+                    }
+                    ("skip", receiver) => (Some(&call.args[0]), None, receiver),
+                    (_, receiver) => (None, Some(&call.args[0]), receiver),
+                };
+                let syn::Expr::MethodCall(iter) = strip_parens(iter) else {
+                    return None;
+                };
+                if iter.method != "iter" || !iter.args.is_empty() {
+                    return None;
+                }
+                let base = &iter.receiver;
+                if !matches!(strip_parens(base), syn::Expr::Path(_)) {
+                    return None;
+                }
+                let n = fresh();
+                let (len, start, end) = (
+                    quote::format_ident!("__gpu_len{n}"),
+                    quote::format_ident!("__gpu_start{n}"),
+                    quote::format_ident!("__gpu_end{n}"),
+                );
+                lets.push(syn::parse_quote!(let #len: usize = #base.len();));
+                let skip = skip.map_or(quote::quote!(0usize), |a| quote::quote!(#a));
+                lets.push(syn::parse_quote! {
+                    let #start: usize = { let a: usize = #skip; if a < #len { a } else { #len } };
+                });
+                let take = take.map_or(quote::quote!(#len), |b| quote::quote!(#b));
+                lets.push(syn::parse_quote! {
+                    let #end: usize = {
+                        let b: usize = #take;
+                        if b < #len - #start { #start + b } else { #len }
+                    };
+                });
+                *changed = true;
+                Some(syn::parse_quote!(#base[#start..#end].iter()))
+            }
+            ("enumerate" | "rev", 0) => {
+                let mut call = call.clone();
+                call.receiver = Box::new(trim(&call.receiver, changed, lets, fresh)?);
+                Some(syn::Expr::MethodCall(call))
+            }
+            ("zip", 1) => {
+                let mut call = call.clone();
+                call.receiver = Box::new(trim(&call.receiver, changed, lets, fresh)?);
+                call.args[0] = trim(&call.args[0], changed, lets, fresh)?;
+                Some(syn::Expr::MethodCall(call))
+            }
+            _ => Some(expr.clone()),
+        }
+    }
+    let mut changed = false;
+    let walk = trim(expr, &mut changed, lets, fresh)?;
+    changed.then_some(walk)
+}
+
 impl Parser<'_> {
     pub(super) fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
+        let mut lets = Vec::new();
+        let walk = trimmed_walk(&for_loop.expr, &mut lets, &mut || self.fresh_names());
+        if let Some(walk) = walk {
+            let mut rewritten = for_loop.clone();
+            *rewritten.expr = walk;
+            if lets.is_empty() {
+                return self.for_stmt(&rewritten);
+            }
+            let block: syn::Expr = syn::parse_quote!({ #(#lets)* #rewritten });
+            return self.expr_stmt(&block, false);
+        }
         if let Some(rewritten) = self.rewritten_loop(for_loop) {
             return self.expr_stmt(&rewritten?, false);
         }
         if let Some(rewritten) = self.literal_or_tuple_loop(for_loop) {
             return self.expr_stmt(&rewritten, false);
         }
+
         let unroll = self.loop_attrs(&for_loop.attrs);
         if let Some(iterated) = self.iterated(&for_loop.expr) {
             return self.element_loop(for_loop, iterated?, unroll);

@@ -394,6 +394,31 @@ impl Parser<'_> {
                 Some(StmtKind::Block(self.block(&block.block)))
             }
             syn::Expr::Macro(mac) => self.macro_stmt(&mac.mac),
+            // `y.iter_mut().for_each(|v| *v *= 2.0)`: the `for` loop over the same walk.
+            syn::Expr::MethodCall(call)
+                if call.method == "for_each"
+                    && call.args.len() == 1
+                    && matches!(&call.args[0], syn::Expr::Closure(c) if c.inputs.len() == 1) =>
+            {
+                let syn::Expr::Closure(closure) = &call.args[0] else {
+                    return None;
+                };
+                let (walk, pat, body) = (&call.receiver, &closure.inputs[0], &closure.body);
+                if returns(body) {
+                    self.cx.error_spanned_by(
+                        body,
+                        "a `return` in `for_each`'s closure goes on to the next element: write \
+                         the `for` loop, with `continue`",
+                    );
+                    return None;
+                }
+                let pat = match pat {
+                    syn::Pat::Type(typed) => &*typed.pat,
+                    other => other,
+                };
+                let rewritten: syn::Expr = syn::parse_quote!(for #pat in #walk { #body; });
+                self.expr_stmt(&rewritten, tail)
+            }
             syn::Expr::MethodCall(call) if call.method == "swap" && call.args.len() == 2 => {
                 self.swap_stmt(call)
             }
@@ -569,6 +594,20 @@ impl Parser<'_> {
 }
 
 /// Whether `call` is `mem::swap(..)`, by any path to it.
+/// Whether `body` has a `return` of its own (not one of a closure inside it).
+fn returns(body: &syn::Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_expr(&mut finder, body);
+    finder.0
+}
+
 fn is_mem_swap(call: &syn::ExprCall) -> bool {
     let syn::Expr::Path(path) = &*call.func else {
         return false;
