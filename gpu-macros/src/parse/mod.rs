@@ -29,7 +29,7 @@ mod statements;
 mod values;
 
 pub use items::{
-    host_impl, impl_macro_name, impl_problems, parse_enum, parse_impl, parse_struct,
+    default_impl, host_impl, impl_macro_name, impl_problems, parse_enum, parse_impl, parse_struct,
     struct_problems, TypeEnv, OPERATOR_TRAITS,
 };
 pub use outer::set_launch_bounds;
