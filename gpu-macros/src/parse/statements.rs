@@ -419,6 +419,16 @@ impl Parser<'_> {
                 let rewritten: syn::Expr = syn::parse_quote!(for #pat in #walk { #body; });
                 self.expr_stmt(&rewritten, tail)
             }
+            syn::Expr::MethodCall(call)
+                if (matches!(call.method.to_string().as_str(), "sort" | "sort_unstable")
+                    && call.args.is_empty())
+                    || (matches!(
+                        call.method.to_string().as_str(),
+                        "sort_by" | "sort_unstable_by"
+                    ) && call.args.len() == 1) =>
+            {
+                self.sort_stmt(call)
+            }
             syn::Expr::MethodCall(call) if call.method == "swap" && call.args.len() == 2 => {
                 self.swap_stmt(call)
             }
