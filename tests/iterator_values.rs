@@ -2,9 +2,9 @@
 //! a.iter().zip(b).map(..).sum::<f32>()`, `.sum::<f32>().sqrt()`, in conditions and in one arm
 //! of an `if`), a device function's `x.iter().sum()` typed by its return type and an
 //! assignment's typed by the element it writes (`out[r] = row.iter().sum();`), integer
-//! `.max()` / `.min()` unwrapped, ranges consumed (`(0..k).map(|i| ..).sum()`), and `filter`,
-//! `count`, `any` and `all`, on every backend at hand, against the same code run as plain
-//! Rust.
+//! `.max()` / `.min()` unwrapped, ranges consumed (`(0..k).map(|i| ..).sum()`), `filter`,
+//! `count`, `any`, `all` and `position(..).unwrap_or(..)`, and `match` on a tuple, on every
+//! backend at hand, against the same code run as plain Rust.
 
 mod common;
 
@@ -371,6 +371,72 @@ fn lifted_forms_match_rust() {
     }
 }
 
+/// The index of a key in a row (`position`, unwrapped three ways), then a class of the row
+/// by a `match` on a tuple.
+#[device]
+fn find(row: &[i32], key: i32) -> usize {
+    row.iter().position(|&v| v == key).unwrap_or(row.len())
+}
+
+#[kernel]
+fn positions(x: &[i32], cols: usize, key: i32, out: &mut [i32]) {
+    let r = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if r >= out.len() {
+        return;
+    }
+    let row = &x[r * cols..(r + 1) * cols];
+    let at = find(row, key);
+    let first_even = row
+        .iter()
+        .filter(|&&v| v != key)
+        .position(|v| v % 2 == 0)
+        .unwrap_or_default();
+    let first_big = (0..cols).position(|k| row[k] > 40).unwrap_or(99);
+    let class = match (at < cols, first_even, row[0].signum()) {
+        (true, 0, _) => 1,
+        (true, e, s) if e > 2 => 10 + s,
+        (false, 0 | 1, -1) => 20,
+        (found, _, s) => 30 + found as i32 * 5 + s,
+    };
+    out[r] = at as i32 * 1000 + first_even as i32 * 100 + first_big as i32 + class * 10_000;
+}
+
+fn positions_host(row: &[i32], key: i32) -> i32 {
+    let cols = row.len();
+    let at = row.iter().position(|&v| v == key).unwrap_or(row.len());
+    let first_even = row
+        .iter()
+        .filter(|&&v| v != key)
+        .position(|v| v % 2 == 0)
+        .unwrap_or_default();
+    let first_big = (0..cols).position(|k| row[k] > 40).unwrap_or(99);
+    let class = match (at < cols, first_even, row[0].signum()) {
+        (true, 0, _) => 1,
+        (true, e, s) if e > 2 => 10 + s,
+        (false, 0 | 1, -1) => 20,
+        (found, _, s) => 30 + found as i32 * 5 + s,
+    };
+    at as i32 * 1000 + first_even as i32 * 100 + first_big as i32 + class * 10_000
+}
+
+#[test]
+fn positions_and_tuple_matches_match_rust() {
+    let (rows, cols, key) = (80, 7, 3);
+    let x: Vec<i32> = random_f32(rows * cols, 77)
+        .iter()
+        .map(|v| (v * 50.0) as i32 % 9 * 6 + 3 * (v > &0.0) as i32)
+        .collect();
+    let expected: Vec<i32> = x.chunks(cols).map(|row| positions_host(row, key)).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeroed(&stream, rows).unwrap();
+        let config = LaunchConfig::for_len(rows, 32);
+        positions::launch(&stream, config, &dx, cols, key, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}
+
 #[test]
 fn iterator_values_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
@@ -379,5 +445,6 @@ fn iterator_values_compile_with_nvrtc() {
         (&row_sums::KERNEL, &[]),
         (&row_tests::KERNEL, &[]),
         (&lifted_forms::KERNEL, &[]),
+        (&positions::KERNEL, &[]),
     ]);
 }

@@ -32,6 +32,8 @@ enum Combine<'e> {
     Test(Box<syn::ExprClosure>, bool),
     /// `.count()`, a `usize`.
     Count,
+    /// `.position(|v| ..)` unwrapped: the index of the first element that passes.
+    Position(Box<syn::ExprClosure>, Otherwise<'e>),
     /// `.max()` / `.min()` (`min` true) and what stands for an empty walk's `None`.
     Extreme {
         min: bool,
@@ -106,6 +108,11 @@ fn extreme(call: &syn::ExprMethodCall, deref: bool) -> Option<(&syn::Expr, Combi
     let syn::Expr::MethodCall(extreme) = inner else {
         return None;
     };
+    // `x.iter().position(|&v| v == key).unwrap_or(n)`: the first index whose element passes.
+    if extreme.method == "position" && extreme.args.len() == 1 && !deref {
+        let test = Box::new(closure_of(&extreme.args[0], 1)?);
+        return Some((&extreme.receiver, Combine::Position(test, otherwise)));
+    }
     let min = match extreme.method.to_string().as_str() {
         "max" => false,
         "min" => true,
@@ -232,6 +239,7 @@ impl Consumer<'_> {
             Combine::Test(_, false) => "any",
             Combine::Test(_, true) => "all",
             Combine::Count => "count",
+            Combine::Position(..) => "position",
             Combine::Extreme { min: true, .. } => "min",
             Combine::Extreme { min: false, .. } => "max",
         }
@@ -241,7 +249,10 @@ impl Consumer<'_> {
     /// `all`, `count`), each binding it by its own name ([`Parser::stepped`]).
     fn stepped(&self) -> bool {
         self.filters.iter().any(Option::is_some)
-            || matches!(self.combine, Combine::Test(..) | Combine::Count)
+            || matches!(
+                self.combine,
+                Combine::Test(..) | Combine::Count | Combine::Position(..)
+            )
     }
 }
 
@@ -379,7 +390,9 @@ impl Parser<'_> {
                     #acc
                 }}
             }
-            Combine::Test(..) | Combine::Count => unreachable!("stepped consumers"),
+            Combine::Test(..) | Combine::Count | Combine::Position(..) => {
+                unreachable!("stepped consumers")
+            }
             combine => {
                 let product = matches!(combine, Combine::Product);
                 let ty: syn::Type = match (found.ty, self.locals[target.0 as usize].annotation) {
@@ -423,7 +436,11 @@ impl Parser<'_> {
                              and take one name (`|v|`, `|&v|`, `|&&v|`): write the `for` loop";
         if !matches!(
             found.combine,
-            Combine::Sum | Combine::Product | Combine::Test(..) | Combine::Count
+            Combine::Sum
+                | Combine::Product
+                | Combine::Test(..)
+                | Combine::Count
+                | Combine::Position(..)
         ) {
             self.cx.error_spanned_by(
                 expr,
@@ -491,6 +508,45 @@ impl Parser<'_> {
                 )
             }
             Combine::Count => (quote::quote!(0usize), quote::quote!(#acc += 1;)),
+            Combine::Position(closure, otherwise) => {
+                let Some(test) = applied(closure, &value) else {
+                    self.cx.error_spanned_by(expr, USAGE);
+                    return None;
+                };
+                // The loop counts the elements it reaches; the first that passes gives its
+                // index and ends it, and a walk that ends without one gives the fallback.
+                let (index, found_one) = (
+                    quote::format_ident!("__gpu_index{n}"),
+                    quote::format_ident!("__gpu_found{n}"),
+                );
+                let fallback = match otherwise {
+                    Otherwise::Panic => quote::quote! {
+                        if !#found_one {
+                            panic!("called `Option::unwrap()` on a `None` value");
+                        }
+                    },
+                    Otherwise::Value(value) => quote::quote!(if !#found_one { #acc = #value; }),
+                    Otherwise::Zero => quote::quote!(if !#found_one { #acc = 0; }),
+                };
+                steps.insert(0, quote::quote!(let #index: usize = #acc;));
+                let hit = quote::format_ident!("__gpu_hit{n}");
+                let step = quote::quote! {
+                    let #hit: bool = #test;
+                    if #hit { #found_one = true; break; }
+                    #acc = #index + 1;
+                };
+                let block: syn::Expr = syn::parse_quote! {{
+                    let mut #acc = 0usize;
+                    let mut #found_one = false;
+                    for #item in #iterator {
+                        #(#steps)*
+                        #step
+                    }
+                    #fallback
+                    #acc
+                }};
+                return self.lower_into(&block, target);
+            }
             combine => {
                 let product = matches!(combine, Combine::Product);
                 let ty: syn::Type = match (found.ty, self.locals[target.0 as usize].annotation) {
