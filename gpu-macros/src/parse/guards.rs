@@ -99,10 +99,13 @@ impl Parser<'_> {
                 (Some(test), Some(guard)) => Some(quote!((#test) && (#guard))),
             };
             let body = &arm.body;
-            // A name only the guard reads is not bound again (C++ would warn of it unused).
+            // A name bound to a tuple's part that only the guard reads is not bound again:
+            // C++ would warn of it unused (one bound to the whole value the C++ code leaves
+            // out by itself).
+            let whole = value.to_string();
             let (names, parts): (Vec<_>, Vec<_>) = names
                 .into_iter()
-                .filter(|(name, _)| mentions(body, name))
+                .filter(|(name, part)| part.to_string() == whole || mentions(body, name))
                 .unzip();
             let block = quote!({ #(let #names = #parts;)* #body });
             let else_token = if i == 0 { quote!() } else { quote!(else) };
