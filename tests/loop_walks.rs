@@ -1,7 +1,8 @@
 //! `for` loops over walks with more adapters, as Rust writes them: `.skip(a)` / `.take(b)`
 //! (clamped to the length, as the adapters stop there), `.copied()` / `.cloned()`, and
-//! `for_each` closures over `iter()`, `iter_mut()` and `zip`, on every backend at hand, against
-//! the same code run as plain Rust.
+//! `for_each` closures over `iter()`, `iter_mut()` and `zip`, and zips of zips (`for ((a, b), c)
+//! in x.iter().zip(y).zip(z.iter_mut())`), on every backend at hand, against the same code run
+//! as plain Rust.
 
 mod common;
 
@@ -88,7 +89,65 @@ fn skip_take_copied_and_for_each_match_rust() {
     }
 }
 
+/// `z = a * x + y` over three slices at once, written through the third side, then a sum over
+/// three sides, each thread its own part of the arrays.
+#[kernel]
+fn zip3(a: f32, x: &[f32], y: &[f32], z: &mut [f32], sums: &mut [f32]) {
+    let t = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if (t + 1) * 4 > z.len() {
+        return;
+    }
+    let part = &mut z[t * 4..(t + 1) * 4];
+    for ((xi, &yi), zi) in x[t * 4..].iter().zip(&y[t * 4..]).zip(part.iter_mut()) {
+        *zi = a * xi + yi;
+    }
+    let mut weighted = 0.0f32;
+    for (k, ((p, q), r)) in x.iter().zip(y.iter()).zip(x.iter().skip(1)).enumerate() {
+        weighted += (p * q - r) * (k % 3) as f32;
+    }
+    sums[t] = weighted
+        + x.iter()
+            .zip(y)
+            .zip(y.iter().skip(t))
+            .map(|((p, q), r)| p * q + r)
+            .sum::<f32>();
+}
+
+#[test]
+fn zips_of_zips_match_rust() {
+    let threads = 10;
+    let n = threads * 4;
+    let (x, y) = (random_f32(n, 1), random_f32(n, 2));
+    let a = 1.5f32;
+    let z_expected: Vec<f32> = x.iter().zip(&y).map(|(xi, yi)| a * xi + yi).collect();
+    let sums_expected: Vec<f32> = (0..threads)
+        .map(|t| {
+            let mut weighted = 0.0f32;
+            for (k, ((p, q), r)) in x.iter().zip(y.iter()).zip(x.iter().skip(1)).enumerate() {
+                weighted += (p * q - r) * (k % 3) as f32;
+            }
+            weighted
+                + x.iter()
+                    .zip(&y)
+                    .zip(y.iter().skip(t))
+                    .map(|((p, q), r)| p * q + r)
+                    .sum::<f32>()
+        })
+        .collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let dy = DeviceBuffer::from_host(&stream, &y).unwrap();
+        let mut z = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        let mut sums = DeviceBuffer::<f32>::zeroed(&stream, threads).unwrap();
+        let config = LaunchConfig::for_len(threads, 32);
+        zip3::launch(&stream, config, a, &dx, &dy, &mut z, &mut sums).unwrap();
+        close(&z.to_host(&stream).unwrap(), &z_expected, 1e-6);
+        close(&sums.to_host(&stream).unwrap(), &sums_expected, 1e-5);
+    }
+}
+
 #[test]
 fn loop_walks_compile_with_nvrtc() {
-    assert_compiles_with_nvrtc(&[(&walks::KERNEL, &[])]);
+    assert_compiles_with_nvrtc(&[(&walks::KERNEL, &[]), (&zip3::KERNEL, &[])]);
 }
