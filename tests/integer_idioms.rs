@@ -1,7 +1,7 @@
 //! Integer idioms ports reach for: `is_multiple_of` (which clippy suggests for `x % n == 0`)
 //! and `next_multiple_of` at several widths, Rust's lossless conversions (`u64::from(x)`), and
-//! integer logarithms and square roots (`n.ilog2()` for a scan's levels), against the same
-//! code on the host.
+//! integer logarithms and square roots (`n.ilog2()` for a scan's levels), and byte literals
+//! (`c == b'\n'`), against the same code on the host.
 
 mod common;
 
@@ -211,9 +211,79 @@ fn logarithm_of_zero_panics_as_rust_does() {
     }
 }
 
+/// Per line of text (its start in `starts`): the words, digits and the first byte after
+/// a `#`, compared with byte literals.
+#[kernel]
+fn line_stats(text: &[u8], starts: &[u32], out: &mut [u32]) {
+    let l = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if l + 1 >= starts.len() {
+        return;
+    }
+    let (mut words, mut digits, mut tagged) = (0u32, 0u32, 0u32);
+    let mut in_word = false;
+    for k in starts[l] as usize..starts[l + 1] as usize {
+        let c = text[k];
+        let space = c == b' ' || c == b'\t' || c == b'\n';
+        if !space && !in_word {
+            words += 1;
+        }
+        in_word = !space;
+        if (b'0'..=b'9').contains(&c) {
+            digits += 1;
+        }
+        if c == b'#' && k + 1 < text.len() {
+            tagged = u32::from(text[k + 1].wrapping_sub(b'a'));
+        }
+    }
+    out[l] = words | digits << 8 | tagged << 16;
+}
+
+#[test]
+fn byte_literals_match_rust() {
+    let text = b"one two  three\n#x 42 is 6*7\nno digits here #a\n\t tabs\tand 1 2 3\n".to_vec();
+    let mut starts = vec![0u32];
+    for (k, &c) in text.iter().enumerate() {
+        if c == b'\n' {
+            starts.push(k as u32 + 1);
+        }
+    }
+    let expected: Vec<u32> = starts
+        .windows(2)
+        .map(|w| {
+            let (mut words, mut digits, mut tagged) = (0u32, 0u32, 0u32);
+            let mut in_word = false;
+            for k in w[0] as usize..w[1] as usize {
+                let c = text[k];
+                let space = c == b' ' || c == b'\t' || c == b'\n';
+                if !space && !in_word {
+                    words += 1;
+                }
+                in_word = !space;
+                if c.is_ascii_digit() {
+                    digits += 1;
+                }
+                if c == b'#' && k + 1 < text.len() {
+                    tagged = u32::from(text[k + 1].wrapping_sub(b'a'));
+                }
+            }
+            words | digits << 8 | tagged << 16
+        })
+        .collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dt = DeviceBuffer::from_host(&stream, &text).unwrap();
+        let ds = DeviceBuffer::from_host(&stream, &starts).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, starts.len() - 1).unwrap();
+        let config = LaunchConfig::for_len(starts.len(), 32);
+        line_stats::launch(&stream, config, &dt, &ds, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}
+
 #[test]
 fn integer_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
+        (&line_stats::KERNEL, &[]),
         (&roots::KERNEL, &[]),
         (&conversions::KERNEL, &[]),
         (&multiples_u8::KERNEL, &[]),

@@ -351,6 +351,11 @@ impl Parser<'_> {
                     }
                 }
             }
+            // `b'\n'`: a byte, a `u8` number (text kernels compare bytes with them).
+            syn::Lit::Byte(byte) => Some(Lit::Int {
+                value: u128::from(byte.value()),
+                suffix: Some(Scalar::U8),
+            }),
             syn::Lit::Float(float) => {
                 let suffix = self.lit_suffix(float.suffix(), lit)?;
                 if suffix.is_some_and(Scalar::is_int) {
@@ -366,7 +371,8 @@ impl Parser<'_> {
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "only number and `bool` literals are supported in kernels (no strings, chars or bytes)",
+                    "only number, `bool` and byte (`b'a'`) literals are supported in kernels (no \
+                     strings or chars: compare bytes, `c == b'a'`)",
                 );
                 None
             }
