@@ -1,8 +1,9 @@
 //! `for` loops over walks with more adapters, as Rust writes them: `.skip(a)` / `.take(b)`
 //! (clamped to the length, as the adapters stop there), `.copied()` / `.cloned()`, and
-//! `for_each` closures over `iter()`, `iter_mut()` and `zip`, and zips of zips (`for ((a, b), c)
-//! in x.iter().zip(y).zip(z.iter_mut())`), on every backend at hand, against the same code run
-//! as plain Rust.
+//! `for_each` closures over `iter()`, `iter_mut()` and `zip`, zips of zips (`for ((a, b), c)
+//! in x.iter().zip(y).zip(z.iter_mut())`), `.step_by(s)` over elements, and these walks
+//! consumed (`x.iter().skip(1).take(3).sum()`, `x.iter().rev().map(..)`), on every backend at
+//! hand, against the same code run as plain Rust.
 
 mod common;
 
@@ -147,7 +148,61 @@ fn zips_of_zips_match_rust() {
     }
 }
 
+/// Every other element and every third (with its index), then the same walks consumed.
+#[kernel]
+fn strides(x: &[f32], out: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= out.len() {
+        return;
+    }
+    let mut s = 0.0f32;
+    for v in x.iter().step_by(2) {
+        s += *v;
+    }
+    for (k, &v) in x.iter().enumerate().step_by(i % 3 + 1) {
+        s += v * k as f32;
+    }
+    let skipped: f32 = x.iter().skip(i).take(3).sum();
+    let backwards = x.iter().rev().fold(0.0f32, |acc, &v| acc * 0.5 + v);
+    let thirds = x.iter().step_by(3).map(|v| v * v).sum::<f32>();
+    let late = x.iter().skip(i).filter(|&&v| v > 0.0).count();
+    out[i] = s + skipped + backwards + thirds + late as f32;
+}
+
+fn strides_host(x: &[f32], i: usize) -> f32 {
+    let mut s = 0.0f32;
+    for v in x.iter().step_by(2) {
+        s += *v;
+    }
+    for (k, &v) in x.iter().enumerate().step_by(i % 3 + 1) {
+        s += v * k as f32;
+    }
+    let skipped: f32 = x.iter().skip(i).take(3).sum();
+    let backwards = x.iter().rev().fold(0.0f32, |acc, &v| acc * 0.5 + v);
+    let thirds = x.iter().step_by(3).map(|v| v * v).sum::<f32>();
+    let late = x.iter().skip(i).filter(|&&v| v > 0.0).count();
+    s + skipped + backwards + thirds + late as f32
+}
+
+#[test]
+fn strides_and_consumed_walks_match_rust() {
+    let n = 29;
+    let x = random_f32(n, 29);
+    let expected: Vec<f32> = (0..n + 3).map(|i| strides_host(&x, i)).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n + 3).unwrap();
+        strides::launch(&stream, LaunchConfig::for_len(n + 3, 32), &dx, &mut out).unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
+    }
+}
+
 #[test]
 fn loop_walks_compile_with_nvrtc() {
-    assert_compiles_with_nvrtc(&[(&walks::KERNEL, &[]), (&zip3::KERNEL, &[])]);
+    assert_compiles_with_nvrtc(&[
+        (&walks::KERNEL, &[]),
+        (&zip3::KERNEL, &[]),
+        (&strides::KERNEL, &[]),
+    ]);
 }

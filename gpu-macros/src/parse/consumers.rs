@@ -66,16 +66,36 @@ fn closure_of(expr: &syn::Expr, inputs: usize) -> Option<syn::ExprClosure> {
 }
 
 /// Whether `expr` is what a `for` loop walks, and whether it gives references: `x.iter()`,
-/// `x.into_iter()`, and `.enumerate()` or `.zip(..)` of one (references), or a range, `a..b`,
-/// `a..=b`, with `.rev()` or `.step_by(s)` (values).
+/// `x.into_iter()` (then `.skip(a)`, `.take(b)`), and `.enumerate()`, `.zip(..)` or `.rev()` of
+/// one (references), or a range, `a..b`, `a..=b`, with `.rev()` or `.step_by(s)` (values).
 fn walks(expr: &syn::Expr) -> Option<bool> {
     match strip_parens(expr) {
         syn::Expr::MethodCall(call) => match call.method.to_string().as_str() {
             "iter" | "into_iter" if call.args.is_empty() => Some(true),
             "enumerate" | "zip" => walks(&call.receiver).filter(|by_ref| *by_ref),
-            "rev" | "step_by" => {
-                matches!(strip_parens(&call.receiver), syn::Expr::Range(_)).then_some(false)
+            "rev" | "step_by" if matches!(strip_parens(&call.receiver), syn::Expr::Range(_)) => {
+                Some(false)
             }
+            // `x.iter().rev()`, `x.iter().enumerate().rev()`: what a `for` loop walks down
+            // (`.step_by(s)`: by steps).
+            "rev" | "step_by" => match strip_parens(&call.receiver) {
+                syn::Expr::MethodCall(inner)
+                    if inner.method == "iter" || inner.method == "enumerate" =>
+                {
+                    walks(&call.receiver).filter(|by_ref| *by_ref)
+                }
+                _ => None,
+            },
+            // `x.iter().skip(a)`, `.take(b)`, `.skip(a).take(b)`: the part a `for` loop walks.
+            "skip" | "take" if call.args.len() == 1 => match strip_parens(&call.receiver) {
+                syn::Expr::MethodCall(inner)
+                    if inner.method == "iter"
+                        || (call.method == "take" && inner.method == "skip") =>
+                {
+                    walks(&call.receiver).filter(|by_ref| *by_ref)
+                }
+                _ => None,
+            },
             _ => None,
         },
         syn::Expr::Range(range) if range.start.is_some() && range.end.is_some() => Some(false),

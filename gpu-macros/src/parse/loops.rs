@@ -5,6 +5,15 @@ use super::statements::label_name;
 use super::{strip_parens, Parser};
 use crate::ir::*;
 
+/// What a `for` loop over a slice or an array walks: its name, whether enumerated, walked
+/// down (`.rev()`) or by steps (`.step_by(s)`).
+struct Walk<'e> {
+    base: &'e syn::Path,
+    enumerate: bool,
+    reverse: bool,
+    step: Option<&'e syn::Expr>,
+}
+
 /// A walk over a slice or an array with `.copied()` / `.cloned()` (whose elements the loop
 /// copies anyway) left out, and `.skip(a)` / `.take(b)` right after `iter()` read as the part
 /// they walk, `x[start..end].iter()`, its bounds computed first (clamped to the length, as the
@@ -215,10 +224,35 @@ impl Parser<'_> {
     /// What a `for` loop over a slice or an array iterates: `x`, `&x`, `x.iter()` (then
     /// `None`) or `x.iter().enumerate()` (then `Some`, with whether it is enumerated); `None`
     /// for anything else (a range); `Some(None)` when reported here.
-    fn iterated<'e>(&mut self, expr: &'e syn::Expr) -> Option<Option<(&'e syn::Path, bool, bool)>> {
+    fn iterated<'e>(&mut self, expr: &'e syn::Expr) -> Option<Option<Walk<'e>>> {
+        // `x.iter().step_by(s)` (or `.enumerate().step_by(s)`, whose indices stay the
+        // elements' own): every `s`-th element.
+        let (expr, step) = match strip_parens(expr) {
+            syn::Expr::MethodCall(call) if call.method == "step_by" && call.args.len() == 1 => {
+                match strip_parens(&call.receiver) {
+                    syn::Expr::MethodCall(inner)
+                        if matches!(inner.method.to_string().as_str(), "iter" | "enumerate") =>
+                    {
+                        (&*call.receiver, Some(&call.args[0]))
+                    }
+                    _ => return None,
+                }
+            }
+            other => (other, None),
+        };
         // `x.iter().rev()` (or `.enumerate().rev()`, whose indices stay the elements' own):
         // the same loop walked down.
         let (expr, reverse) = match strip_parens(expr) {
+            syn::Expr::MethodCall(call)
+                if call.method == "rev" && call.args.is_empty() && step.is_some() =>
+            {
+                self.cx.error_spanned_by(
+                    call,
+                    "`.rev().step_by(s)` over elements is not supported in kernels: walk the \
+                     indices, `for i in (0..x.len()).rev().step_by(s)`",
+                );
+                return Some(None);
+            }
             syn::Expr::MethodCall(call) if call.method == "rev" && call.args.is_empty() => {
                 match strip_parens(&call.receiver) {
                     syn::Expr::MethodCall(inner)
@@ -271,7 +305,12 @@ impl Parser<'_> {
         };
         match strip_parens(base) {
             syn::Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
-                Some(Some((&path.path, enumerate, reverse)))
+                Some(Some(Walk {
+                    base: &path.path,
+                    enumerate,
+                    reverse,
+                    step,
+                }))
             }
             other => {
                 self.cx.error_spanned_by(
@@ -310,7 +349,12 @@ impl Parser<'_> {
     fn element_loop(
         &mut self,
         for_loop: &syn::ExprForLoop,
-        (base, enumerate, reverse): (&syn::Path, bool, bool),
+        Walk {
+            base,
+            enumerate,
+            reverse,
+            step,
+        }: Walk<'_>,
         unroll: Unroll,
     ) -> Option<StmtKind> {
         const USAGE: &str = "iterating over a slice, the loop binds a name, `&name` or `_` \
@@ -353,6 +397,10 @@ impl Parser<'_> {
             path: base.clone(),
         });
         let for_len = self.expr(&base_expr)?;
+        let step = match step {
+            Some(step) => Some(self.lifting(true, |this| this.expr(step))?),
+            None => None,
+        };
         self.note_table(for_len);
         let end = self.push_expr(ExprKind::Len(for_len), span);
         let start = self.push_expr(
@@ -402,7 +450,7 @@ impl Parser<'_> {
             var,
             start,
             end,
-            step: None,
+            step,
             body,
             label: label_name(for_loop.label.as_ref()),
             unroll,
