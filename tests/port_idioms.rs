@@ -5,8 +5,8 @@
 //! assigned, destructuring `let`s of arrays and structs, `const fn` device helpers, more of
 //! `f32::consts` and the sign tests of floats, tuple assignments (`(a, b) = (b, a + b)`) and
 //! lint attributes on loops, `fill` and `copy_from_slice`, and a slice's `get`, `first` and
-//! `last` unwrapped (`x.get(i + 1).copied().unwrap_or(0.0)`), on every backend at hand, against
-//! the same code run as plain Rust.
+//! `last` unwrapped (`x.get(i + 1).copied().unwrap_or(0.0)`), and arrays built by
+//! `core::array::from_fn`, on every backend at hand, against the same code run as plain Rust.
 
 mod common;
 
@@ -565,6 +565,54 @@ fn slice_get_first_last_match_rust() {
     }
 }
 
+/// A 5-tap Gaussian whose weights `array::from_fn` computes, normalised, then applied.
+#[kernel]
+fn gauss5(x: &[f32], sigma: f32, out: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= x.len() {
+        return;
+    }
+    let w: [f32; 5] = core::array::from_fn(|k| {
+        let d = k as f32 - 2.0;
+        (-d * d / (2.0 * sigma * sigma)).exp()
+    });
+    let total: f32 = w.iter().sum();
+    let taps: [usize; 5] = std::array::from_fn(|k| (i + x.len() + k - 2) % x.len());
+    let mut s = 0.0f32;
+    for (wk, &t) in w.iter().zip(taps.iter()) {
+        s += wk / total * x[t];
+    }
+    out[i] = s;
+}
+
+fn gauss5_host(x: &[f32], sigma: f32, i: usize) -> f32 {
+    let w: [f32; 5] = core::array::from_fn(|k| {
+        let d = k as f32 - 2.0;
+        (-d * d / (2.0 * sigma * sigma)).exp()
+    });
+    let total: f32 = w.iter().sum();
+    let taps: [usize; 5] = std::array::from_fn(|k| (i + x.len() + k - 2) % x.len());
+    let mut s = 0.0f32;
+    for (wk, &t) in w.iter().zip(taps.iter()) {
+        s += wk / total * x[t];
+    }
+    s
+}
+
+#[test]
+fn arrays_from_fn_match_rust() {
+    let n = 64;
+    let x = random_f32(n, 64);
+    let expected: Vec<f32> = (0..n).map(|i| gauss5_host(&x, 1.3, i)).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        gauss5::launch(&stream, LaunchConfig::for_len(n, 32), &dx, 1.3, &mut out).unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
+    }
+}
+
 #[test]
 fn port_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
@@ -576,5 +624,6 @@ fn port_idioms_compile_with_nvrtc() {
         (&pairs::KERNEL, &[]),
         (&fills::KERNEL, &[]),
         (&edges::KERNEL, &[]),
+        (&gauss5::KERNEL, &[]),
     ]);
 }

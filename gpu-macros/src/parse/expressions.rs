@@ -226,6 +226,14 @@ impl Parser<'_> {
             syn::Expr::Macro(mac) if mac.mac.path.is_ident("matches") => {
                 return self.matches_macro(&mac.mac);
             }
+            syn::Expr::Call(_) if super::statements::array_from_fn(expr).is_some() => {
+                self.cx.error_spanned_by(
+                    expr,
+                    "`array::from_fn` builds its array where a `let` gives the type with a \
+                     literal length of 1 to 64: `let v: [f32; 4] = core::array::from_fn(|i| ..);`",
+                );
+                return None;
+            }
             syn::Expr::Call(call) => self.call(call)?,
             syn::Expr::Field(field) => match &field.member {
                 syn::Member::Named(name) => ExprKind::Field {

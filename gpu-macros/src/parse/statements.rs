@@ -131,6 +131,23 @@ impl Parser<'_> {
             syn::Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
             other => (other, None),
         };
+        // `let v: [f32; 4] = core::array::from_fn(|i| ..);`: the array of the closure's values.
+        if let Some(init) = local.init.as_ref().filter(|init| init.diverge.is_none()) {
+            if let Some(closure) = array_from_fn(&init.expr) {
+                let Some(array) = self.array_of_closure(closure, annotation) else {
+                    // Declared anyway, so its uses report nothing more.
+                    self.declare_rejected(pattern_names(pat));
+                    return None;
+                };
+                let mut rewritten = local.clone();
+                rewritten.init = Some(syn::LocalInit {
+                    eq_token: init.eq_token,
+                    expr: Box::new(array),
+                    diverge: None,
+                });
+                return self.let_stmt(&rewritten);
+            }
+        }
         let (name, mutable) = match pat {
             syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
                 (ident.ident.to_string(), ident.mutability.is_some())
@@ -604,6 +621,71 @@ impl Parser<'_> {
 }
 
 /// Whether `call` is `mem::swap(..)`, by any path to it.
+/// The closure of `core::array::from_fn(|i| ..)` (or `std::`, `array::`), if `expr` is one.
+pub(super) fn array_from_fn(expr: &syn::Expr) -> Option<&syn::ExprClosure> {
+    let syn::Expr::Call(call) = strip_parens(expr) else {
+        return None;
+    };
+    let syn::Expr::Path(path) = strip_parens(&call.func) else {
+        return None;
+    };
+    let names: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    if !matches!(names.as_slice(), [.., module, function] if module == "array" && function == "from_fn")
+    {
+        return None;
+    }
+    match call.args.first() {
+        Some(syn::Expr::Closure(closure)) if call.args.len() == 1 && closure.inputs.len() == 1 => {
+            Some(closure)
+        }
+        _ => None,
+    }
+}
+
+impl Parser<'_> {
+    /// The array literal `core::array::from_fn(closure)` makes for a `let` annotated `[T; N]`
+    /// with a literal `N` (at most 64): the closure's body once for each index.
+    fn array_of_closure(
+        &mut self,
+        closure: &syn::ExprClosure,
+        annotation: Option<&syn::Type>,
+    ) -> Option<syn::Expr> {
+        let len = match annotation {
+            Some(syn::Type::Array(array)) => match &array.len {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(len),
+                    ..
+                }) => len
+                    .base10_parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=64).contains(n)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(len) = len else {
+            self.cx.error_spanned_by(
+                closure,
+                "`array::from_fn` builds its array where a `let` gives the type with a literal \
+                 length of 1 to 64: `let v: [f32; 4] = core::array::from_fn(|i| ..);`",
+            );
+            return None;
+        };
+        let param = match &closure.inputs[0] {
+            syn::Pat::Type(typed) => &*typed.pat,
+            other => other,
+        };
+        let body = &closure.body;
+        let elems = (0..len).map(|k| quote::quote!({ let #param: usize = #k; #body }));
+        Some(syn::parse_quote!([#(#elems),*]))
+    }
+}
+
 /// Whether `body` has a `return` of its own (not one of a closure inside it).
 fn returns(body: &syn::Expr) -> bool {
     struct Finder(bool);
