@@ -474,6 +474,19 @@ impl Parser<'_> {
             .map(String::as_str)
             .skip_while(|s| matches!(*s, "std" | "core"))
             .collect();
+        // `f32::max` as a value: the closure that calls it (`combine(a, b, f32::max)`).
+        if let [ty, name] = names.as_slice() {
+            let method = Scalar::from_rust_name(ty)
+                .filter(|_| !is_constant_name(name))
+                .and_then(|scalar| crate::methods::lookup(name, scalar));
+            if let Some(method) = method {
+                let args: Vec<syn::Ident> = (0..=method.args.len())
+                    .map(|i| quote::format_ident!("__gpu_arg{i}"))
+                    .collect();
+                let closure: syn::ExprClosure = syn::parse_quote!(|#(#args),*| #path(#(#args),*));
+                return self.closure(&closure);
+            }
+        }
         let constant = match names.as_slice() {
             [ty, name] => Scalar::from_rust_name(ty).map(|ty| (ty, *name)),
             [ty, "consts", name] => Scalar::from_rust_name(ty).map(|ty| (ty, *name)),

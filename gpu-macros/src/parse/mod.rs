@@ -55,6 +55,8 @@ pub fn parse_function(
     kind: FnKind,
     owner: Option<Owner>,
 ) -> Function {
+    let desugared = signature::desugared(item);
+    let item = desugared.as_ref().unwrap_or(item);
     let mut parser = Parser::new(cx, env, kind, owner.as_ref().map(|o| o.ty), &item.sig.ident);
     check_signature(cx, &item.sig, kind);
     parser.generics = parser.generic_params(&item.sig.generics);
