@@ -1,6 +1,7 @@
 //! `#[device]` types as Rust programs use them: `#[derive(Default)]` and `T::default()` for an
-//! accumulator (numbers, `bool`, arrays, a nested struct and a tuple struct), on every backend
-//! at hand, against the same code run as plain Rust.
+//! accumulator (numbers, `bool`, arrays, a nested struct and a tuple struct), and associated
+//! constants of the type's own type (`Bounds::EMPTY`), on every backend at hand, against the
+//! same code run as plain Rust.
 
 mod common;
 
@@ -12,6 +13,12 @@ use gpu_dsl::prelude::*;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct Bounds(pub f32, pub f32);
+
+#[device]
+impl Bounds {
+    /// The bounds of nothing: every value lowers the first and raises the second.
+    pub const EMPTY: Bounds = Bounds(f32::INFINITY, f32::NEG_INFINITY);
+}
 
 /// A histogram row's accumulator.
 #[device]
@@ -57,6 +64,8 @@ fn strided_stats(x: &[f32], stride: usize, out: &mut [Stats]) {
     if s.count == 0 {
         s.bounds = empty;
     }
+    let none: Bounds = Bounds::EMPTY;
+    s.sum += (none.0 > 1e30) as u32 as f32 - 0.25 * (none.1 < -1e30) as u32 as f32;
     out[i] = s;
 }
 
@@ -71,6 +80,8 @@ fn strided_stats_host(x: &[f32], stride: usize, i: usize) -> Stats {
     if s.count == 0 {
         s.bounds = empty;
     }
+    let none: Bounds = Bounds::EMPTY;
+    s.sum += (none.0 > 1e30) as u32 as f32 - 0.25 * (none.1 < -1e30) as u32 as f32;
     s
 }
 
@@ -81,7 +92,9 @@ fn derived_defaults_match_rust() {
     let expected: Vec<Stats> = (0..threads)
         .map(|i| strided_stats_host(&x, threads, i))
         .collect();
-    assert!(expected[threads - 1] == Stats::default());
+    // The last threads see no element: all but the constant's mark is the default.
+    let last = expected[threads - 1];
+    assert!(Stats { sum: 0.0, ..last } == Stats::default() && last.sum == 0.75);
     for gpu in backends() {
         let stream = gpu.default_stream();
         let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
