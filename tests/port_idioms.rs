@@ -534,6 +534,66 @@ fn edges(x: &[f32], probe: usize, out: &mut [f32]) {
     }
 }
 
+/// Neighbours read by `if let Some(..) = x.get(..)`, as a statement, an `else if`, a value.
+#[kernel]
+fn if_let_edges(x: &[f32], out: &mut [f32]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= x.len() {
+        return;
+    }
+    let mut s = x[i];
+    if let Some(&left) = x.get(i.wrapping_sub(1)) {
+        s += left * 0.5;
+    }
+    if i.is_multiple_of(2) {
+        s -= 1.0;
+    } else if let Some(right) = x.get(i + 1) {
+        s += *right * 0.25;
+    } else {
+        s += 100.0;
+    }
+    let far = if let Some(v) = x.get(i * 3).copied() {
+        v * 2.0
+    } else {
+        -1.0
+    };
+    out[i] = s + far;
+}
+
+fn if_let_edges_host(x: &[f32], i: usize) -> f32 {
+    let mut s = x[i];
+    if let Some(&left) = x.get(i.wrapping_sub(1)) {
+        s += left * 0.5;
+    }
+    if i.is_multiple_of(2) {
+        s -= 1.0;
+    } else if let Some(right) = x.get(i + 1) {
+        s += *right * 0.25;
+    } else {
+        s += 100.0;
+    }
+    let far = if let Some(v) = x.get(i * 3).copied() {
+        v * 2.0
+    } else {
+        -1.0
+    };
+    s + far
+}
+
+#[test]
+fn if_let_some_get_matches_rust() {
+    let n = 41;
+    let x = random_f32(n, 41);
+    let expected: Vec<f32> = (0..n).map(|i| if_let_edges_host(&x, i)).collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        if_let_edges::launch(&stream, LaunchConfig::for_len(n, 32), &dx, &mut out).unwrap();
+        close(&out.to_host(&stream).unwrap(), &expected, 1e-6);
+    }
+}
+
 fn edges_host(x: &[f32], i: usize) -> f32 {
     let left = x.get(i.wrapping_sub(1)).copied().unwrap_or(0.0);
     let right = *x.get(i + 1).unwrap_or(&0.0);
@@ -625,5 +685,6 @@ fn port_idioms_compile_with_nvrtc() {
         (&fills::KERNEL, &[]),
         (&edges::KERNEL, &[]),
         (&gauss5::KERNEL, &[]),
+        (&if_let_edges::KERNEL, &[]),
     ]);
 }

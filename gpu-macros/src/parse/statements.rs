@@ -311,7 +311,10 @@ impl Parser<'_> {
                     value,
                 })
             }
-            syn::Expr::If(if_expr) => self.if_stmt(if_expr),
+            syn::Expr::If(if_expr) => match super::options::if_let_read(if_expr) {
+                Some(tested) => self.expr_stmt(&tested, tail),
+                None => self.if_stmt(if_expr),
+            },
             // A condition that computes with statements (`while x.iter().any(..)`) runs
             // before each iteration: `loop { if !cond { break; } .. }`.
             syn::Expr::While(while_expr)
@@ -569,7 +572,8 @@ impl Parser<'_> {
                     let span = Loc::of(nested);
                     let stmts = self.scoped(|this| {
                         this.with_prelude(|this| {
-                            let kind = this.if_stmt(nested)?;
+                            let nested = syn::Expr::If(nested.clone());
+                            let kind = this.expr_stmt(&nested, false)?;
                             Some(Stmt { kind, span })
                         })
                     });

@@ -34,6 +34,7 @@ pub(super) struct LoopFrame {
 pub(super) fn needs_statements(expr: &syn::Expr) -> bool {
     match strip_parens(expr) {
         syn::Expr::Block(block) if block.label.is_none() => block_needs_statements(&block.block),
+        syn::Expr::If(if_expr) if super::options::if_let_read(if_expr).is_some() => true,
         syn::Expr::If(if_expr) => {
             block_needs_statements(&if_expr.then_branch)
                 || if_expr
@@ -211,6 +212,10 @@ impl Parser<'_> {
         let kind = match strip_parens(expr) {
             syn::Expr::Block(block) if block.label.is_none() => {
                 StmtKind::Block(self.lowered_block(&block.block, target))
+            }
+            syn::Expr::If(if_expr) if super::options::if_let_read(if_expr).is_some() => {
+                let tested = super::options::if_let_read(if_expr)?;
+                return self.lower_into(&tested, target);
             }
             syn::Expr::If(if_expr) => {
                 let Some((_, else_expr)) = &if_expr.else_branch else {
