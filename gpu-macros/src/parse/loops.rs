@@ -146,6 +146,16 @@ impl Parser<'_> {
                     );
                     return None;
                 }
+                if let syn::Expr::MethodCall(inner) = strip_parens(&call.receiver) {
+                    if inner.method == "rev" {
+                        self.cx.error_spanned_by(
+                            call,
+                            "`.rev().step_by(s)` is not supported in kernels: count the steps \
+                             and compute the value, `for k in 0..count { let i = b - 1 - k * s; }`",
+                        );
+                        return None;
+                    }
+                }
                 (strip_parens(&call.receiver), Some(&call.args[0]))
             }
             other => (strip_parens(other), None),

@@ -7,6 +7,9 @@ fn k(x: &[u8], y: &mut [u32]) {
     for i in (0..8usize).step_by(2).rev() {
         y[i] = 0;
     }
+    for i in (0..8usize).rev().step_by(2) {
+        y[i] = 1;
+    }
 }
 
 fn main() {}
