@@ -1,7 +1,7 @@
 //! Integer idioms ports reach for: `is_multiple_of` (which clippy suggests for `x % n == 0`)
 //! and `next_multiple_of` at several widths, Rust's lossless conversions (`u64::from(x)`), and
-//! integer logarithms and square roots (`n.ilog2()` for a scan's levels), and byte literals
-//! (`c == b'\n'`), against the same code on the host.
+//! integer logarithms and square roots (`n.ilog2()` for a scan's levels), byte literals
+//! (`c == b'\n'`) and a byte's ASCII methods, against the same code on the host.
 
 mod common;
 
@@ -235,12 +235,23 @@ fn line_stats(text: &[u8], starts: &[u32], out: &mut [u32]) {
             tagged = u32::from(text[k + 1].wrapping_sub(b'a'));
         }
     }
+    // The same classes by the ASCII methods, and the case of the line's first byte turned.
+    let (mut letters, mut spaces, mut upper) = (0u32, 0u32, 0u32);
+    for k in starts[l] as usize..starts[l + 1] as usize {
+        let c = text[k];
+        letters += c.is_ascii_alphabetic() as u32 + 2 * c.is_ascii_alphanumeric() as u32;
+        spaces += c.is_ascii_whitespace() as u32 + 3 * c.is_ascii_digit() as u32;
+        upper += c.is_ascii_uppercase() as u32 + 5 * c.is_ascii_lowercase() as u32;
+    }
+    let first = text[starts[l] as usize];
+    let turned = u32::from(first.to_ascii_uppercase()) + u32::from(first.to_ascii_lowercase());
     out[l] = words | digits << 8 | tagged << 16;
+    out[l] ^= (letters + spaces * 7 + upper * 13 + turned * 17) << 20;
 }
 
 #[test]
 fn byte_literals_match_rust() {
-    let text = b"one two  three\n#x 42 is 6*7\nno digits here #a\n\t tabs\tand 1 2 3\n".to_vec();
+    let text = b"one Two  three\n#x 42 is 6*7\nNo digits here #a\r\n\t tabs\tand 1 2 3\n".to_vec();
     let mut starts = vec![0u32];
     for (k, &c) in text.iter().enumerate() {
         if c == b'\n' {
@@ -266,7 +277,17 @@ fn byte_literals_match_rust() {
                     tagged = u32::from(text[k + 1].wrapping_sub(b'a'));
                 }
             }
-            words | digits << 8 | tagged << 16
+            let (mut letters, mut spaces, mut upper) = (0u32, 0u32, 0u32);
+            for &c in &text[w[0] as usize..w[1] as usize] {
+                letters += c.is_ascii_alphabetic() as u32 + 2 * c.is_ascii_alphanumeric() as u32;
+                spaces += c.is_ascii_whitespace() as u32 + 3 * c.is_ascii_digit() as u32;
+                upper += c.is_ascii_uppercase() as u32 + 5 * c.is_ascii_lowercase() as u32;
+            }
+            let first = text[w[0] as usize];
+            let turned =
+                u32::from(first.to_ascii_uppercase()) + u32::from(first.to_ascii_lowercase());
+            (words | digits << 8 | tagged << 16)
+                ^ ((letters + spaces * 7 + upper * 13 + turned * 17) << 20)
         })
         .collect();
     for gpu in backends() {

@@ -459,6 +459,22 @@ template <typename T> __device__ __forceinline__ T rs_isqrt(T x) {
 ",
     },
     Helper {
+        name: "rs_ascii",
+        needs: &[],
+        code: "\
+// A byte's ASCII classes and case, as Rust's `u8` methods define them (whitespace: space, tab,
+// line feed, form feed, carriage return).
+__device__ __forceinline__ bool rs_is_ascii_digit(unsigned char c) { return c >= 48 && c <= 57; }
+__device__ __forceinline__ bool rs_is_ascii_uppercase(unsigned char c) { return c >= 65 && c <= 90; }
+__device__ __forceinline__ bool rs_is_ascii_lowercase(unsigned char c) { return c >= 97 && c <= 122; }
+__device__ __forceinline__ bool rs_is_ascii_alphabetic(unsigned char c) { return rs_is_ascii_uppercase(c) || rs_is_ascii_lowercase(c); }
+__device__ __forceinline__ bool rs_is_ascii_alphanumeric(unsigned char c) { return rs_is_ascii_alphabetic(c) || rs_is_ascii_digit(c); }
+__device__ __forceinline__ bool rs_is_ascii_whitespace(unsigned char c) { return c == 32 || c == 9 || c == 10 || c == 12 || c == 13; }
+__device__ __forceinline__ unsigned char rs_to_ascii_uppercase(unsigned char c) { return rs_is_ascii_lowercase(c) ? (unsigned char)(c - 32) : c; }
+__device__ __forceinline__ unsigned char rs_to_ascii_lowercase(unsigned char c) { return rs_is_ascii_uppercase(c) ? (unsigned char)(c + 32) : c; }
+",
+    },
+    Helper {
         name: "rs_int_multiples",
         needs: &["rs_div"],
         code: "\
