@@ -1,7 +1,9 @@
 //! Integer idioms ports reach for: `is_multiple_of` (which clippy suggests for `x % n == 0`)
 //! and `next_multiple_of` at several widths, Rust's lossless conversions (`u64::from(x)`), and
 //! integer logarithms and square roots (`n.ilog2()` for a scan's levels), byte literals
-//! (`c == b'\n'`) and a byte's ASCII methods, against the same code on the host.
+//! (`c == b'\n'`) and a byte's ASCII methods, and integers taken apart into bytes and put
+//! back together (`let [r, g, b, a] = px.to_le_bytes()`, `u32::from_le_bytes(..)`), against the
+//! same code on the host.
 
 mod common;
 
@@ -301,9 +303,57 @@ fn byte_literals_match_rust() {
     }
 }
 
+/// RGBA pixels packed in `u32`s: channels swapped, a gray level, and a 64-bit word put
+/// together from bytes both ways.
+#[kernel]
+fn pixels(px: &[u32], out: &mut [u32], wide: &mut [u64]) {
+    let i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    if i >= px.len() {
+        return;
+    }
+    let [r, g, b, a] = px[i].to_le_bytes();
+    let gray = ((u32::from(r) * 77 + u32::from(g) * 150 + u32::from(b) * 29) >> 8) as u8;
+    out[i] = u32::from_le_bytes([b, g, r, a]) ^ u32::from_be_bytes([gray, gray, gray, 255]);
+    let [hi, lo] = (px[i] as u16).to_be_bytes();
+    let bytes = [r, g, b, a, hi, lo, gray, 7];
+    wide[i] = u64::from_le_bytes(bytes) ^ u64::from_be_bytes(bytes).rotate_left(7);
+}
+
+#[test]
+fn bytes_of_integers_match_rust() {
+    let px: Vec<u32> = (0..200u32).map(|k| k.wrapping_mul(2_654_435_761)).collect();
+    let mut expected = Vec::new();
+    let mut expected_wide = Vec::new();
+    for &p in &px {
+        let [r, g, b, a] = p.to_le_bytes();
+        let gray = ((u32::from(r) * 77 + u32::from(g) * 150 + u32::from(b) * 29) >> 8) as u8;
+        expected
+            .push(u32::from_le_bytes([b, g, r, a]) ^ u32::from_be_bytes([gray, gray, gray, 255]));
+        let [hi, lo] = (p as u16).to_be_bytes();
+        let bytes = [r, g, b, a, hi, lo, gray, 7];
+        expected_wide.push(u64::from_le_bytes(bytes) ^ u64::from_be_bytes(bytes).rotate_left(7));
+    }
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dp = DeviceBuffer::from_host(&stream, &px).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, px.len()).unwrap();
+        let mut wide = DeviceBuffer::<u64>::zeroed(&stream, px.len()).unwrap();
+        let config = LaunchConfig::for_len(px.len(), 64);
+        pixels::launch(&stream, config, &dp, &mut out, &mut wide).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+        assert_eq!(
+            wide.to_host(&stream).unwrap(),
+            expected_wide,
+            "{}",
+            gpu.name()
+        );
+    }
+}
+
 #[test]
 fn integer_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
+        (&pixels::KERNEL, &[]),
         (&line_stats::KERNEL, &[]),
         (&roots::KERNEL, &[]),
         (&conversions::KERNEL, &[]),

@@ -24,6 +24,20 @@ impl Parser<'_> {
         }
         if matches!(
             call.method.to_string().as_str(),
+            "to_le_bytes" | "to_be_bytes" | "to_ne_bytes"
+        ) {
+            self.cx.error_spanned_by(
+                &call.method,
+                format!(
+                    "in kernels `{}` gives its bytes to a destructuring `let`, one name a byte: \
+                     `let [b0, b1, b2, b3] = x.{0}();`",
+                    call.method
+                ),
+            );
+            return None;
+        }
+        if matches!(
+            call.method.to_string().as_str(),
             "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
         ) {
             self.cx.error_spanned_by(
@@ -464,6 +478,59 @@ impl Parser<'_> {
             Arity::Usage(_) | Arity::Counted => true,
         }
     }
+}
+
+/// `u32::from_le_bytes([r, g, b, a])` as the integer the bytes make, the first lowest
+/// (`from_be_bytes`: highest): `(r as u32) | (g as u32) << 8 | ..`; an argument that is no
+/// array literal of plain values is bound first.
+pub(super) fn from_bytes(call: &syn::ExprCall) -> Option<syn::Expr> {
+    let syn::Expr::Path(path) = super::strip_parens(&call.func) else {
+        return None;
+    };
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let [ty, method] = segments.as_slice() else {
+        return None;
+    };
+    let int = Scalar::from_rust_name(ty).filter(|s| s.is_int() && !s.is_small_int())?;
+    let big_endian = match method.as_str() {
+        "from_le_bytes" | "from_ne_bytes" => false,
+        "from_be_bytes" => true,
+        _ => return None,
+    };
+    if call.args.len() != 1 {
+        return None;
+    }
+    let count = (int.bits() / 8) as usize;
+    let ty = &path.path.segments[0].ident;
+    let arg = &call.args[0];
+    let literal = match super::strip_parens(arg) {
+        syn::Expr::Array(array)
+            if array.elems.len() == count && array.elems.iter().all(is_plain_value) =>
+        {
+            Some(array.elems.iter().cloned().collect::<Vec<_>>())
+        }
+        _ => None,
+    };
+    let bytes: Vec<syn::Expr> = match &literal {
+        Some(elems) => elems.clone(),
+        None => (0..count)
+            .map(|k| syn::parse_quote!(__gpu_bytes[#k]))
+            .collect(),
+    };
+    let terms = bytes.iter().enumerate().map(|(k, byte)| {
+        let shift = (8 * if big_endian { count - 1 - k } else { k }) as u32;
+        quote::quote!(((#byte) as #ty) << #shift)
+    });
+    let value = quote::quote!((#(#terms)|*));
+    Some(match literal {
+        Some(_) => syn::parse_quote!(#value),
+        None => syn::parse_quote!({ let __gpu_bytes: [u8; #count] = #arg; #value }),
+    })
 }
 
 /// The range whose `contains` `call` is: `(a..b).contains(&x)`.

@@ -26,13 +26,45 @@ impl Parser<'_> {
             return None;
         };
         let hidden = quote::format_ident!("__gpu_parts{}", self.fresh_names());
-        let value = &init.expr;
-        let annotation = annotation.map(|ty| quote::quote!(: #ty));
+        // `let [r, g, b, a] = px.to_le_bytes();`: the value's bytes, as many as the pattern
+        // names (`to_be_bytes` from the top), each shifted down and cast.
+        let bytes = match (strip_parens(&init.expr), pat) {
+            (syn::Expr::MethodCall(call), syn::Pat::Slice(slice))
+                if call.args.is_empty()
+                    && matches!(
+                        call.method.to_string().as_str(),
+                        "to_le_bytes" | "to_be_bytes" | "to_ne_bytes"
+                    )
+                    && [1, 2, 4, 8].contains(&slice.elems.len()) =>
+            {
+                Some((
+                    &*call.receiver,
+                    call.method == "to_be_bytes",
+                    slice.elems.len(),
+                ))
+            }
+            _ => None,
+        };
+        let value = match bytes {
+            Some((receiver, _, _)) => receiver,
+            None => &*init.expr,
+        };
+        let annotation = annotation
+            .filter(|_| bytes.is_none())
+            .map(|ty| quote::quote!(: #ty));
         let mut lets: Vec<syn::Stmt> = vec![syn::parse_quote!(let #hidden #annotation = #value;)];
         // Each part: its pattern (a name, `mut` name or `_`) and how it is read.
         let mut parts: Vec<(&syn::Pat, proc_macro2::TokenStream)> = Vec::new();
         let mut unsupported = None;
         match pat {
+            syn::Pat::Slice(slice) if bytes.is_some() => {
+                let (_, big_endian, count) = bytes?;
+                for (i, elem) in slice.elems.iter().enumerate() {
+                    let byte = if big_endian { count - 1 - i } else { i };
+                    let shift = (8 * byte) as u32;
+                    parts.push((elem, quote::quote!((#hidden >> #shift) as u8)));
+                }
+            }
             syn::Pat::Slice(slice) => {
                 for (i, elem) in slice.elems.iter().enumerate() {
                     let index = syn::Index::from(i);

@@ -234,6 +234,9 @@ impl Parser<'_> {
                 );
                 return None;
             }
+            syn::Expr::Call(call) if super::calls::from_bytes(call).is_some() => {
+                return self.expr(&super::calls::from_bytes(call)?);
+            }
             syn::Expr::Call(call) => self.call(call)?,
             syn::Expr::Field(field) => match &field.member {
                 syn::Member::Named(name) => ExprKind::Field {
