@@ -52,6 +52,21 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream, gathered: Vec<Gathere
             functions.extend(parse::parse_impl(&cx, &env, block));
         }
     }
+    // `T::default()` of a struct that derives `Default`, unless its own `impl` defines one.
+    for device in &gathered {
+        let syn::Item::Struct(item) = &device.item else {
+            continue;
+        };
+        let Some(block) = parse::default_impl(item) else {
+            continue;
+        };
+        let defaults = parse::parse_impl(&device_cx, &env, &block);
+        for default in defaults {
+            if functions.iter().all(|f| f.name != default.name) {
+                functions.push(default);
+            }
+        }
+    }
     // A type the code names but that has not arrived is fetched before anything is reported:
     // until it is here, the code around it cannot be understood.
     let missing = env.missing.borrow().first().cloned();

@@ -110,6 +110,9 @@ pub struct Function {
     pub launch_bounds: Option<LaunchBounds>,
     /// The constants from outside the function its code names, indexed by `OuterConst::index`.
     pub outer: Vec<OuterUse>,
+    /// Conversions written `u32::from(x)`: the converted value, the type, and where; a cast
+    /// that the checker allows only where Rust has the lossless `From`.
+    pub conversions: Vec<(ExprId, Scalar, Loc)>,
 }
 
 /// A constant defined outside the function, as its code names it.

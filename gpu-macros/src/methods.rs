@@ -19,6 +19,8 @@ pub enum Receiver {
     KnownInt,
     /// A concrete unsigned integer type.
     KnownUnsigned,
+    /// `u8`: a byte's ASCII tests.
+    Byte,
     Number,
     /// A type parameter (`T: Number`), whatever its bound.
     Generic,
@@ -270,6 +272,20 @@ pub const METHODS: &[Method] = &[
         cuda: Cuda::Helper("rs_is_finite"),
     },
     Method {
+        name: "is_sign_negative",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Bool,
+        cuda: Cuda::HelperIn("rs_is_sign_negative", "rs_is_sign"),
+    },
+    Method {
+        name: "is_sign_positive",
+        receiver: Receiver::Float,
+        args: NONE,
+        ret: RetTy::Bool,
+        cuda: Cuda::HelperIn("rs_is_sign_positive", "rs_is_sign"),
+    },
+    Method {
         name: "to_degrees",
         receiver: Receiver::Float,
         args: NONE,
@@ -467,7 +483,73 @@ pub const METHODS: &[Method] = &[
         NONE,
         RetTy::Same,
     ),
+    Method {
+        name: "ilog2",
+        receiver: Receiver::KnownInt,
+        args: NONE,
+        ret: RetTy::U32,
+        cuda: Cuda::HelperIn("rs_ilog2", "rs_int_roots"),
+    },
+    Method {
+        name: "ilog10",
+        receiver: Receiver::KnownInt,
+        args: NONE,
+        ret: RetTy::U32,
+        cuda: Cuda::HelperIn("rs_ilog10", "rs_int_roots"),
+    },
+    Method {
+        name: "isqrt",
+        receiver: Receiver::KnownUnsigned,
+        args: NONE,
+        ret: RetTy::Same,
+        cuda: Cuda::HelperIn("rs_isqrt", "rs_int_roots"),
+    },
+    ascii("is_ascii_digit", RetTy::Bool),
+    ascii("is_ascii_alphabetic", RetTy::Bool),
+    ascii("is_ascii_alphanumeric", RetTy::Bool),
+    ascii("is_ascii_whitespace", RetTy::Bool),
+    ascii("is_ascii_uppercase", RetTy::Bool),
+    ascii("is_ascii_lowercase", RetTy::Bool),
+    ascii("to_ascii_uppercase", RetTy::Same),
+    ascii("to_ascii_lowercase", RetTy::Same),
+    Method {
+        name: "is_multiple_of",
+        receiver: Receiver::KnownUnsigned,
+        args: ONE,
+        ret: RetTy::Bool,
+        cuda: Cuda::HelperIn("rs_is_multiple_of", "rs_int_multiples"),
+    },
+    Method {
+        name: "next_multiple_of",
+        receiver: Receiver::KnownUnsigned,
+        args: ONE,
+        ret: RetTy::Same,
+        cuda: Cuda::HelperIn("rs_next_multiple_of", "rs_int_multiples"),
+    },
 ];
+
+/// A byte's ASCII method, computed by the `rs_ascii` helper's function `rs_<name>`.
+const fn ascii(name: &'static str, ret: RetTy) -> Method {
+    Method {
+        name,
+        receiver: Receiver::Byte,
+        args: NONE,
+        ret,
+        cuda: Cuda::HelperIn(
+            match name.as_bytes() {
+                b"is_ascii_digit" => "rs_is_ascii_digit",
+                b"is_ascii_alphabetic" => "rs_is_ascii_alphabetic",
+                b"is_ascii_alphanumeric" => "rs_is_ascii_alphanumeric",
+                b"is_ascii_whitespace" => "rs_is_ascii_whitespace",
+                b"is_ascii_uppercase" => "rs_is_ascii_uppercase",
+                b"is_ascii_lowercase" => "rs_is_ascii_lowercase",
+                b"to_ascii_uppercase" => "rs_to_ascii_uppercase",
+                _ => "rs_to_ascii_lowercase",
+            },
+            "rs_ascii",
+        ),
+    }
+}
 
 /// An integer method computed by the `rs_int_bits` helper's function `rs_<name>`, templated
 /// on the receiver's C++ type so every width takes the same path.
@@ -512,8 +594,10 @@ impl Method {
     /// Whether the CUDA call takes the call's line last, for a checked-mode report (a
     /// remainder by zero).
     pub fn takes_line(&self) -> bool {
-        matches!(self.name, "rem_euclid" | "div_euclid" | "div_ceil")
-            && self.receiver != Receiver::Float
+        matches!(
+            self.name,
+            "rem_euclid" | "div_euclid" | "div_ceil" | "next_multiple_of" | "ilog2" | "ilog10"
+        ) && self.receiver != Receiver::Float
     }
 }
 
@@ -529,6 +613,7 @@ impl Receiver {
             Receiver::KnownUnsigned => {
                 scalar.is_int() && scalar.bound().is_none() && !scalar.is_signed_int()
             }
+            Receiver::Byte => scalar == Scalar::U8,
             Receiver::Number => scalar.is_number(),
             Receiver::Generic => matches!(scalar, Scalar::Generic(_)),
         }

@@ -75,6 +75,15 @@ pub const FLOAT_CONSTANTS: &[&str] = &[
     "LOG10_E",
     "FRAC_1_SQRT_2",
     "FRAC_PI_2",
+    "FRAC_PI_3",
+    "FRAC_PI_4",
+    "FRAC_PI_6",
+    "FRAC_PI_8",
+    "FRAC_1_PI",
+    "FRAC_2_PI",
+    "FRAC_2_SQRT_PI",
+    "LOG2_10",
+    "LOG10_2",
 ];
 
 pub(super) fn constant_names(ty: Scalar) -> String {

@@ -91,6 +91,10 @@ impl Checker<'_> {
             }
             ExprKind::Len(base) => {
                 let base_t = self.expr(*base);
+                // A `#[device]` type's own `len` method (a vector's length).
+                if let T::Ty(user @ (Ty::Struct(_) | Ty::Enum(_))) = self.resolve(base_t) {
+                    return self.user_method(*base, user, "len", loc, &[]);
+                }
                 let table =
                     matches!(kernel.expr(*base).kind, ExprKind::Outer(c) if self.is_table(c));
                 if !table

@@ -171,6 +171,23 @@ fn is_constructor(kind: &ExprKind) -> bool {
     }
 }
 
+/// Whether Rust's `From` converts `from` into `to`: the value always fits.
+fn lossless(from: Scalar, to: Scalar) -> bool {
+    use Scalar::*;
+    from == to
+        || match from {
+            Bool => to.is_int(),
+            U8 => !matches!(to, I8 | Bool),
+            U16 => matches!(to, U32 | U64 | Usize | I32 | I64 | F32 | F64),
+            U32 => matches!(to, U64 | I64 | F64),
+            I8 => matches!(to, I16 | I32 | I64 | Isize | F32 | F64),
+            I16 => matches!(to, I32 | I64 | Isize | F32 | F64),
+            I32 => matches!(to, I64 | F64),
+            F32 => to == F64,
+            _ => false,
+        }
+}
+
 /// Whether `id` is the initializer of a `let` somewhere in `block`.
 fn is_let_init(block: &Block, id: ExprId) -> bool {
     block.stmts.iter().any(|stmt| match &stmt.kind {
@@ -351,6 +368,21 @@ impl Checker<'_> {
                         format!(
                             "cannot apply unary operator `-` to type `{}`",
                             s.rust_name()
+                        ),
+                    );
+                }
+            }
+        }
+        for &(value, to, loc) in &self.kernel.conversions {
+            if let Ty::Scalar(from) = exprs[value.0 as usize] {
+                if from.bound().is_none() && !lossless(from, to) {
+                    let (from, to) = (from.rust_name(), to.rust_name());
+                    self.cx.error(
+                        loc,
+                        format!(
+                            "Rust has no `From<{from}>` for `{to}`: it may not hold every \
+                             `{from}`; write `x as {to}` if its conversion (wrapping, truncating or \
+                             rounding) is what you mean"
                         ),
                     );
                 }

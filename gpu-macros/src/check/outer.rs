@@ -73,12 +73,25 @@ impl Checker<'_> {
                 }
                 T::Var(_) => {
                     let kind = self.describe(t);
+                    // `Vec3::ZERO`: perhaps a `#[device]` type's constant of its own type, which
+                    // the kernel finds once it names the type.
+                    let owner = name
+                        .rsplit_once("::")
+                        .map(|(owner, _)| owner.rsplit("::").next().unwrap_or(owner))
+                        .filter(|owner| owner.starts_with(char::is_uppercase));
+                    let hint = match owner {
+                        Some(owner) => format!(
+                            "; if `{owner}` is a `#[device]` type, name it where the value is \
+                             bound (`let v: {owner} = {name};`)"
+                        ),
+                        None => String::new(),
+                    };
                     self.report(
                         outer.span,
                         format!(
                             "cannot infer the type of `{name}` ({kind}): the macro sees only its \
                              name; convert it where it is used (`{name} as u32`, any number type) \
-                             or use it where the type is known (`let n: usize = {name};`)"
+                             or use it where the type is known (`let n: usize = {name};`){hint}"
                         ),
                     );
                     Scalar::Usize

@@ -22,10 +22,10 @@ enum Adapter<'e> {
         base: &'e syn::Expr,
         enumerate: bool,
     },
-    /// `x.iter().zip(y..)` (either side may be `iter_mut`), enumerated or not.
+    /// `x.iter().zip(y..)` (either side may be `iter_mut`; `.zip(z..)` again for more
+    /// sides, each a level of the pattern's nesting), enumerated or not.
     Zip {
-        left: (&'e syn::Expr, bool),
-        right: (&'e syn::Expr, bool),
+        sides: Vec<(&'e syn::Expr, bool)>,
         enumerate: bool,
     },
 }
@@ -53,13 +53,19 @@ fn adapter(expr: &syn::Expr) -> Option<Adapter<'_>> {
     };
     match inner {
         syn::Expr::MethodCall(call) if call.method == "zip" && call.args.len() == 1 => {
-            let left = element_base(&call.receiver)?;
-            let right = element_base(&call.args[0])?;
-            Some(Adapter::Zip {
-                left,
-                right,
-                enumerate,
-            })
+            // `a.iter().zip(b).zip(c)`: the sides in order, the innermost zip's first.
+            let mut sides = vec![element_base(&call.args[0])?];
+            let mut receiver = strip_parens(&call.receiver);
+            while let syn::Expr::MethodCall(inner) = receiver {
+                if inner.method != "zip" || inner.args.len() != 1 {
+                    break;
+                }
+                sides.push(element_base(&inner.args[0])?);
+                receiver = strip_parens(&inner.receiver);
+            }
+            sides.push(element_base(receiver)?);
+            sides.reverse();
+            Some(Adapter::Zip { sides, enumerate })
         }
         syn::Expr::MethodCall(call) if call.method == "iter_mut" && call.args.is_empty() => {
             Some(Adapter::IterMut {
@@ -151,11 +157,7 @@ impl Parser<'_> {
         }
         Some(match adapter(iterated)? {
             Adapter::IterMut { base, enumerate } => self.iter_mut_loop(for_loop, base, enumerate),
-            Adapter::Zip {
-                left,
-                right,
-                enumerate,
-            } => self.zip_loop(for_loop, left, right, enumerate),
+            Adapter::Zip { sides, enumerate } => self.zip_loop(for_loop, &sides, enumerate),
         })
     }
 
@@ -277,32 +279,48 @@ impl Parser<'_> {
 
     /// `for (a, b) in x.iter().zip(y.iter()) { .. }` as a loop over the shorter length reading
     /// `a = x[i]` and `b = y[i]`, copies that `*a` and `*b` read; a side walked by `iter_mut`
-    /// is its element in place, `*a` being `x[i]`.
+    /// is its element in place, `*a` being `x[i]`. More sides nest the pattern as the zips
+    /// nest: `for ((a, b), c) in x.iter().zip(y).zip(z)`.
     fn zip_loop(
         &mut self,
         for_loop: &syn::ExprForLoop,
-        (left, left_mut): (&syn::Expr, bool),
-        (right, right_mut): (&syn::Expr, bool),
+        sides: &[(&syn::Expr, bool)],
         enumerate: bool,
     ) -> Option<syn::Expr> {
         const USAGE: &str = "`zip` binds a pair of names, `(a, b)` (`&a`, `_` too; with \
-                             `.enumerate()`, `(i, (a, b))`)";
+                             `.enumerate()`, `(i, (a, b))`; a zip of a zip, `((a, b), c)`)";
         let (index_pat, pair) = self.enumerated(&for_loop.pat, enumerate, USAGE)?;
-        let syn::Pat::Tuple(pair) = pair else {
-            self.cx.error_spanned_by(pair, USAGE);
-            return None;
-        };
-        let names: Vec<Option<&syn::Ident>> = match pair.elems.iter().map(bound_name).collect() {
-            Ok(names) if pair.elems.len() == 2 => names,
-            _ => {
-                self.cx.error_spanned_by(pair, USAGE);
+        // The names, one a side: the pattern's pairs unnested from the outermost zip in.
+        let mut names: Vec<Option<&syn::Ident>> = Vec::new();
+        let mut pat = pair;
+        for level in (1..sides.len()).rev() {
+            let syn::Pat::Tuple(tuple) = pat else {
+                self.cx.error_spanned_by(pat, USAGE);
+                return None;
+            };
+            if tuple.elems.len() != 2 {
+                self.cx.error_spanned_by(tuple, USAGE);
                 return None;
             }
-        };
-        // A part of a slice on either side is bound first.
+            let Ok(last) = bound_name(&tuple.elems[1]) else {
+                self.cx.error_spanned_by(tuple, USAGE);
+                return None;
+            };
+            names.push(last);
+            pat = &tuple.elems[0];
+            if level == 1 {
+                let Ok(first) = bound_name(pat) else {
+                    self.cx.error_spanned_by(tuple, USAGE);
+                    return None;
+                };
+                names.push(first);
+            }
+        }
+        names.reverse();
+        // A part of a slice on any side is bound first.
         let mut parts = Vec::new();
         let mut bases: Vec<syn::Expr> = Vec::new();
-        for (base, mutable) in [(left, left_mut), (right, right_mut)] {
+        for &(base, mutable) in sides {
             match strip_parens(base) {
                 syn::Expr::Path(_) => bases.push(base.clone()),
                 other => match sub_slice(other) {
@@ -326,11 +344,10 @@ impl Parser<'_> {
                 },
             }
         }
-        let (left, right) = (&bases[0], &bases[1]);
         let index = format_ident!("__gpu_i{}", self.fresh_names());
         let mut body = for_loop.body.clone();
         let mut reads = Vec::new();
-        for ((name, base), mutable) in names.iter().zip([left, right]).zip([left_mut, right_mut]) {
+        for ((name, base), &(_, mutable)) in names.iter().zip(&bases).zip(sides) {
             let Some(name) = name else { continue };
             let with = if mutable {
                 syn::parse_quote!(#base[#index])
@@ -353,7 +370,12 @@ impl Parser<'_> {
             let pat = pat.clone();
             reads.insert(0, quote::quote!(let #pat = #index;));
         }
-        let len = quote::quote!(#left.len().min(#right.len()));
+        // The shortest side's length.
+        let (first, rest) = bases.split_first()?;
+        let mut len = quote::quote!(#first.len());
+        for base in rest {
+            len = quote::quote!(#len.min(#base.len()));
+        }
         let looped = self.index_loop(for_loop, &index, len, Some(quote::quote!(#(#reads)*)), body);
         if parts.is_empty() {
             return Some(looped);

@@ -6,6 +6,7 @@ use crate::intrinsics::{Arg, Arity, Builtin, Op, Signature};
 use crate::ir::*;
 use crate::types::{GenericArg, Scalar, Ty};
 use quote::ToTokens;
+use syn::spanned::Spanned;
 
 impl Parser<'_> {
     pub(super) fn method_call(&mut self, call: &syn::ExprMethodCall) -> Option<ExprKind> {
@@ -13,8 +14,39 @@ impl Parser<'_> {
             self.cx.error_spanned_by(
                 call,
                 format!(
-                    "`{0}` computes with a loop, so it stands where a `let`, an assignment or a \
-                     `return` takes the value: bind it first (`let t: f32 = x.iter().{0}();`)",
+                    "`{0}` consumes what a `for` loop walks (`x.iter()`, `x[a..b].iter()`, a \
+                     range, `.zip(..)`, `.enumerate()`), after `.copied()`, `.map(..)` or \
+                     `.filter(..)`: write the loop for anything else",
+                    call.method
+                ),
+            );
+            return None;
+        }
+        if matches!(
+            call.method.to_string().as_str(),
+            "to_le_bytes" | "to_be_bytes" | "to_ne_bytes"
+        ) {
+            self.cx.error_spanned_by(
+                &call.method,
+                format!(
+                    "in kernels `{}` gives its bytes to a destructuring `let`, one name a byte: \
+                     `let [b0, b1, b2, b3] = x.{0}();`",
+                    call.method
+                ),
+            );
+            return None;
+        }
+        if matches!(
+            call.method.to_string().as_str(),
+            "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
+        ) {
+            self.cx.error_spanned_by(
+                &call.method,
+                format!(
+                    "`{}` takes a closure the kernel language cannot pass: for floats write \
+                     `x.iter().copied().fold(f32::NEG_INFINITY, f32::max)` (or `f32::INFINITY, \
+                     f32::min`), for integers `x.iter().max().unwrap()`, or a `for` loop that \
+                     keeps the best element",
                     call.method
                 ),
             );
@@ -189,8 +221,15 @@ impl Parser<'_> {
                 });
             }
         }
-        // `u32::from(x)`: a conversion the kernel spells with `as`.
+        // `u64::from(x)`: Rust's lossless conversion, a cast where the checker finds the
+        // `From` (`parse` records it); `try_from` returns a `Result`, which kernels lack.
         if let [ty, method] = segments.as_slice() {
+            let to = Scalar::from_rust_name(ty).filter(|s| !s.is_half());
+            if let (Some(to), "from", 1) = (to, method.as_str(), call.args.len()) {
+                let value = self.expr(&call.args[0])?;
+                self.conversions.push((value, to, Loc::of(call)));
+                return Some(ExprKind::Cast { expr: value, to });
+            }
             if Scalar::from_rust_name(ty).is_some()
                 && matches!(method.as_str(), "from" | "try_from")
             {
@@ -441,9 +480,203 @@ impl Parser<'_> {
     }
 }
 
+/// `u32::from_le_bytes([r, g, b, a])` as the integer the bytes make, the first lowest
+/// (`from_be_bytes`: highest): `(r as u32) | (g as u32) << 8 | ..`; an argument that is no
+/// array literal of plain values is bound first.
+pub(super) fn from_bytes(call: &syn::ExprCall) -> Option<syn::Expr> {
+    let syn::Expr::Path(path) = super::strip_parens(&call.func) else {
+        return None;
+    };
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let [ty, method] = segments.as_slice() else {
+        return None;
+    };
+    let int = Scalar::from_rust_name(ty).filter(|s| s.is_int() && !s.is_small_int())?;
+    let big_endian = match method.as_str() {
+        "from_le_bytes" | "from_ne_bytes" => false,
+        "from_be_bytes" => true,
+        _ => return None,
+    };
+    if call.args.len() != 1 {
+        return None;
+    }
+    let count = (int.bits() / 8) as usize;
+    let ty = &path.path.segments[0].ident;
+    let arg = &call.args[0];
+    let literal = match super::strip_parens(arg) {
+        syn::Expr::Array(array)
+            if array.elems.len() == count && array.elems.iter().all(is_plain_value) =>
+        {
+            Some(array.elems.iter().cloned().collect::<Vec<_>>())
+        }
+        _ => None,
+    };
+    let bytes: Vec<syn::Expr> = match &literal {
+        Some(elems) => elems.clone(),
+        None => (0..count)
+            .map(|k| syn::parse_quote!(__gpu_bytes[#k]))
+            .collect(),
+    };
+    let terms = bytes.iter().enumerate().map(|(k, byte)| {
+        let shift = (8 * if big_endian { count - 1 - k } else { k }) as u32;
+        quote::quote!(((#byte) as #ty) << #shift)
+    });
+    let value = quote::quote!((#(#terms)|*));
+    Some(match literal {
+        Some(_) => syn::parse_quote!(#value),
+        None => syn::parse_quote!({ let __gpu_bytes: [u8; #count] = #arg; #value }),
+    })
+}
+
+/// The range whose `contains` `call` is: `(a..b).contains(&x)`.
+pub(super) fn range_contains(call: &syn::ExprMethodCall) -> Option<&syn::ExprRange> {
+    if call.method != "contains" || call.args.len() != 1 {
+        return None;
+    }
+    match super::strip_parens(&call.receiver) {
+        syn::Expr::Range(range) if range.start.is_some() || range.end.is_some() => Some(range),
+        _ => None,
+    }
+}
+
+impl Parser<'_> {
+    /// `(a..b).contains(&x)`, which clippy asks for instead of `a <= x && x < b`: that
+    /// comparison (`x <= b` for `a..=b`; one side for `a..` and `..b`), so `x` is read twice.
+    pub(super) fn contains(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        range: &syn::ExprRange,
+    ) -> Option<ExprId> {
+        let item = match super::strip_parens(&call.args[0]) {
+            syn::Expr::Reference(reference) => &*reference.expr,
+            other => other,
+        };
+        if !is_plain_value(item) {
+            self.cx.error_spanned_by(
+                item,
+                "`contains` compares this value with both ends of the range, so it is read \
+                 twice: bind it with `let` first",
+            );
+            return None;
+        }
+        let at = call.method.span();
+        let lower = range
+            .start
+            .as_ref()
+            .map(|start| quote::quote_spanned!(at=> (#start) <= (#item)));
+        let upper = range.end.as_ref().map(|end| match range.limits {
+            syn::RangeLimits::HalfOpen(_) => quote::quote_spanned!(at=> (#item) < (#end)),
+            syn::RangeLimits::Closed(_) => quote::quote_spanned!(at=> (#item) <= (#end)),
+        });
+        let test: syn::Expr = match (lower, upper) {
+            (Some(lower), Some(upper)) => syn::parse_quote_spanned!(at=> (#lower && #upper)),
+            (Some(one), None) | (None, Some(one)) => syn::parse_quote_spanned!(at=> (#one)),
+            (None, None) => unreachable!("range_contains takes ranges with an end"),
+        };
+        self.expr(&test)
+    }
+
+    /// `matches!(value, pattern)` (literals, ranges, constants, enum variants, `_` and `|` of
+    /// them, as `match` takes them, and an `if` guard): the comparisons of `value` (read once
+    /// per comparison) with each pattern, or'd, and the guard.
+    pub(super) fn matches_macro(&mut self, mac: &syn::Macro) -> Option<ExprId> {
+        struct Matches {
+            value: syn::Expr,
+            pat: syn::Pat,
+            guard: Option<syn::Expr>,
+        }
+        impl syn::parse::Parse for Matches {
+            fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+                let value = input.parse()?;
+                input.parse::<syn::Token![,]>()?;
+                let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+                let guard = if input.parse::<Option<syn::Token![if]>>()?.is_some() {
+                    Some(input.parse()?)
+                } else {
+                    None
+                };
+                input.parse::<Option<syn::Token![,]>>()?;
+                Ok(Matches { value, pat, guard })
+            }
+        }
+        let Matches { value, pat, guard } = match mac.parse_body::<Matches>() {
+            Ok(parsed) => parsed,
+            Err(err) => {
+                self.cx.error_spanned_by(
+                    mac,
+                    format!(
+                        "write `matches!(value, pattern)` or `matches!(value, pattern if \
+                         condition)`: {err}"
+                    ),
+                );
+                return None;
+            }
+        };
+        if !is_plain_value(&value) {
+            self.cx.error_spanned_by(
+                &value,
+                "`matches!` compares this value with each pattern, so it is read more than \
+                 once: bind it with `let` first",
+            );
+            return None;
+        }
+        let cases: Vec<syn::Pat> = match pat {
+            syn::Pat::Or(or) => or.cases.into_iter().collect(),
+            other => vec![other],
+        };
+        let mut tests = Vec::new();
+        for case in &cases {
+            let test = match case {
+                syn::Pat::Wild(_) => quote::quote!(true),
+                syn::Pat::Lit(lit) => quote::quote!((#value) == #lit),
+                syn::Pat::Path(path) => quote::quote!((#value) == #path),
+                syn::Pat::Ident(ident)
+                    if ident.subpat.is_none()
+                        && ident.by_ref.is_none()
+                        && ident.mutability.is_none()
+                        && super::expressions::is_constant_name(&ident.ident.to_string()) =>
+                {
+                    quote::quote!((#value) == #ident)
+                }
+                syn::Pat::Range(range) => {
+                    let lower = range.start.as_ref().map(|a| quote::quote!((#value) >= #a));
+                    let upper = range.end.as_ref().map(|b| match range.limits {
+                        syn::RangeLimits::HalfOpen(_) => quote::quote!((#value) < #b),
+                        syn::RangeLimits::Closed(_) => quote::quote!((#value) <= #b),
+                    });
+                    match (lower, upper) {
+                        (Some(lower), Some(upper)) => quote::quote!((#lower && #upper)),
+                        (Some(one), None) | (None, Some(one)) => one,
+                        (None, None) => quote::quote!(true),
+                    }
+                }
+                other => {
+                    self.cx.error_spanned_by(
+                        other,
+                        "`matches!` patterns in kernels are literals, ranges, constants, enum \
+                         variants, `_` and `|` of them (no bindings)",
+                    );
+                    return None;
+                }
+            };
+            tests.push(test);
+        }
+        let guard = guard.map(|guard| quote::quote!(&& (#guard)));
+        let rewritten: syn::Expr = syn::parse_quote_spanned! {mac.path.span()=>
+            ((#(#tests)||*) #guard)
+        };
+        self.expr(&rewritten)
+    }
+}
+
 /// Whether reading `expr` twice is the same as reading it once: names, literals, fields,
 /// elements, and operators, casts and number methods over them.
-fn is_plain_value(expr: &syn::Expr) -> bool {
+pub(super) fn is_plain_value(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
         syn::Expr::Paren(inner) => is_plain_value(&inner.expr),

@@ -32,6 +32,7 @@ impl Parser<'_> {
         self.closure_bases.push(self.locals.len() as u32);
         // A `break` in the body cannot leave a loop around the closure.
         let loops = std::mem::take(&mut self.loops);
+        let outer_ret = std::mem::replace(&mut self.ret, ret.map(crate::types::Ty::Scalar));
         let parsed = self.scoped(|this| {
             let mut params = Vec::new();
             for input in &closure.inputs {
@@ -77,7 +78,7 @@ impl Parser<'_> {
                 body => {
                     let stmts = this.with_prelude(|this| {
                         Some(Stmt {
-                            kind: StmtKind::Return(Some(this.value(body)?)),
+                            kind: StmtKind::Return(Some(this.returned_value(body)?)),
                             span: Loc::of(body),
                         })
                     });
@@ -96,6 +97,7 @@ impl Parser<'_> {
         });
         self.closure_bases.pop();
         self.loops = loops;
+        self.ret = outer_ret;
         parsed
     }
 

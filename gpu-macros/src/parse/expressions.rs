@@ -4,6 +4,7 @@
 use super::{strip_parens, Parser};
 use crate::ir::*;
 use crate::types::Scalar;
+use quote::ToTokens;
 
 /// Expressions of the language that produce a value (as opposed to unsupported constructs,
 /// which get their own message).
@@ -30,6 +31,17 @@ pub(super) fn is_value_expr(expr: &syn::Expr) -> bool {
 
 /// Whether `name` is spelled as Rust spells constants (`TILE`, `MAX_ITER`), so an unknown
 /// one is a constant from outside the function rather than a misspelled variable.
+/// The positive literal under a negative one (`-5` as a pattern's single token).
+fn negative_literal(lit: &syn::Lit) -> Option<syn::Lit> {
+    let text = lit.to_token_stream().to_string();
+    let positive = text.strip_prefix('-')?;
+    Some(match lit {
+        syn::Lit::Int(int) => syn::Lit::Int(syn::LitInt::new(positive, int.span())),
+        syn::Lit::Float(float) => syn::Lit::Float(syn::LitFloat::new(positive, float.span())),
+        _ => return None,
+    })
+}
+
 pub(super) fn is_constant_name(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_lowercase())
 }
@@ -93,10 +105,43 @@ impl Parser<'_> {
     pub(super) fn expr(&mut self, expr: &syn::Expr) -> Option<ExprId> {
         let span = Loc::of(expr);
         let kind = match expr {
+            // syn reads a pattern's `-5` (`-5..=-1`) as one literal.
+            syn::Expr::Lit(lit) if negative_literal(&lit.lit).is_some() => {
+                let positive = syn::Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: negative_literal(&lit.lit)?,
+                });
+                ExprKind::Unary {
+                    op: UnOp::Neg,
+                    operand: self.expr(&positive)?,
+                }
+            }
             syn::Expr::Lit(lit) => ExprKind::Lit(self.lit(&lit.lit)?),
             syn::Expr::Path(path) => self.path_expr(path)?,
             syn::Expr::Paren(paren) => return self.expr(&paren.expr),
             syn::Expr::Group(group) => return self.expr(&group.expr),
+            // `a + if c { let t = ..; t } else { b }`: computed by statements before the
+            // statement, where it is evaluated once and unconditionally.
+            syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_) | syn::Expr::Loop(_)
+                if self.lift && super::values::needs_statements(expr) =>
+            {
+                return self.hidden_value(expr, None);
+            }
+            // `a || x.iter().any(..)`: the right side computes with a loop, which runs only
+            // where Rust evaluates it, in the arm of an `if`.
+            syn::Expr::Binary(binary)
+                if self.lift
+                    && matches!(binary.op, syn::BinOp::And(_) | syn::BinOp::Or(_))
+                    && super::consumers::has_consumer(&binary.right) =>
+            {
+                let (left, right) = (&binary.left, &binary.right);
+                let rewritten: syn::Expr = if matches!(binary.op, syn::BinOp::And(_)) {
+                    syn::parse_quote!(if #left { #right } else { false })
+                } else {
+                    syn::parse_quote!(if #left { true } else { #right })
+                };
+                return self.hidden_value(&rewritten, None);
+            }
             syn::Expr::Binary(binary) => {
                 let Some(op) = binary_op(&binary.op) else {
                     self.cx.error_spanned_by(
@@ -108,6 +153,9 @@ impl Parser<'_> {
                 let lhs = self.expr(&binary.left);
                 let rhs = if matches!(op, BinOp::Shl | BinOp::Shr) {
                     self.shift_amount(&binary.right)
+                } else if matches!(op, BinOp::And | BinOp::Or) {
+                    // Evaluated only when the left side says so.
+                    self.lifting(false, |this| this.expr(&binary.right))
                 } else {
                     self.expr(&binary.right)
                 };
@@ -116,6 +164,16 @@ impl Parser<'_> {
                     lhs: lhs?,
                     rhs: rhs?,
                 }
+            }
+            syn::Expr::MethodCall(_) | syn::Expr::Unary(_)
+                if super::consumers::consumer(expr).is_some() =>
+            {
+                return self.lifted(expr);
+            }
+            syn::Expr::MethodCall(_) | syn::Expr::Unary(_)
+                if super::options::optional_read(expr).is_some() =>
+            {
+                return self.expr(&super::options::optional_read(expr)?);
             }
             syn::Expr::Unary(unary) => {
                 let op = match unary.op {
@@ -161,7 +219,24 @@ impl Parser<'_> {
                 self.note_table(base);
                 ExprKind::Index { base, index: idx? }
             }
-            syn::Expr::MethodCall(call) => self.method_call(call)?,
+            syn::Expr::MethodCall(call) => match super::calls::range_contains(call) {
+                Some(range) => return self.contains(call, range),
+                None => self.method_call(call)?,
+            },
+            syn::Expr::Macro(mac) if mac.mac.path.is_ident("matches") => {
+                return self.matches_macro(&mac.mac);
+            }
+            syn::Expr::Call(_) if super::statements::array_from_fn(expr).is_some() => {
+                self.cx.error_spanned_by(
+                    expr,
+                    "`array::from_fn` builds its array where a `let` gives the type with a \
+                     literal length of 1 to 64: `let v: [f32; 4] = core::array::from_fn(|i| ..);`",
+                );
+                return None;
+            }
+            syn::Expr::Call(call) if super::calls::from_bytes(call).is_some() => {
+                return self.expr(&super::calls::from_bytes(call)?);
+            }
             syn::Expr::Call(call) => self.call(call)?,
             syn::Expr::Field(field) => match &field.member {
                 syn::Member::Named(name) => ExprKind::Field {
@@ -226,12 +301,12 @@ impl Parser<'_> {
                 let mut arms = Vec::new();
                 for arm in &match_expr.arms {
                     let patterns = self.arm_patterns(arm)?;
-                    let value = match &*arm.body {
+                    let value = self.lifting(false, |this| match &*arm.body {
                         syn::Expr::Block(block) if block.label.is_none() => {
-                            self.value_block(&block.block)?
+                            this.value_block(&block.block)
                         }
-                        other => self.expr(other)?,
-                    };
+                        other => this.expr(other),
+                    })?;
                     arms.push((patterns, value));
                 }
                 ExprKind::Match {
@@ -287,6 +362,11 @@ impl Parser<'_> {
                     }
                 }
             }
+            // `b'\n'`: a byte, a `u8` number (text kernels compare bytes with them).
+            syn::Lit::Byte(byte) => Some(Lit::Int {
+                value: u128::from(byte.value()),
+                suffix: Some(Scalar::U8),
+            }),
             syn::Lit::Float(float) => {
                 let suffix = self.lit_suffix(float.suffix(), lit)?;
                 if suffix.is_some_and(Scalar::is_int) {
@@ -302,7 +382,8 @@ impl Parser<'_> {
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "only number and `bool` literals are supported in kernels (no strings, chars or bytes)",
+                    "only number, `bool` and byte (`b'a'`) literals are supported in kernels (no \
+                     strings or chars: compare bytes, `c == b'a'`)",
                 );
                 None
             }
@@ -396,6 +477,19 @@ impl Parser<'_> {
             .map(String::as_str)
             .skip_while(|s| matches!(*s, "std" | "core"))
             .collect();
+        // `f32::max` as a value: the closure that calls it (`combine(a, b, f32::max)`).
+        if let [ty, name] = names.as_slice() {
+            let method = Scalar::from_rust_name(ty)
+                .filter(|_| !is_constant_name(name))
+                .and_then(|scalar| crate::methods::lookup(name, scalar));
+            if let Some(method) = method {
+                let args: Vec<syn::Ident> = (0..=method.args.len())
+                    .map(|i| quote::format_ident!("__gpu_arg{i}"))
+                    .collect();
+                let closure: syn::ExprClosure = syn::parse_quote!(|#(#args),*| #path(#(#args),*));
+                return self.closure(&closure);
+            }
+        }
         let constant = match names.as_slice() {
             [ty, name] => Scalar::from_rust_name(ty).map(|ty| (ty, *name)),
             [ty, "consts", name] => Scalar::from_rust_name(ty).map(|ty| (ty, *name)),
@@ -649,8 +743,9 @@ impl Parser<'_> {
             return None;
         };
         let cond = self.condition(&if_expr.cond);
-        let then_value = self.value_block(&if_expr.then_branch);
-        let else_value = self.expr(else_expr);
+        // Only one arm runs: neither may compute before the statement.
+        let then_value = self.lifting(false, |this| this.value_block(&if_expr.then_branch));
+        let else_value = self.lifting(false, |this| this.expr(else_expr));
         Some(ExprKind::Select {
             cond: cond?,
             then_value: then_value?,

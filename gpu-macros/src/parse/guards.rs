@@ -1,8 +1,9 @@
-//! `match` arms that bind the value (`n => n * 2`, `v @ 1..=9 => ..`) or carry a guard
-//! (`v if v < 0 => ..`), rewritten in syn's terms as Rust evaluates them: the scrutinee once
-//! into a hidden variable, then an `if` chain testing each arm's patterns and guard in order,
-//! each body starting with its bindings. Matches without either keep their own IR (a chain of
-//! comparisons with one scrutinee, see `statements.rs`).
+//! `match` arms that bind the value (`n => n * 2`, `v @ 1..=9 => ..`), carry a guard (`v if v
+//! < 0 => ..`) or match a tuple's parts (`match (a > 0, b % 2) { (true, 0) => .. }`), rewritten
+//! in syn's terms as Rust evaluates them: the scrutinee once into a hidden variable, then an
+//! `if` chain testing each arm's patterns (a tuple's part by part) and guard in order, each body
+//! starting with its bindings. Other matches keep their own IR (a chain of comparisons with one
+//! scrutinee, see `statements.rs`).
 
 use super::expressions::is_constant_name;
 use super::Parser;
@@ -19,10 +20,32 @@ fn binds_or_guards(arm: &syn::Arm) -> bool {
             }
             syn::Pat::Or(or) => or.cases.iter().any(binds),
             syn::Pat::Paren(paren) => binds(&paren.pat),
+            syn::Pat::Tuple(_) => true,
             _ => false,
         }
     }
     arm.guard.is_some() || binds(&arm.pat)
+}
+
+/// Whether `expr` names `name` anywhere.
+fn mentions(expr: &syn::Expr, name: &syn::Ident) -> bool {
+    struct Finder<'a>(&'a syn::Ident, bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, ident: &'ast syn::Ident) {
+            if ident == self.0 {
+                self.1 = true;
+            }
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            // `println!("{v}")` names it inside its tokens.
+            if mac.tokens.to_string().contains(&self.0.to_string()) {
+                self.1 = true;
+            }
+        }
+    }
+    let mut finder = Finder(name, false);
+    syn::visit::Visit::visit_expr(&mut finder, expr);
+    finder.1
 }
 
 /// Whether `expr` is a `match` this file rewrites.
@@ -30,17 +53,22 @@ pub(super) fn is_guarded_match(expr: &syn::Expr) -> bool {
     matches!(super::strip_parens(expr), syn::Expr::Match(m) if m.arms.iter().any(binds_or_guards))
 }
 
-/// Renames a binding in a guard to the hidden variable.
+/// Replaces a binding in a guard with the value it binds (the hidden variable, or a part of
+/// it).
 struct Rename<'a> {
     from: &'a syn::Ident,
-    to: &'a syn::Ident,
+    to: syn::Expr,
 }
 
 impl VisitMut for Rename<'_> {
-    fn visit_path_mut(&mut self, path: &mut syn::Path) {
-        if path.is_ident(self.from) {
-            *path = syn::Path::from(self.to.clone());
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        if let syn::Expr::Path(path) = expr {
+            if path.path.is_ident(self.from) {
+                *expr = self.to.clone();
+                return;
+            }
         }
+        syn::visit_mut::visit_expr_mut(self, expr);
     }
 }
 
@@ -53,13 +81,13 @@ impl Parser<'_> {
         let mut caught_all = false;
         for (i, arm) in m.arms.iter().enumerate() {
             let mut names = Vec::new();
-            let test = self.pattern_test(&arm.pat, &value, &mut names)?;
+            let test = self.pattern_test(&arm.pat, &quote!(#value), &mut names)?;
             let mut guard = arm.guard.as_ref().map(|(_, guard)| (**guard).clone());
             if let Some(guard) = &mut guard {
-                for name in &names {
+                for (name, part) in &names {
                     Rename {
                         from: name,
-                        to: &value,
+                        to: syn::parse2(quote!((#part))).ok()?,
                     }
                     .visit_expr_mut(guard);
                 }
@@ -71,7 +99,15 @@ impl Parser<'_> {
                 (Some(test), Some(guard)) => Some(quote!((#test) && (#guard))),
             };
             let body = &arm.body;
-            let block = quote!({ #(let #names = #value;)* #body });
+            // A name bound to a tuple's part that only the guard reads is not bound again:
+            // C++ would warn of it unused (one bound to the whole value the C++ code leaves
+            // out by itself).
+            let whole = value.to_string();
+            let (names, parts): (Vec<_>, Vec<_>) = names
+                .into_iter()
+                .filter(|(name, part)| part.to_string() == whole || mentions(body, name))
+                .unzip();
+            let block = quote!({ #(let #names = #parts;)* #body });
             let else_token = if i == 0 { quote!() } else { quote!(else) };
             match cond {
                 Some(cond) => chain.extend(quote!(#else_token if #cond #block)),
@@ -97,12 +133,12 @@ impl Parser<'_> {
     }
 
     /// The test of `value` against `pat` (`None`: always matches), recording the names the
-    /// pattern binds.
+    /// pattern binds and the part of the value each binds.
     fn pattern_test(
         &mut self,
         pat: &syn::Pat,
-        value: &syn::Ident,
-        names: &mut Vec<syn::Ident>,
+        value: &TokenStream,
+        names: &mut Vec<(syn::Ident, TokenStream)>,
     ) -> Option<Option<TokenStream>> {
         Some(match pat {
             syn::Pat::Wild(_) => None,
@@ -116,8 +152,8 @@ impl Parser<'_> {
                 Some(quote!(#value == #name))
             }
             syn::Pat::Ident(ident) if ident.by_ref.is_none() => {
-                if !names.contains(&ident.ident) {
-                    names.push(ident.ident.clone());
+                if names.iter().all(|(name, _)| *name != ident.ident) {
+                    names.push((ident.ident.clone(), value.clone()));
                 }
                 match &ident.subpat {
                     Some((_, sub)) => self.pattern_test(sub, value, names)?,
@@ -138,6 +174,21 @@ impl Parser<'_> {
                     (None, None) => None,
                 }
             }
+            // A tuple's parts, each against its own pattern.
+            syn::Pat::Tuple(tuple) => {
+                let mut tests = Vec::new();
+                for (k, part) in tuple.elems.iter().enumerate() {
+                    let index = syn::Index::from(k);
+                    if let Some(test) = self.pattern_test(part, &quote!(#value.#index), names)? {
+                        tests.push(test);
+                    }
+                }
+                if tests.is_empty() {
+                    None
+                } else {
+                    Some(quote!((#(#tests)&&*)))
+                }
+            }
             syn::Pat::Or(or) => {
                 let mut tests = Vec::new();
                 for case in &or.cases {
@@ -153,7 +204,7 @@ impl Parser<'_> {
                 self.cx.error_spanned_by(
                     other,
                     "match patterns in kernels are literals, ranges (`a..=b`), constants, `_`, \
-                     names (`n`, `n @ 1..=9`) and `|` of them",
+                     names (`n`, `n @ 1..=9`), tuples of them and `|` of them",
                 );
                 return None;
             }

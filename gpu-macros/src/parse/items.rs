@@ -259,6 +259,63 @@ pub const OPERATOR_TRAITS: [(&str, &str); 11] = [
     ("RemAssign", "rem_assign"),
 ];
 
+/// `impl T { fn default() -> T }` for a `#[device]` struct that derives `Default`: every field
+/// its type's zero (`false`, an array of zeros, another struct's `default()`), as the derive
+/// makes it, so kernels call `T::default()` as host code does. `None` for another struct, or
+/// one with a field whose zero the kernels cannot spell (`f16`).
+pub fn default_impl(item: &syn::ItemStruct) -> Option<syn::ItemImpl> {
+    if !derives(&item.attrs, "Default") {
+        return None;
+    }
+    fn zero(ty: &syn::Type) -> Option<TokenStream> {
+        match ty {
+            syn::Type::Array(array) => {
+                let (elem, len) = (zero(&array.elem)?, &array.len);
+                Some(quote::quote!([#elem; #len]))
+            }
+            syn::Type::Paren(inner) => zero(&inner.elem),
+            syn::Type::Path(path) => {
+                let name = path.path.segments.last()?.ident.to_string();
+                match Scalar::from_rust_name(&name) {
+                    Some(Scalar::Bool) => Some(quote::quote!(false)),
+                    Some(scalar) if !scalar.is_half() => Some(quote::quote!(0 as #path)),
+                    Some(_) => None,
+                    None => Some(quote::quote!(#path::default())),
+                }
+            }
+            _ => None,
+        }
+    }
+    let ident = &item.ident;
+    let value = match &item.fields {
+        syn::Fields::Named(fields) => {
+            let parts = fields
+                .named
+                .iter()
+                .map(|f| {
+                    let (name, value) = (&f.ident, zero(&f.ty)?);
+                    Some(quote::quote!(#name: #value))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            quote::quote!(#ident { #(#parts),* })
+        }
+        syn::Fields::Unnamed(fields) => {
+            let parts = fields
+                .unnamed
+                .iter()
+                .map(|f| zero(&f.ty))
+                .collect::<Option<Vec<_>>>()?;
+            quote::quote!(#ident(#(#parts),*))
+        }
+        syn::Fields::Unit => return None,
+    };
+    Some(syn::parse_quote! {
+        impl #ident {
+            pub fn default() -> #ident { #value }
+        }
+    })
+}
+
 /// The methods and associated constants of a `#[device] impl` block of a gathered type.
 pub fn parse_impl(cx: &Ctxt, env: &TypeEnv, item: &syn::ItemImpl) -> Vec<Function> {
     let syn::Type::Path(self_path) = &*item.self_ty else {

@@ -5,11 +5,121 @@ use super::statements::label_name;
 use super::{strip_parens, Parser};
 use crate::ir::*;
 
+/// What a `for` loop over a slice or an array walks: its name, whether enumerated, walked
+/// down (`.rev()`) or by steps (`.step_by(s)`).
+struct Walk<'e> {
+    base: &'e syn::Path,
+    enumerate: bool,
+    reverse: bool,
+    step: Option<&'e syn::Expr>,
+}
+
+/// A walk over a slice or an array with `.copied()` / `.cloned()` (whose elements the loop
+/// copies anyway) left out, and `.skip(a)` / `.take(b)` right after `iter()` read as the part
+/// they walk, `x[start..end].iter()`, its bounds computed first (clamped to the length, as the
+/// adapters stop there) by the `let`s pushed to `lets`, named by `fresh`. `None` when there
+/// is neither.
+fn trimmed_walk(
+    expr: &syn::Expr,
+    lets: &mut Vec<syn::Stmt>,
+    fresh: &mut dyn FnMut() -> usize,
+) -> Option<syn::Expr> {
+    fn trim(
+        expr: &syn::Expr,
+        changed: &mut bool,
+        lets: &mut Vec<syn::Stmt>,
+        fresh: &mut dyn FnMut() -> usize,
+    ) -> Option<syn::Expr> {
+        let syn::Expr::MethodCall(call) = strip_parens(expr) else {
+            return Some(expr.clone());
+        };
+        let method = call.method.to_string();
+        match (method.as_str(), call.args.len()) {
+            ("copied" | "cloned", 0) => {
+                *changed = true;
+                trim(&call.receiver, changed, lets, fresh)
+            }
+            ("skip" | "take", 1) => {
+                // `x.iter().skip(a).take(b)`, or either alone.
+                let (skip, take, iter) = match (method.as_str(), strip_parens(&call.receiver)) {
+                    ("take", syn::Expr::MethodCall(inner))
+                        if inner.method == "skip" && inner.args.len() == 1 =>
+                    {
+                        (Some(&inner.args[0]), Some(&call.args[0]), &*inner.receiver)
+                    }
+                    ("skip", receiver) => (Some(&call.args[0]), None, receiver),
+                    (_, receiver) => (None, Some(&call.args[0]), receiver),
+                };
+                let syn::Expr::MethodCall(iter) = strip_parens(iter) else {
+                    return None;
+                };
+                if iter.method != "iter" || !iter.args.is_empty() {
+                    return None;
+                }
+                let base = &iter.receiver;
+                if !matches!(strip_parens(base), syn::Expr::Path(_)) {
+                    return None;
+                }
+                let n = fresh();
+                let (len, start, end) = (
+                    quote::format_ident!("__gpu_len{n}"),
+                    quote::format_ident!("__gpu_start{n}"),
+                    quote::format_ident!("__gpu_end{n}"),
+                );
+                lets.push(syn::parse_quote!(let #len: usize = #base.len();));
+                let skip = skip.map_or(quote::quote!(0usize), |a| quote::quote!(#a));
+                lets.push(syn::parse_quote! {
+                    let #start: usize = { let a: usize = #skip; if a < #len { a } else { #len } };
+                });
+                let take = take.map_or(quote::quote!(#len), |b| quote::quote!(#b));
+                lets.push(syn::parse_quote! {
+                    let #end: usize = {
+                        let b: usize = #take;
+                        if b < #len - #start { #start + b } else { #len }
+                    };
+                });
+                *changed = true;
+                Some(syn::parse_quote!(#base[#start..#end].iter()))
+            }
+            ("enumerate" | "rev", 0) => {
+                let mut call = call.clone();
+                call.receiver = Box::new(trim(&call.receiver, changed, lets, fresh)?);
+                Some(syn::Expr::MethodCall(call))
+            }
+            ("zip", 1) => {
+                let mut call = call.clone();
+                call.receiver = Box::new(trim(&call.receiver, changed, lets, fresh)?);
+                call.args[0] = trim(&call.args[0], changed, lets, fresh)?;
+                Some(syn::Expr::MethodCall(call))
+            }
+            _ => Some(expr.clone()),
+        }
+    }
+    let mut changed = false;
+    let walk = trim(expr, &mut changed, lets, fresh)?;
+    changed.then_some(walk)
+}
+
 impl Parser<'_> {
     pub(super) fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
+        let mut lets = Vec::new();
+        let walk = trimmed_walk(&for_loop.expr, &mut lets, &mut || self.fresh_names());
+        if let Some(walk) = walk {
+            let mut rewritten = for_loop.clone();
+            *rewritten.expr = walk;
+            if lets.is_empty() {
+                return self.for_stmt(&rewritten);
+            }
+            let block: syn::Expr = syn::parse_quote!({ #(#lets)* #rewritten });
+            return self.expr_stmt(&block, false);
+        }
         if let Some(rewritten) = self.rewritten_loop(for_loop) {
             return self.expr_stmt(&rewritten?, false);
         }
+        if let Some(rewritten) = self.literal_or_tuple_loop(for_loop) {
+            return self.expr_stmt(&rewritten, false);
+        }
+
         let unroll = self.loop_attrs(&for_loop.attrs);
         if let Some(iterated) = self.iterated(&for_loop.expr) {
             return self.element_loop(for_loop, iterated?, unroll);
@@ -36,6 +146,16 @@ impl Parser<'_> {
                     );
                     return None;
                 }
+                if let syn::Expr::MethodCall(inner) = strip_parens(&call.receiver) {
+                    if inner.method == "rev" {
+                        self.cx.error_spanned_by(
+                            call,
+                            "`.rev().step_by(s)` is not supported in kernels: count the steps \
+                             and compute the value, `for k in 0..count { let i = b - 1 - k * s; }`",
+                        );
+                        return None;
+                    }
+                }
                 (strip_parens(&call.receiver), Some(&call.args[0]))
             }
             other => (strip_parens(other), None),
@@ -60,9 +180,10 @@ impl Parser<'_> {
             );
             return None;
         };
-        let start = self.expr(start);
-        let end = self.expr(end);
-        let step = step.map(|step| self.expr(step));
+        // The bounds and the step are evaluated once, before the loop.
+        let start = self.lifting(true, |this| this.expr(start));
+        let end = self.lifting(true, |this| this.expr(end));
+        let step = step.map(|step| self.lifting(true, |this| this.expr(step)));
         let name = match &*for_loop.pat {
             syn::Pat::Ident(ident)
                 if ident.by_ref.is_none()
@@ -113,7 +234,47 @@ impl Parser<'_> {
     /// What a `for` loop over a slice or an array iterates: `x`, `&x`, `x.iter()` (then
     /// `None`) or `x.iter().enumerate()` (then `Some`, with whether it is enumerated); `None`
     /// for anything else (a range); `Some(None)` when reported here.
-    fn iterated<'e>(&mut self, expr: &'e syn::Expr) -> Option<Option<(&'e syn::Path, bool)>> {
+    fn iterated<'e>(&mut self, expr: &'e syn::Expr) -> Option<Option<Walk<'e>>> {
+        // `x.iter().step_by(s)` (or `.enumerate().step_by(s)`, whose indices stay the
+        // elements' own): every `s`-th element.
+        let (expr, step) = match strip_parens(expr) {
+            syn::Expr::MethodCall(call) if call.method == "step_by" && call.args.len() == 1 => {
+                match strip_parens(&call.receiver) {
+                    syn::Expr::MethodCall(inner)
+                        if matches!(inner.method.to_string().as_str(), "iter" | "enumerate") =>
+                    {
+                        (&*call.receiver, Some(&call.args[0]))
+                    }
+                    _ => return None,
+                }
+            }
+            other => (other, None),
+        };
+        // `x.iter().rev()` (or `.enumerate().rev()`, whose indices stay the elements' own):
+        // the same loop walked down.
+        let (expr, reverse) = match strip_parens(expr) {
+            syn::Expr::MethodCall(call)
+                if call.method == "rev" && call.args.is_empty() && step.is_some() =>
+            {
+                self.cx.error_spanned_by(
+                    call,
+                    "`.rev().step_by(s)` over elements is not supported in kernels: walk the \
+                     indices, `for i in (0..x.len()).rev().step_by(s)`",
+                );
+                return Some(None);
+            }
+            syn::Expr::MethodCall(call) if call.method == "rev" && call.args.is_empty() => {
+                match strip_parens(&call.receiver) {
+                    syn::Expr::MethodCall(inner)
+                        if matches!(inner.method.to_string().as_str(), "iter" | "enumerate") =>
+                    {
+                        (&*call.receiver, true)
+                    }
+                    _ => return None,
+                }
+            }
+            other => (other, false),
+        };
         // `x.iter_mut()`, enumerated or not.
         let mutable = match strip_parens(expr) {
             syn::Expr::MethodCall(call) if call.method == "enumerate" => {
@@ -154,7 +315,12 @@ impl Parser<'_> {
         };
         match strip_parens(base) {
             syn::Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
-                Some(Some((&path.path, enumerate)))
+                Some(Some(Walk {
+                    base: &path.path,
+                    enumerate,
+                    reverse,
+                    step,
+                }))
             }
             other => {
                 self.cx.error_spanned_by(
@@ -193,7 +359,12 @@ impl Parser<'_> {
     fn element_loop(
         &mut self,
         for_loop: &syn::ExprForLoop,
-        (base, enumerate): (&syn::Path, bool),
+        Walk {
+            base,
+            enumerate,
+            reverse,
+            step,
+        }: Walk<'_>,
         unroll: Unroll,
     ) -> Option<StmtKind> {
         const USAGE: &str = "iterating over a slice, the loop binds a name, `&name` or `_` \
@@ -236,6 +407,10 @@ impl Parser<'_> {
             path: base.clone(),
         });
         let for_len = self.expr(&base_expr)?;
+        let step = match step {
+            Some(step) => Some(self.lifting(true, |this| this.expr(step))?),
+            None => None,
+        };
         self.note_table(for_len);
         let end = self.push_expr(ExprKind::Len(for_len), span);
         let start = self.push_expr(
@@ -285,13 +460,117 @@ impl Parser<'_> {
             var,
             start,
             end,
-            step: None,
+            step,
             body,
             label: label_name(for_loop.label.as_ref()),
             unroll,
             inclusive: false,
-            reverse: false,
+            reverse,
         })
+    }
+
+    /// `for v in [a, b, c]` (or `.iter()` of it): the array bound with `let` first, then walked
+    /// by name; `for (a, b) in x.iter()` (or `&(a, b)`, with `.enumerate()` `(i, (a, b))`) over
+    /// an array of tuples: each element bound by a hidden name, then destructured.
+    fn literal_or_tuple_loop(&mut self, for_loop: &syn::ExprForLoop) -> Option<syn::Expr> {
+        // The array under `&`, `.iter()`, `.into_iter()`, `.enumerate()` and `.rev()`, put in
+        // `slot` (and replaced by `name`, when given).
+        fn literal_array(
+            expr: &mut syn::Expr,
+            name: Option<&syn::Ident>,
+            slot: &mut Option<syn::Expr>,
+        ) {
+            match expr {
+                syn::Expr::Paren(paren) => literal_array(&mut paren.expr, name, slot),
+                syn::Expr::Reference(reference) if reference.mutability.is_none() => {
+                    literal_array(&mut reference.expr, name, slot)
+                }
+                syn::Expr::MethodCall(call)
+                    if call.args.is_empty()
+                        && matches!(
+                            call.method.to_string().as_str(),
+                            "iter" | "into_iter" | "enumerate" | "rev"
+                        ) =>
+                {
+                    literal_array(&mut call.receiver, name, slot)
+                }
+                syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
+                    *slot = Some(expr.clone());
+                    if let Some(name) = name {
+                        *expr = syn::parse_quote!(#name);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut iterated = (*for_loop.expr).clone();
+        let mut literal = None;
+        literal_array(&mut iterated, None, &mut literal);
+        let literal = match literal {
+            Some(_) => {
+                let name = quote::format_ident!("__gpu_array{}", self.fresh_names());
+                let mut array = None;
+                literal_array(&mut iterated, Some(&name), &mut array);
+                array.map(|array| (name, array))
+            }
+            None => None,
+        };
+        // Only a loop over an array's or a slice's elements (by name, after the adapters).
+        fn by_name(expr: &syn::Expr) -> bool {
+            match strip_parens(expr) {
+                syn::Expr::Reference(reference) => by_name(&reference.expr),
+                syn::Expr::MethodCall(call)
+                    if call.args.is_empty()
+                        && matches!(
+                            call.method.to_string().as_str(),
+                            "iter" | "into_iter" | "enumerate" | "rev"
+                        ) =>
+                {
+                    by_name(&call.receiver)
+                }
+                syn::Expr::Path(_) => true,
+                _ => false,
+            }
+        }
+        if !by_name(&iterated) {
+            return None;
+        }
+        let enumerate = matches!(strip_parens(&iterated), syn::Expr::MethodCall(call)
+            if call.method == "enumerate"
+                || matches!(strip_parens(&call.receiver), syn::Expr::MethodCall(inner) if inner.method == "enumerate"));
+        let mut rewritten = for_loop.clone();
+        rewritten.expr = Box::new(iterated);
+        // A tuple pattern for the element: a hidden name, destructured first in the body.
+        let element = match (&mut *rewritten.pat, enumerate) {
+            (syn::Pat::Tuple(pair), true) if pair.elems.len() == 2 => pair.elems.iter_mut().nth(1),
+            (pat, false) => Some(pat),
+            _ => None,
+        };
+        let mut destructured = false;
+        if let Some(element) = element {
+            let tuple = match element {
+                syn::Pat::Reference(reference) if reference.mutability.is_none() => {
+                    match &*reference.pat {
+                        syn::Pat::Tuple(tuple) => Some(tuple.clone()),
+                        _ => None,
+                    }
+                }
+                syn::Pat::Tuple(tuple) => Some(tuple.clone()),
+                _ => None,
+            };
+            if let Some(tuple) = tuple {
+                let name = quote::format_ident!("__gpu_element{}", self.fresh_names());
+                *element = syn::parse_quote!(#name);
+                let stmts = &rewritten.body.stmts;
+                rewritten.body = syn::parse_quote!({ let #tuple = #name; #(#stmts)* });
+                destructured = true;
+            }
+        }
+        match literal {
+            Some((name, array)) => Some(syn::parse_quote!({ let #name = #array; #rewritten })),
+            None if destructured => Some(syn::Expr::ForLoop(rewritten)),
+            None => None,
+        }
     }
 
     /// The attributes a `for` loop accepts: `#[unroll]` or `#[unroll(N)]`, once.
@@ -300,6 +579,17 @@ impl Parser<'_> {
                              (unroll fully) or `#[unroll(N)]` (unroll by a factor of N, a positive integer)";
         let mut unroll = Unroll::Default;
         for attr in attrs {
+            // Lint levels (`#[allow(clippy::needless_range_loop)]`) and `#[rustfmt::skip]`
+            // speak to tools that read the Rust; the generated code has nothing to say to them.
+            let path = attr.path();
+            let tool = path.segments.len() == 2 && path.segments[0].ident == "rustfmt";
+            if tool
+                || ["allow", "expect", "warn", "deny", "forbid"]
+                    .iter()
+                    .any(|l| path.is_ident(l))
+            {
+                continue;
+            }
             let this = match &attr.meta {
                 syn::Meta::Path(path) if path.is_ident("unroll") => Some(Unroll::Full),
                 syn::Meta::List(list) if list.path.is_ident("unroll") => {

@@ -14,18 +14,22 @@ mod calls;
 mod closures;
 mod constant_tables;
 mod constants;
+mod consumers;
+mod destructure;
+mod element_ops;
 mod expressions;
 mod format;
 mod guards;
 mod items;
 mod loops;
+mod options;
 mod outer;
 mod signature;
 mod statements;
 mod values;
 
 pub use items::{
-    host_impl, impl_macro_name, impl_problems, parse_enum, parse_impl, parse_struct,
+    default_impl, host_impl, impl_macro_name, impl_problems, parse_enum, parse_impl, parse_struct,
     struct_problems, TypeEnv, OPERATOR_TRAITS,
 };
 pub use outer::set_launch_bounds;
@@ -51,6 +55,8 @@ pub fn parse_function(
     kind: FnKind,
     owner: Option<Owner>,
 ) -> Function {
+    let desugared = signature::desugared(item);
+    let item = desugared.as_ref().unwrap_or(item);
     let mut parser = Parser::new(cx, env, kind, owner.as_ref().map(|o| o.ty), &item.sig.ident);
     check_signature(cx, &item.sig, kind);
     parser.generics = parser.generic_params(&item.sig.generics);
@@ -65,6 +71,7 @@ pub fn parse_function(
         (syn::ReturnType::Type(_, ty), FnKind::Device) => parser.value_type(ty),
         _ => None,
     };
+    parser.ret = ret;
     // Written with a return type (even one rejected above), its tail is its value: no second
     // message about an unused value.
     let returns_value = matches!(item.sig.output, syn::ReturnType::Type(..));
@@ -96,6 +103,7 @@ pub fn parse_function(
         launch_bounds: None,
         owner,
         outer: parser.outer,
+        conversions: parser.conversions,
     }
 }
 
@@ -131,6 +139,13 @@ struct Parser<'a> {
     loops: Vec<values::LoopFrame>,
     /// How many hidden names rewritten loops have taken, so each is the function's own.
     hidden: usize,
+    /// Whether an iterator consumed into a value may be computed before the current
+    /// statement (see `values.rs`).
+    lift: bool,
+    /// The type the function (or the closure being parsed) returns, where it is written.
+    ret: Option<Ty>,
+    /// `u32::from(x)` conversions, checked once types are known.
+    conversions: Vec<(ExprId, crate::types::Scalar, Loc)>,
 }
 
 impl<'a> Parser<'a> {
@@ -160,6 +175,9 @@ impl<'a> Parser<'a> {
             prelude: Vec::new(),
             loops: Vec::new(),
             hidden: 0,
+            lift: false,
+            ret: None,
+            conversions: Vec::new(),
         }
     }
 }

@@ -9,13 +9,85 @@ use crate::ir::*;
 use crate::types::{Bound, ClosureBound, ClosureTy, Generic, Scalar, Ty};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
+use syn::spanned::Spanned;
+
+/// `item` with what Rust writes beside a signature's generics moved into them, as the kernel
+/// language takes them: a `where` clause's bounds on the function's own type parameters
+/// (`where T: Number, F: Fn(T, T) -> T`), and parameters typed `impl Fn(f32) -> f32`, each a
+/// type parameter of its own. `None` when there is neither.
+pub(super) fn desugared(item: &syn::ItemFn) -> Option<syn::ItemFn> {
+    let mut item = item.clone();
+    let mut changed = false;
+    if let Some(clause) = item.sig.generics.where_clause.take() {
+        let mut left = syn::punctuated::Punctuated::<syn::WherePredicate, syn::Token![,]>::new();
+        for predicate in clause.predicates {
+            let target = match &predicate {
+                syn::WherePredicate::Type(typed) if typed.lifetimes.is_none() => {
+                    match &typed.bounded_ty {
+                        syn::Type::Path(path) if path.qself.is_none() => path.path.get_ident(),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let param = target.and_then(|name| {
+                item.sig
+                    .generics
+                    .params
+                    .iter_mut()
+                    .find_map(|param| match param {
+                        syn::GenericParam::Type(ty) if ty.ident == *name => Some(ty),
+                        _ => None,
+                    })
+            });
+            match (param, &predicate) {
+                (Some(param), syn::WherePredicate::Type(typed)) => {
+                    param.bounds.extend(typed.bounds.iter().cloned());
+                    changed = true;
+                }
+                _ => left.push(predicate),
+            }
+        }
+        if !left.is_empty() {
+            item.sig.generics.where_clause = Some(syn::WhereClause {
+                where_token: clause.where_token,
+                predicates: left,
+            });
+        }
+    }
+    let mut count = 0;
+    for input in item.sig.inputs.iter_mut() {
+        let syn::FnArg::Typed(typed) = input else {
+            continue;
+        };
+        let syn::Type::ImplTrait(bounds) = &*typed.ty else {
+            continue;
+        };
+        let name = quote::format_ident!("ImplFn{count}", span = typed.ty.span());
+        count += 1;
+        let bounds = &bounds.bounds;
+        item.sig
+            .generics
+            .params
+            .push(syn::parse_quote!(#name: #bounds));
+        *typed.ty = syn::parse_quote!(#name);
+        changed = true;
+    }
+    if count > 0 && item.sig.generics.lt_token.is_none() {
+        item.sig.generics.lt_token = Some(Default::default());
+        item.sig.generics.gt_token = Some(Default::default());
+    }
+    changed.then_some(item)
+}
 
 pub(super) fn check_signature(cx: &Ctxt, sig: &syn::Signature, kind: FnKind) {
     let what = match kind {
         FnKind::Kernel => "kernels",
         FnKind::Device => "device functions",
     };
-    if let Some(token) = &sig.constness {
+    // A `const fn` helper (`const fn div_up(a: u32, b: u32) -> u32`) is a device function
+    // like any other; a kernel runs on the GPU only.
+    if let (Some(token), FnKind::Kernel) = (&sig.constness, kind) {
         cx.error_spanned_by(
             token,
             format!("{what} cannot be `const fn`: remove `const`"),
@@ -45,7 +117,10 @@ pub(super) fn check_signature(cx: &Ctxt, sig: &syn::Signature, kind: FnKind) {
     if let Some(clause) = &sig.generics.where_clause {
         cx.error_spanned_by(
             clause,
-            format!("{what} take bounds inline: `<T: Float>` instead of a `where` clause"),
+            format!(
+                "a `where` clause of {what} bounds their own type parameters only (`where T: \
+                 Float, F: Fn(T) -> T`)"
+            ),
         );
     }
     if let (syn::ReturnType::Type(_, ty), FnKind::Kernel) = (&sig.output, kind) {

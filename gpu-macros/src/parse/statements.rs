@@ -67,7 +67,7 @@ impl Parser<'_> {
                     syn::Stmt::Expr(expr, None) if i + 1 == count && is_tail_value(expr) => {
                         stmts.extend(this.with_prelude(|this| {
                             Some(Stmt {
-                                kind: StmtKind::Return(Some(this.value(expr)?)),
+                                kind: StmtKind::Return(Some(this.returned_value(expr)?)),
                                 span: Loc::of(expr),
                             })
                         }));
@@ -131,11 +131,31 @@ impl Parser<'_> {
             syn::Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
             other => (other, None),
         };
+        // `let v: [f32; 4] = core::array::from_fn(|i| ..);`: the array of the closure's values.
+        if let Some(init) = local.init.as_ref().filter(|init| init.diverge.is_none()) {
+            if let Some(closure) = array_from_fn(&init.expr) {
+                let Some(array) = self.array_of_closure(closure, annotation) else {
+                    // Declared anyway, so its uses report nothing more.
+                    self.declare_rejected(pattern_names(pat));
+                    return None;
+                };
+                let mut rewritten = local.clone();
+                rewritten.init = Some(syn::LocalInit {
+                    eq_token: init.eq_token,
+                    expr: Box::new(array),
+                    diverge: None,
+                });
+                return self.let_stmt(&rewritten);
+            }
+        }
         let (name, mutable) = match pat {
             syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
                 (ident.ident.to_string(), ident.mutability.is_some())
             }
             syn::Pat::Tuple(tuple) if annotation.is_none() => return self.let_tuple(local, tuple),
+            syn::Pat::Slice(_) | syn::Pat::Struct(_) | syn::Pat::TupleStruct(_) => {
+                return self.let_destructured(local, pat, annotation);
+            }
             // `let _ = value;`: evaluated, bound to nothing.
             syn::Pat::Wild(_) => ("_".to_string(), false),
             other => {
@@ -221,55 +241,6 @@ impl Parser<'_> {
         Some(StmtKind::Let { local, init: init? })
     }
 
-    /// `let (a, mut b, _) = init;`.
-    fn let_tuple(&mut self, local: &syn::Local, tuple: &syn::PatTuple) -> Option<StmtKind> {
-        let init = match &local.init {
-            Some(init) if init.diverge.is_none() => self.value(&init.expr),
-            _ => {
-                self.cx.error_spanned_by(
-                    local,
-                    "a tuple pattern needs an initial value: `let (a, b) = ...;`",
-                );
-                None
-            }
-        };
-        let mut locals = Vec::new();
-        for (i, elem) in tuple.elems.iter().enumerate() {
-            match elem {
-                syn::Pat::Wild(_) => locals.push(None),
-                syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
-                    locals.push(Some(self.declare(Local {
-                        name: ident.ident.to_string(),
-                        mutable: ident.mutability.is_some(),
-                        annotation: None,
-                        element: false,
-                    })));
-                }
-                other => {
-                    self.cx.error_spanned_by(
-                        other,
-                        "tuple patterns in kernels bind names or `_`: `let (a, mut b, _) = ...;`",
-                    );
-                    // The names left are declared anyway, so their uses don't each report a
-                    // missing name.
-                    for name in tuple.elems.iter().skip(i).flat_map(pattern_names) {
-                        self.declare(Local {
-                            name,
-                            mutable: false,
-                            annotation: None,
-                            element: false,
-                        });
-                    }
-                    return None;
-                }
-            }
-        }
-        Some(StmtKind::LetTuple {
-            locals,
-            init: init?,
-        })
-    }
-
     /// `const N: usize = 16;`: a constant usable in array lengths.
     fn const_item(&mut self, item: &syn::ItemConst) -> Option<StmtKind> {
         let ty = self.scalar_type(&item.ty);
@@ -306,9 +277,22 @@ impl Parser<'_> {
     /// An expression in statement position. `tail` is true when it ends a block without `;`.
     pub(super) fn expr_stmt(&mut self, expr: &syn::Expr, tail: bool) -> Option<StmtKind> {
         match expr {
+            syn::Expr::Assign(assign)
+                if matches!(strip_parens(&assign.left), syn::Expr::Tuple(_)) =>
+            {
+                self.assign_tuple(assign)
+            }
             syn::Expr::Assign(assign) => {
                 let place = self.place(&assign.left)?;
-                let value = self.value(&assign.right)?;
+                let value = match self.written_type(&assign.left) {
+                    // `out[i] = x.iter().sum();`: the sum's type is the place's, as Rust infers.
+                    Some(ty)
+                        if super::consumers::consumer(strip_parens(&assign.right)).is_some() =>
+                    {
+                        self.value_of(&assign.right, Some(ty))?
+                    }
+                    _ => self.value(&assign.right)?,
+                };
                 Some(StmtKind::Assign {
                     place,
                     op: None,
@@ -327,7 +311,29 @@ impl Parser<'_> {
                     value,
                 })
             }
-            syn::Expr::If(if_expr) => self.if_stmt(if_expr),
+            syn::Expr::If(if_expr) => match super::options::if_let_read(if_expr) {
+                Some(tested) => self.expr_stmt(&tested, tail),
+                None => self.if_stmt(if_expr),
+            },
+            // A condition that computes with statements (`while x.iter().any(..)`) runs
+            // before each iteration: `loop { if !cond { break; } .. }`.
+            syn::Expr::While(while_expr)
+                if !matches!(&*while_expr.cond, syn::Expr::Let(_))
+                    && (needs_statements(&while_expr.cond)
+                        || super::consumers::has_consumer(&while_expr.cond)) =>
+            {
+                let (label, cond, body) = (&while_expr.label, &while_expr.cond, &while_expr.body);
+                let stmts = &body.stmts;
+                let rewritten: syn::Expr = syn::parse_quote! {
+                    #label loop {
+                        if !(#cond) {
+                            break;
+                        }
+                        #(#stmts)*
+                    }
+                };
+                self.expr_stmt(&rewritten, tail)
+            }
             syn::Expr::While(while_expr) => {
                 let label = label_name(while_expr.label.as_ref());
                 if let syn::Expr::Let(let_expr) = &*while_expr.cond {
@@ -355,7 +361,7 @@ impl Parser<'_> {
                 self.expr_stmt(&rewritten, tail)
             }
             syn::Expr::Match(match_expr) => {
-                let scrutinee = self.expr(&match_expr.expr);
+                let scrutinee = self.lifting(true, |this| this.expr(&match_expr.expr));
                 let mut arms = Vec::new();
                 for arm in &match_expr.arms {
                     let patterns = self.arm_patterns(arm)?;
@@ -401,15 +407,56 @@ impl Parser<'_> {
                     );
                     None
                 }
-                Some(value) => Some(StmtKind::Return(Some(self.value(value)?))),
+                Some(value) => Some(StmtKind::Return(Some(self.returned_value(value)?))),
                 None => Some(StmtKind::Return(None)),
             },
             syn::Expr::Block(block) if block.label.is_none() => {
                 Some(StmtKind::Block(self.block(&block.block)))
             }
             syn::Expr::Macro(mac) => self.macro_stmt(&mac.mac),
+            // `y.iter_mut().for_each(|v| *v *= 2.0)`: the `for` loop over the same walk.
+            syn::Expr::MethodCall(call)
+                if call.method == "for_each"
+                    && call.args.len() == 1
+                    && matches!(&call.args[0], syn::Expr::Closure(c) if c.inputs.len() == 1) =>
+            {
+                let syn::Expr::Closure(closure) = &call.args[0] else {
+                    return None;
+                };
+                let (walk, pat, body) = (&call.receiver, &closure.inputs[0], &closure.body);
+                if returns(body) {
+                    self.cx.error_spanned_by(
+                        body,
+                        "a `return` in `for_each`'s closure goes on to the next element: write \
+                         the `for` loop, with `continue`",
+                    );
+                    return None;
+                }
+                let pat = match pat {
+                    syn::Pat::Type(typed) => &*typed.pat,
+                    other => other,
+                };
+                let rewritten: syn::Expr = syn::parse_quote!(for #pat in #walk { #body; });
+                self.expr_stmt(&rewritten, tail)
+            }
+            syn::Expr::MethodCall(call)
+                if (matches!(call.method.to_string().as_str(), "sort" | "sort_unstable")
+                    && call.args.is_empty())
+                    || (matches!(
+                        call.method.to_string().as_str(),
+                        "sort_by" | "sort_unstable_by"
+                    ) && call.args.len() == 1) =>
+            {
+                self.sort_stmt(call)
+            }
             syn::Expr::MethodCall(call) if call.method == "swap" && call.args.len() == 2 => {
                 self.swap_stmt(call)
+            }
+            syn::Expr::MethodCall(call)
+                if matches!(call.method.to_string().as_str(), "fill" | "copy_from_slice")
+                    && call.args.len() == 1 =>
+            {
+                self.fill_stmt(call)
             }
             syn::Expr::Call(call) if is_mem_swap(call) => self.mem_swap(call),
             other if tail && is_value_expr(other) => {
@@ -425,64 +472,11 @@ impl Parser<'_> {
                 self.cx.error_spanned_by(other, message);
                 None
             }
-            other => self.expr(other).map(StmtKind::Expr),
+            // Evaluated once, as the statement runs (`out.atomic_add(0, row.iter().sum())`).
+            other => self
+                .lifting(true, |this| this.expr(other))
+                .map(StmtKind::Expr),
         }
-    }
-
-    /// `x.swap(i, j)` on a slice, shared memory or an array: the indices evaluated once, then
-    /// the two elements exchanged through a temporary, each access bounds-checked as indexing
-    /// is (and seen by the race checker as the reads and writes they are).
-    fn swap_stmt(&mut self, call: &syn::ExprMethodCall) -> Option<StmtKind> {
-        let receiver = &*call.receiver;
-        if !matches!(super::strip_parens(receiver), syn::Expr::Path(_)) {
-            self.cx.error_spanned_by(
-                receiver,
-                "`swap` exchanges two elements of a named slice, shared array or array: bind the                  value first (`let s = &mut x[a..b];`), then `s.swap(i, j)`",
-            );
-            return None;
-        }
-        let (i, j) = (&call.args[0], &call.args[1]);
-        let block: syn::Block = syn::parse_quote_spanned! {call.method.span()=> {
-            let __gpu_swap_i: usize = #i;
-            let __gpu_swap_j: usize = #j;
-            let __gpu_swap_t = #receiver[__gpu_swap_i];
-            #receiver[__gpu_swap_i] = #receiver[__gpu_swap_j];
-            #receiver[__gpu_swap_j] = __gpu_swap_t;
-        }};
-        Some(StmtKind::Block(self.block(&block)))
-    }
-
-    /// `core::mem::swap(&mut a, &mut b)` (or `std::`, `mem::`): the two places exchanged
-    /// through a temporary.
-    fn mem_swap(&mut self, call: &syn::ExprCall) -> Option<StmtKind> {
-        let mut places = Vec::new();
-        for arg in &call.args {
-            match strip_parens(arg) {
-                syn::Expr::Reference(reference) if reference.mutability.is_some() => {
-                    places.push(&*reference.expr)
-                }
-                other => {
-                    self.cx.error_spanned_by(
-                        other,
-                        "`mem::swap` takes two places borrowed mutably: `core::mem::swap(&mut a, &mut b);`",
-                    );
-                    return None;
-                }
-            }
-        }
-        let [a, b] = places[..] else {
-            self.cx.error_spanned_by(
-                call,
-                "`mem::swap` takes two arguments: `core::mem::swap(&mut a, &mut b);`",
-            );
-            return None;
-        };
-        let block: syn::Block = syn::parse_quote_spanned! {syn::spanned::Spanned::span(&call.func)=> {
-            let __gpu_swap_t = #a;
-            #a = #b;
-            #b = __gpu_swap_t;
-        }};
-        Some(StmtKind::Block(self.block(&block)))
     }
 
     /// The patterns of one arm: literals, ranges, `_`, joined with `|`.
@@ -567,18 +561,23 @@ impl Parser<'_> {
     }
 
     fn if_stmt(&mut self, if_expr: &syn::ExprIf) -> Option<StmtKind> {
-        let cond = self.condition(&if_expr.cond);
+        let cond = self.lifting(true, |this| this.condition(&if_expr.cond));
         let then_block = self.block(&if_expr.then_branch);
         let else_block = match &if_expr.else_branch {
             None => None,
             Some((_, else_expr)) => match &**else_expr {
                 syn::Expr::Block(block) => Some(self.block(&block.block)),
                 syn::Expr::If(nested) => {
+                    // What its condition computes first runs only when the `else` is taken.
                     let span = Loc::of(nested);
-                    let nested = self.scoped(|this| this.if_stmt(nested));
-                    Some(Block {
-                        stmts: nested.map(|kind| Stmt { kind, span }).into_iter().collect(),
-                    })
+                    let stmts = self.scoped(|this| {
+                        this.with_prelude(|this| {
+                            let nested = syn::Expr::If(nested.clone());
+                            let kind = this.expr_stmt(&nested, false)?;
+                            Some(Stmt { kind, span })
+                        })
+                    });
+                    Some(Block { stmts })
                 }
                 other => {
                     self.cx
@@ -626,6 +625,85 @@ impl Parser<'_> {
 }
 
 /// Whether `call` is `mem::swap(..)`, by any path to it.
+/// The closure of `core::array::from_fn(|i| ..)` (or `std::`, `array::`), if `expr` is one.
+pub(super) fn array_from_fn(expr: &syn::Expr) -> Option<&syn::ExprClosure> {
+    let syn::Expr::Call(call) = strip_parens(expr) else {
+        return None;
+    };
+    let syn::Expr::Path(path) = strip_parens(&call.func) else {
+        return None;
+    };
+    let names: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    if !matches!(names.as_slice(), [.., module, function] if module == "array" && function == "from_fn")
+    {
+        return None;
+    }
+    match call.args.first() {
+        Some(syn::Expr::Closure(closure)) if call.args.len() == 1 && closure.inputs.len() == 1 => {
+            Some(closure)
+        }
+        _ => None,
+    }
+}
+
+impl Parser<'_> {
+    /// The array literal `core::array::from_fn(closure)` makes for a `let` annotated `[T; N]`
+    /// with a literal `N` (at most 64): the closure's body once for each index.
+    fn array_of_closure(
+        &mut self,
+        closure: &syn::ExprClosure,
+        annotation: Option<&syn::Type>,
+    ) -> Option<syn::Expr> {
+        let len = match annotation {
+            Some(syn::Type::Array(array)) => match &array.len {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(len),
+                    ..
+                }) => len
+                    .base10_parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=64).contains(n)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(len) = len else {
+            self.cx.error_spanned_by(
+                closure,
+                "`array::from_fn` builds its array where a `let` gives the type with a literal \
+                 length of 1 to 64: `let v: [f32; 4] = core::array::from_fn(|i| ..);`",
+            );
+            return None;
+        };
+        let param = match &closure.inputs[0] {
+            syn::Pat::Type(typed) => &*typed.pat,
+            other => other,
+        };
+        let body = &closure.body;
+        let elems = (0..len).map(|k| quote::quote!({ let #param: usize = #k; #body }));
+        Some(syn::parse_quote!([#(#elems),*]))
+    }
+}
+
+/// Whether `body` has a `return` of its own (not one of a closure inside it).
+fn returns(body: &syn::Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_expr(&mut finder, body);
+    finder.0
+}
+
 fn is_mem_swap(call: &syn::ExprCall) -> bool {
     let syn::Expr::Path(path) = &*call.func else {
         return false;

@@ -9,7 +9,15 @@
 //! assigns a hidden one, declared just before the statement that reads it (see
 //! [`Parser::value`]). An `if` or `match` whose arms are single expressions stays an
 //! expression (a conditional), as before.
+//!
+//! An iterator consumed into a value (`x.iter().sum::<f32>()`, `.fold(..)`), or a value
+//! computed by statements, inside a larger expression is lifted the same way into a hidden
+//! variable computed before the statement, where that expression is evaluated once and
+//! unconditionally: a conditional's arms and the right side of `&&` / `||` holding one become
+//! statements of their own, and a `while` condition holding one becomes `loop { if !cond {
+//! break; } .. }` (see [`Parser::lifting`]).
 
+use super::consumers::{consumer, has_consumer};
 use super::statements::label_name;
 use super::{strip_parens, Parser};
 use crate::ir::*;
@@ -26,117 +34,29 @@ pub(super) struct LoopFrame {
 pub(super) fn needs_statements(expr: &syn::Expr) -> bool {
     match strip_parens(expr) {
         syn::Expr::Block(block) if block.label.is_none() => block_needs_statements(&block.block),
+        syn::Expr::If(if_expr) if super::options::if_let_read(if_expr).is_some() => true,
         syn::Expr::If(if_expr) => {
             block_needs_statements(&if_expr.then_branch)
                 || if_expr
                     .else_branch
                     .as_ref()
-                    .is_some_and(|(_, other)| needs_statements(other))
+                    .is_some_and(|(_, other)| needs_statements(other) || has_consumer(other))
         }
         syn::Expr::Match(_) if super::guards::is_guarded_match(expr) => true,
-        syn::Expr::Match(match_expr) => match_expr
-            .arms
-            .iter()
-            .any(|arm| arm.guard.is_none() && (needs_statements(&arm.body) || diverges(&arm.body))),
+        syn::Expr::Match(match_expr) => match_expr.arms.iter().any(|arm| {
+            arm.guard.is_none()
+                && (needs_statements(&arm.body) || diverges(&arm.body) || has_consumer(&arm.body))
+        }),
         syn::Expr::Loop(_) => true,
         other => consumer(other).is_some(),
     }
 }
 
-/// An iterator consumed into one value: `x.iter().sum()` / `.product()` (also `sum::<T>()`, after
-/// `.copied()`, `.cloned()` or `.map(|v| ..)`), or `.fold(init, |acc, v| ..)`, over what a `for`
-/// loop walks (`x.iter()`, `.enumerate()`, `.zip(..)`).
-struct Consumer<'e> {
-    iterator: &'e syn::Expr,
-    map: Option<syn::ExprClosure>,
-    combine: Combine<'e>,
-    ty: Option<&'e syn::Type>,
-}
-
-/// How a [`Consumer`] combines the elements.
-enum Combine<'e> {
-    Sum,
-    Product,
-    Fold(&'e syn::Expr, Box<syn::ExprClosure>),
-}
-
-/// The closure `expr` is, if it takes `inputs` parameters; a function named by a path
-/// (`f32::max`, `f32::abs`) is the closure that calls it.
-fn closure_of(expr: &syn::Expr, inputs: usize) -> Option<syn::ExprClosure> {
-    match strip_parens(expr) {
-        syn::Expr::Closure(closure) if closure.inputs.len() == inputs => Some(closure.clone()),
-        syn::Expr::Path(path) => {
-            let names: Vec<syn::Ident> = (0..inputs)
-                .map(|i| quote::format_ident!("__gpu_arg{i}"))
-                .collect();
-            Some(syn::parse_quote!(|#(#names),*| #path(#(#names),*)))
-        }
-        _ => None,
-    }
-}
-
-/// Whether `expr` is what a `for` loop over elements walks: `x.iter()`, `x.into_iter()`, and
-/// `.enumerate()` or `.zip(..)` of one.
-fn walks(expr: &syn::Expr) -> bool {
-    match strip_parens(expr) {
-        syn::Expr::MethodCall(call) => match call.method.to_string().as_str() {
-            "iter" | "into_iter" => call.args.is_empty(),
-            "enumerate" | "zip" => walks(&call.receiver),
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
-    let syn::Expr::MethodCall(call) = expr else {
-        return None;
-    };
-    let combine = match (call.method.to_string().as_str(), call.args.len()) {
-        ("sum", 0) => Combine::Sum,
-        ("product", 0) => Combine::Product,
-        ("fold", 2) => Combine::Fold(&call.args[0], Box::new(closure_of(&call.args[1], 2)?)),
-        _ => return None,
-    };
-    let ty = match &call.turbofish {
-        Some(turbofish) => match turbofish.args.first() {
-            Some(syn::GenericArgument::Type(ty)) if turbofish.args.len() == 1 => Some(ty),
-            _ => return None,
-        },
-        None => None,
-    };
-    let mut iterator = strip_parens(&call.receiver);
-    let mut map = None;
-    while let syn::Expr::MethodCall(inner) = iterator {
-        let method = inner.method.to_string();
-        if inner.args.is_empty() && matches!(method.as_str(), "copied" | "cloned") {
-            iterator = strip_parens(&inner.receiver);
-        } else if method == "map" && inner.args.len() == 1 && map.is_none() {
-            map = Some(closure_of(&inner.args[0], 1)?);
-            iterator = strip_parens(&inner.receiver);
-        } else {
-            break;
-        }
-    }
-    walks(iterator).then_some(Consumer {
-        iterator,
-        map,
-        combine,
-        ty,
-    })
-}
-
-/// A closure parameter's pattern without its type (`v: &f32` is `v`), as a loop binds it.
-fn untyped(pat: &syn::Pat) -> &syn::Pat {
-    match pat {
-        syn::Pat::Type(typed) => &typed.pat,
-        other => other,
-    }
-}
-
 fn block_needs_statements(block: &syn::Block) -> bool {
     match block.stmts.as_slice() {
-        [syn::Stmt::Expr(inner, None)] => needs_statements(inner) || diverges(inner),
+        [syn::Stmt::Expr(inner, None)] => {
+            needs_statements(inner) || diverges(inner) || has_consumer(inner)
+        }
         _ => true,
     }
 }
@@ -174,6 +94,11 @@ impl Parser<'_> {
     /// `expr` as a value: an expression, or, when it runs statements, a hidden variable that
     /// statements placed before the current one assign.
     pub(super) fn value(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        // A `match` value initialises a `let` (C++ computes it as a `switch` into the
+        // variable): assigned (`out[i] = match ..`), it goes through a hidden one.
+        if matches!(strip_parens(expr), syn::Expr::Match(_)) && !needs_statements(expr) {
+            return self.hidden_value(expr, None);
+        }
         self.value_of(expr, None)
     }
 
@@ -184,8 +109,51 @@ impl Parser<'_> {
         annotation: Option<crate::types::Ty>,
     ) -> Option<ExprId> {
         if !needs_statements(expr) {
-            return self.expr(expr);
+            return self.lifting(true, |this| this.expr(expr));
         }
+        self.hidden_value(expr, annotation)
+    }
+
+    /// The value of `expr`, a function's result or a `return`'s: an iterator consumed there
+    /// (`x.iter().sum()`) takes the function's return type, as Rust infers it.
+    pub(super) fn returned_value(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        let annotation = consumer(strip_parens(expr)).and(self.ret);
+        self.value_of(expr, annotation)
+    }
+
+    /// Runs `f` with consumed iterators lifted before the statement (`on`) or reported (off).
+    pub(super) fn lifting<R>(&mut self, on: bool, f: impl FnOnce(&mut Self) -> R) -> R {
+        let outer = std::mem::replace(&mut self.lift, on);
+        let out = f(self);
+        self.lift = outer;
+        out
+    }
+
+    /// A consumed iterator inside a larger expression: its value, computed before the
+    /// statement where that is allowed (see [`Parser::lifting`]).
+    pub(super) fn lifted(&mut self, expr: &syn::Expr) -> Option<ExprId> {
+        if self.lift {
+            return self.hidden_value(expr, None);
+        }
+        let method = consumer(expr).map_or("sum", |found| found.name());
+        self.cx.error_spanned_by(
+            expr,
+            format!(
+                "`{method}` computes with a loop, which runs before the statement that needs \
+                 it; here it would run where Rust does not run it: bind it with `let` first \
+                 (`let t: f32 = x.iter().sum();`)"
+            ),
+        );
+        None
+    }
+
+    /// `expr`, which runs statements, as a hidden variable those statements (placed in the
+    /// prelude) assign.
+    pub(super) fn hidden_value(
+        &mut self,
+        expr: &syn::Expr,
+        annotation: Option<crate::types::Ty>,
+    ) -> Option<ExprId> {
         let span = Loc::of(expr);
         let id = self.locals.len();
         // Not in scope: nothing the user wrote can name it, and each has its own name.
@@ -213,7 +181,8 @@ impl Parser<'_> {
     /// What `f` parses, after the statements it placed in the prelude.
     pub(super) fn with_prelude(&mut self, f: impl FnOnce(&mut Self) -> Option<Stmt>) -> Vec<Stmt> {
         let outer = std::mem::take(&mut self.prelude);
-        let last = f(self);
+        // A statement inside starts where nothing is lifted until its values say so.
+        let last = self.lifting(false, f);
         let mut stmts = std::mem::replace(&mut self.prelude, outer);
         stmts.extend(last);
         stmts
@@ -238,11 +207,15 @@ impl Parser<'_> {
         self.scoped(|this| this.with_prelude(|this| this.lower_into(expr, target)))
     }
 
-    fn lower_into(&mut self, expr: &syn::Expr, target: LocalId) -> Option<Stmt> {
+    pub(super) fn lower_into(&mut self, expr: &syn::Expr, target: LocalId) -> Option<Stmt> {
         let span = Loc::of(expr);
         let kind = match strip_parens(expr) {
             syn::Expr::Block(block) if block.label.is_none() => {
                 StmtKind::Block(self.lowered_block(&block.block, target))
+            }
+            syn::Expr::If(if_expr) if super::options::if_let_read(if_expr).is_some() => {
+                let tested = super::options::if_let_read(if_expr)?;
+                return self.lower_into(&tested, target);
             }
             syn::Expr::If(if_expr) => {
                 let Some((_, else_expr)) = &if_expr.else_branch else {
@@ -252,7 +225,7 @@ impl Parser<'_> {
                     );
                     return None;
                 };
-                let cond = self.condition(&if_expr.cond);
+                let cond = self.lifting(true, |this| this.condition(&if_expr.cond));
                 let then_block = self.lowered_block(&if_expr.then_branch, target);
                 let else_block = self.lowered_arm(else_expr, target);
                 StmtKind::If {
@@ -266,7 +239,7 @@ impl Parser<'_> {
                 return self.lower_into(&rewritten, target);
             }
             syn::Expr::Match(match_expr) => {
-                let scrutinee = self.expr(&match_expr.expr);
+                let scrutinee = self.lifting(true, |this| this.expr(&match_expr.expr));
                 let mut arms = Vec::new();
                 for arm in &match_expr.arms {
                     let patterns = self.arm_patterns(arm)?;
@@ -289,7 +262,7 @@ impl Parser<'_> {
             }
             other if diverges(other) => self.expr_stmt(other, false)?,
             other => {
-                let value = self.expr(other)?;
+                let value = self.lifting(true, |this| this.expr(other))?;
                 let place = self.push_expr(ExprKind::Local(target), span);
                 StmtKind::Assign {
                     place,
@@ -312,78 +285,6 @@ impl Parser<'_> {
                 stmts: self.lowered(other, target),
             },
         }
-    }
-
-    /// An iterator consumed into `target`: the loop over its elements that adds them (from the
-    /// type's 0, or multiplies from 1; the type is the turbofish's or `target`'s annotation), or
-    /// folds them, each element first mapped by the `map` closure's body.
-    fn consumed(&mut self, expr: &syn::Expr, target: LocalId) -> Option<Stmt> {
-        let found = consumer(expr)?;
-        let n = self.fresh_names();
-        let acc = quote::format_ident!("__gpu_acc{n}");
-        let item = quote::format_ident!("__gpu_item{n}");
-        let iterator = found.iterator;
-        // What the loop binds, and each element's value.
-        let (pattern, element): (proc_macro2::TokenStream, proc_macro2::TokenStream) =
-            match &found.map {
-                Some(map) => {
-                    let pattern = untyped(&map.inputs[0]);
-                    let body = &map.body;
-                    (quote::quote!(#pattern), quote::quote!({ #body }))
-                }
-                None => (quote::quote!(#item), quote::quote!(*#item)),
-            };
-        let block: syn::Expr = match found.combine {
-            Combine::Fold(init, closure) => {
-                let (state, each) = (untyped(&closure.inputs[0]), untyped(&closure.inputs[1]));
-                let body = &closure.body;
-                // Unmapped, the loop binds the closure's second parameter; mapped, that
-                // parameter binds the mapped value.
-                let (pattern, step) = match found.map {
-                    Some(_) => (pattern, quote::quote!({ let #each = #element; #body })),
-                    None => (quote::quote!(#each), quote::quote!(#body)),
-                };
-                syn::parse_quote! {{
-                    let mut #acc = #init;
-                    for #pattern in #iterator {
-                        let #state = #acc;
-                        #acc = #step;
-                    }
-                    #acc
-                }}
-            }
-            combine => {
-                let product = matches!(combine, Combine::Product);
-                let ty: syn::Type = match (found.ty, self.locals[target.0 as usize].annotation) {
-                    (Some(ty), _) => ty.clone(),
-                    (None, Some(crate::types::Ty::Scalar(scalar))) if !scalar.is_half() => {
-                        syn::parse_str(scalar.rust_name()).ok()?
-                    }
-                    _ => {
-                        let method = if product { "product" } else { "sum" };
-                        self.cx.error_spanned_by(
-                            expr,
-                            format!(
-                                "write the type `{method}` gives: `let total: f32 = \
-                                 x.iter().{method}();` or `x.iter().{method}::<f32>()`"
-                            ),
-                        );
-                        return None;
-                    }
-                };
-                let (start, step) = if product {
-                    (quote::quote!(1), quote::quote!(*=))
-                } else {
-                    (quote::quote!(0), quote::quote!(+=))
-                };
-                syn::parse_quote! {{
-                    let mut #acc: #ty = #start as #ty;
-                    for #pattern in #iterator { #acc #step #element; }
-                    #acc
-                }}
-            }
-        };
-        self.lower_into(&block, target)
     }
 
     /// A block whose final expression is assigned to `target`.

@@ -309,7 +309,8 @@ impl ThreadCtx {
     pub fn fence_proxy_async(&self) {}
 
     /// Reports a checked-mode violation: `kind` 1 index out of bounds (`index`, `len`), 2
-    /// division by zero, 3 division overflow, at Rust source `line`. The launch's first one
+    /// division by zero, 3 division overflow, 5 an integer logarithm of a value below 1, at
+    /// Rust source `line`. The launch's first one
     /// surfaces as [`crate::Error::KernelPanic`] from the stream's next synchronizing call.
     #[cold]
     #[inline(never)]

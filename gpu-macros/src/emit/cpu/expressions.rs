@@ -127,6 +127,12 @@ impl Twin<'_> {
                     format!("{base_code}.get({index}, __t, {line})")
                 }
             },
+            ExprKind::Len(base)
+                if matches!(self.types.expr(*base), Ty::Struct(_) | Ty::Enum(_)) =>
+            {
+                let name = method_name(&self.types.expr(*base).describe(), "len");
+                self.user_call(&name, &[*base])
+            }
             ExprKind::Len(base) => match self.types.expr(*base) {
                 Ty::Array {
                     len: Len::Known(n), ..
@@ -363,6 +369,15 @@ impl Twin<'_> {
         let r = self.expr(receiver);
         let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
         let entry = crate::methods::lookup(method, written);
+        // Rust panics at a logarithm of a value below 1: reported as the GPU's checked mode
+        // reports it (kind 5), 0 in its place.
+        if matches!(method, "ilog2" | "ilog10") && !generic {
+            let line = self.function.expr(receiver).span.line();
+            return format!(
+                "{{ let __v = {r}; if __v <= 0 {{ __t.fail(5, {line}, 0, 0); 0 }} else {{ \
+                 __v.{method}() }} }}"
+            );
+        }
         if let (true, true, Some(entry)) = (generic && method != "to_bits", scalar.is_half(), entry)
         {
             // The `half` types lack the float methods: a type parameter instantiated with one
@@ -412,6 +427,11 @@ impl Twin<'_> {
             "rem_euclid" if scalar.is_int() => format!("({r}).wrapping_rem_euclid({})", args[0]),
             "div_euclid" if scalar.is_int() => format!("({r}).wrapping_div_euclid({})", args[0]),
             "next_power_of_two" => format!("({r}).checked_next_power_of_two().unwrap_or(0)"),
+            "next_multiple_of" => format!(
+                "{{ let (__a, __b) = ({r}, {}); match __a % __b {{ 0 => __a, __r => \
+                 __a.wrapping_add(__b - __r) }} }}",
+                args[0]
+            ),
             "pow" => format!("({r}).wrapping_pow({})", args[0]),
             "clamp" => format!(
                 "{{ let (__v, __lo, __hi) = ({r}, {}, {}); if __v < __lo {{ __lo }} else if __v > __hi {{ __hi }} else {{ __v }} }}",

@@ -98,6 +98,15 @@ macro_rules! float_constant {
                 "LOG10_E" => consts::LOG10_E,
                 "FRAC_1_SQRT_2" => consts::FRAC_1_SQRT_2,
                 "FRAC_PI_2" => consts::FRAC_PI_2,
+                "FRAC_PI_3" => consts::FRAC_PI_3,
+                "FRAC_PI_4" => consts::FRAC_PI_4,
+                "FRAC_PI_6" => consts::FRAC_PI_6,
+                "FRAC_PI_8" => consts::FRAC_PI_8,
+                "FRAC_1_PI" => consts::FRAC_1_PI,
+                "FRAC_2_PI" => consts::FRAC_2_PI,
+                "FRAC_2_SQRT_PI" => consts::FRAC_2_SQRT_PI,
+                "LOG2_10" => consts::LOG2_10,
+                "LOG10_2" => consts::LOG10_2,
                 _ => unreachable!("checked constant {name}"),
             }
         }

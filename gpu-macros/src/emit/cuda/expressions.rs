@@ -93,6 +93,12 @@ impl<'a> Emitter<'a> {
                     None => format!("{}[{checked}]", self.expr(*base)),
                 }
             }
+            ExprKind::Len(base)
+                if matches!(self.types.expr(*base), Ty::Struct(_) | Ty::Enum(_)) =>
+            {
+                let name = method_name(&self.types.expr(*base).describe(), "len");
+                self.user_call(&name, &[*base])
+            }
             ExprKind::Len(base) => self.length_of(*base),
             ExprKind::Method {
                 receiver,
@@ -269,6 +275,29 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// `0 <= x` or `x >= 0` of an unsigned `x` (`(0..n).contains(&i)` compares so): always
+    /// true, which CUDA warns of as a pointless comparison, so it is written as `true` after
+    /// `x` is evaluated.
+    fn unsigned_at_least_zero(&mut self, op: BinOp, lhs: ExprId, rhs: ExprId) -> Option<String> {
+        let is_zero = |id: ExprId| {
+            matches!(
+                self.kernel.expr(id).kind,
+                ExprKind::Lit(Lit::Int { value: 0, .. })
+            )
+        };
+        let value = match op {
+            BinOp::Le if is_zero(lhs) => rhs,
+            BinOp::Ge if is_zero(rhs) => lhs,
+            _ => return None,
+        };
+        let scalar = self.types.scalar(value);
+        if !scalar.is_int() || scalar.is_signed_int() || scalar.bound().is_some() {
+            return None;
+        }
+        let code = self.expr(value);
+        Some(format!("((void){code}, true)"))
+    }
+
     pub(super) fn binary(&mut self, op: BinOp, lhs: ExprId, rhs: ExprId) -> String {
         let scalar = self.types.scalar(lhs);
         // A small integer's `+`, `-` and `*` wrap at its width: a chain of them computes in
@@ -281,6 +310,9 @@ impl<'a> Emitter<'a> {
             return format!("(({})({l} {} {r}))", cuda_type(scalar), op.symbol());
         }
         if let Some(code) = self.narrow_comparison(op, lhs, rhs) {
+            return code;
+        }
+        if let Some(code) = self.unsigned_at_least_zero(op, lhs, rhs) {
             return code;
         }
         let l = self.expr(lhs);

@@ -279,6 +279,17 @@ __device__ __forceinline__ bool rs_is_nan(double x) { return x != x; }
 ",
     },
     Helper {
+        name: "rs_is_sign",
+        needs: &[],
+        code: "\
+// The sign bit, as Rust's `is_sign_negative` / `is_sign_positive` read it (of -0.0 and NaNs too).
+__device__ __forceinline__ bool rs_is_sign_negative(float x) { return signbit(x) != 0; }
+__device__ __forceinline__ bool rs_is_sign_negative(double x) { return signbit(x) != 0; }
+__device__ __forceinline__ bool rs_is_sign_positive(float x) { return signbit(x) == 0; }
+__device__ __forceinline__ bool rs_is_sign_positive(double x) { return signbit(x) == 0; }
+",
+    },
+    Helper {
         name: "rs_is_infinite",
         needs: &[],
         code: "\
@@ -414,6 +425,65 @@ template <typename T> __device__ __forceinline__ T rs_next_power_of_two(T x) {
     if (v <= 1) return (T)1;
     unsigned int p = 64u - (unsigned int)__clzll((long long)(v - 1));
     return p >= sizeof(T) * 8 ? (T)0 : (T)(1ull << p);
+}
+",
+    },
+    Helper {
+        name: "rs_int_roots",
+        needs: &[],
+        code: "\
+// Rust's `ilog2` and `ilog10` (a value below 1 reported in checked mode, as Rust panics) and
+// `isqrt` of an unsigned value (a double's root, corrected to the exact floor).
+template <typename T> __device__ __forceinline__ unsigned int rs_ilog2(T x, unsigned int line) {
+#ifdef GPU_CHECKED
+    if (x <= (T)0) rs_fail(5u, line, 0ull, 0ull);
+#endif
+    return 63u - (unsigned int)__clzll((long long)(unsigned long long)x);
+}
+template <typename T> __device__ __forceinline__ unsigned int rs_ilog10(T x, unsigned int line) {
+#ifdef GPU_CHECKED
+    if (x <= (T)0) rs_fail(5u, line, 0ull, 0ull);
+#endif
+    unsigned long long v = (unsigned long long)x;
+    unsigned int n = 0u;
+    while (v >= 10ull) { v /= 10ull; n++; }
+    return n;
+}
+template <typename T> __device__ __forceinline__ T rs_isqrt(T x) {
+    unsigned long long v = (unsigned long long)x;
+    unsigned long long r = (unsigned long long)sqrt((double)v);
+    while (r > 0ull && r > v / r) r--;
+    while (r + 1ull <= v / (r + 1ull)) r++;
+    return (T)r;
+}
+",
+    },
+    Helper {
+        name: "rs_ascii",
+        needs: &[],
+        code: "\
+// A byte's ASCII classes and case, as Rust's `u8` methods define them (whitespace: space, tab,
+// line feed, form feed, carriage return).
+__device__ __forceinline__ bool rs_is_ascii_digit(unsigned char c) { return c >= 48 && c <= 57; }
+__device__ __forceinline__ bool rs_is_ascii_uppercase(unsigned char c) { return c >= 65 && c <= 90; }
+__device__ __forceinline__ bool rs_is_ascii_lowercase(unsigned char c) { return c >= 97 && c <= 122; }
+__device__ __forceinline__ bool rs_is_ascii_alphabetic(unsigned char c) { return rs_is_ascii_uppercase(c) || rs_is_ascii_lowercase(c); }
+__device__ __forceinline__ bool rs_is_ascii_alphanumeric(unsigned char c) { return rs_is_ascii_alphabetic(c) || rs_is_ascii_digit(c); }
+__device__ __forceinline__ bool rs_is_ascii_whitespace(unsigned char c) { return c == 32 || c == 9 || c == 10 || c == 12 || c == 13; }
+__device__ __forceinline__ unsigned char rs_to_ascii_uppercase(unsigned char c) { return rs_is_ascii_lowercase(c) ? (unsigned char)(c - 32) : c; }
+__device__ __forceinline__ unsigned char rs_to_ascii_lowercase(unsigned char c) { return rs_is_ascii_uppercase(c) ? (unsigned char)(c + 32) : c; }
+",
+    },
+    Helper {
+        name: "rs_int_multiples",
+        needs: &["rs_div"],
+        code: "\
+// Rust's `is_multiple_of` (0 is a multiple of 0 only) and `next_multiple_of` (wrapping, as in
+// release Rust; a zero divisor reported as `%` reports it).
+template <typename T> __device__ __forceinline__ bool rs_is_multiple_of(T a, T b) { return b == (T)0 ? a == (T)0 : a % b == (T)0; }
+template <typename T> __device__ __forceinline__ T rs_next_multiple_of(T a, T b, unsigned int line) {
+    T r = rs_rem(a, b, line);
+    return r == (T)0 ? a : (T)(a + (T)(b - r));
 }
 ",
     },

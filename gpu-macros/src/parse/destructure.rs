@@ -1,0 +1,217 @@
+//! Destructuring, as Rust writes it: `let (a, mut b) = ..;`, `let [x, y, z] = ..;`, `let Body
+//! { pos, mass: m, .. } = ..;`, `let Pair(lo, hi) = ..;`, and tuple assignments `(a, b) = (b,
+//! a + b);`, each a value bound once and its parts taken by `let`s or assignments of their own.
+
+use super::statements::pattern_names;
+use super::{strip_parens, Parser};
+use crate::ir::*;
+use crate::types::Ty;
+
+impl Parser<'_> {
+    /// `let [a, b, _] = array;`, `let Body { pos, mass: m } = body;` (`..` for the fields left
+    /// out) or `let Pair(a, b) = pair;`: the value bound by a hidden name, then each part by its
+    /// own `let` (`let a = value[0];`, `let m = value.mass;`), in the current scope.
+    pub(super) fn let_destructured(
+        &mut self,
+        local: &syn::Local,
+        pat: &syn::Pat,
+        annotation: Option<&syn::Type>,
+    ) -> Option<StmtKind> {
+        let Some(init) = local.init.as_ref().filter(|init| init.diverge.is_none()) else {
+            self.cx.error_spanned_by(
+                local,
+                "a destructuring `let` needs an initial value: `let [a, b] = ...;`",
+            );
+            self.declare_rejected(pattern_names(pat));
+            return None;
+        };
+        let hidden = quote::format_ident!("__gpu_parts{}", self.fresh_names());
+        // `let [r, g, b, a] = px.to_le_bytes();`: the value's bytes, as many as the pattern
+        // names (`to_be_bytes` from the top), each shifted down and cast.
+        let bytes = match (strip_parens(&init.expr), pat) {
+            (syn::Expr::MethodCall(call), syn::Pat::Slice(slice))
+                if call.args.is_empty()
+                    && matches!(
+                        call.method.to_string().as_str(),
+                        "to_le_bytes" | "to_be_bytes" | "to_ne_bytes"
+                    )
+                    && [1, 2, 4, 8].contains(&slice.elems.len()) =>
+            {
+                Some((
+                    &*call.receiver,
+                    call.method == "to_be_bytes",
+                    slice.elems.len(),
+                ))
+            }
+            _ => None,
+        };
+        let value = match bytes {
+            Some((receiver, _, _)) => receiver,
+            None => &*init.expr,
+        };
+        let annotation = annotation
+            .filter(|_| bytes.is_none())
+            .map(|ty| quote::quote!(: #ty));
+        let mut lets: Vec<syn::Stmt> = vec![syn::parse_quote!(let #hidden #annotation = #value;)];
+        // Each part: its pattern (a name, `mut` name or `_`) and how it is read.
+        let mut parts: Vec<(&syn::Pat, proc_macro2::TokenStream)> = Vec::new();
+        let mut unsupported = None;
+        match pat {
+            syn::Pat::Slice(slice) if bytes.is_some() => {
+                let (_, big_endian, count) = bytes?;
+                for (i, elem) in slice.elems.iter().enumerate() {
+                    let byte = if big_endian { count - 1 - i } else { i };
+                    let shift = (8 * byte) as u32;
+                    parts.push((elem, quote::quote!((#hidden >> #shift) as u8)));
+                }
+            }
+            syn::Pat::Slice(slice) => {
+                for (i, elem) in slice.elems.iter().enumerate() {
+                    let index = syn::Index::from(i);
+                    parts.push((elem, quote::quote!(#hidden[#index])));
+                }
+            }
+            syn::Pat::TupleStruct(tuple) => {
+                for (i, elem) in tuple.elems.iter().enumerate() {
+                    let index = syn::Index::from(i);
+                    parts.push((elem, quote::quote!(#hidden.#index)));
+                }
+            }
+            syn::Pat::Struct(fields) => {
+                for field in &fields.fields {
+                    let member = &field.member;
+                    parts.push((&field.pat, quote::quote!(#hidden.#member)));
+                }
+            }
+            _ => {}
+        }
+        for (part, read) in &parts {
+            match part {
+                syn::Pat::Wild(_) => {}
+                syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                    lets.push(syn::parse_quote!(let #ident = #read;))
+                }
+                other => unsupported = Some(*other),
+            }
+        }
+        if let syn::Pat::Slice(slice) = pat {
+            if let Some(rest) = slice.elems.iter().find(|e| matches!(e, syn::Pat::Rest(_))) {
+                unsupported = Some(rest);
+            }
+        }
+        if let Some(other) = unsupported {
+            self.cx.error_spanned_by(
+                other,
+                "a destructuring `let` binds names, `mut` names or `_` to each part (`let [a, \
+                 mut b, _] = v;`, `let Body { pos, mass: m, .. } = b;`), without `..` in arrays",
+            );
+            self.declare_rejected(pattern_names(pat));
+            return None;
+        }
+        let last = lets.pop()?;
+        for stmt in &lets {
+            let stmts = self.stmts(stmt);
+            self.prelude.extend(stmts);
+        }
+        // The last `let` is this statement; what it needs before it joins the prelude.
+        let mut stmts = self.with_prelude(|this| this.stmt(&last));
+        let last = stmts.pop()?;
+        self.prelude.extend(stmts);
+        Some(last.kind)
+    }
+
+    /// The number type written for `place`: an element of a slice or array, or a variable,
+    /// whose declaration names it (a parameter, an annotated `let`).
+    pub(super) fn written_type(&self, place: &syn::Expr) -> Option<Ty> {
+        let (name, element) = match strip_parens(place) {
+            syn::Expr::Index(index) => (&*index.expr, true),
+            other => (other, false),
+        };
+        let syn::Expr::Path(path) = strip_parens(name) else {
+            return None;
+        };
+        let local = self.lookup(&path.path.get_ident()?.to_string())?;
+        let ty = self.locals[local.0 as usize].annotation?;
+        let ty = match (ty, element) {
+            (Ty::Slice { elem, .. } | Ty::Array { elem, .. } | Ty::Shared { elem, .. }, true) => {
+                *elem
+            }
+            (ty, false) => ty,
+            _ => return None,
+        };
+        matches!(ty, Ty::Scalar(s) if !s.is_half()).then_some(ty)
+    }
+
+    /// `(a, b) = (b, a + b);`: the value computed whole into a hidden tuple, then each place
+    /// assigned its part (`_` skipped), so every part reads the places before any is written.
+    pub(super) fn assign_tuple(&mut self, assign: &syn::ExprAssign) -> Option<StmtKind> {
+        let syn::Expr::Tuple(places) = strip_parens(&assign.left) else {
+            return None;
+        };
+        let hidden = quote::format_ident!("__gpu_parts{}", self.fresh_names());
+        let value = &assign.right;
+        let mut stmts: Vec<syn::Stmt> = vec![syn::parse_quote!(let #hidden = #value;)];
+        for (i, place) in places.elems.iter().enumerate() {
+            if matches!(place, syn::Expr::Infer(_)) {
+                continue;
+            }
+            let index = syn::Index::from(i);
+            stmts.push(syn::parse_quote!(#place = #hidden.#index;));
+        }
+        let block: syn::Block = syn::parse_quote!({ #(#stmts)* });
+        Some(StmtKind::Block(self.block(&block)))
+    }
+
+    /// `let (a, mut b, _) = init;`.
+    pub(super) fn let_tuple(
+        &mut self,
+        local: &syn::Local,
+        tuple: &syn::PatTuple,
+    ) -> Option<StmtKind> {
+        let init = match &local.init {
+            Some(init) if init.diverge.is_none() => self.value(&init.expr),
+            _ => {
+                self.cx.error_spanned_by(
+                    local,
+                    "a tuple pattern needs an initial value: `let (a, b) = ...;`",
+                );
+                None
+            }
+        };
+        let mut locals = Vec::new();
+        for (i, elem) in tuple.elems.iter().enumerate() {
+            match elem {
+                syn::Pat::Wild(_) => locals.push(None),
+                syn::Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                    locals.push(Some(self.declare(Local {
+                        name: ident.ident.to_string(),
+                        mutable: ident.mutability.is_some(),
+                        annotation: None,
+                        element: false,
+                    })));
+                }
+                other => {
+                    self.cx.error_spanned_by(
+                        other,
+                        "tuple patterns in kernels bind names or `_`: `let (a, mut b, _) = ...;`",
+                    );
+                    // The names left are declared anyway, so their uses don't each report a
+                    // missing name.
+                    for name in tuple.elems.iter().skip(i).flat_map(pattern_names) {
+                        self.declare(Local {
+                            name,
+                            mutable: false,
+                            annotation: None,
+                            element: false,
+                        });
+                    }
+                    return None;
+                }
+            }
+        }
+        Some(StmtKind::LetTuple {
+            locals,
+            init: init?,
+        })
+    }
+}
