@@ -156,7 +156,15 @@ impl Parser<'_> {
                 continue;
             }
             let index = syn::Index::from(i);
-            stmts.push(syn::parse_quote!(#place = #hidden.#index;));
+            // A place that does not read back as one (a `match` or a block would start its
+            // own statement) is an error at it, where parsing the statement would panic.
+            match syn::parse2::<syn::Stmt>(quote::quote!((#place) = #hidden.#index;)) {
+                Ok(stmt) => stmts.push(stmt),
+                Err(_) => self.cx.error_spanned_by(
+                    place,
+                    "a tuple assignment writes variables, fields or elements: `(a, b) = (b, a);`",
+                ),
+            }
         }
         let block: syn::Block = syn::parse_quote!({ #(#stmts)* });
         Some(StmtKind::Block(self.block(&block)))
