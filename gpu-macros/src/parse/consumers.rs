@@ -4,6 +4,7 @@
 //! `.map(|v| ..)`. Each becomes the `for` loop that computes it into a variable (see
 //! `values.rs`, which places that loop where the value is needed).
 
+use super::options::DerefsOf;
 use super::{strip_parens, Parser};
 use crate::ir::*;
 
@@ -293,31 +294,8 @@ fn applied(
     if ident.by_ref.is_some() || ident.subpat.is_some() {
         return None;
     }
-    struct Derefs<'a>(&'a syn::Ident);
-    impl syn::visit_mut::VisitMut for Derefs<'_> {
-        fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
-            let mut inner = &*expr;
-            let mut derefs = 0;
-            while let syn::Expr::Unary(unary) = strip_parens(inner) {
-                if !matches!(unary.op, syn::UnOp::Deref(_)) {
-                    break;
-                }
-                inner = &unary.expr;
-                derefs += 1;
-            }
-            if derefs > 0 {
-                if let syn::Expr::Path(path) = strip_parens(inner) {
-                    if path.path.is_ident(self.0) {
-                        *expr = syn::Expr::Path(path.clone());
-                        return;
-                    }
-                }
-            }
-            syn::visit_mut::visit_expr_mut(self, expr);
-        }
-    }
     let mut body = (*closure.body).clone();
-    syn::visit_mut::VisitMut::visit_expr_mut(&mut Derefs(&ident.ident), &mut body);
+    syn::visit_mut::VisitMut::visit_expr_mut(&mut DerefsOf(&ident.ident), &mut body);
     let name = &ident.ident;
     let mutability = &ident.mutability;
     Some(quote::quote!({ let #mutability #name = #value; #body }))

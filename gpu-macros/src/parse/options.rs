@@ -147,7 +147,7 @@ pub(super) fn if_let_read(if_expr: &syn::ExprIf) -> Option<syn::Expr> {
 }
 
 /// Reads `*name` (and `**name`) as `name`: the name holds the value a reference would lead to.
-struct DerefsOf<'a>(&'a syn::Ident);
+pub(super) struct DerefsOf<'a>(pub(super) &'a syn::Ident);
 
 impl VisitMut for DerefsOf<'_> {
     fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
