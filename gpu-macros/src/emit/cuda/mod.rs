@@ -17,6 +17,7 @@ mod expressions;
 mod format;
 mod indexing;
 mod intrinsics;
+mod loops;
 mod narrow;
 pub(crate) mod ranges;
 mod statements;

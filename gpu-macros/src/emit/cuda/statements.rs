@@ -1,8 +1,8 @@
-//! Statements: declarations and the storage a `let` creates, assignments, `if`, loops with
-//! their labels (C++ `goto`s where Rust breaks out of an outer loop) and `match` chains.
+//! Statements: declarations and the storage a `let` creates, assignments, `if`, `while` and
+//! `match` chains; loops themselves are written in [`super::loops`].
 
 use super::ranges::I32_MAX;
-use super::{cuda_decl, cuda_ty, cuda_type, fresh, strip_outer_parens, Emitter, LoopLabels};
+use super::{cuda_decl, cuda_ty, cuda_type, fresh, strip_outer_parens, Emitter};
 use crate::ir::*;
 use crate::types::{Len, Scalar, Ty};
 
@@ -321,7 +321,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// Whether any expression reads `local`.
-    fn is_read(&self, local: LocalId) -> bool {
+    pub(super) fn is_read(&self, local: LocalId) -> bool {
         self.kernel
             .exprs
             .iter()
@@ -442,82 +442,6 @@ impl<'a> Emitter<'a> {
         true
     }
 
-    /// A loop whose body may be left by a labelled `break`/`continue` from an inner loop.
-    fn labeled_loop(&mut self, label: &Option<String>, header: &str, body: &Block) {
-        self.labeled_loop_with(label, header, None, body);
-    }
-
-    /// [`Self::labeled_loop`] with a line run at the top of every iteration, before the body's
-    /// own scope (so a `continue` never jumps over it).
-    fn labeled_loop_with(
-        &mut self,
-        label: &Option<String>,
-        header: &str,
-        prologue: Option<&str>,
-        body: &Block,
-    ) {
-        let base = label.as_deref().unwrap_or("loop");
-        let labels = LoopLabels {
-            label: label.clone(),
-            break_target: fresh(&mut self.taken, &format!("{base}_break")),
-            continue_target: fresh(&mut self.taken, &format!("{base}_continue")),
-            break_used: false,
-            continue_used: false,
-        };
-        self.loops.push(labels);
-        self.out.line(header);
-        self.out.indent();
-        if let Some(prologue) = prologue {
-            self.out.line(prologue);
-        }
-        if label.is_some() {
-            // The body gets its own scope, so a jump to the continue label at its end never
-            // crosses a variable's initialisation.
-            self.out.line("{");
-            self.nested(body);
-            self.out.line("}");
-        } else {
-            self.block_body(body);
-        }
-        let labels = self.loops.pop().expect("pushed above");
-        if labels.continue_used {
-            self.out.line(&format!("{}: ;", labels.continue_target));
-        }
-        self.out.dedent();
-        self.out.line("}");
-        if labels.break_used {
-            self.out.line(&format!("{}: ;", labels.break_target));
-        }
-    }
-
-    /// `break`/`continue`, plain or to a labelled outer loop (a `goto`, as C++ has no labels
-    /// on loops).
-    fn jump(&mut self, label: Option<&str>, is_break: bool) {
-        let keyword = if is_break { "break;" } else { "continue;" };
-        let innermost = self.loops.len().saturating_sub(1);
-        let target = match label {
-            None => innermost,
-            Some(label) => self
-                .loops
-                .iter()
-                .rposition(|l| l.label.as_deref() == Some(label))
-                .expect("checked: the label exists"),
-        };
-        if target == innermost {
-            self.out.line(keyword);
-            return;
-        }
-        let labels = &mut self.loops[target];
-        let goto = if is_break {
-            labels.break_used = true;
-            labels.break_target.clone()
-        } else {
-            labels.continue_used = true;
-            labels.continue_target.clone()
-        };
-        self.out.line(&format!("goto {goto};"));
-    }
-
     /// A `match` as an if-chain over one evaluation of the scrutinee.
     fn match_chain<B>(
         &mut self,
@@ -626,224 +550,9 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn nested(&mut self, block: &Block) {
+    pub(super) fn nested(&mut self, block: &Block) {
         self.out.indent();
         self.block_body(block);
         self.out.dedent();
-    }
-
-    /// A Rust range loop. The bound is evaluated once, as Rust does, and a step never moves
-    /// the variable past the bound, so it cannot overflow where Rust's iterator would not.
-    fn for_loop(
-        &mut self,
-        var: LocalId,
-        (start, end, step, inclusive, reverse): (ExprId, ExprId, Option<ExprId>, bool, bool),
-        body: &Block,
-        label: &Option<String>,
-        unroll: Unroll,
-    ) {
-        let Ty::Scalar(scalar) = self.types.local(var) else {
-            unreachable!("checked: loop variables are integers");
-        };
-        let name = self.name(var).to_string();
-        let end_name = fresh(&mut self.taken, &format!("{name}_end"));
-        // A counter whose every value fits in 32 bits counts in 32 bits, bound included.
-        let narrowed = self.narrow_local(var).is_some();
-        let (ty, start_code, end_code) = match self.narrow_local(var) {
-            Some(ty) => {
-                let start_code = self.narrow_code(start, &ty);
-                let end_code = self.narrow_code(end, &ty);
-                (ty, start_code, end_code)
-            }
-            None => (
-                cuda_type(scalar).to_string(),
-                self.expr(start),
-                self.expr(end),
-            ),
-        };
-        // A signed counter narrowed to an alias is unsigned in the alias's 64-bit alternative,
-        // where it may be negative (`-R..=R`): it compares as signed.
-        let cmp = |code: &str| {
-            if narrowed && scalar.is_signed_int() && ty != "int" {
-                format!("((typename rs_signed_of<{ty}>::type){code})")
-            } else {
-                code.to_string()
-            }
-        };
-        let pragma = match unroll {
-            Unroll::Default => None,
-            Unroll::Full => Some("#pragma unroll".to_string()),
-            Unroll::Times(n) => Some(format!("#pragma unroll {n}")),
-        };
-        // The distance to the bound as an unsigned number (not negative inside the loop).
-        let distance = if scalar.is_signed_int() {
-            format!("(unsigned long long)((long long){end_name} - (long long){name})")
-        } else {
-            format!("(unsigned long long)({end_name} - {name})")
-        };
-        // What the header needs declared first, in a block of its own; the header; the line
-        // that starts every iteration.
-        let mut prelude: Vec<String> = Vec::new();
-        let (header, prologue) = match (step, inclusive) {
-            // `(a..b).rev()`: a counter from `b` down to `a`, the variable one below it, so
-            // nothing steps past either bound in any width.
-            (None, false) if reverse => {
-                let hi = fresh(&mut self.taken, &format!("{name}_hi"));
-                let header = format!(
-                    "for ({ty} {hi} = {end_code}, {end_name} = {start_code}; {} > {}; ) {{",
-                    cmp(&hi),
-                    cmp(&end_name)
-                );
-                (header, Some(format!("{ty} {name} = --{hi};")))
-            }
-            // `(a..=b).rev()`: from `b` down to `a`, which may be the type's minimum: a flag
-            // ends the loop there.
-            (None, true) if reverse => {
-                let more = fresh(&mut self.taken, &format!("{name}_more"));
-                prelude.push(format!(
-                    "bool {more} = {} >= {};",
-                    cmp(&end_code),
-                    cmp(&start_code)
-                ));
-                let header = format!(
-                    "for ({ty} {name} = {end_code}, {end_name} = {start_code}; {more}; \
-                     {more} = {name} != {end_name}, {name} = {more} ? ({ty})({name} - 1) : {name}) {{"
-                );
-                (header, None)
-            }
-            (None, false) => {
-                let header = format!(
-                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {} < {}; ++{name}) {{",
-                    cmp(&name),
-                    cmp(&end_name)
-                );
-                (header, None)
-            }
-            // A step never wraps the counter, in a form the compiler can see: it then knows how
-            // often the loop runs and unrolls it, so several iterations' loads are in flight at
-            // once, which a step clamped at the bound kept it from (a warp-per-row matrix-vector
-            // product ran at 0.72 × its CUDA C twin's `int` loop on an H100). A 64-bit variable
-            // counts its trips from zero to a count computed once.
-            (Some(step), false) => {
-                let step_name = fresh(&mut self.taken, &format!("{name}_step"));
-                let first = fresh(&mut self.taken, &format!("{name}_first"));
-                let count = fresh(&mut self.taken, &format!("{name}_count"));
-                let index = fresh(&mut self.taken, &format!("{name}_i"));
-                let step_code = self.expr(step);
-                prelude.push(format!(
-                    "unsigned long long {step_name} = {};",
-                    strip_outer_parens(&step_code)
-                ));
-                prelude.push(format!(
-                    "{ty} {first} = {start_code}, {end_name} = {end_code};"
-                ));
-                let (header, prologue) = if ty == "int" || ty == "unsigned int" {
-                    // A 32-bit variable keeps the step clamped at the bound, as before: its loops
-                    // are mostly short index loops, and neither a count (a division at every
-                    // entry) nor a 64-bit signed counter was faster there (the MNIST step and
-                    // the ports on an H100, same binaries otherwise).
-                    let distance = if scalar.is_signed_int() {
-                        format!("(unsigned long long)((long long){end_name} - (long long){index})")
-                    } else {
-                        format!("(unsigned long long)({end_name} - {index})")
-                    };
-                    let header = format!(
-                        "for ({ty} {index} = {first}; {index} < {end_name}; \
-                         {index} = {distance} > {step_name} ? ({ty})({index} + {step_name}) : {end_name}) {{"
-                    );
-                    (header, format!("{ty} {name} = {index};"))
-                } else {
-                    let span = if scalar.is_signed_int() {
-                        format!("(unsigned long long)((long long){end_name} - (long long){first})")
-                    } else {
-                        format!("(unsigned long long)({end_name} - {first})")
-                    };
-                    prelude.push(format!(
-                        "unsigned long long {count} = {} < {} ? ({span} - 1ull) / {step_name} + 1ull : 0ull;",
-                        cmp(&first),
-                        cmp(&end_name)
-                    ));
-                    let header = format!(
-                        "for (unsigned long long {index} = 0ull; {index} < {count}; ++{index}) {{"
-                    );
-                    let prologue =
-                        format!("{ty} {name} = ({ty})({first} + {index} * {step_name});");
-                    (header, prologue)
-                };
-                (header, Some(prologue))
-            }
-            // A narrowed `a..=b` counts as C does (see the `rs_incl` helper).
-            (None, true) if narrowed => {
-                let more = fresh(&mut self.taken, &format!("{name}_more"));
-                let helper = self.use_helper("rs_incl");
-                prelude.push(format!("bool {more} = true; (void){more};"));
-                let header = format!(
-                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {more} && {} <= {}; \
-                     {helper}_next({name}, {end_name}, {more})) {{",
-                    cmp(&name),
-                    cmp(&end_name)
-                );
-                (header, None)
-            }
-            // A 32-bit (or smaller) `a..=b` counts in 64 bits, where stepping past `b` cannot
-            // wrap even at the type's maximum: the compiler then counts the trips and unrolls
-            // a window's `-R..=R` as C's `i <= R; ++i` (the bilateral filter port).
-            (None, true)
-                if !reverse
-                    && (scalar.is_small_int() || matches!(scalar, Scalar::I32 | Scalar::U32)) =>
-            {
-                let wide = fresh(&mut self.taken, &format!("{name}_wide"));
-                let counter = if scalar.is_signed_int() {
-                    "long long"
-                } else {
-                    "unsigned long long"
-                };
-                let header = format!(
-                    "for ({counter} {wide} = {start_code}, {end_name} = {end_code}; {wide} <= {end_name}; ++{wide}) {{"
-                );
-                // An unread variable is not declared (NVRTC would warn).
-                let prologue = self
-                    .is_read(var)
-                    .then(|| format!("{ty} {name} = ({ty}){wide};"));
-                (header, prologue)
-            }
-            // `a..=b` reaches `b` without stepping past it (`b` may be the type's maximum): a
-            // flag says whether another step fits, checked after the body (also on `continue`).
-            (step, true) => {
-                let more = fresh(&mut self.taken, &format!("{name}_more"));
-                let step_code = match step {
-                    Some(step) => {
-                        let code = self.expr(step);
-                        strip_outer_parens(&code).to_string()
-                    }
-                    None => "1ull".to_string(),
-                };
-                let step_name = fresh(&mut self.taken, &format!("{name}_step"));
-                prelude.push(format!("unsigned long long {step_name} = {step_code};"));
-                prelude.push(format!("bool {more} = true;"));
-                let header = format!(
-                    "for ({ty} {name} = {start_code}, {end_name} = {end_code}; {more} && {} <= {}; \
-                     {more} = {distance} >= {step_name}, {name} = {more} ? ({ty})({name} + {step_name}) : {name}) {{",
-                    cmp(&name),
-                    cmp(&end_name)
-                );
-                (header, None)
-            }
-        };
-        if !prelude.is_empty() {
-            self.out.line("{");
-            self.out.indent();
-            for line in &prelude {
-                self.out.line(line);
-            }
-        }
-        if let Some(pragma) = &pragma {
-            self.out.line(pragma);
-        }
-        self.labeled_loop_with(label, &header, prologue.as_deref(), body);
-        if !prelude.is_empty() {
-            self.out.dedent();
-            self.out.line("}");
-        }
     }
 }
