@@ -147,6 +147,26 @@ fn scaled_by_parameter(stride: usize, out: &mut [u64]) {
     }
 }
 
+/// A grid-stride walk of row `block_idx().y` of `out`, each element the bit length of its
+/// column mixed with its index: the indices fit in 32 bits where the launch's grid and `n` do,
+/// which only the launcher knows (`i` steps by the grid's threads), and the bit length counts
+/// at most 32 shifts.
+#[kernel]
+fn strided_rows(n: usize, out: &mut [u64]) {
+    let row = block_idx().y as usize;
+    let mut i = global_idx().x;
+    while i < n {
+        let mut bits = i as u32;
+        let mut k = 0;
+        while bits != 0 {
+            bits >>= 1;
+            k += 1;
+        }
+        out[row * n + i] = (row * n + i) as u64 * 3 + k;
+        i += grid_size().x;
+    }
+}
+
 /// Elements a row of `rows_by_constant` has.
 const ROW: usize = 16;
 
@@ -219,6 +239,7 @@ fn kernels_compile_with_nvrtc() {
         (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 10)]),
         (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 30)]),
         (&scaled_by_parameter::KERNEL, &[]),
+        (&strided_rows::KERNEL, &[]),
         (&rows_by_constant::KERNEL, &[]),
         (&neighbourhood_sum::KERNEL, &[]),
         (&tree_sum::KERNEL, &[]),
@@ -492,6 +513,33 @@ fn launch_picks_the_width_its_parameters_need() {
                         acc.wrapping_add(scaled.wrapping_add(scaled / 7) as u64)
                     });
                     assert_eq!(*got, expected, "stride {stride}, element {i}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn grid_stride_indices_fit_by_the_launch() {
+    assert!(strided_rows::SOURCE.contains("strided_rows_rs_fits"));
+    for device in devices() {
+        let stream = device.default_stream();
+        let on_gpu = device.backend() == gpu_dsl::runtime::Backend::Cuda;
+        // A launch that fits; one of more threads than an `int` counts (2^31 + 1024), which
+        // runs the 64-bit body, on a GPU only.
+        let mut launches = vec![(Grid::xy(5, 3), 3, 5000)];
+        if on_gpu {
+            launches.push((Grid::xy((1 << 21) + 1, 2), 2, 3000));
+        }
+        for (grid, rows, n) in launches {
+            for checked in [true, false] {
+                let mut out = DeviceBuffer::zeroed(&stream, rows * n).unwrap();
+                let config = LaunchConfig::new(grid, Block::x(1024)).checked(checked);
+                strided_rows::launch(&stream, config, n, &mut out).unwrap();
+                let got = out.to_host(&stream).unwrap();
+                for (index, got) in got.iter().enumerate() {
+                    let bits = u64::from(32 - ((index % n) as u32).leading_zeros());
+                    assert_eq!(*got, index as u64 * 3 + bits, "{grid:?}, element {index}");
                 }
             }
         }

@@ -743,6 +743,16 @@ fn launch_decides_the_width_of_parameter_indices() {
     );
     assert!(!plain.contains("rs_launch_fits"), "{plain}");
     assert!(!plain.contains("launch_fits"), "{plain}");
+    // A grid-stride loop's index fits where the launch's threads and the length do: the
+    // launcher reads the grid from the configuration.
+    let strided = expand(
+        "fn strided(n: usize, out: &mut [u32]) { let mut i = global_idx().x; while i < n { let mut k = 0; while k < 8 { out[i * 8 + k] = k as u32; k += 1; } i += grid_size().x; } }",
+    );
+    assert!(strided.contains("config . grid . x as u64"), "{strided}");
+    assert!(strided.contains("config . block . x as u64"), "{strided}");
+    assert!(strided.contains("void strided_rs_fits("), "{strided}");
+    // Without a read of the grid's extent, the launch's grid is no bound.
+    assert!(!split.contains("config . grid"), "{split}");
 }
 
 /// A chain of small-integer `+`, `-` and `*` computes in `unsigned int` and converts to its

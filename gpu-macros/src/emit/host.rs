@@ -2,7 +2,7 @@
 //! description the runtime compiles, and a typed `launch` whose argument types mirror the
 //! kernel's parameters, so a wrong argument is a Rust type error at the call.
 
-use super::cuda::ranges::{Atom, Bound, BoundOp};
+use super::cuda::ranges::{Atom, Bound, BoundOp, LaunchOf, AXES};
 use super::outer::HostSource;
 use crate::ir::*;
 use crate::types::{struct_layout, Len, Scalar, Ty, MAX_CONSTANT_BYTES};
@@ -176,7 +176,10 @@ pub fn emit_host(
         quote!()
     } else {
         let atoms = launch_fit.iter().map(|(lhs, rhs)| {
-            let (lhs, rhs) = (bound_tokens(kernel, lhs), bound_tokens(kernel, rhs));
+            let (lhs, rhs) = (
+                bound_tokens(kernel, &config, lhs),
+                bound_tokens(kernel, &config, rhs),
+            );
             quote!(#lhs <= #rhs)
         });
         let variant = format_ident!("{}", Scalar::U32.runtime_variant());
@@ -313,27 +316,40 @@ pub fn emit_host(
 
 /// A bound as the launcher computes it from its arguments: `u64` arithmetic that saturates
 /// as the CUDA side's does.
-fn bound_tokens(kernel: &Function, bound: &Bound) -> TokenStream {
+fn bound_tokens(kernel: &Function, config: &Ident, bound: &Bound) -> TokenStream {
     match bound {
         Bound::Num(n) => {
             let n = (*n).min(u64::MAX as u128) as u64;
             quote!(#n)
         }
-        Bound::Param(value) => {
-            let arg = format_ident!("{}", kernel.local(value.local).name);
-            if value.len {
-                quote!((#arg.len() as u64))
-            } else {
+        Bound::Param(value) => match value.of {
+            LaunchOf::Param(local) => {
+                let arg = format_ident!("{}", kernel.local(local).name);
                 quote!((#arg as u64))
             }
-        }
+            LaunchOf::Len(local) => {
+                let arg = format_ident!("{}", kernel.local(local).name);
+                quote!((#arg.len() as u64))
+            }
+            LaunchOf::Grid(axis) => {
+                let axis = format_ident!("{}", AXES[usize::from(axis)]);
+                quote!((#config.grid.#axis as u64))
+            }
+            LaunchOf::Block(axis) => {
+                let axis = format_ident!("{}", AXES[usize::from(axis)]);
+                quote!((#config.block.#axis as u64))
+            }
+        },
         // The module's typed copy of an outer constant, or the launcher's const generic.
         Bound::Sym(_, rust) => {
             let constant = format_ident!("{rust}");
             quote!((#constant as u64))
         }
         Bound::Op(op, a, b) => {
-            let (a, b) = (bound_tokens(kernel, a), bound_tokens(kernel, b));
+            let (a, b) = (
+                bound_tokens(kernel, config, a),
+                bound_tokens(kernel, config, b),
+            );
             match op {
                 BoundOp::Add => quote!(#a.saturating_add(#b)),
                 BoundOp::Sub => quote!(#a.saturating_sub(#b)),

@@ -23,8 +23,9 @@
 //! `const`, a const generic) is read there from its typed copy.
 //!
 //! A kernel is split only where that narrows something worth a second body (a variable, a
-//! product of two values, a division: [`super::ranges::Ranges::gains_at_launch`]), and not
-//! when it has static shared memory, since each instantiation would have its own arrays. A
+//! product of two values, a division: [`super::ranges::Ranges::gains_at_launch`]). A kernel
+//! with static shared memory has an entry per body, since each instantiation has its own
+//! arrays; a generic one, whose instantiations keep one entry, is not split. A
 //! `#[constant]` table reaches the body by reference to the kernel's `__grid_constant__`
 //! parameter, so both instantiations read it in place.
 
@@ -513,9 +514,11 @@ fn narrowable(ty: Ty) -> bool {
 pub(super) const LAUNCH_FITS: &str = "rs_launch_fits";
 
 /// The parameters a kernel's 32-bit code may depend on, decided at launch; `None` where the
-/// kernel is not split into two bodies: a device function, or a kernel with static shared
-/// memory, tensor maps, closures or a grid barrier (tensor maps live in the parameter space,
-/// which a call would copy; a `#[constant]` table is passed on by reference).
+/// kernel is not split into two bodies: a device function, or a kernel with tensor maps,
+/// closures or a grid barrier (tensor maps live in the parameter space, which a call would
+/// copy; a `#[constant]` table is passed on by reference), or a generic one with static
+/// shared memory: its one entry holds both bodies, and each would have its own arrays. A
+/// kernel that is not generic has an entry per body (see `split_kernel`).
 pub(super) fn launch_params(
     program: &Program,
     kernel: &Function,
@@ -525,10 +528,11 @@ pub(super) fn launch_params(
 ) -> Option<Params> {
     if kernel.kind != FnKind::Kernel
         || super::intrinsics::calls_grid_sync(program)
-        || kernel
-            .exprs
-            .iter()
-            .any(|expr| matches!(expr.kind, ExprKind::SharedArray { .. }))
+        || (!kernel.generics.is_empty()
+            && kernel
+                .exprs
+                .iter()
+                .any(|expr| matches!(expr.kind, ExprKind::SharedArray { .. })))
     {
         return None;
     }
@@ -549,5 +553,6 @@ pub(super) fn launch_params(
     Some(Params {
         values,
         lens: len_names.to_vec(),
+        grid: Params::reads_grid(kernel),
     })
 }

@@ -25,13 +25,27 @@ pub enum Bound {
     Op(BoundOp, Rc<Bound>, Rc<Bound>),
 }
 
-/// A value the launch knows: parameter `local`'s, or its length (`len`), which the CUDA
-/// source names `cuda`.
+/// The index builtins' components, by axis.
+pub const AXES: [&str; 3] = ["x", "y", "z"];
+
+/// A value the launch knows, which the CUDA source names `cuda`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LaunchValue {
-    pub local: LocalId,
-    pub len: bool,
+    pub of: LaunchOf,
     pub cuda: String,
+}
+
+/// Where a launch-time value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LaunchOf {
+    /// Parameter `local`'s value.
+    Param(LocalId),
+    /// Slice parameter `local`'s length.
+    Len(LocalId),
+    /// The launch's blocks along an axis (0: x, 1: y, 2: z).
+    Grid(u8),
+    /// The launch's threads per block along an axis.
+    Block(u8),
 }
 
 /// Arithmetic on bounds; saturating, so an overflow never makes a bound look small.

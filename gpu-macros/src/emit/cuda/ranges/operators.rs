@@ -2,7 +2,10 @@
 //! kernel parameters and lengths, casts, `min`/`max` and `if` values, and the operators, by
 //! interval arithmetic that gives up wherever the result could wrap.
 
-use super::{at_most, signed_max, unsigned_max, Bound, BoundOp, Fact, LaunchValue, Walk, I32_MAX};
+use super::{
+    at_most, signed_max, unsigned_max, Bound, BoundOp, Fact, LaunchOf, LaunchValue, Walk, AXES,
+    I32_MAX,
+};
 use crate::intrinsics::{Builtin, Op, WarpOp};
 use crate::ir::*;
 
@@ -25,11 +28,46 @@ impl Walk<'_> {
         let params = self.params?;
         let names = if len { &params.lens } else { &params.values };
         let (_, name) = names.iter().find(|(l, _)| *l == local)?;
+        let of = if len {
+            LaunchOf::Len(local)
+        } else {
+            LaunchOf::Param(local)
+        };
         Some(Bound::Param(LaunchValue {
-            local,
-            len,
+            of,
             cuda: name.clone(),
         }))
+    }
+
+    /// The range of component `axis` of an index builtin. In a kernel whose launch bounds the
+    /// builtins ([`super::Params::grid`]), the block and grid ones are also below the
+    /// launch's extents: a grid-stride loop's index `i` in `while i < n { ..; i +=
+    /// grid_size().x; }` then stays below `n` plus the grid's threads, and a row
+    /// `block_idx().y * n + i` below the grid's rows times `n`, which fit in 32 bits for most
+    /// launches, as CUDA C's `int`s do.
+    fn builtin(&self, builtin: Builtin, axis: &str) -> Option<Fact> {
+        let fact = builtin_range(builtin, axis)?;
+        let index = AXES.iter().position(|a| *a == axis)? as u8;
+        if !self.params.is_some_and(|params| params.grid) {
+            return Some(fact);
+        }
+        let extent = |of, cuda: String| Bound::Param(LaunchValue { of, cuda });
+        let grid = extent(LaunchOf::Grid(index), format!("gridDim.{axis}"));
+        let block = extent(LaunchOf::Block(index), format!("blockDim.{axis}"));
+        let threads = Bound::op(BoundOp::Mul, &grid, &block);
+        let below = |b: &Bound| Bound::op(BoundOp::Sub, b, &Bound::Num(1));
+        let launch = match builtin {
+            Builtin::ThreadIdx => return Some(fact),
+            Builtin::BlockDim => block,
+            Builtin::BlockIdx => below(&grid),
+            Builtin::GridDim => grid,
+            Builtin::GlobalIdx => below(&threads),
+            Builtin::GridSize => threads,
+        };
+        Some(Fact {
+            hi: Bound::op(BoundOp::Min, &fact.hi, &launch),
+            ..fact
+        })
     }
 
     /// The fact from the expression's own kind, before its type's limits are applied.
@@ -62,7 +100,7 @@ impl Walk<'_> {
                 Some(Fact::exact(Bound::Sym(name.to_string(), name.to_string())))
             }
             ExprKind::Field { base, name, .. } => match &function.expr(*base).kind {
-                ExprKind::Builtin(builtin) => builtin_range(*builtin, name),
+                ExprKind::Builtin(builtin) => self.builtin(*builtin, name),
                 _ => None,
             },
             ExprKind::Intrinsic {

@@ -202,6 +202,7 @@ fn launch_fact(rust: &str, name: &str) -> Option<Fact> {
             .filter(|p| matches!(p.ty, crate::types::Ty::Slice { .. }))
             .map(|p| (p.local, format!("{}_len", kernel.local(p.local).name)))
             .collect(),
+        grid: super::Params::reads_grid(kernel),
     };
     let ranges = Ranges::of(kernel, &types[0], Some(&params));
     let local = kernel
@@ -621,4 +622,30 @@ fn k(src_w: usize, src_h: usize, dst_w: usize, src: &[f32], out: &mut [f32]) {
     assert!(cond_cuda(&at.cond).contains("src_h"), "{:?}", at.cond);
     // Neither operand bounded: nothing is known.
     assert_eq!(launch_fact(rust, "unknown"), None);
+}
+
+#[test]
+fn a_grid_stride_index_is_bounded_by_its_guard_and_the_launch() {
+    let rust = r#"
+fn k(points: usize, out: &mut [f32]) {
+    let mut i = block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize;
+    while i < points {
+        let mut bits = i as u32;
+        let mut k = 0usize;
+        while bits != 0 {
+            bits >>= 1;
+            k += 1;
+        }
+        out[i] = k as f32;
+        i += grid_size().x;
+    }
+}
+"#;
+    // `i` starts below the grid's threads and steps by them while below `points`.
+    let i = launch_fact(rust, "i").expect("a fact decided at launch");
+    assert!(i.hi.at_run_time() && !i.cond.is_empty(), "{i:?}");
+    // `bits` has at most 32 set bits to shift out, so `k` counts at most 32.
+    let k = launch_fact(rust, "k").expect("a counted fact");
+    assert_eq!(k.hi_num(), Some(32), "{k:?}");
+    assert!(k.cond.is_empty(), "{k:?}");
 }

@@ -2,24 +2,28 @@
 //! `while d > 0 { ..; d >>= 1; }` leaves every bound an induction over the writes assumes, yet
 //! `d` reaches 0 after as many halvings as its first value has bits, so `offset` is at most
 //! its first value times 2 to that count. The work-efficient scan of GPU Gems 3 is written
-//! this way: its `offset` doubles while `d` halves, then halves in a second loop.
+//! this way: its `offset` doubles while `d` halves, then halves in a second loop. A counter
+//! that steps by a constant once an iteration (`k += 1` in `while bits != 0 { ..; bits >>= 1;
+//! }`, Sobol's walk over an index's set bits) is at most its first value plus that many steps.
 
-use super::{Fact, Ranges, U32_MAX};
+use super::{unsigned_max, Fact, Ranges, U32_MAX};
+use crate::check::Types;
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The facts, from counting trips, of those `candidates` (mutable variables the induction
 /// gave up) whose every write either shrinks them (`>>=`, `/=` by a constant) or multiplies
-/// them by a constant once an iteration of a loop that is bounded by [`trip_bound`] and
-/// nested in no other loop.
+/// them by a constant (or, every write, adds one) once an iteration of a loop that is bounded
+/// by [`trip_bound`] and nested in no loop inside the variable's scope.
 pub(super) fn bounded_growth(
     function: &Function,
+    types: &Types,
     ranges: &Ranges,
     candidates: &BTreeSet<LocalId>,
 ) -> BTreeMap<LocalId, Fact> {
     candidates
         .iter()
-        .filter_map(|&local| Some((local, growth_bound(function, ranges, local)?)))
+        .filter_map(|&local| Some((local, growth_bound(function, types, ranges, local)?)))
         .collect()
 }
 
@@ -31,9 +35,18 @@ struct Place<'a> {
     top_of: Option<&'a Stmt>,
 }
 
-fn growth_bound(function: &Function, ranges: &Ranges, local: LocalId) -> Option<Fact> {
+fn growth_bound(
+    function: &Function,
+    types: &Types,
+    ranges: &Ranges,
+    local: LocalId,
+) -> Option<Fact> {
     let mut first = None;
+    // How many loops enclose the variable's `let`: a loop nested that deep runs its trips
+    // from the variable's first value each time the `let` runs.
+    let mut depth = 0;
     let mut growth: Vec<(&Stmt, u128)> = Vec::new();
+    let mut steps: Vec<(&Stmt, u128)> = Vec::new();
     let mut ok = true;
     let top = Place {
         loops: 0,
@@ -45,52 +58,65 @@ fn growth_bound(function: &Function, ranges: &Ranges, local: LocalId) -> Option<
                 .expr(*init)
                 .filter(|fact| fact.cond.is_empty() && !fact.is_shifted());
             first = fact.and_then(Fact::hi_num);
+            depth = place.loops;
         }
         StmtKind::Assign {
             place: target,
             op,
             value,
         } if names(function, *target) == Some(local) => {
-            // A statement of a `while` body that no other loop encloses runs once an
-            // iteration of that loop.
-            let each_trip = place.top_of.filter(|_| place.loops == 1);
+            // A statement of a `while` body that no other loop inside the variable's scope
+            // encloses runs once an iteration of that loop.
+            let each_trip = place.top_of.filter(|_| place.loops == depth + 1);
             match (op, literal(function, *value), each_trip) {
                 // Shrinking writes keep any bound.
                 (Some(BinOp::Shr), Some(_), _) => {}
                 (Some(BinOp::Div), Some(n), _) if n >= 1 => {}
                 (Some(BinOp::Mul), Some(n), Some(w)) => growth.push((w, n)),
                 (Some(BinOp::Shl), Some(k), Some(w)) if k < 64 => growth.push((w, 1 << k)),
+                (Some(BinOp::Add), Some(n), Some(w)) => steps.push((w, n)),
                 _ => ok = false,
             }
         }
         _ => {}
     });
     let mut bound = first?;
-    if !ok || growth.is_empty() {
+    if !ok || growth.is_empty() == steps.is_empty() {
         return None;
     }
-    // Each loop multiplies by the product of its writes' factors, once an iteration.
-    let mut loops: Vec<(&Stmt, u128)> = Vec::new();
-    for (stmt, factor) in growth {
-        match loops.iter_mut().find(|(s, _)| std::ptr::eq(*s, stmt)) {
-            Some((_, product)) => *product = product.saturating_mul(factor),
-            None => loops.push((stmt, factor)),
-        }
-    }
-    for (stmt, factor) in loops {
-        let trips = trip_bound(function, ranges, stmt)?;
+    // Each loop multiplies by the product of its writes' factors, once an iteration; or adds
+    // the sum of its steps.
+    for (stmt, factor) in per_loop(growth, u128::saturating_mul) {
+        let trips = trip_bound(function, types, ranges, stmt)?;
         for _ in 0..trips {
             bound = bound.saturating_mul(factor);
         }
     }
+    for (stmt, step) in per_loop(steps, u128::saturating_add) {
+        let trips = trip_bound(function, types, ranges, stmt)?;
+        bound = bound.saturating_add(step.saturating_mul(u128::from(trips)));
+    }
     (bound <= U32_MAX).then(|| Fact::varying(0, bound))
+}
+
+/// The writes' constants folded by `fold` per loop.
+fn per_loop(writes: Vec<(&Stmt, u128)>, fold: fn(u128, u128) -> u128) -> Vec<(&Stmt, u128)> {
+    let mut loops: Vec<(&Stmt, u128)> = Vec::new();
+    for (stmt, n) in writes {
+        match loops.iter_mut().find(|(s, _)| std::ptr::eq(*s, stmt)) {
+            Some((_, folded)) => *folded = fold(*folded, n),
+            None => loops.push((stmt, n)),
+        }
+    }
+    loops
 }
 
 /// The most iterations of `while d > 0 { .. }` (or `d != 0`, `0 < d`) whose body halves `d`
 /// (`d >>= k`, `d /= n` with `k >= 1`, `n >= 2`) as one of its own statements, writes it
 /// nowhere else, and has no `continue`: `d` reaches 0 after at most as many halvings as its
-/// largest first value has bits.
-fn trip_bound(function: &Function, ranges: &Ranges, stmt: &Stmt) -> Option<u32> {
+/// largest first value has bits (or, where its first value has no unconditional bound, its
+/// unsigned type has).
+fn trip_bound(function: &Function, types: &Types, ranges: &Ranges, stmt: &Stmt) -> Option<u32> {
     let StmtKind::While { cond, body, .. } = &stmt.kind else {
         return None;
     };
@@ -146,8 +172,11 @@ fn trip_bound(function: &Function, ranges: &Ranges, stmt: &Stmt) -> Option<u32> 
     if own == 0 || own != writes || skips || !function.local(counter).mutable {
         return None;
     }
-    let first = ranges.local(counter).filter(|fact| !fact.is_shifted())?;
-    let hi = first.hi_num().filter(|_| first.cond.is_empty())?;
+    let first = ranges
+        .local(counter)
+        .filter(|fact| !fact.is_shifted() && fact.cond.is_empty())
+        .and_then(Fact::hi_num);
+    let hi = first.or_else(|| unsigned_max(types.local(counter)))?;
     Some(128 - hi.leading_zeros())
 }
 
