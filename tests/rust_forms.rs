@@ -46,7 +46,89 @@ fn row_past_the_end(at: usize, out: &mut [u32]) {
     out[0] = old;
 }
 
-const KERNELS: &[&Kernel] = &[&histogram_rows::KERNEL, &row_past_the_end::KERNEL];
+/// For each point, the nearest center closer than `limit`, if any, read back every way an
+/// `Option` is taken apart.
+#[kernel]
+fn nearest_within(points: &[f32], centers: &[f32], limit: f32, out: &mut [u32]) {
+    let i = global_idx().x;
+    if i >= points.len() {
+        return;
+    }
+    let mut best: Option<usize> = None;
+    let mut best_d = limit;
+    for j in 0..centers.len() {
+        let d = (points[i] - centers[j]).abs();
+        if d < best_d {
+            best_d = d;
+            best = Some(j);
+        }
+    }
+    if let Some(j) = best {
+        out[i * 5] = j as u32;
+    } else {
+        out[i * 5] = u32::MAX;
+    }
+    out[i * 5 + 1] = match best {
+        Some(j) => j as u32 * 2,
+        None => 1,
+    };
+    out[i * 5 + 2] = best.unwrap_or(7) as u32;
+    out[i * 5 + 3] = best.is_some() as u32
+        + 2 * best.is_none() as u32
+        + 4 * (best == Some(3)) as u32
+        + 8 * (best != None) as u32;
+    let copy = best;
+    let again = if let Some(j) = copy { j + 1 } else { 0 };
+    out[i * 5 + 4] = again as u32;
+}
+
+/// `unwrap` of a `None`, which panics with Rust's message.
+#[kernel]
+fn unwrap_none(limit: usize, out: &mut [u32]) {
+    let mut found: Option<u32> = None;
+    for k in 0..10usize {
+        if k > limit {
+            found = Some(k as u32);
+            break;
+        }
+    }
+    out[0] = found.unwrap();
+}
+
+/// Checked arithmetic consumed at once, on every pair of bytes.
+#[kernel]
+fn checked_bytes(a: &[u8], b: &[u8], out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < a.len() {
+        let (x, y) = (a[i], b[i]);
+        out[i * 6] =
+            x.checked_add(y).unwrap_or(0) as u32 + 1000 * x.checked_add(y).is_none() as u32;
+        out[i * 6 + 1] = if let Some(d) = x.checked_sub(y) {
+            d as u32
+        } else {
+            999
+        };
+        out[i * 6 + 2] = match x.checked_mul(y) {
+            Some(p) => p as u32,
+            None => 777,
+        };
+        let product = (x as i8).checked_mul(y as i8);
+        out[i * 6 + 3] = match product {
+            Some(v) => (v as i32 + 1000) as u32,
+            None => 5,
+        };
+        out[i * 6 + 4] = ((x as i8).checked_sub(y as i8).unwrap_or_default() as i32 + 500) as u32;
+        out[i * 6 + 5] = ((x as i8).checked_add(y as i8).unwrap_or(i8::MIN) as i32 + 500) as u32;
+    }
+}
+
+const KERNELS: &[&Kernel] = &[
+    &histogram_rows::KERNEL,
+    &row_past_the_end::KERNEL,
+    &nearest_within::KERNEL,
+    &unwrap_none::KERNEL,
+    &checked_bytes::KERNEL,
+];
 
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
@@ -95,5 +177,92 @@ fn an_atomic_past_the_end_of_a_row_panics_in_checked_mode() {
             message,
             "index out of bounds: the len is 8 but the index is 8"
         );
+    }
+}
+
+#[test]
+fn option_locals_keep_the_best_candidate() {
+    let points: Vec<f32> = (0..300).map(|i| (i as f32 * 0.37).sin() * 10.0).collect();
+    let centers: Vec<f32> = (0..17).map(|j| j as f32 * 1.3 - 9.0).collect();
+    let limit = 0.3f32;
+    let mut expected = Vec::new();
+    for &p in &points {
+        let mut best: Option<usize> = None;
+        let mut best_d = limit;
+        for (j, &c) in centers.iter().enumerate() {
+            let d = (p - c).abs();
+            if d < best_d {
+                best_d = d;
+                best = Some(j);
+            }
+        }
+        expected.push(best.map_or(u32::MAX, |j| j as u32));
+        expected.push(best.map_or(1, |j| j as u32 * 2));
+        expected.push(best.unwrap_or(7) as u32);
+        expected.push(
+            best.is_some() as u32
+                + 2 * best.is_none() as u32
+                + 4 * (best == Some(3)) as u32
+                + 8 * best.is_some() as u32,
+        );
+        expected.push(best.map_or(0, |j| j + 1) as u32);
+    }
+    assert!(expected.chunks(5).any(|c| c[3] == 9) && expected.chunks(5).any(|c| c[3] == 2));
+    assert!(expected.chunks(5).any(|c| c[3] == 13));
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dp = DeviceBuffer::from_host(&stream, &points).unwrap();
+        let dc = DeviceBuffer::from_host(&stream, &centers).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, points.len() * 5).unwrap();
+        let config = LaunchConfig::for_len(points.len(), 64);
+        nearest_within::launch(&stream, config, &dp, &dc, limit, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}
+
+#[test]
+fn unwrap_of_none_panics_with_rusts_message() {
+    for gpu in backends() {
+        let stream = gpu.new_stream().unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, 1).unwrap();
+        let config = LaunchConfig::new(Grid::x(1), Block::x(1));
+        unwrap_none::launch(&stream, config, 3, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), [4], "{}", gpu.name());
+        unwrap_none::launch(&stream, config, 20, &mut out).unwrap();
+        let err = stream.synchronize().expect_err("nothing found");
+        let gpu_dsl::runtime::Error::KernelPanic { message, .. } = &err else {
+            panic!("expected a kernel panic, got {err}");
+        };
+        assert_eq!(message, "called `Option::unwrap()` on a `None` value");
+    }
+}
+
+#[test]
+fn checked_arithmetic_matches_rust_on_every_pair_of_bytes() {
+    let (a, b): (Vec<u8>, Vec<u8>) = (0..=255u8)
+        .flat_map(|x| (0..=255u8).map(move |y| (x, y)))
+        .unzip();
+    let mut expected = Vec::new();
+    for (&x, &y) in a.iter().zip(&b) {
+        expected
+            .push(x.checked_add(y).unwrap_or(0) as u32 + 1000 * x.checked_add(y).is_none() as u32);
+        expected.push(x.checked_sub(y).map_or(999, u32::from));
+        expected.push(x.checked_mul(y).map_or(777, u32::from));
+        expected.push(
+            (x as i8)
+                .checked_mul(y as i8)
+                .map_or(5, |v| (v as i32 + 1000) as u32),
+        );
+        expected.push(((x as i8).checked_sub(y as i8).unwrap_or_default() as i32 + 500) as u32);
+        expected.push(((x as i8).checked_add(y as i8).unwrap_or(i8::MIN) as i32 + 500) as u32);
+    }
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let da = DeviceBuffer::from_host(&stream, &a).unwrap();
+        let db = DeviceBuffer::from_host(&stream, &b).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, a.len() * 6).unwrap();
+        let config = LaunchConfig::for_len(a.len(), 256);
+        checked_bytes::launch(&stream, config, &da, &db, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
     }
 }
