@@ -122,12 +122,56 @@ fn checked_bytes(a: &[u8], b: &[u8], out: &mut [u32]) {
     }
 }
 
+/// Per row of `k` values: the first smallest and last largest index (`min_by` / `max_by` over
+/// a range, by `partial_cmp` and `total_cmp`), the same by keys, and the extreme values of a
+/// slice's walk.
+#[kernel]
+fn extremes_by(d: &[f32], k: usize, out: &mut [u32], values: &mut [f32]) {
+    let i = global_idx().x;
+    if (i + 1) * k > d.len() {
+        return;
+    }
+    let row = i * k;
+    out[i * 5] = (0..k)
+        .min_by(|&a, &b| d[row + a].partial_cmp(&d[row + b]).unwrap())
+        .unwrap() as u32;
+    out[i * 5 + 1] = (0..k)
+        .max_by(|&a, &b| d[row + a].partial_cmp(&d[row + b]).unwrap())
+        .unwrap() as u32;
+    out[i * 5 + 2] = (0..k)
+        .max_by(|a, b| d[row + *a].total_cmp(&d[row + *b]))
+        .unwrap() as u32;
+    out[i * 5 + 3] = (0..k).min_by_key(|&j| (d[row + j] * 4.0) as i32).unwrap() as u32;
+    out[i * 5 + 4] = (0..k)
+        .rev()
+        .max_by_key(|&j| (d[row + j] * 4.0) as i32)
+        .unwrap_or(99) as u32;
+    values[i * 3] = d
+        .iter()
+        .skip(row)
+        .take(k)
+        .copied()
+        .max_by(f32::total_cmp)
+        .unwrap();
+    values[i * 3 + 1] = *d
+        .iter()
+        .skip(row)
+        .take(k)
+        .min_by(|a, b| a.total_cmp(b))
+        .unwrap();
+    values[i * 3 + 2] = (0..k)
+        .map(|j| d[row + j])
+        .min_by(|a, b| b.partial_cmp(a).unwrap())
+        .unwrap();
+}
+
 const KERNELS: &[&Kernel] = &[
     &histogram_rows::KERNEL,
     &row_past_the_end::KERNEL,
     &nearest_within::KERNEL,
     &unwrap_none::KERNEL,
     &checked_bytes::KERNEL,
+    &extremes_by::KERNEL,
 ];
 
 #[test]
@@ -264,5 +308,104 @@ fn checked_arithmetic_matches_rust_on_every_pair_of_bytes() {
         let config = LaunchConfig::for_len(a.len(), 256);
         checked_bytes::launch(&stream, config, &da, &db, &mut out).unwrap();
         assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}
+
+/// Rows with ties, signed zeros and (for the panic) a NaN.
+fn tied_rows(rows: usize, k: usize) -> Vec<f32> {
+    (0..rows * k)
+        .map(|n| match (n * 7 + n / k) % 5 {
+            0 => 0.0,
+            1 => -0.0,
+            v => ((v as f32) * 0.75).floor() * 0.25 - 1.0,
+        })
+        .collect()
+}
+
+#[test]
+fn max_by_and_min_by_follow_rusts_ties() {
+    let (rows, k) = (200, 9);
+    let d = tied_rows(rows, k);
+    let mut expected = Vec::new();
+    let mut expected_values = Vec::new();
+    for i in 0..rows {
+        let r = &d[i * k..(i + 1) * k];
+        expected.push(
+            (0..k)
+                .min_by(|&a, &b| r[a].partial_cmp(&r[b]).unwrap())
+                .unwrap() as u32,
+        );
+        expected.push(
+            (0..k)
+                .max_by(|&a, &b| r[a].partial_cmp(&r[b]).unwrap())
+                .unwrap() as u32,
+        );
+        expected.push((0..k).max_by(|a, b| r[*a].total_cmp(&r[*b])).unwrap() as u32);
+        expected.push((0..k).min_by_key(|&j| (r[j] * 4.0) as i32).unwrap() as u32);
+        expected.push(
+            (0..k)
+                .rev()
+                .max_by_key(|&j| (r[j] * 4.0) as i32)
+                .unwrap_or(99) as u32,
+        );
+        expected_values.push(r.iter().copied().max_by(f32::total_cmp).unwrap());
+        expected_values.push(*r.iter().min_by(|a, b| a.total_cmp(b)).unwrap());
+        expected_values.push(
+            r.iter()
+                .copied()
+                .min_by(|a, b| b.partial_cmp(a).unwrap())
+                .unwrap(),
+        );
+    }
+    // Ties decide: the first minimum and the last maximum differ from the other ends.
+    assert_ne!(
+        expected.chunks(5).map(|c| c[0]).collect::<Vec<_>>(),
+        (0..rows)
+            .map(|i| {
+                let r = &d[i * k..(i + 1) * k];
+                (0..k)
+                    .rev()
+                    .min_by(|&a, &b| r[a].partial_cmp(&r[b]).unwrap())
+                    .unwrap() as u32
+            })
+            .collect::<Vec<_>>()
+    );
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dd = DeviceBuffer::from_host(&stream, &d).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, rows * 5).unwrap();
+        let mut values = DeviceBuffer::<f32>::zeroed(&stream, rows * 3).unwrap();
+        let config = LaunchConfig::for_len(rows, 64);
+        extremes_by::launch(&stream, config, &dd, k, &mut out, &mut values).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+        let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+        assert_eq!(
+            bits(values.to_host(&stream).unwrap()),
+            bits(expected_values.clone()),
+            "{}",
+            gpu.name()
+        );
+    }
+}
+
+#[test]
+fn partial_cmp_of_a_nan_panics_as_rust_does() {
+    let k = 4;
+    let mut d = tied_rows(1, k);
+    d[2] = f32::NAN;
+    for gpu in backends() {
+        let stream = gpu.new_stream().unwrap();
+        let dd = DeviceBuffer::from_host(&stream, &d).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, 5).unwrap();
+        let mut values = DeviceBuffer::<f32>::zeroed(&stream, 3).unwrap();
+        let config = LaunchConfig::new(Grid::x(1), Block::x(1));
+        extremes_by::launch(&stream, config, &dd, k, &mut out, &mut values).unwrap();
+        let err = stream
+            .synchronize()
+            .expect_err("a NaN has no partial order");
+        let gpu_dsl::runtime::Error::KernelPanic { message, .. } = &err else {
+            panic!("expected a kernel panic, got {err}");
+        };
+        assert_eq!(message, "called `Option::unwrap()` on a `None` value");
     }
 }

@@ -24,6 +24,7 @@ mod items;
 mod loops;
 mod optionals;
 mod options;
+mod ordering;
 mod outer;
 mod signature;
 mod statements;
