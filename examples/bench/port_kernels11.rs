@@ -72,9 +72,9 @@ pub fn particles_step(dt: f32, drag: f32, particles: &mut [Particle]) {
 }
 
 /// A histogram of bytes: each warp counts into its own 256 counters of a shared array, the
-/// warps' counters are summed, and each block adds its sums to `bins` once per bin. (An
-/// atomic on a row of a 2-D shared array, `hist[warp].atomic_add(b, 1)`, is not supported:
-/// the counters are one flat array.)
+/// warps' counters are summed, and each block adds its sums to `bins` once per bin. The
+/// counters are one flat array; a row of a 2-D shared array, `hist[warp].atomic_add(b, 1)`,
+/// is the same atomic.
 #[kernel]
 pub fn histogram_private(data: &[u8], bins: &mut [u32]) {
     let hist = shared_array::<u32, { 256 * HIST_WARPS }>();

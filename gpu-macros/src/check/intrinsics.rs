@@ -164,39 +164,57 @@ impl Checker<'_> {
             Access::Vector { store, lanes } => return self.vector_base(base, t, store, lanes),
             Access::Atomic { writes, bitwise } => (writes, bitwise),
         };
-        let elem = match self.resolve(t) {
-            T::Ty(
-                Ty::Slice {
-                    elem: &Ty::Scalar(elem),
-                    mutable: true,
-                }
-                | Ty::Shared {
+        // A row of memory is reached element by element as a slice is.
+        let row = match self.row_element(t) {
+            Some(elem) if self.is_memory_row(base, writes) => Some(elem),
+            _ => None,
+        };
+        let elem = match row {
+            Some(elem) => elem,
+            None => match self.resolve(t) {
+                T::Ty(
+                    Ty::Slice {
+                        elem: &Ty::Scalar(elem),
+                        mutable: true,
+                    }
+                    | Ty::Shared {
+                        elem: &Ty::Scalar(elem),
+                        ..
+                    },
+                ) => elem,
+                T::Error => return None,
+                T::Ty(Ty::Slice {
                     elem: &Ty::Scalar(elem),
                     ..
-                },
-            ) => elem,
-            T::Error => return None,
-            T::Ty(Ty::Slice {
-                elem: &Ty::Scalar(elem),
-                ..
-            }) if !writes => elem,
-            T::Ty(Ty::Slice { mutable: false, .. }) => {
-                self.cx.error(
-                    self.loc(base),
-                    format!(
-                        "`{name}` writes: it needs a `&mut [T]` slice or shared memory, not a `&[T]`"
-                    ),
-                );
-                return None;
-            }
-            other => {
-                let text = self.describe(other);
-                self.cx.error(
-                    self.loc(base),
-                    format!("atomics work on `&mut [T]` slices and shared memory, not {text}"),
-                );
-                return None;
-            }
+                }) if !writes => elem,
+                T::Ty(Ty::Slice { mutable: false, .. }) => {
+                    self.cx.error(
+                        self.loc(base),
+                        format!(
+                            "`{name}` writes: it needs a `&mut [T]` slice or shared memory, not \
+                             a `&[T]`"
+                        ),
+                    );
+                    return None;
+                }
+                other => {
+                    let text = self.describe(other);
+                    // An array here is a value of this thread's, never shared with another.
+                    let hint = match self.row_element(other) {
+                        Some(_) => "; a local array is this thread's alone: update it with `+=`",
+                        None => "",
+                    };
+                    self.cx.error(
+                        self.loc(base),
+                        format!(
+                            "atomics work on `&mut [T]` slices and shared memory, or a row of \
+                             them (`hist[w]` of a `shared_array::<[u32; 256], W>()`), not \
+                             {text}{hint}"
+                        ),
+                    );
+                    return None;
+                }
+            },
         };
         if elem.is_small_int() {
             self.cx.error(
@@ -218,6 +236,43 @@ impl Checker<'_> {
             return None;
         }
         Some(elem)
+    }
+
+    /// The element type of `t` when it is an array of scalars.
+    fn row_element(&mut self, t: T) -> Option<Scalar> {
+        match self.resolve(t) {
+            T::Array { elem, .. } => match self.resolve(T::Var(elem)) {
+                T::Ty(Ty::Scalar(elem)) => Some(elem),
+                _ => None,
+            },
+            T::Ty(Ty::Array {
+                elem: &Ty::Scalar(elem),
+                ..
+            }) => Some(elem),
+            _ => None,
+        }
+    }
+
+    /// Whether `base` is a row of memory: an array element of shared memory or of a slice
+    /// (`hist[w]` of a `shared_array::<[u32; 256], W>()`), which atomics reach element by
+    /// element as they reach a slice's. A row of a `&[T]` slice only serves a plain load.
+    fn is_memory_row(&mut self, base: ExprId, writes: bool) -> bool {
+        let ExprKind::Index {
+            base: memory_id, ..
+        } = self.kernel.expr(base).kind
+        else {
+            return false;
+        };
+        let Some(memory) = self.exprs[memory_id.0 as usize] else {
+            return false;
+        };
+        match self.resolve(memory) {
+            T::Ty(Ty::Shared { .. } | Ty::Slice { mutable: true, .. }) => true,
+            T::Ty(Ty::Slice { mutable: false, .. }) => !writes,
+            // A row of a row: `cube[z][y]` of a 3-D shared array.
+            T::Array { .. } | T::Ty(Ty::Array { .. }) => self.is_memory_row(memory_id, writes),
+            _ => false,
+        }
     }
 
     /// The element type of the base of `load4`/`store4`: 4-byte numbers or a type parameter, in

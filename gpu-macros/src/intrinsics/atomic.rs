@@ -98,11 +98,13 @@ impl AtomicOp {
 
     /// The CPU twin's Rust of a call.
     pub fn cpu(self, w: &mut dyn CpuWriter) -> String {
-        let values: Vec<String> = (1..w.count()).map(|i| format!("{{{i}}}")).collect();
-        w.template(&format!(
-            "{{0}}.{}({}, __t, {{line}})",
+        let memory = w.memory(0);
+        let values: Vec<String> = (1..w.count()).map(|i| w.arg(i)).collect();
+        format!(
+            "{memory}.{}({}, __t, {})",
             self.name(),
-            values.join(", ")
-        ))
+            values.join(", "),
+            w.line()
+        )
     }
 }

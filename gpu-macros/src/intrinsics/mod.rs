@@ -313,6 +313,9 @@ pub trait CpuWriter {
     fn count(&self) -> usize;
     /// Argument `i` as Rust.
     fn arg(&mut self, i: usize) -> String;
+    /// Argument `i` as the memory a method works on: a slice, or a row of memory (an array
+    /// element of a slice or shared memory) as a slice of its elements.
+    fn memory(&mut self, i: usize) -> String;
     /// The runtime crate's path.
     fn rt(&self) -> String;
     /// The source line of the call.

@@ -38,17 +38,25 @@ impl Parser<'_> {
         }
         if matches!(
             call.method.to_string().as_str(),
-            "max_by" | "min_by" | "max_by_key" | "min_by_key" | "reduce"
+            "max_by" | "min_by" | "max_by_key" | "min_by_key"
         ) {
             self.cx.error_spanned_by(
                 &call.method,
                 format!(
-                    "`{}` takes a closure the kernel language cannot pass: for floats write \
-                     `x.iter().copied().fold(f32::NEG_INFINITY, f32::max)` (or `f32::INFINITY, \
-                     f32::min`), for integers `x.iter().max().unwrap()`, or a `for` loop that \
-                     keeps the best element",
-                    call.method
+                    "{}, over a range or a slice's `iter()` and unwrapped at once \
+                     (`.unwrap()`, `.unwrap_or(v)`)",
+                    super::ordering::USAGE
                 ),
+            );
+            return None;
+        }
+        if call.method == "reduce" {
+            self.cx.error_spanned_by(
+                &call.method,
+                "`reduce` takes a closure the kernel language cannot pass: for floats write \
+                 `x.iter().copied().fold(f32::NEG_INFINITY, f32::max)` (or `f32::INFINITY, \
+                 f32::min`), for integers `x.iter().max().unwrap()`, or a `for` loop that keeps \
+                 the best element",
             );
             return None;
         }

@@ -7,6 +7,7 @@
 use super::options::DerefsOf;
 use super::{strip_parens, Parser};
 use crate::ir::*;
+use proc_macro2::TokenStream;
 
 /// An iterator consumed into one value: `x.iter().sum()` / `.product()` (also `sum::<T>()`, after
 /// `.copied()`, `.cloned()` or `.map(|v| ..)`), `.fold(init, |acc, v| ..)`, or an integer
@@ -35,6 +36,12 @@ enum Combine<'e> {
     Count,
     /// `.position(|v| ..)` unwrapped: the index of the first element that passes.
     Position(Box<syn::ExprClosure>, Otherwise<'e>),
+    /// `.max_by(|a, b| ..)`, `.min_by`, `.max_by_key(|v| ..)`, `.min_by_key`, unwrapped.
+    By {
+        order: Box<super::ordering::Order>,
+        method: &'e syn::Ident,
+        otherwise: Otherwise<'e>,
+    },
     /// `.max()` / `.min()` (`min` true) and what stands for an empty walk's `None`.
     Extreme {
         min: bool,
@@ -49,6 +56,37 @@ enum Otherwise<'e> {
     Panic,
     Value(&'e syn::Expr),
     Zero,
+}
+
+/// What stands where `max`, `min` or their `_by` forms found nothing: Rust's panic of
+/// `unwrap`, the value of `unwrap_or(v)`, or the accumulator's zero.
+fn fallback(otherwise: Otherwise<'_>, found_any: &syn::Ident, acc: &syn::Ident) -> TokenStream {
+    match otherwise {
+        Otherwise::Panic => quote::quote! {
+            if !#found_any {
+                panic!("called `Option::unwrap()` on a `None` value");
+            }
+        },
+        Otherwise::Value(value) => quote::quote! {
+            if !#found_any { #acc = #value; }
+        },
+        Otherwise::Zero => quote::quote!(),
+    }
+}
+
+/// The slice or array a walk reads (`x` of `x.iter().rev()`), if it walks one alone (not
+/// zipped or enumerated, whose elements are tuples).
+fn walked_slice(iterator: &syn::Expr) -> Option<&syn::Expr> {
+    let syn::Expr::MethodCall(call) = strip_parens(iterator) else {
+        return None;
+    };
+    match call.method.to_string().as_str() {
+        "iter" | "into_iter" => {
+            matches!(strip_parens(&call.receiver), syn::Expr::Path(_)).then_some(&*call.receiver)
+        }
+        "rev" | "skip" | "take" | "step_by" | "copied" | "cloned" => walked_slice(&call.receiver),
+        _ => None,
+    }
 }
 
 /// The closure `expr` is, if it takes `inputs` parameters; a function named by a path
@@ -133,6 +171,14 @@ fn extreme(call: &syn::ExprMethodCall, deref: bool) -> Option<(&syn::Expr, Combi
     if extreme.method == "position" && extreme.args.len() == 1 && !deref {
         let test = Box::new(closure_of(&extreme.args[0], 1)?);
         return Some((&extreme.receiver, Combine::Position(test, otherwise)));
+    }
+    if let Some(order) = super::ordering::Order::of(extreme) {
+        let combine = Combine::By {
+            order: Box::new(order),
+            method: &extreme.method,
+            otherwise,
+        };
+        return Some((&extreme.receiver, combine));
     }
     let min = match extreme.method.to_string().as_str() {
         "max" => false,
@@ -261,6 +307,12 @@ impl Consumer<'_> {
             Combine::Test(_, true) => "all",
             Combine::Count => "count",
             Combine::Position(..) => "position",
+            Combine::By { method, .. } => match method.to_string().as_str() {
+                "min_by" => "min_by",
+                "max_by_key" => "max_by_key",
+                "min_by_key" => "min_by_key",
+                _ => "max_by",
+            },
             Combine::Extreme { min: true, .. } => "min",
             Combine::Extreme { min: false, .. } => "max",
         }
@@ -326,6 +378,33 @@ impl Parser<'_> {
                 None => (quote::quote!(#item), quote::quote!(#item)),
             };
         let block: syn::Expr = match found.combine {
+            Combine::By {
+                order,
+                method,
+                otherwise,
+            } => {
+                let at = method.span();
+                let found_any = quote::format_ident!("__gpu_found{n}", span = at);
+                // Where the elements are a slice's, one of them, whose declared type the
+                // accumulator starts from (a range's are integers).
+                let place = match (&found.map, found.by_ref) {
+                    (Some(map), _) => Some((*map.body).clone()),
+                    (None, true) => Some(match walked_slice(iterator) {
+                        Some(base) => syn::parse_quote!(#base[0]),
+                        None => syn::parse_quote!(__gpu_unknown[0]),
+                    }),
+                    (None, false) => None,
+                };
+                let walk = super::ordering::Walk {
+                    iterator,
+                    pattern: &pattern,
+                    element: &element,
+                    place,
+                };
+                let fallback = fallback(otherwise, &found_any, &acc);
+                let ordered = self.ordered(&order, walk, fallback, &found_any, &acc, method);
+                return self.lower_into(&ordered?, target);
+            }
             Combine::Extreme {
                 min,
                 method,
@@ -345,17 +424,7 @@ impl Parser<'_> {
                 // An untyped 0 to start from: it takes the elements' type, which `max` and
                 // `min` need to be an integer (Rust's `Ord`), so floats are refused here.
                 let zero = syn::LitInt::new("0", method.span());
-                let fallback = match otherwise {
-                    Otherwise::Panic => quote::quote! {
-                        if !#found_any {
-                            panic!("called `Option::unwrap()` on a `None` value");
-                        }
-                    },
-                    Otherwise::Value(value) => quote::quote! {
-                        if !#found_any { #acc = #value; }
-                    },
-                    Otherwise::Zero => quote::quote!(),
-                };
+                let fallback = fallback(otherwise, &found_any, &acc);
                 syn::parse_quote_spanned! {at=> {
                     let mut #acc = #zero;
                     let mut #found_any = false;

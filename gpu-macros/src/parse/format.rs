@@ -19,6 +19,12 @@ pub const SUPPORTED_MACROS: &str = "`assert!`, `assert_eq!`, `assert_ne!`, `debu
 const MAX_ASSERT_ARGS: usize = 8;
 
 impl Parser<'_> {
+    /// A macro's argument, whose tokens the statement's rewrites (`optionals.rs`) did not see.
+    fn macro_arg(&mut self, arg: &syn::Expr) -> Option<ExprId> {
+        let rewritten = self.option_expr(arg);
+        self.expr(rewritten.as_ref().unwrap_or(arg))
+    }
+
     /// A macro in statement position: one the kernel language supports, or an error.
     pub(super) fn macro_stmt(&mut self, mac: &syn::Macro) -> Option<StmtKind> {
         let name = mac
@@ -81,16 +87,16 @@ impl Parser<'_> {
         }
         let kind = match (base, &args[..operands]) {
             ("assert", [cond]) => AssertKind::Holds {
-                cond: self.expr(cond)?,
+                cond: self.macro_arg(cond)?,
                 text: expression_text(quote::ToTokens::to_token_stream(cond)),
             },
             ("assert_eq", [left, right]) => AssertKind::Eq {
-                left: self.expr(left)?,
-                right: self.expr(right)?,
+                left: self.macro_arg(left)?,
+                right: self.macro_arg(right)?,
             },
             ("assert_ne", [left, right]) => AssertKind::Ne {
-                left: self.expr(left)?,
-                right: self.expr(right)?,
+                left: self.macro_arg(left)?,
+                right: self.macro_arg(right)?,
             },
             _ => AssertKind::Panic {
                 words: match base {
@@ -174,7 +180,7 @@ impl Parser<'_> {
         };
         let mut ids = Vec::with_capacity(args.len() + template.captures.len());
         for arg in args {
-            ids.push(self.expr(arg)?);
+            ids.push(self.macro_arg(arg)?);
         }
         // A variable named inline is an argument like the others, found where the string is.
         for name in &template.captures {

@@ -22,7 +22,9 @@ mod format;
 mod guards;
 mod items;
 mod loops;
+mod optionals;
 mod options;
+mod ordering;
 mod outer;
 mod signature;
 mod statements;
@@ -146,6 +148,8 @@ struct Parser<'a> {
     ret: Option<Ty>,
     /// `u32::from(x)` conversions, checked once types are known.
     conversions: Vec<(ExprId, crate::types::Scalar, Loc)>,
+    /// The `Option` locals declared so far (see `optionals.rs`).
+    options: Vec<optionals::OptionLocal>,
 }
 
 impl<'a> Parser<'a> {
@@ -178,6 +182,7 @@ impl<'a> Parser<'a> {
             lift: false,
             ret: None,
             conversions: Vec::new(),
+            options: Vec::new(),
         }
     }
 }

@@ -65,6 +65,8 @@ impl Parser<'_> {
             for (i, stmt) in block.stmts.iter().enumerate() {
                 match stmt {
                     syn::Stmt::Expr(expr, None) if i + 1 == count && is_tail_value(expr) => {
+                        let rewritten = this.option_expr(expr);
+                        let expr = rewritten.as_ref().unwrap_or(expr);
                         stmts.extend(this.with_prelude(|this| {
                             Some(Stmt {
                                 kind: StmtKind::Return(Some(this.returned_value(expr)?)),

@@ -175,6 +175,9 @@ impl Parser<'_> {
 
     /// Parses a statement, with the statements its values need before it.
     pub(super) fn stmts(&mut self, stmt: &syn::Stmt) -> Vec<Stmt> {
+        if let Some(stmts) = self.option_stmts(stmt) {
+            return stmts;
+        }
         self.with_prelude(|this| this.stmt(stmt))
     }
 
@@ -295,6 +298,8 @@ impl Parser<'_> {
             for (i, stmt) in block.stmts.iter().enumerate() {
                 match stmt {
                     syn::Stmt::Expr(tail, None) if i + 1 == count => {
+                        let rewritten = this.option_expr(tail);
+                        let tail = rewritten.as_ref().unwrap_or(tail);
                         stmts.extend(this.with_prelude(|this| this.lower_into(tail, target)));
                     }
                     other => stmts.extend(this.stmts(other)),

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 
 use crate::core::value::{zero, Value};
 use crate::cpu::racecheck::AccessKind;
-use crate::cpu::slice::FAIL_INDEX;
+use crate::cpu::slice::{CpuSlice, FAIL_INDEX};
 use crate::cpu::thread::ThreadCtx;
 use crate::cpu::twin_thread::{racing, ThreadView};
 
@@ -153,6 +153,20 @@ impl<'a, T: Value, const N: usize> CpuPlace<'a, [T; N]> {
         }
         // SAFETY: element `i < N` of the array this place holds (`new`'s contract).
         unsafe { CpuPlace::new(self.ptr.cast::<T>().add(i), self.index, self.writable) }
+    }
+
+    /// The array in this place as a slice of its `N` elements, which atomics reach as a
+    /// slice's (`hist[w].atomic_add(b, 1)` on a row of shared memory). A place whose index
+    /// failed its bounds check gives an empty slice.
+    #[inline(always)]
+    pub fn row(&self) -> CpuSlice<'a, T> {
+        if self.ptr.is_null() {
+            return CpuSlice::empty();
+        }
+        // SAFETY: the `[T; N]` at `ptr` is valid for `'a` (writable when the place is) and
+        // accessed only atomically (`new`'s contract), so its `N` elements are what
+        // `from_raw` asks for; `[T; N]` aligns each `T` as `T` does.
+        unsafe { CpuSlice::from_raw(self.ptr.cast::<T>(), N, self.writable) }
     }
 }
 

@@ -2,13 +2,13 @@ use gpu_dsl::prelude::*;
 
 #[kernel]
 fn optional(x: &mut [i32]) {
-    let found: Option<i32> = None;
+    let found: Option<[i32; 2]> = None;
     x[0] = 1;
 }
 
 #[kernel]
 fn wrapped(x: &mut [i32]) {
-    let v = Some(x[0]);
+    let v: Result<i32, u32> = Ok(x[0]);
     x[1] = 2;
 }
 

@@ -297,6 +297,16 @@ impl CpuWriter for CpuCall<'_, '_> {
         self.twin.expr(self.args[i])
     }
 
+    fn memory(&mut self, i: usize) -> String {
+        let arg = self.args[i];
+        let is_row = matches!(self.twin.function.expr(arg).kind, ExprKind::Index { .. })
+            && matches!(self.twin.types.expr(arg), Ty::Array { .. });
+        match is_row.then(|| self.twin.memory_place(arg)).flatten() {
+            Some(place) => format!("{place}.row()"),
+            None => self.twin.expr(arg),
+        }
+    }
+
     fn rt(&self) -> String {
         self.twin.rt.to_string()
     }
