@@ -167,6 +167,24 @@ fn strided_rows(n: usize, out: &mut [u64]) {
     }
 }
 
+/// Columns and rows of `tiles`' tile.
+const TILE_W: usize = 8;
+const TILE_H: usize = 64;
+
+/// Each thread writes a column of the tile, every `block_dim / TILE_W`-th row from its own:
+/// its row and column bound from a tuple of values, then swapped the same way (both read
+/// before either is bound), and a `step_by` loop over a constant bound with a step the
+/// launch sets.
+#[kernel]
+fn tiles(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let (row, col) = (tid / TILE_W, tid % TILE_W);
+    let (row, col) = (col, row);
+    for offset in (0..TILE_H).step_by(block_dim().x as usize / TILE_W) {
+        out[(row + offset) * TILE_W + col] = (tid * 1000 + offset) as u32;
+    }
+}
+
 /// Elements a row of `rows_by_constant` has.
 const ROW: usize = 16;
 
@@ -240,6 +258,7 @@ fn kernels_compile_with_nvrtc() {
         (&scaled_by_step::KERNEL, &[TemplateArg::Const(1 << 30)]),
         (&scaled_by_parameter::KERNEL, &[]),
         (&strided_rows::KERNEL, &[]),
+        (&tiles::KERNEL, &[]),
         (&rows_by_constant::KERNEL, &[]),
         (&neighbourhood_sum::KERNEL, &[]),
         (&tree_sum::KERNEL, &[]),
@@ -542,6 +561,31 @@ fn grid_stride_indices_fit_by_the_launch() {
                     assert_eq!(*got, index as u64 * 3 + bits, "{grid:?}, element {index}");
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn tuple_parts_and_constant_bounded_steps() {
+    // The parts bound one by one stay 32-bit, as separate `let`s do, and the tile loop
+    // steps as C's does where the constant bound allows (`rs_step_by`).
+    assert!(!tiles::SOURCE.contains("rs_tuple2<"));
+    assert!(tiles::SOURCE.contains("rs_step_by<"));
+    let threads = 64usize;
+    let mut expected = vec![0u32; TILE_W * TILE_H];
+    for tid in 0..threads {
+        let (row, col) = (tid % TILE_W, tid / TILE_W);
+        for offset in (0..TILE_H).step_by(threads / TILE_W) {
+            expected[(row + offset) * TILE_W + col] = (tid * 1000 + offset) as u32;
+        }
+    }
+    for device in devices() {
+        let stream = device.default_stream();
+        for checked in [true, false] {
+            let mut out = DeviceBuffer::zeroed(&stream, TILE_W * TILE_H).unwrap();
+            let config = LaunchConfig::new(Grid::x(1), Block::x(threads as u32)).checked(checked);
+            tiles::launch(&stream, config, &mut out).unwrap();
+            assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", device.name());
         }
     }
 }

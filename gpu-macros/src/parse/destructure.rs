@@ -176,6 +176,19 @@ impl Parser<'_> {
         local: &syn::Local,
         tuple: &syn::PatTuple,
     ) -> Option<StmtKind> {
+        if let Some(values) = local
+            .init
+            .as_ref()
+            .filter(|init| init.diverge.is_none())
+            .and_then(|init| match strip_parens(&init.expr) {
+                syn::Expr::Tuple(values) => Some(values),
+                _ => None,
+            })
+        {
+            if let Some(kind) = self.let_tuple_of_values(tuple, values) {
+                return Some(kind);
+            }
+        }
         let init = match &local.init {
             Some(init) if init.diverge.is_none() => self.value(&init.expr),
             _ => {
@@ -221,5 +234,47 @@ impl Parser<'_> {
             locals,
             init: init?,
         })
+    }
+
+    /// `let (row, col) = (tid / 8, tid % 8);`: each value computed into a hidden `let`, all
+    /// before any name is bound (`let (a, b) = (b, a);` swaps), then each name bound by a `let`
+    /// of its own, so each part is a value of its own to the analyses (a part that indexes
+    /// shared memory stays 32-bit, where a tuple's would be 64-bit). `None` where the pattern
+    /// has other parts than names and `_`, or another arity, which the tuple's path reports.
+    fn let_tuple_of_values(
+        &mut self,
+        tuple: &syn::PatTuple,
+        values: &syn::ExprTuple,
+    ) -> Option<StmtKind> {
+        let simple = |p: &syn::Pat| match p {
+            syn::Pat::Wild(_) => true,
+            syn::Pat::Ident(ident) => ident.by_ref.is_none() && ident.subpat.is_none(),
+            _ => false,
+        };
+        if values.elems.len() != tuple.elems.len() || !tuple.elems.iter().all(simple) {
+            return None;
+        }
+        let base = self.fresh_names();
+        let hidden = |i: usize| quote::format_ident!("__gpu_parts{base}_{i}");
+        let mut lets: Vec<syn::Stmt> = Vec::new();
+        for (i, value) in values.elems.iter().enumerate() {
+            let name = hidden(i);
+            lets.push(syn::parse_quote!(let #name = #value;));
+        }
+        for (i, part) in tuple.elems.iter().enumerate() {
+            if let syn::Pat::Ident(ident) = part {
+                let name = hidden(i);
+                lets.push(syn::parse_quote!(let #ident = #name;));
+            }
+        }
+        let last = lets.pop()?;
+        for stmt in &lets {
+            let stmts = self.stmts(stmt);
+            self.prelude.extend(stmts);
+        }
+        let mut stmts = self.with_prelude(|this| this.stmt(&last));
+        let last = stmts.pop()?;
+        self.prelude.extend(stmts);
+        Some(last.kind)
     }
 }

@@ -2,6 +2,7 @@
 //! that a `break`/`continue` from an inner loop leaves (C++ `goto`s, as C++ has no labels on
 //! loops).
 
+use super::ranges::{Bound, BoundOp, I32_MAX};
 use super::{cuda_type, fresh, strip_outer_parens, Emitter, LoopLabels};
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
@@ -188,7 +189,22 @@ impl<'a> Emitter<'a> {
                 prelude.push(format!(
                     "{ty} {first} = {start_code}, {end_name} = {end_code};"
                 ));
-                let (header, prologue) = if ty == "int" || ty == "unsigned int" {
+                let simple = self.steps_without_wrap(scalar, end, step, narrowed);
+                let (header, prologue) = if let Some(simple) = simple {
+                    // A bound and a step whose sum fits in `int`: C's loop, which needs
+                    // neither a count (a division at every entry) nor a clamp (the 2-D
+                    // register-blocked matrix product's tile loads, `(0..BM).step_by(s)`);
+                    // where only C++ knows the bound (a module `const`), it decides.
+                    let next = if simple == "true" {
+                        format!("{index} += ({ty}){step_name}")
+                    } else {
+                        let helper = self.use_helper("rs_step_by");
+                        format!("{index} = {helper}<({simple})>({index}, {step_name}, {end_name})")
+                    };
+                    let header =
+                        format!("for ({ty} {index} = {first}; {index} < {end_name}; {next}) {{");
+                    (header, format!("{ty} {name} = {index};"))
+                } else if ty == "int" || ty == "unsigned int" {
                     // A 32-bit variable keeps the step clamped at the bound, as before: its loops
                     // are mostly short index loops, and neither a count (a division at every
                     // entry) nor a 64-bit signed counter was faster there (the MNIST step and
@@ -295,6 +311,38 @@ impl<'a> Emitter<'a> {
         if !prelude.is_empty() {
             self.out.dedent();
             self.out.line("}");
+        }
+    }
+}
+
+impl Emitter<'_> {
+    /// Whether `end + step` stays within `int` for the counter of a `step_by` loop over
+    /// `scalar` narrowed to it (or to an alias that is `int` where it fits), so stepping past
+    /// the bound cannot overflow, and the compiler, which may assume an `int` never does,
+    /// counts the trips: `"true"`, or the C++ constant condition where a bound names a
+    /// constant; `None` where it is not known (a bound only the launch knows). An unsigned
+    /// counter, whose wrap is defined, keeps its form.
+    fn steps_without_wrap(
+        &self,
+        scalar: Scalar,
+        end: ExprId,
+        step: ExprId,
+        narrowed: bool,
+    ) -> Option<String> {
+        if !narrowed || !matches!(scalar, Scalar::U64 | Scalar::Usize) {
+            return None;
+        }
+        let bound = |id: ExprId| {
+            self.ranges
+                .expr(id)
+                .filter(|fact| !fact.is_shifted() && !fact.hi.at_run_time())
+                .map(|fact| fact.hi.clone())
+        };
+        let sum = Bound::op(BoundOp::Add, &bound(end)?, &bound(step)?);
+        match sum.upper() {
+            Some(upper) if upper <= I32_MAX => Some("true".to_string()),
+            Some(_) => None,
+            None => Some(format!("{} <= {I32_MAX}ull", sum.cuda())),
         }
     }
 }

@@ -307,6 +307,19 @@ template <typename T> __device__ __forceinline__ void rs_incl_next(T& v, T e, bo
 ",
     },
     Helper {
+        name: "rs_step_by",
+        needs: &[],
+        code: "\
+// The step of a narrowed `step_by` loop's counter whose bound plus step fits in `int` where
+// `Simple` (a constant only the C++ compiler decides): then C's `i += s`, whose trips the
+// compiler counts; else a step clamped at the bound, which never wraps.
+template <bool Simple, typename T> __device__ __forceinline__ T rs_step_by(T i, unsigned long long s, T e) {
+    if constexpr (Simple) return (T)(i + (T)s);
+    else return (unsigned long long)(e - i) > s ? (T)(i + s) : e;
+}
+",
+    },
+    Helper {
         name: "rs_narrow",
         needs: &[],
         code: "\

@@ -62,7 +62,7 @@ pub enum BoundOp {
 }
 
 impl Bound {
-    pub(super) fn op(op: BoundOp, a: &Bound, b: &Bound) -> Bound {
+    pub(in crate::emit::cuda) fn op(op: BoundOp, a: &Bound, b: &Bound) -> Bound {
         match (a, b) {
             (Bound::Num(x), Bound::Num(y)) => Bound::Num(match op {
                 BoundOp::Add => x.saturating_add(*y),
