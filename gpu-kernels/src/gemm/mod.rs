@@ -20,6 +20,7 @@
 //! ```
 
 mod simt;
+mod simt_small;
 pub mod tensor_core;
 pub mod tf32;
 mod tf32_rs;
