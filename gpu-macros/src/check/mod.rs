@@ -251,6 +251,8 @@ pub(super) fn block_returns(block: &Block) -> bool {
             ..
         } => block_returns(then_block) && block_returns(else_block),
         StmtKind::Match { arms, .. } => arms.iter().all(|(_, body)| block_returns(body)),
+        // A `loop` that nothing breaks out of leaves only by `return` (PMPP's co-rank search).
+        StmtKind::Loop { body, label } => !breaks_out(body, label.as_deref(), 0),
         // `panic!` and its kin never come back, like a `return`.
         StmtKind::Assert(Assertion {
             kind: AssertKind::Panic { .. },
@@ -258,6 +260,22 @@ pub(super) fn block_returns(block: &Block) -> bool {
             ..
         }) => true,
         _ => false,
+    })
+}
+
+/// Whether a `break` in `block` leaves the loop whose body it is (labelled `label`), `depth`
+/// loops inside it: an unlabelled one outside any inner loop, or one naming its label.
+fn breaks_out(block: &Block, label: Option<&str>, depth: usize) -> bool {
+    block.stmts.iter().any(|stmt| match &stmt.kind {
+        StmtKind::Break(None) => depth == 0,
+        StmtKind::Break(Some(target)) => Some(target.as_str()) == label,
+        StmtKind::While { body, .. } | StmtKind::Loop { body, .. } | StmtKind::For { body, .. } => {
+            breaks_out(body, label, depth + 1)
+        }
+        kind => kind
+            .blocks()
+            .into_iter()
+            .any(|inner| breaks_out(inner, label, depth)),
     })
 }
 
