@@ -44,6 +44,16 @@ pub(crate) const OUT_U32: ParamKind = ParamKind::Slice {
     elem: ElemType::Scalar(ScalarType::U32),
     mutable: true,
 };
+/// A `&[i32]` parameter of a twin.
+pub(crate) const IN_I32: ParamKind = ParamKind::Slice {
+    elem: ElemType::Scalar(ScalarType::I32),
+    mutable: false,
+};
+/// A `&mut [i32]` parameter of a twin.
+pub(crate) const OUT_I32: ParamKind = ParamKind::Slice {
+    elem: ElemType::Scalar(ScalarType::I32),
+    mutable: true,
+};
 
 /// A CUDA C twin: `source` defines `extern "C" __global__ void name(...)`, slices passed as a
 /// pointer and an `unsigned long long` length, as every kernel of ours is.

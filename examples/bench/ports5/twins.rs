@@ -2,21 +2,9 @@
 //! with `int` indices and `__restrict__` pointers where nothing aliases, each slice passed as a
 //! pointer and an `unsigned long long` length as our kernels receive it.
 
-use gpu_dsl::runtime::{ElemType, Kernel, ParamKind, ScalarType};
+use gpu_dsl::runtime::Kernel;
 
-use crate::ports::{twin, FLOAT, INT, IN_F32, IN_U32, OUT_F32, OUT_U32, UINT};
-
-const I32: ElemType = ElemType::Scalar(ScalarType::I32);
-/// A `&[i32]` parameter of a twin.
-const IN_I32: ParamKind = ParamKind::Slice {
-    elem: I32,
-    mutable: false,
-};
-/// A `&mut [i32]` parameter of a twin.
-const OUT_I32: ParamKind = ParamKind::Slice {
-    elem: I32,
-    mutable: true,
-};
+use crate::ports::{twin, FLOAT, INT, IN_F32, IN_I32, IN_U32, OUT_F32, OUT_I32, OUT_U32, UINT};
 
 /// The box filter with `int` offsets from `-2` to `2`.
 pub(super) static BOX_FILTER_C: Kernel = twin(

@@ -4,7 +4,7 @@
 
 use gpu_dsl::runtime::{ElemType, Kernel, ParamKind, ScalarType};
 
-use crate::ports::{twin, INT, IN_F32, IN_U32, OUT_F32, OUT_U32};
+use crate::ports::{twin, INT, IN_F32, IN_U32, OUT_F32, OUT_I32, OUT_U32};
 
 /// A `&mut [bool]` parameter of a twin.
 const OUT_BOOL: ParamKind = ParamKind::Slice {
@@ -15,11 +15,6 @@ const OUT_BOOL: ParamKind = ParamKind::Slice {
 const IN_BOOL: ParamKind = ParamKind::Slice {
     elem: ElemType::Scalar(ScalarType::Bool),
     mutable: false,
-};
-/// A `&mut [i32]` parameter of a twin.
-const OUT_I32: ParamKind = ParamKind::Slice {
-    elem: ElemType::Scalar(ScalarType::I32),
-    mutable: true,
 };
 
 /// Rodinia's `bfs` kernel 1, its nodes as (starting, no_of_edges) pairs of `int`s.

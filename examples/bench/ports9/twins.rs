@@ -2,20 +2,9 @@
 //! indices and `__restrict__` pointers, each slice passed as a pointer and an `unsigned long
 //! long` length as our kernels receive it.
 
-use gpu_dsl::runtime::{ElemType, Kernel, ParamKind, ScalarType};
+use gpu_dsl::runtime::Kernel;
 
-use crate::ports::{twin, FLOAT, INT, IN_F32, OUT_F32};
-
-/// A `&[i32]` parameter of a twin.
-const IN_I32: ParamKind = ParamKind::Slice {
-    elem: ElemType::Scalar(ScalarType::I32),
-    mutable: false,
-};
-/// A `&mut [i32]` parameter of a twin.
-const OUT_I32: ParamKind = ParamKind::Slice {
-    elem: ElemType::Scalar(ScalarType::I32),
-    mutable: true,
-};
+use crate::ports::{twin, FLOAT, INT, IN_F32, IN_I32, OUT_F32, OUT_I32};
 
 /// Rodinia's `needle_cuda_shared_1`.
 pub(super) static NW_C: Kernel = twin(
