@@ -165,6 +165,39 @@ fn extremes_by(d: &[f32], k: usize, out: &mut [u32], values: &mut [f32]) {
         .unwrap();
 }
 
+const STEPS: i32 = 37;
+const ROUNDS: u32 = 5;
+const TAPS: usize = 3;
+
+/// Loops bounded by module constants: `STEPS`, whose uses fix no type, is an `i32` as Rust
+/// types an integer literal; `ROUNDS` and `TAPS` take the types their uses need.
+#[kernel]
+fn constant_bounds(x: &[f32], out: &mut [f32], counts: &mut [u32]) {
+    let i = global_idx().x;
+    if i + TAPS > x.len() {
+        return;
+    }
+    let mut acc = 0.0f32;
+    for _ in 0..STEPS {
+        acc = acc * 0.5 + x[i];
+    }
+    let mut it = 0;
+    while it < STEPS && acc > 0.05 * it as f32 {
+        it += 1;
+    }
+    let n = STEPS;
+    let mut total = 0u32;
+    for k in 0..ROUNDS {
+        total += k * k;
+    }
+    let mut window = 0.0;
+    for k in 0..TAPS {
+        window += x[i + k];
+    }
+    out[i] = acc + window + (n - it - 40) as f32;
+    counts[i] = total + it as u32;
+}
+
 const KERNELS: &[&Kernel] = &[
     &histogram_rows::KERNEL,
     &row_past_the_end::KERNEL,
@@ -172,6 +205,7 @@ const KERNELS: &[&Kernel] = &[
     &unwrap_none::KERNEL,
     &checked_bytes::KERNEL,
     &extremes_by::KERNEL,
+    &constant_bounds::KERNEL,
 ];
 
 #[test]
@@ -407,5 +441,37 @@ fn partial_cmp_of_a_nan_panics_as_rust_does() {
             panic!("expected a kernel panic, got {err}");
         };
         assert_eq!(message, "called `Option::unwrap()` on a `None` value");
+    }
+}
+
+#[test]
+fn loops_bounded_by_module_constants_match_rust() {
+    let x: Vec<f32> = (0..500).map(|i| ((i * 37) % 101) as f32 * 0.02).collect();
+    let (mut out, mut counts) = (vec![0.0f32; x.len()], vec![0u32; x.len()]);
+    for i in 0..=x.len() - TAPS {
+        let mut acc = 0.0f32;
+        for _ in 0..STEPS {
+            acc = acc * 0.5 + x[i];
+        }
+        let mut it = 0;
+        while it < STEPS && acc > 0.05 * it as f32 {
+            it += 1;
+        }
+        let window: f32 = x[i..i + TAPS].iter().sum();
+        out[i] = acc + window + (STEPS - it - 40) as f32;
+        counts[i] = (0..ROUNDS).map(|k| k * k).sum::<u32>() + it as u32;
+    }
+    // Signed: the `i32` difference goes below zero, and the while loop stops at different trips.
+    assert!(out.iter().any(|&v| v < 0.0));
+    assert!(counts.iter().any(|&c| c != counts[0]));
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut dout = DeviceBuffer::<f32>::zeroed(&stream, x.len()).unwrap();
+        let mut dcounts = DeviceBuffer::<u32>::zeroed(&stream, x.len()).unwrap();
+        let config = LaunchConfig::for_len(x.len(), 64);
+        constant_bounds::launch(&stream, config, &dx, &mut dout, &mut dcounts).unwrap();
+        common::close(&dout.to_host(&stream).unwrap(), &out, 1e-5);
+        assert_eq!(dcounts.to_host(&stream).unwrap(), counts, "{}", gpu.name());
     }
 }
