@@ -165,6 +165,80 @@ fn extremes_by(d: &[f32], k: usize, out: &mut [u32], values: &mut [f32]) {
         .unwrap();
 }
 
+const STEPS: i32 = 37;
+const ROUNDS: u32 = 5;
+const TAPS: usize = 3;
+
+/// Loops bounded by module constants: `STEPS`, whose uses fix no type, is an `i32` as Rust
+/// types an integer literal; `ROUNDS` and `TAPS` take the types their uses need.
+#[kernel]
+fn constant_bounds(x: &[f32], out: &mut [f32], counts: &mut [u32]) {
+    let i = global_idx().x;
+    if i + TAPS > x.len() {
+        return;
+    }
+    let mut acc = 0.0f32;
+    for _ in 0..STEPS {
+        acc = acc * 0.5 + x[i];
+    }
+    let mut it = 0;
+    while it < STEPS && acc > 0.05 * it as f32 {
+        it += 1;
+    }
+    let n = STEPS;
+    let mut total = 0u32;
+    for k in 0..ROUNDS {
+        total += k * k;
+    }
+    let mut window = 0.0;
+    for k in 0..TAPS {
+        window += x[i + k];
+    }
+    out[i] = acc + window + (n - it - 40) as f32;
+    counts[i] = total + it as u32;
+}
+
+const ROW: usize = 23;
+
+/// A slice's chunks and windows, walked over a whole slice and over parts of one.
+#[kernel]
+fn chunk_walks(x: &[f32], k: usize, out: &mut [f32], pairs: &mut [f32]) {
+    let i = global_idx().x;
+    if i >= x.len() / ROW {
+        return;
+    }
+    let mut exact = 0.0;
+    for c in x[i * ROW..(i + 1) * ROW].chunks_exact(4) {
+        exact += c[0] * c[3];
+    }
+    let row = &x[i * ROW..(i + 1) * ROW];
+    let mut ragged = 0.0;
+    for (j, c) in row.chunks(8).enumerate() {
+        ragged += j as f32 * c.len() as f32;
+        for v in c.iter() {
+            ragged += v;
+        }
+    }
+    let mut widest = f32::MIN;
+    for w in row.windows(3) {
+        widest = widest.max(w[0] + w[1] * w[2]);
+    }
+    let (mut count, mut last) = (0u32, 0usize);
+    for c in x.chunks(k) {
+        count += 1;
+        last = c.len();
+    }
+    out[i * 5] = exact;
+    out[i * 5 + 1] = ragged;
+    out[i * 5 + 2] = widest;
+    out[i * 5 + 3] = count as f32;
+    out[i * 5 + 4] = last as f32;
+    for (j, p) in pairs[i * 6..i * 6 + 6].chunks_exact_mut(2).enumerate() {
+        p[0] = row[j];
+        p[1] = row[j] * 2.0;
+    }
+}
+
 const KERNELS: &[&Kernel] = &[
     &histogram_rows::KERNEL,
     &row_past_the_end::KERNEL,
@@ -172,6 +246,8 @@ const KERNELS: &[&Kernel] = &[
     &unwrap_none::KERNEL,
     &checked_bytes::KERNEL,
     &extremes_by::KERNEL,
+    &constant_bounds::KERNEL,
+    &chunk_walks::KERNEL,
 ];
 
 #[test]
@@ -407,5 +483,91 @@ fn partial_cmp_of_a_nan_panics_as_rust_does() {
             panic!("expected a kernel panic, got {err}");
         };
         assert_eq!(message, "called `Option::unwrap()` on a `None` value");
+    }
+}
+
+#[test]
+fn loops_bounded_by_module_constants_match_rust() {
+    let x: Vec<f32> = (0..500).map(|i| ((i * 37) % 101) as f32 * 0.02).collect();
+    let (mut out, mut counts) = (vec![0.0f32; x.len()], vec![0u32; x.len()]);
+    for i in 0..=x.len() - TAPS {
+        let mut acc = 0.0f32;
+        for _ in 0..STEPS {
+            acc = acc * 0.5 + x[i];
+        }
+        let mut it = 0;
+        while it < STEPS && acc > 0.05 * it as f32 {
+            it += 1;
+        }
+        let window: f32 = x[i..i + TAPS].iter().sum();
+        out[i] = acc + window + (STEPS - it - 40) as f32;
+        counts[i] = (0..ROUNDS).map(|k| k * k).sum::<u32>() + it as u32;
+    }
+    // Signed: the `i32` difference goes below zero, and the while loop stops at different trips.
+    assert!(out.iter().any(|&v| v < 0.0));
+    assert!(counts.iter().any(|&c| c != counts[0]));
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut dout = DeviceBuffer::<f32>::zeroed(&stream, x.len()).unwrap();
+        let mut dcounts = DeviceBuffer::<u32>::zeroed(&stream, x.len()).unwrap();
+        let config = LaunchConfig::for_len(x.len(), 64);
+        constant_bounds::launch(&stream, config, &dx, &mut dout, &mut dcounts).unwrap();
+        common::close(&dout.to_host(&stream).unwrap(), &out, 1e-5);
+        assert_eq!(dcounts.to_host(&stream).unwrap(), counts, "{}", gpu.name());
+    }
+}
+
+#[test]
+fn chunks_and_windows_walk_as_in_rust() {
+    let rows = 40;
+    let x: Vec<f32> = (0..rows * ROW)
+        .map(|n| ((n * 29) % 53) as f32 * 0.125 - 3.0)
+        .collect();
+    for k in [7, 1, 1000] {
+        let (mut out, mut pairs) = (Vec::new(), Vec::new());
+        for row in x.chunks_exact(ROW) {
+            out.push(row.chunks_exact(4).map(|c| c[0] * c[3]).sum::<f32>());
+            let mut ragged = 0.0;
+            for (j, c) in row.chunks(8).enumerate() {
+                ragged += j as f32 * c.len() as f32 + c.iter().sum::<f32>();
+            }
+            out.push(ragged);
+            let widest = row.windows(3).map(|w| w[0] + w[1] * w[2]);
+            out.push(widest.fold(f32::MIN, f32::max));
+            out.push(x.chunks(k).count() as f32);
+            out.push(x.chunks(k).last().unwrap().len() as f32);
+            pairs.extend(row[..3].iter().flat_map(|&v| [v, v * 2.0]));
+        }
+        // The last of `chunks(7)` is the remainder, 920 % 7.
+        assert_eq!(out[4], if k == 7 { 3.0 } else { k.min(x.len()) as f32 });
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+            let mut dout = DeviceBuffer::<f32>::zeroed(&stream, rows * 5).unwrap();
+            let mut dpairs = DeviceBuffer::<f32>::zeroed(&stream, rows * 6).unwrap();
+            let config = LaunchConfig::for_len(rows, 32);
+            chunk_walks::launch(&stream, config, &dx, k, &mut dout, &mut dpairs).unwrap();
+            common::close(&dout.to_host(&stream).unwrap(), &out, 1e-5);
+            assert_eq!(dpairs.to_host(&stream).unwrap(), pairs, "{}", gpu.name());
+        }
+    }
+}
+
+#[test]
+fn a_chunk_size_of_zero_panics_as_rust_does() {
+    let x = vec![1.0f32; ROW];
+    for gpu in backends() {
+        let stream = gpu.new_stream().unwrap();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, 5).unwrap();
+        let mut pairs = DeviceBuffer::<f32>::zeroed(&stream, 6).unwrap();
+        let config = LaunchConfig::new(Grid::x(1), Block::x(1));
+        chunk_walks::launch(&stream, config, &dx, 0, &mut out, &mut pairs).unwrap();
+        let err = stream.synchronize().expect_err("chunks(0)");
+        let gpu_dsl::runtime::Error::KernelPanic { message, .. } = &err else {
+            panic!("expected a kernel panic, got {err}");
+        };
+        assert_eq!(message, "chunk size must be non-zero");
     }
 }

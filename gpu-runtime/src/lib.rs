@@ -181,7 +181,9 @@ pub use crate::core::scalar::ScalarValue;
 /// What generated code calls to join a kernel's source with constants from outside it.
 #[doc(hidden)]
 pub mod __source {
-    pub use crate::core::source::{source_bytes, source_len, source_str, SourcePiece, Table};
+    pub use crate::core::source::{
+        assumed_type, source_bytes, source_len, source_str, AssumedType, SourcePiece, Table,
+    };
 }
 
 /// Device 0 for tests and examples, or `None` after printing why it is unavailable.

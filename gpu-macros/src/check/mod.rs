@@ -44,6 +44,8 @@ pub struct Types {
     pub locals: Vec<Ty>,
     /// The type of each constant from outside the function, by `OuterConst::index`.
     pub outer: Vec<Scalar>,
+    /// Which of `outer` took `i32` because no use typed them: the host code asserts the type.
+    pub assumed: Vec<bool>,
     /// The generic arguments of each call of a generic device function.
     pub calls: HashMap<ExprId, Vec<GenericArg>>,
     /// The result type of each closure expression (`()` for none).
@@ -364,7 +366,7 @@ impl Checker<'_> {
     }
 
     fn finish(mut self) -> Option<Types> {
-        let outer = self.finish_outer();
+        let (outer, assumed) = self.finish_outer();
         self.check_closure_types();
         let calls = self.settle_instances().into_iter().collect();
         let closure_rets = self.closure_rets().into_iter().collect();
@@ -445,6 +447,7 @@ impl Checker<'_> {
             exprs,
             locals,
             outer,
+            assumed,
             calls,
             closure_rets,
         })

@@ -1,6 +1,11 @@
 //! Constants from outside the function: the macro cannot see their types, so each takes the
 //! type its uses need (a `usize` where it is a length), and the generated code asserts that
 //! type against the real constant, where rustc reports a mismatch at the use.
+//!
+//! An integer whose uses fix no type (`for k in 0..MAX_ITER`, `while it < MAX_ITER` after
+//! `let mut it = 0;`) takes `i32`, Rust's type for an integer literal nothing types: the host
+//! code asserts that too, so a constant of another type is a compile error naming the
+//! conversion to write, never a computation in the wrong type.
 
 use super::{Checker, VarKind, T};
 use crate::ir::Loc;
@@ -28,10 +33,12 @@ impl Checker<'_> {
         self.outer[constant.index as usize]
     }
 
-    /// The inferred type of each outer constant; a message for one whose uses leave the type
-    /// open or make it a type parameter (a constant outside the function has a concrete type).
-    pub(super) fn finish_outer(&mut self) -> Vec<Scalar> {
+    /// The inferred type of each outer constant, and whether it was assumed (`i32`, nothing
+    /// typed it); a message for one whose uses leave the type open where no number is meant, or
+    /// make it a type parameter (a constant outside the function has a concrete type).
+    pub(super) fn finish_outer(&mut self) -> (Vec<Scalar>, Vec<bool>) {
         let mut types = Vec::new();
+        let mut assumed = vec![false; self.outer.len()];
         for (index, t) in std::mem::take(&mut self.outer).into_iter().enumerate() {
             let outer = &self.kernel.outer[index];
             let name = outer.path.to_string().replace(' ', "");
@@ -70,6 +77,13 @@ impl Checker<'_> {
                         ),
                     );
                     Scalar::Usize
+                }
+                // Only an integer: a constant met where any value may stand may be an array
+                // or a struct, which no conversion turns into the assumed type.
+                T::Var(_) if self.var_kind(t) == Some(VarKind::Int) => {
+                    self.unify_quiet(t, T::Ty(Ty::Scalar(Scalar::I32)));
+                    assumed[index] = true;
+                    Scalar::I32
                 }
                 T::Var(_) => {
                     let kind = self.describe(t);
@@ -112,7 +126,7 @@ impl Checker<'_> {
             };
             types.push(scalar);
         }
-        types
+        (types, assumed)
     }
 
     fn report(&self, loc: Loc, message: String) {

@@ -6,6 +6,8 @@
 //! the constant's own and reports a mismatch at the user's line. The twin reads the copies;
 //! the CUDA source, where the emitter left a placeholder, gets each copy's value as a C++
 //! literal, spelled and joined by `const fn`s of the runtime while rustc compiles the crate.
+//! A constant whose type the checker assumed also gets an assertion of that type, whose
+//! message says which conversion to write.
 
 use crate::check::Types;
 use crate::ir::*;
@@ -47,6 +49,13 @@ pub fn host_source(
             let (ty, value) = match outer.cast {
                 _ if outer.table => (quote_spanned!(span=> &[#ty]), quote_spanned!(span=> &#path)),
                 Some(_) => (ty.clone(), quote_spanned!(span=> #path as #ty)),
+                // The assertion reports a constant of another type; `as` keeps it to one error.
+                None if types.assumed[index] => {
+                    items.extend(quote_spanned! {span=>
+                        const _: () = #rt::__source::assumed_type::<#ty, _>(&#path);
+                    });
+                    (ty.clone(), quote_spanned!(span=> #path as #ty))
+                }
                 None => (ty, path),
             };
             // `X as T` is the user's conversion; it may name `X`'s own type.

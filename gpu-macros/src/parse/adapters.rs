@@ -84,7 +84,7 @@ fn adapter(expr: &syn::Expr) -> Option<Adapter<'_>> {
 }
 
 /// `x[a..b]`: a part of a slice, with its base.
-fn sub_slice(expr: &syn::Expr) -> Option<&syn::ExprIndex> {
+pub(super) fn sub_slice(expr: &syn::Expr) -> Option<&syn::ExprIndex> {
     match strip_parens(expr) {
         syn::Expr::Index(index) if matches!(strip_parens(&index.index), syn::Expr::Range(_)) => {
             Some(index)
@@ -140,6 +140,9 @@ impl Parser<'_> {
         &mut self,
         for_loop: &syn::ExprForLoop,
     ) -> Option<Option<syn::Expr>> {
+        if let Some(rewritten) = self.chunks_loop(for_loop) {
+            return Some(rewritten);
+        }
         let iterated = strip_parens(&for_loop.expr);
         // A part of a slice: bound first, then iterated by name.
         if let Some((part, rebuilt)) = self.part_of(iterated) {

@@ -11,6 +11,7 @@
 
 mod adapters;
 mod calls;
+mod chunks;
 mod closures;
 mod constant_tables;
 mod constants;

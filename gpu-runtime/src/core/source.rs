@@ -289,6 +289,22 @@ pub const fn source_str(bytes: &'static [u8]) -> &'static str {
     }
 }
 
+/// Holds when a constant of type `Self` is the `T` a kernel assumed for it: a kernel takes a
+/// constant whose uses fix no type as `i32`, and a constant of any other type must say so.
+#[diagnostic::on_unimplemented(
+    message = "this constant is a `{Self}`, but the kernel takes it as `{T}`: nothing in the \
+               kernel fixes its type, and the macro, which sees only its name, gives it Rust's \
+               type for an integer literal",
+    label = "write `as {Self}` after it here, or use it where a `{Self}` is known \
+             (`let n: {Self} = ...`)"
+)]
+pub trait AssumedType<T> {}
+
+impl<T> AssumedType<T> for T {}
+
+/// Compiles only when `_constant` is a `T`; see [`AssumedType`].
+pub const fn assumed_type<T, C: AssumedType<T>>(_constant: &C) {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

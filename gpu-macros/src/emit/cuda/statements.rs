@@ -72,6 +72,10 @@ impl<'a> Emitter<'a> {
                     "{constness}{}* {name} = {pointer}; const unsigned long long {len_name} = {len}; (void){len_name};",
                     cuda_ty(*elem)
                 ));
+                // `c.len()` reads the length alone: NVRTC would warn about the pointer.
+                if self.only_len_taken(*local) {
+                    self.out.line(&format!("(void){name};"));
+                }
                 self.len_names.push((*local, len_name));
             }
             // A struct read from a slice the kernel cannot write, bound once: a reference, so
@@ -326,6 +330,17 @@ impl<'a> Emitter<'a> {
             .exprs
             .iter()
             .any(|e| matches!(e.kind, ExprKind::Local(l) if l == local))
+    }
+
+    /// Whether every use of the slice `local` asks its length (`c.len()`), never its elements.
+    fn only_len_taken(&self, local: LocalId) -> bool {
+        let exprs = &self.kernel.exprs;
+        exprs.iter().enumerate().all(|(index, e)| {
+            !matches!(e.kind, ExprKind::Local(l) if l == local)
+                || exprs
+                    .iter()
+                    .any(|user| matches!(user.kind, ExprKind::Len(of) if of.0 as usize == index))
+        })
     }
 
     /// Whether evaluating `id` has no effect beyond its value.
