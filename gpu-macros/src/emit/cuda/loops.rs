@@ -335,12 +335,13 @@ impl Emitter<'_> {
         let bound = |id: ExprId| {
             self.ranges
                 .expr(id)
-                .filter(|fact| !fact.is_shifted() && !fact.hi.at_run_time())
+                .filter(|fact| !fact.is_shifted())
                 .map(|fact| fact.hi.clone())
         };
         let sum = Bound::op(BoundOp::Add, &bound(end)?, &bound(step)?);
         match sum.upper() {
             Some(upper) if upper <= I32_MAX => Some("true".to_string()),
+            _ if sum.at_run_time() => None,
             Some(_) => None,
             None => Some(format!("{} <= {I32_MAX}ull", sum.cuda())),
         }
