@@ -8,6 +8,7 @@ use super::{
 };
 use crate::intrinsics::{Builtin, Op, WarpOp};
 use crate::ir::*;
+use crate::types::{Len, Ty};
 
 impl Walk<'_> {
     /// The launch-time value `id` reads, if it is a kernel parameter or a slice parameter's
@@ -81,7 +82,19 @@ impl Walk<'_> {
                 ExprKind::Outer(c) if function.outer[c.index as usize].table => {
                     Some(Fact::exact(Bound::Sym(c.cuda_table_len(), c.twin_len())))
                 }
-                _ => self.launch_value(id).map(at_most),
+                // A shared or local array's length is its type's (`for v in tile.iter()`).
+                _ => {
+                    let len = match self.types.expr(*base) {
+                        Ty::Shared { len, .. } => len,
+                        Ty::Array { len, .. } => Some(len),
+                        _ => None,
+                    };
+                    match len {
+                        Some(Len::Known(n)) => Some(Fact::exact(Bound::Num(n as u128))),
+                        Some(len) => Some(Fact::exact(Bound::Sym(len.cuda(), len.rust()))),
+                        None => self.launch_value(id).map(at_most),
+                    }
+                }
             },
             // A table's name stands for its elements, whose values the analysis never sees.
             ExprKind::Outer(constant) if function.outer[constant.index as usize].table => None,
