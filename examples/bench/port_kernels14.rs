@@ -1,19 +1,18 @@
 //! The fourteenth set of classic CUDA programs ported to `#[kernel]` (see the first,
-//! `port_kernels.rs`): the CUDA samples' `matrixMul` (its tiles 2-D shared arrays, its block
-//! size a module `const`), PMPP's merge of two sorted arrays by co-rank binary
+//! `port_kernels.rs`): the CUDA samples' templated `matrixMul` (its block size a const
+//! generic, its tiles 2-D shared arrays), PMPP's merge of two sorted arrays by co-rank binary
 //! searches, and the CUDA samples' block scan by warp shuffles (`shfl_scan`).
 
 use gpu_dsl::prelude::*;
 
-/// The tile side of `matrix_mul`: the CUDA samples' `MatrixMulCUDA<BLOCK_SIZE>` is launched
-/// with 32.
-pub const BLOCK: usize = 32;
+/// The tile side the bench launches `matrix_mul` with, as the CUDA samples do.
+pub const BLOCK_SIZE: usize = 32;
 
 /// `C = A·B` for `A` of width `wa` and `B` of width `wb`, both multiples of `BLOCK`, as the
-/// CUDA samples' `MatrixMulCUDA` walks it: a block per `BLOCK x BLOCK` tile of C, `ia` and
-/// `ib` stepping through A's row of tiles and B's column of them.
+/// CUDA samples' `MatrixMulCUDA<BLOCK_SIZE>` walks it: a block per `BLOCK x BLOCK` tile of C,
+/// `ia` and `ib` stepping through A's row of tiles and B's column of them.
 #[kernel]
-pub fn matrix_mul(wa: usize, wb: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+pub fn matrix_mul<const BLOCK: usize>(wa: usize, wb: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
     let a_tile = shared_array::<[f32; BLOCK], BLOCK>();
     let b_tile = shared_array::<[f32; BLOCK], BLOCK>();
     let (bx, by) = (block_idx().x as usize, block_idx().y as usize);

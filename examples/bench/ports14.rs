@@ -6,7 +6,7 @@ mod twins;
 use gpu_dsl::prelude::*;
 use gpu_dsl::runtime::KernelArg;
 
-use crate::port_kernels14::{self as ports, BLOCK};
+use crate::port_kernels14::{self as ports, BLOCK_SIZE};
 use crate::ports::{agree, agree_exact, row, values};
 use crate::{median_ms, Only, Row};
 use twins::{MATRIX_MUL_C, MERGE_BASIC_C, SHFL_SCAN_C};
@@ -31,11 +31,11 @@ fn matrix_mul(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     let b = DeviceBuffer::from_host(stream, &values(n * n, 142))?;
     let mut c = DeviceBuffer::<f32>::zeroed(stream, n * n)?;
     let mut c_twin = DeviceBuffer::<f32>::zeroed(stream, n * n)?;
-    let side = BLOCK as u32;
+    let side = BLOCK_SIZE as u32;
     let grid = Grid::xy(n as u32 / side, n as u32 / side);
     let config = LaunchConfig::new(grid, Block::xy(side, side));
     let ms = median_ms(stream, || {
-        ports::matrix_mul::launch(stream, config, n, n, &a, &b, &mut c)
+        ports::matrix_mul::launch::<BLOCK_SIZE>(stream, config, n, n, &a, &b, &mut c)
     })?;
     let twin_ms = median_ms(stream, || {
         stream.launch(
@@ -58,7 +58,7 @@ fn matrix_mul(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     );
     Ok(row(
         "port matrixMul (samples)",
-        format!("{n}^3, {BLOCK}² tiles"),
+        format!("{n}^3, {BLOCK_SIZE}² tiles"),
         ms,
         twin_ms,
         2.0 * (n * n * n) as f64 / 1e12,

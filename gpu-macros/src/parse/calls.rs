@@ -438,19 +438,6 @@ impl Parser<'_> {
                 };
                 let elem = self.value_type(elem)?;
                 let len = self.generic_length(len)?;
-                // The CPU twin of a generic kernel holds a const generic as a value, which
-                // cannot size a row's type.
-                if let Ty::Array { len: row, .. } = elem {
-                    if row.needs_instantiation() {
-                        self.cx.error_spanned_by(
-                            path,
-                            "a shared array's rows cannot take their length from a const \
-                             generic: use one row of `N * M` elements, `shared_array::<f32, { N \
-                             * M }>()` indexed `[r * M + c]`, or a module `const` for the length",
-                        );
-                        return None;
-                    }
-                }
                 ExprKind::SharedArray { elem, len }
             }
             (None, _) if name == "dynamic_shared" => {

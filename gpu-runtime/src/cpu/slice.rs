@@ -192,6 +192,26 @@ impl<'a, T: Value> CpuSlice<'a, T> {
         }
     }
 
+    /// Row `row` of this slice read as rows of `cols` elements: a row of a shared array whose
+    /// rows take their length from a const generic, which the CPU twin holds as a value. Out
+    /// of bounds, reports index `row` against the rows there are for source `line` and gives an
+    /// empty slice.
+    #[inline(always)]
+    pub fn row_of<V: ThreadView + ?Sized>(
+        &self,
+        row: usize,
+        cols: usize,
+        t: &V,
+        line: u32,
+    ) -> CpuSlice<'a, T> {
+        let rows = self.len.checked_div(cols).unwrap_or(0);
+        if row >= rows {
+            out_of_bounds(row, rows, t.ctx(), line);
+            return Self::empty();
+        }
+        self.sub(row * cols, row * cols + cols, self.write_len != 0, t, line)
+    }
+
     /// Element `index` as a place, to read or write a part of it (a field, an element of an
     /// array) without touching the rest, which other threads may write meanwhile. Out of
     /// bounds, reports the violation for source `line` and returns a place that reads zeros

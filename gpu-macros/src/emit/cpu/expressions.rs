@@ -282,8 +282,15 @@ impl Twin<'_> {
                     .slots
                     .borrow_mut()
                     .slot(self.index, id.0 as usize, instance);
-                let len = len.rust();
                 let name = self.binding.take().unwrap_or_default();
+                // Rows whose length is a const generic, which the twin holds as a value and
+                // so cannot put in a type: the array is held flat, a row read as a slice of it.
+                let (elem, len) = match elem {
+                    Ty::Array { elem, len: row } if row.needs_instantiation() => {
+                        (*elem, format!("({}) * ({})", len.rust(), row.rust()))
+                    }
+                    _ => (elem, len.rust()),
+                };
                 format!(
                     "__t.shared_array_named::<{}>({slot}, {len}, {name:?})",
                     self.rust_ty(*elem)

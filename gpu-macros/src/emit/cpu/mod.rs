@@ -302,6 +302,8 @@ impl CpuWriter for CpuCall<'_, '_> {
         let is_row = matches!(self.twin.function.expr(arg).kind, ExprKind::Index { .. })
             && matches!(self.twin.types.expr(arg), Ty::Array { .. });
         match is_row.then(|| self.twin.memory_place(arg)).flatten() {
+            // A row of a shared array held flat is a slice already (see `memory_place`).
+            Some(place) if self.twin.is_shared_row(arg) => place,
             Some(place) => format!("{place}.row()"),
             None => self.twin.expr(arg),
         }

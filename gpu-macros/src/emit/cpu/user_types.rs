@@ -33,8 +33,24 @@ impl Twin<'_> {
         let line = function.expr(id).span.line();
         match &function.expr(id).kind {
             ExprKind::Index { base, index } => match self.types.expr(*base) {
+                // A row of a shared array whose rows' length is a const generic: the twin
+                // holds the array flat (see `shared_rows`), a row as a slice of it.
+                Ty::Shared {
+                    elem: Ty::Array { len, .. },
+                    ..
+                } if len.needs_instantiation() => {
+                    let base = self.expr(*base);
+                    let index = self.expr(*index);
+                    let cols = len.rust();
+                    Some(format!("{base}.row_of({index}, {cols}, __t, {line})"))
+                }
                 Ty::Slice { .. } | Ty::Shared { .. } => {
                     let base = self.expr(*base);
+                    let index = self.expr(*index);
+                    Some(format!("{base}.place({index}, __t, {line})"))
+                }
+                Ty::Array { len, .. } if len.needs_instantiation() && self.is_shared_row(*base) => {
+                    let base = self.memory_place(*base)?;
                     let index = self.expr(*index);
                     Some(format!("{base}.place({index}, __t, {line})"))
                 }
@@ -61,6 +77,18 @@ impl Twin<'_> {
                 Some(format!("{}::__gpu_place_{index}({base})", def.0.path))
             }
             _ => None,
+        }
+    }
+
+    /// Whether `id` is a row of a shared array whose rows take their length from a const
+    /// generic, which the twin reaches as a slice (see `memory_place`).
+    pub(super) fn is_shared_row(&self, id: ExprId) -> bool {
+        match &self.function.expr(id).kind {
+            ExprKind::Index { base, .. } => matches!(
+                self.types.expr(*base),
+                Ty::Shared { elem: Ty::Array { len, .. }, .. } if len.needs_instantiation()
+            ),
+            _ => false,
         }
     }
 
