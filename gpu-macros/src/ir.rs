@@ -198,6 +198,13 @@ impl Function {
         &self.locals[id.0 as usize]
     }
 
+    /// Whether the function declares static shared memory (`shared_array`).
+    pub fn has_shared_arrays(&self) -> bool {
+        self.exprs
+            .iter()
+            .any(|expr| matches!(expr.kind, ExprKind::SharedArray { .. }))
+    }
+
     /// The name as Rust code calls it, for messages: `f`, `Body::new`.
     pub fn display_name(&self) -> String {
         match &self.owner {

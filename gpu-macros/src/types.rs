@@ -514,6 +514,18 @@ impl std::hash::Hash for EnumRef {
 }
 
 impl Ty {
+    /// The length of a shared array's rows where a const generic gives it: the CPU twin, which
+    /// holds const generics as values, holds such an array flat (rows of it as slices).
+    pub fn flat_rows(self) -> Option<Len> {
+        match self {
+            Ty::Shared {
+                elem: Ty::Array { len, .. },
+                ..
+            } if len.needs_instantiation() => Some(*len),
+            _ => None,
+        }
+    }
+
     /// This type with a `'static` lifetime, allocated once per distinct type.
     pub fn interned(self) -> &'static Ty {
         thread_local! {

@@ -108,12 +108,17 @@ impl Parser<'_> {
             self.declare_rejected(pattern_names(pat));
             return None;
         }
+        self.lets_as_statement(lets)
+    }
+
+    /// `lets` as this statement: all but the last, and what the last needs before it, join
+    /// the prelude; the last is the statement.
+    fn lets_as_statement(&mut self, mut lets: Vec<syn::Stmt>) -> Option<StmtKind> {
         let last = lets.pop()?;
         for stmt in &lets {
             let stmts = self.stmts(stmt);
             self.prelude.extend(stmts);
         }
-        // The last `let` is this statement; what it needs before it joins the prelude.
         let mut stmts = self.with_prelude(|this| this.stmt(&last));
         let last = stmts.pop()?;
         self.prelude.extend(stmts);
@@ -267,14 +272,6 @@ impl Parser<'_> {
                 lets.push(syn::parse_quote!(let #ident = #name;));
             }
         }
-        let last = lets.pop()?;
-        for stmt in &lets {
-            let stmts = self.stmts(stmt);
-            self.prelude.extend(stmts);
-        }
-        let mut stmts = self.with_prelude(|this| this.stmt(&last));
-        let last = stmts.pop()?;
-        self.prelude.extend(stmts);
-        Some(last.kind)
+        self.lets_as_statement(lets)
     }
 }

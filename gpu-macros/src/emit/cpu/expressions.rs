@@ -284,9 +284,9 @@ impl Twin<'_> {
                     .slot(self.index, id.0 as usize, instance);
                 let name = self.binding.take().unwrap_or_default();
                 // Rows whose length is a const generic, which the twin holds as a value and
-                // so cannot put in a type: the array is held flat, a row read as a slice of it.
-                let (elem, len) = match elem {
-                    Ty::Array { elem, len: row } if row.needs_instantiation() => {
+                // so cannot put in a type: the array is held flat (`Ty::flat_rows`).
+                let (elem, len) = match (self.types.expr(id).flat_rows(), elem) {
+                    (Some(row), Ty::Array { elem, .. }) => {
                         (*elem, format!("({}) * ({})", len.rust(), row.rust()))
                     }
                     _ => (elem, len.rust()),

@@ -33,15 +33,11 @@ impl Twin<'_> {
         let line = function.expr(id).span.line();
         match &function.expr(id).kind {
             ExprKind::Index { base, index } => match self.types.expr(*base) {
-                // A row of a shared array whose rows' length is a const generic: the twin
-                // holds the array flat (see `shared_rows`), a row as a slice of it.
-                Ty::Shared {
-                    elem: Ty::Array { len, .. },
-                    ..
-                } if len.needs_instantiation() => {
+                // A row of a shared array held flat (`Ty::flat_rows`): a slice of it.
+                ty @ Ty::Shared { .. } if ty.flat_rows().is_some() => {
                     let base = self.expr(*base);
                     let index = self.expr(*index);
-                    let cols = len.rust();
+                    let cols = ty.flat_rows()?.rust();
                     Some(format!("{base}.row_of({index}, {cols}, __t, {line})"))
                 }
                 Ty::Slice { .. } | Ty::Shared { .. } => {
@@ -49,7 +45,7 @@ impl Twin<'_> {
                     let index = self.expr(*index);
                     Some(format!("{base}.place({index}, __t, {line})"))
                 }
-                Ty::Array { len, .. } if len.needs_instantiation() && self.is_shared_row(*base) => {
+                Ty::Array { .. } if self.is_shared_row(*base) => {
                     let base = self.memory_place(*base)?;
                     let index = self.expr(*index);
                     Some(format!("{base}.place({index}, __t, {line})"))
@@ -80,14 +76,11 @@ impl Twin<'_> {
         }
     }
 
-    /// Whether `id` is a row of a shared array whose rows take their length from a const
-    /// generic, which the twin reaches as a slice (see `memory_place`).
+    /// Whether `id` is a row of a shared array held flat (`Ty::flat_rows`), which the twin
+    /// reaches as a slice (see `memory_place`).
     pub(super) fn is_shared_row(&self, id: ExprId) -> bool {
         match &self.function.expr(id).kind {
-            ExprKind::Index { base, .. } => matches!(
-                self.types.expr(*base),
-                Ty::Shared { elem: Ty::Array { len, .. }, .. } if len.needs_instantiation()
-            ),
+            ExprKind::Index { base, .. } => self.types.expr(*base).flat_rows().is_some(),
             _ => false,
         }
     }

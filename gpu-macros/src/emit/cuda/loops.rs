@@ -341,9 +341,8 @@ impl Emitter<'_> {
         let sum = Bound::op(BoundOp::Add, &bound(end)?, &bound(step)?);
         match sum.upper() {
             Some(upper) if upper <= I32_MAX => Some("true".to_string()),
-            _ if sum.at_run_time() => None,
-            Some(_) => None,
-            None => Some(format!("{} <= {I32_MAX}ull", sum.cuda())),
+            None if !sum.at_run_time() => Some(format!("{} <= {I32_MAX}ull", sum.cuda())),
+            _ => None,
         }
     }
 }

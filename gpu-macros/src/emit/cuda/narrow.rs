@@ -528,11 +528,7 @@ pub(super) fn launch_params(
 ) -> Option<Params> {
     if kernel.kind != FnKind::Kernel
         || super::intrinsics::calls_grid_sync(program)
-        || (!kernel.generics.is_empty()
-            && kernel
-                .exprs
-                .iter()
-                .any(|expr| matches!(expr.kind, ExprKind::SharedArray { .. })))
+        || (!kernel.generics.is_empty() && kernel.has_shared_arrays())
     {
         return None;
     }
