@@ -134,9 +134,7 @@ fn rows_of_a_const_generic_length_are_bounds_checked() {
         for (row, col, len, index) in [(4, 0, 4, 4), (0, 8, 8, 8)] {
             shared_rows_at::launch::<8>(&stream, config, row, col, &mut out).unwrap();
             let err = stream.synchronize().expect_err("out of bounds");
-            let gpu_dsl::runtime::Error::KernelPanic { message, .. } = &err else {
-                panic!("expected a kernel panic, got {err}");
-            };
+            let message = common::panic_message(&err);
             assert_eq!(
                 message,
                 &format!("index out of bounds: the len is {len} but the index is {index}"),

@@ -9,7 +9,7 @@ mod ports16;
 
 use common::{assert_compiles_with_nvrtc, backends, close, random_f32};
 use gpu_dsl::prelude::*;
-use ports16::{Body, Vec3, TILE_BODIES};
+use ports16::{Vec3, TILE_BODIES};
 
 #[test]
 fn every_port_compiles_with_nvrtc() {
@@ -24,17 +24,7 @@ fn every_port_compiles_with_nvrtc() {
 fn nbody_with_a_vector_type_matches_plain_rust() {
     let n = 600usize;
     let r = random_f32(4 * n, 161);
-    let bodies: Vec<Body> = r
-        .chunks(4)
-        .map(|c| Body {
-            pos: Vec3 {
-                x: c[0],
-                y: c[1],
-                z: c[2],
-            },
-            mass: c[3].abs() + 0.1,
-        })
-        .collect();
+    let bodies = ports16::bodies(&r);
     let softening = 1e-3f32;
     let expected: Vec<f32> = bodies
         .iter()

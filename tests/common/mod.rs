@@ -69,3 +69,11 @@ pub fn close(ours: &[f32], expected: &[f32], tolerance: f32) {
         );
     }
 }
+
+/// The message of the kernel panic `err` must be; any other error fails the test.
+pub fn panic_message(err: &gpu_dsl::runtime::Error) -> &str {
+    match err {
+        gpu_dsl::runtime::Error::KernelPanic { message, .. } => message,
+        other => panic!("expected a kernel panic, got {other}"),
+    }
+}
