@@ -68,6 +68,21 @@ pub struct Body {
     pub mass: f32,
 }
 
+/// Bodies from four numbers each: a position, and a mass of at least 0.1 from the fourth.
+pub fn bodies(words: &[f32]) -> Vec<Body> {
+    words
+        .chunks(4)
+        .map(|c| Body {
+            pos: Vec3 {
+                x: c[0],
+                y: c[1],
+                z: c[2],
+            },
+            mass: c[3].abs() + 0.1,
+        })
+        .collect()
+}
+
 /// The acceleration of each body from all the others (GPU Gems 3, chapter 31): blocks of
 /// `TILE_BODIES` threads stage the bodies a tile at a time in shared memory, and each thread
 /// sums the pulls on its own body.

@@ -6,7 +6,7 @@ mod twins;
 use gpu_dsl::prelude::*;
 use gpu_dsl::runtime::KernelArg;
 
-use crate::port_kernels16::{self as ports, Body, Vec3, TILE_BODIES};
+use crate::port_kernels16::{self as ports, Vec3, TILE_BODIES};
 use crate::ports::{agree, agree_exact, row, values};
 use crate::{median_ms, Only, Row};
 use twins::{BIT_REVERSE_C, NBODY_BODIES_C, SPMV_CSR_SCALAR_C};
@@ -28,17 +28,7 @@ pub fn rows(stream: &Stream, only: &Only) -> gpu_dsl::Result<Vec<Row>> {
 
 fn nbody(stream: &Stream, n: usize) -> gpu_dsl::Result<Row> {
     let words = values(4 * n, 161);
-    let bodies: Vec<Body> = words
-        .chunks(4)
-        .map(|c| Body {
-            pos: Vec3 {
-                x: c[0],
-                y: c[1],
-                z: c[2],
-            },
-            mass: c[3].abs() + 0.1,
-        })
-        .collect();
+    let bodies = ports::bodies(&words);
     let flat: Vec<f32> = bodies
         .iter()
         .flat_map(|b| [b.pos.x, b.pos.y, b.pos.z, b.mass])
