@@ -17,6 +17,7 @@ fn every_port_compiles_with_nvrtc() {
         (&ports15::lbm_step::KERNEL, &[]),
         (&ports15::fan1::KERNEL, &[]),
         (&ports15::fan2::KERNEL, &[]),
+        (&ports15::srad_coefficients::KERNEL, &[]),
     ]);
 }
 
@@ -103,5 +104,61 @@ fn gaussian_elimination_solves_the_system() {
             x[i] = (b[i] - rest) / a[i * size + i];
         }
         close(&x, &x_true, 1e-3);
+    }
+}
+
+#[test]
+fn srad_coefficients_match_plain_rust() {
+    let (rows, cols, q0sqr) = (33usize, 21usize, 0.05f32);
+    let j_host: Vec<f32> = random_f32(rows * cols, 154)
+        .iter()
+        .map(|v| 1.5 + v)
+        .collect();
+    let n = rows * cols;
+    let mut expected = [
+        vec![0.0f32; n],
+        vec![0.0; n],
+        vec![0.0; n],
+        vec![0.0; n],
+        vec![0.0; n],
+    ];
+    for k in 0..n {
+        let (row, col) = (k % rows, k / rows);
+        let nb = [
+            if row == 0 { k } else { k - 1 },
+            if row == rows - 1 { k } else { k + 1 },
+            if col == 0 { k } else { k - rows },
+            if col == cols - 1 { k } else { k + rows },
+        ];
+        let jc = j_host[k];
+        let d: Vec<f32> = nb.iter().map(|&i| j_host[i] - jc).collect();
+        let g2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + d[3] * d[3]) / (jc * jc);
+        let l = (d[0] + d[1] + d[2] + d[3]) / jc;
+        let num = 0.5 * g2 - (1.0 / 16.0) * (l * l);
+        let den = 1.0 + 0.25 * l;
+        let qsqr = num / (den * den);
+        let den = (qsqr - q0sqr) / (q0sqr * (1.0 + q0sqr));
+        expected[4][k] = (1.0 / (1.0 + den)).clamp(0.0, 1.0);
+        for (out, v) in expected.iter_mut().zip(&d) {
+            out[k] = *v;
+        }
+    }
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let j = DeviceBuffer::from_host(&stream, &j_host).unwrap();
+        let mut outs: Vec<DeviceBuffer<f32>> = (0..5)
+            .map(|_| DeviceBuffer::zeroed(&stream, n).unwrap())
+            .collect();
+        let [dn, ds, dw, de, c] = &mut outs[..] else {
+            unreachable!("five buffers")
+        };
+        let config = LaunchConfig::for_len(n, 128);
+        ports15::srad_coefficients::launch(
+            &stream, config, rows, cols, q0sqr, &j, dn, ds, dw, de, c,
+        )
+        .unwrap();
+        for (got, want) in outs.iter().zip(&expected) {
+            close(&got.to_host(&stream).unwrap(), want, 1e-5);
+        }
     }
 }

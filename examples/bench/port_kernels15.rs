@@ -1,7 +1,7 @@
 //! The fifteenth set of classic CUDA programs ported to `#[kernel]` (see the first,
 //! `port_kernels.rs`): a lattice Boltzmann D2Q9 step (nine distributions a cell in local
-//! arrays, weights and velocities in module `const` tables) and Rodinia's Gaussian elimination
-//! (`Fan1` and `Fan2`).
+//! arrays, weights and velocities in module `const` tables), Rodinia's Gaussian elimination
+//! (`Fan1` and `Fan2`), and Rodinia's SRAD diffusion coefficient kernel.
 
 use gpu_dsl::prelude::*;
 
@@ -80,5 +80,46 @@ pub fn fan2(size: usize, t: usize, m: &[f32], a: &mut [f32], b: &mut [f32]) {
         if y == 0 {
             b[row] -= m[size * row + t] * b[t];
         }
+    }
+}
+
+/// Rodinia SRAD's first kernel: the directional derivatives of each pixel of a `rows x cols`
+/// image `j` (column-major, edges clamped), and its diffusion coefficient from the
+/// instantaneous coefficient of variation against the speckle scale `q0sqr`, clamped to
+/// [0, 1].
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn srad_coefficients(
+    rows: usize,
+    cols: usize,
+    q0sqr: f32,
+    j: &[f32],
+    dn: &mut [f32],
+    ds: &mut [f32],
+    dw: &mut [f32],
+    de: &mut [f32],
+    c: &mut [f32],
+) {
+    let k = global_idx().x;
+    if k < rows * cols {
+        let row = k % rows;
+        let col = k / rows;
+        let n = if row == 0 { k } else { k - 1 };
+        let s = if row == rows - 1 { k } else { k + 1 };
+        let w = if col == 0 { k } else { k - rows };
+        let e = if col == cols - 1 { k } else { k + rows };
+        let jc = j[k];
+        let (d_n, d_s, d_w, d_e) = (j[n] - jc, j[s] - jc, j[w] - jc, j[e] - jc);
+        let g2 = (d_n * d_n + d_s * d_s + d_w * d_w + d_e * d_e) / (jc * jc);
+        let l = (d_n + d_s + d_w + d_e) / jc;
+        let num = 0.5 * g2 - (1.0 / 16.0) * (l * l);
+        let den = 1.0 + 0.25 * l;
+        let qsqr = num / (den * den);
+        let den = (qsqr - q0sqr) / (q0sqr * (1.0 + q0sqr));
+        c[k] = (1.0 / (1.0 + den)).clamp(0.0, 1.0);
+        dn[k] = d_n;
+        ds[k] = d_s;
+        dw[k] = d_w;
+        de[k] = d_e;
     }
 }

@@ -9,7 +9,7 @@ use gpu_dsl::runtime::KernelArg;
 use crate::port_kernels15::{self as ports, LBM_W};
 use crate::ports::{agree, row, values};
 use crate::{median_ms, Only, Row};
-use twins::{FAN1_C, FAN2_C, LBM_STEP_C};
+use twins::{FAN1_C, FAN2_C, LBM_STEP_C, SRAD_C};
 
 /// Every row of the fifteenth set of ports (GPU only: the twins have no CPU twin).
 pub fn rows(stream: &Stream, only: &Only) -> gpu_dsl::Result<Vec<Row>> {
@@ -19,6 +19,9 @@ pub fn rows(stream: &Stream, only: &Only) -> gpu_dsl::Result<Vec<Row>> {
     }
     if only.wants("port gaussian elimination") {
         rows.push(gaussian(stream, 1024)?);
+    }
+    if only.wants("port srad") {
+        rows.push(srad(stream, 4096, 4096)?);
     }
     Ok(rows)
 }
@@ -135,5 +138,51 @@ fn gaussian(stream: &Stream, size: usize) -> gpu_dsl::Result<Row> {
         twin_ms,
         (size * size * size) as f64 / 3.0 / 1e9,
         "Gflop/s",
+    ))
+}
+
+fn srad(stream: &Stream, rows: usize, cols: usize) -> gpu_dsl::Result<Row> {
+    let n = rows * cols;
+    let j_host: Vec<f32> = values(n, 154).iter().map(|v| 1.5 + v).collect();
+    let j = DeviceBuffer::from_host(stream, &j_host)?;
+    let zeroed = || DeviceBuffer::<f32>::zeroed(stream, n);
+    let (mut dn, mut ds, mut dw, mut de, mut c) =
+        (zeroed()?, zeroed()?, zeroed()?, zeroed()?, zeroed()?);
+    let mut twin: Vec<DeviceBuffer<f32>> = (0..5).map(|_| zeroed()).collect::<Result<_, _>>()?;
+    let q0sqr = 0.05f32;
+    let config = LaunchConfig::try_for_len(n, 256)?;
+    let ms = median_ms(stream, || {
+        ports::srad_coefficients::launch(
+            stream, config, rows, cols, q0sqr, &j, &mut dn, &mut ds, &mut dw, &mut de, &mut c,
+        )
+    })?;
+    let twin_ms = median_ms(stream, || {
+        let [tn, ts, tw, te, tc] = &mut twin[..] else {
+            unreachable!("five buffers")
+        };
+        stream.launch(
+            &SRAD_C,
+            config,
+            &[
+                KernelArg::scalar(rows as i32),
+                KernelArg::scalar(cols as i32),
+                KernelArg::scalar(q0sqr),
+                KernelArg::slice(&j),
+                KernelArg::slice_mut(tn),
+                KernelArg::slice_mut(ts),
+                KernelArg::slice_mut(tw),
+                KernelArg::slice_mut(te),
+                KernelArg::slice_mut(tc),
+            ],
+        )
+    })?;
+    agree("srad", &c.to_host(stream)?, &twin[4].to_host(stream)?, 1e-5);
+    Ok(row(
+        "port srad",
+        format!("{rows}x{cols}"),
+        ms,
+        twin_ms,
+        (6 * n * 4) as f64 / 1e9,
+        "GB/s",
     ))
 }

@@ -77,3 +77,40 @@ extern "C" __global__ void fan2_c(int Size, int t, const float* __restrict__ m_c
 "#,
     &[INT, INT, IN_F32, OUT_F32, OUT_F32],
 );
+
+/// Rodinia SRAD's derivatives and diffusion coefficient.
+pub(super) static SRAD_C: Kernel = twin(
+    "srad_coefficients_c",
+    r#"
+extern "C" __global__ void srad_coefficients_c(int rows, int cols, float q0sqr,
+        const float* __restrict__ J, unsigned long long j_len,
+        float* __restrict__ dN, unsigned long long n_len, float* __restrict__ dS, unsigned long long s_len,
+        float* __restrict__ dW, unsigned long long w_len, float* __restrict__ dE, unsigned long long e_len,
+        float* __restrict__ C, unsigned long long c_len) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < rows * cols) {
+        int row = k % rows;
+        int col = k / rows;
+        int n = row == 0 ? k : k - 1;
+        int s = row == rows - 1 ? k : k + 1;
+        int w = col == 0 ? k : k - rows;
+        int e = col == cols - 1 ? k : k + rows;
+        float Jc = J[k];
+        float d_n = J[n] - Jc, d_s = J[s] - Jc, d_w = J[w] - Jc, d_e = J[e] - Jc;
+        float G2 = (d_n * d_n + d_s * d_s + d_w * d_w + d_e * d_e) / (Jc * Jc);
+        float L = (d_n + d_s + d_w + d_e) / Jc;
+        float num = (0.5f * G2) - ((1.0f / 16.0f) * (L * L));
+        float den = 1 + (.25f * L);
+        float qsqr = num / (den * den);
+        den = (qsqr - q0sqr) / (q0sqr * (1 + q0sqr));
+        float c = 1.0f / (1.0f + den);
+        if (c < 0) c = 0; else if (c > 1) c = 1;
+        C[k] = c;
+        dN[k] = d_n; dS[k] = d_s; dW[k] = d_w; dE[k] = d_e;
+    }
+}
+"#,
+    &[
+        INT, INT, FLOAT, IN_F32, OUT_F32, OUT_F32, OUT_F32, OUT_F32, OUT_F32,
+    ],
+);

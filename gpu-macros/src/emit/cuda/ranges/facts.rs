@@ -267,6 +267,12 @@ impl Fact {
         if let (Bound::Num(a), Bound::Num(b)) = (&lhs, &rhs) {
             return (a <= b).then_some(self);
         }
+        // A value the launch knows held to 0 (`k - rows` where nothing bounds `k` below by
+        // `rows`) holds only for empty launches; as a condition of the launch's one flag it
+        // would keep every other fact of the kernel from ever holding.
+        if rhs == Bound::Num(0) && lhs.at_run_time() && lhs.lower() == 0 {
+            return None;
+        }
         if lhs.upper().is_some_and(|upper| upper <= rhs.lower()) {
             return Some(self);
         }
