@@ -751,8 +751,31 @@ fn launch_decides_the_width_of_parameter_indices() {
     assert!(strided.contains("config . grid . x as u64"), "{strided}");
     assert!(strided.contains("config . block . x as u64"), "{strided}");
     assert!(strided.contains("void strided_rs_fits("), "{strided}");
-    // Without a read of the grid's extent, the launch's grid is no bound.
-    assert!(!split.contains("config . grid"), "{split}");
+    // In a generic kernel, whose one entry holds both bodies, the launch's grid is no bound.
+    let generic = expand(
+        "fn strided_by<const K: usize>(n: usize, out: &mut [u32]) { let mut i = global_idx().x; while i < n { let mut k = 0; while k < K { out[i * K + k] = k as u32; k += 1; } i += grid_size().x; } }",
+    );
+    assert!(!generic.contains("config . grid"), "{generic}");
+}
+
+/// A `step_by` loop by a constant over a bound only the launch knows steps as C's `j += 32`
+/// in the body the launch picks when the bound plus the step fits in `int`; one by a step
+/// only the launch knows keeps its count, which the compiler unrolls.
+#[test]
+fn step_by_a_constant_steps_where_the_launch_fits() {
+    let by_const = cuda(
+        "fn rows(cols: usize, x: &[f32], y: &mut [f32]) { let row = global_idx().x / 32; let lane = thread_idx().x as usize % 32; if row < x.len() / cols { for j in (lane..cols).step_by(32) { y[row * cols + j] = x[row * cols + j]; } } }",
+    );
+    assert!(by_const.contains("rs_step_by<(rs_fits)>("), "{by_const}");
+    assert!(!by_const.contains("j_count"), "{by_const}");
+    let by_threads = cuda(
+        "fn rows(cols: usize, x: &[f32], y: &mut [f32]) { let row = block_idx().x as usize; let t = thread_idx().x as usize; let threads = block_dim().x as usize; if row < x.len() / cols { for j in (t..cols).step_by(threads) { y[row * cols + j] = x[row * cols + j]; } } }",
+    );
+    assert!(
+        !by_threads.contains("rs_step_by<(rs_fits)>("),
+        "{by_threads}"
+    );
+    assert!(by_threads.contains("j_count"), "{by_threads}");
 }
 
 /// A chain of small-integer `+`, `-` and `*` computes in `unsigned int` and converts to its

@@ -3,7 +3,7 @@
 //! loops).
 
 use super::ranges::{Bound, BoundOp, I32_MAX};
-use super::{cuda_type, fresh, strip_outer_parens, Emitter, LoopLabels};
+use super::{cuda_type, fresh, narrow, strip_outer_parens, Emitter, LoopLabels};
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
 
@@ -189,7 +189,7 @@ impl<'a> Emitter<'a> {
                 prelude.push(format!(
                     "{ty} {first} = {start_code}, {end_name} = {end_code};"
                 ));
-                let simple = self.steps_without_wrap(scalar, end, step, narrowed);
+                let simple = self.steps_without_wrap(scalar, end, step, narrowed.then_some(&ty));
                 let (header, prologue) = if let Some(simple) = simple {
                     // A bound and a step whose sum fits in `int`: C's loop, which needs
                     // neither a count (a division at every entry) nor a clamp (the 2-D
@@ -320,16 +320,22 @@ impl Emitter<'_> {
     /// `scalar` narrowed to it (or to an alias that is `int` where it fits), so stepping past
     /// the bound cannot overflow, and the compiler, which may assume an `int` never does,
     /// counts the trips: `"true"`, or the C++ constant condition where a bound names a
-    /// constant; `None` where it is not known (a bound only the launch knows). An unsigned
-    /// counter, whose wrap is defined, keeps its form.
+    /// constant, or `rs_fits` where the launch knows it, the step is a constant and the
+    /// counter's type already depends on the launch (a warp-per-row layer norm's
+    /// `(lane..cols).step_by(32)`: counted in 64 bits, its three loops ran at 0.88-0.93 x its
+    /// CUDA C twin on an H100, 1.00 x this way); `None` where it is not known. A step only the
+    /// launch knows keeps the count, which the compiler unrolls (a block-per-row softmax's
+    /// `(t..cols).step_by(threads)`: 0.219 ms counted, 0.245 ms as `i += threads`). An
+    /// unsigned counter, whose wrap is defined, keeps its form.
     fn steps_without_wrap(
-        &self,
+        &mut self,
         scalar: Scalar,
         end: ExprId,
         step: ExprId,
-        narrowed: bool,
+        narrowed: Option<&str>,
     ) -> Option<String> {
-        if !narrowed || !matches!(scalar, Scalar::U64 | Scalar::Usize) {
+        let ty = narrowed?;
+        if !matches!(scalar, Scalar::U64 | Scalar::Usize) {
             return None;
         }
         let bound = |id: ExprId| {
@@ -339,9 +345,14 @@ impl Emitter<'_> {
                 .map(|fact| fact.hi.clone())
         };
         let sum = Bound::op(BoundOp::Add, &bound(end)?, &bound(step)?);
+        let constant_step = self.ranges.expr(step).is_some_and(|fact| !fact.varies);
         match sum.upper() {
             Some(upper) if upper <= I32_MAX => Some("true".to_string()),
             None if !sum.at_run_time() => Some(format!("{} <= {I32_MAX}ull", sum.cuda())),
+            None if self.fits_with_launch(ty) && constant_step => {
+                self.fits_at_launch.insert((sum, Bound::Num(I32_MAX)));
+                Some(narrow::LAUNCH_FITS_BODY.to_string())
+            }
             _ => None,
         }
     }

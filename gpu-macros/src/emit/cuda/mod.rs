@@ -646,7 +646,7 @@ impl<'a> Emitter<'a> {
     fn split_kernel(&mut self, body: &str) {
         let name = format!("rs_body_{}", self.kernel.name);
         let params = self.parameters(true);
-        let mut template = vec!["bool rs_fits".to_string()];
+        let mut template = vec![format!("bool {}", narrow::LAUNCH_FITS_BODY)];
         let mut template_args = Vec::new();
         for generic in &self.kernel.generics {
             match generic {

@@ -78,8 +78,8 @@ impl<'a> Emitter<'a> {
         let cond = match (fixed.is_empty(), at_launch.is_empty()) {
             (true, true) => unreachable!("the condition is not empty"),
             (false, true) => cond_cuda(&fixed),
-            (true, false) => "rs_fits".to_string(),
-            (false, false) => format!("{} && rs_fits", cond_cuda(&fixed)),
+            (true, false) => LAUNCH_FITS_BODY.to_string(),
+            (false, false) => format!("{} && {LAUNCH_FITS_BODY}", cond_cuda(&fixed)),
         };
         self.fits_at_launch.extend(at_launch);
         if let Some((_, alias)) = self.index_types.iter().find(|(c, _)| *c == cond) {
@@ -89,6 +89,14 @@ impl<'a> Emitter<'a> {
         let alias = fresh(&mut self.taken, "index_t");
         self.index_types.push((cond, alias.clone()));
         Some(alias)
+    }
+
+    /// Whether `ty` is an index type alias that is `int` only where the launch fits, so code
+    /// of its type runs in the body that the launch's condition picks.
+    pub(super) fn fits_with_launch(&self, ty: &str) -> bool {
+        self.index_types
+            .iter()
+            .any(|(cond, alias)| alias == ty && cond.contains(LAUNCH_FITS_BODY))
     }
 
     /// The C++ type expression `id` is computed in, if it is narrowed.
@@ -512,6 +520,8 @@ fn narrowable(ty: Ty) -> bool {
 
 /// The hidden last parameter of a kernel split at launch: whether the launch's parameters fit.
 pub(super) const LAUNCH_FITS: &str = "rs_launch_fits";
+/// The body template's parameter: whether the launch fits, as the launcher decided.
+pub(super) const LAUNCH_FITS_BODY: &str = "rs_fits";
 
 /// The parameters a kernel's 32-bit code may depend on, decided at launch; `None` where the
 /// kernel is not split into two bodies: a device function, or a kernel with tensor maps,
@@ -549,6 +559,6 @@ pub(super) fn launch_params(
     Some(Params {
         values,
         lens: len_names.to_vec(),
-        grid: Params::reads_grid(kernel),
+        grid: Params::bounds_grid(kernel),
     })
 }

@@ -39,21 +39,19 @@
 //! scan's `offset`, doubled while `d` halves to 0) is bounded by counting the trips
 //! ([`trips`]).
 //!
-//! Tried and dropped: bounding `block_idx().x`, `grid_dim().x` and `global_idx().x` by the
-//! launch's grid and block along x as well as by CUDA's limits (the hardware's 2^31 - 1
-//! blocks put an image's column `block_idx().x * block_dim().x + thread_idx().x` past 32
-//! bits, where CUDA C computes it in `int`; the launcher knows the grid). 28 of 54 library
-//! and port kernels changed, grid-stride loops among them. H100, the old and new binaries
-//! in one call: the i64 and i32 2-D convolutions 0.532 -> 0.515 ms, but the 3-D stencil
-//! 0.240 -> 0.256 ms, RGBA to gray 0.195 -> 0.201 ms and the 1024^2 Jacobi sweep 8.6 ->
-//! 9.8 us; the box filter it was meant for did not move (0.566 -> 0.562 ms). Kept where it
-//! is needed: in a kernel with a grid-stride loop ([`Params::grid`]), whose index has no
-//! other bound. H100, the old and new binaries in one call, twice: the Sobol port 0.370 ->
-//! 0.301 ms (0.81 -> 1.00 x its CUDA C twin), with no library or port row slower beyond the
-//! noise.
+//! The index builtins are bounded by the launch's grid and block as well as by CUDA's limits
+//! (the hardware's 2^31 - 1 blocks put an image's column `block_idx().x * block_dim().x +
+//! thread_idx().x` past 32 bits, where CUDA C computes it in `int`; the launcher knows the
+//! grid), in every kernel that is not generic ([`Params::bounds_grid`]). At first this was
+//! kept to grid-stride loops, whose stepped index has no other bound (the Sobol port 0.81 ->
+//! 1.00 x its CUDA C twin): bounding every kernel had made the 3-D stencil, RGBA to gray
+//! and the 1024^2 Jacobi sweep slower, which came from their 64-bit entries holding the
+//! 64-bit body alone; with both bodies kept there, H100, the old and new binaries in one
+//! call, twice: softmax 0.239 -> 0.219 ms, the 2-D convolutions 0.530 -> 0.515 ms, the box
+//! filter 0.944 -> 0.953 x its twin, the stencil and RGBA rows unchanged, and the 1024^2
+//! Jacobi sweep 8.1 -> 8.9 us (its 4096^2 one 1-2% slower, 8192^2 unchanged).
 
 use crate::check::Types;
-use crate::intrinsics::Builtin;
 use crate::ir::*;
 use crate::types::{Scalar, Ty};
 use std::collections::{BTreeMap, BTreeSet};
@@ -133,29 +131,19 @@ pub fn is_wide(ty: Ty) -> bool {
 pub struct Params {
     pub values: Vec<(LocalId, String)>,
     pub lens: Vec<(LocalId, String)>,
-    /// Whether the launch's extents bound the index builtins: only in a kernel that reads
-    /// the grid's extent along x (a grid-stride loop), whose stepped index has no 32-bit
-    /// bound without them (see [`operators`]), and is not generic.
+    /// Whether the launch's extents bound the index builtins (see [`Params::bounds_grid`]):
+    /// an image's column `block_idx().x * block_dim().x + thread_idx().x` then fits in 32 bits
+    /// where the launch's threads do, and so does a grid-stride loop's stepped index.
     pub grid: bool,
 }
 
 impl Params {
-    /// Whether `kernel` is not generic and reads the grid's extent along x (`grid_size().x`,
-    /// `grid_dim().x`), as a grid-stride loop does: see [`Params::grid`]. The library's
-    /// generic reductions, whose one entry holds both bodies, gained and lost by turns with
-    /// the launch's bounds (H100, `f16` sums: 0.91 x at 2^24 elements, 1.04 x at 2^26).
-    pub fn reads_grid(kernel: &Function) -> bool {
+    /// Whether the launch's extents bound `kernel`'s index builtins: where it is not
+    /// generic. A generic kernel's one entry holds both bodies, and the library's generic
+    /// reductions gained and lost by turns with the bounds (H100, `f16` sums: 0.91 x at 2^24
+    /// elements, 1.04 x at 2^26).
+    pub fn bounds_grid(kernel: &Function) -> bool {
         kernel.generics.is_empty()
-            && kernel.exprs.iter().any(|expr| match &expr.kind {
-                ExprKind::Field { base, name, .. } => {
-                    name == "x"
-                        && matches!(
-                            kernel.expr(*base).kind,
-                            ExprKind::Builtin(Builtin::GridSize | Builtin::GridDim)
-                        )
-                }
-                _ => false,
-            })
     }
 }
 

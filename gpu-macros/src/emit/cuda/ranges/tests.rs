@@ -202,7 +202,7 @@ fn launch_fact(rust: &str, name: &str) -> Option<Fact> {
             .filter(|p| matches!(p.ty, crate::types::Ty::Slice { .. }))
             .map(|p| (p.local, format!("{}_len", kernel.local(p.local).name)))
             .collect(),
-        grid: super::Params::reads_grid(kernel),
+        grid: super::Params::bounds_grid(kernel),
     };
     let ranges = Ranges::of(kernel, &types[0], Some(&params));
     let local = kernel
