@@ -229,3 +229,63 @@ fn more_methods_compile_with_nvrtc() {
         (&float_methods::KERNEL, &[TemplateArg::of::<f64>()]),
     ]);
 }
+
+/// A counter whose draws change it, as a random generator's do.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Turns {
+    pub count: u32,
+}
+
+#[device]
+impl Turns {
+    /// The next angle: a quarter turn more than the last.
+    pub fn next_angle(&mut self) -> f32 {
+        self.count += 1;
+        self.count as f32 * core::f32::consts::FRAC_PI_2
+    }
+}
+
+/// `sin_cos` of a value drawn by a `&mut self` method: one draw, both parts of one angle.
+#[kernel]
+fn sin_cos_of_a_draw(start: &[u32], sines: &mut [f32], cosines: &mut [f32], ends: &mut [u32]) {
+    let i = global_idx().x;
+    if i < start.len() {
+        let mut turns = Turns { count: start[i] };
+        let (s, c) = (0.5 * turns.next_angle()).sin_cos();
+        sines[i] = s;
+        cosines[i] = c;
+        ends[i] = turns.count;
+    }
+}
+
+#[test]
+fn sin_cos_of_a_method_with_effects_draws_once() {
+    assert_compiles_with_nvrtc(&[(&sin_cos_of_a_draw::KERNEL, &[])]);
+    // Drawn twice, the sine would be of one angle and the cosine of the next.
+    let source = sin_cos_of_a_draw::SOURCE;
+    let body = &source[source.find("void sin_cos_of_a_draw").unwrap_or(0)..];
+    let draws = source.matches("Turns__next_angle(turns)").count();
+    assert_eq!(draws, 1, "{body}");
+    let start: Vec<u32> = (0..37).collect();
+    let (mut sines, mut cosines, mut ends) = (Vec::new(), Vec::new(), Vec::new());
+    for &s in &start {
+        let angle = 0.5 * ((s + 1) as f32 * core::f32::consts::FRAC_PI_2);
+        sines.push(angle.sin());
+        cosines.push(angle.cos());
+        ends.push(s + 1);
+    }
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let st = DeviceBuffer::from_host(&stream, &start).unwrap();
+        let mut s = DeviceBuffer::<f32>::zeroed(&stream, start.len()).unwrap();
+        let mut c = DeviceBuffer::<f32>::zeroed(&stream, start.len()).unwrap();
+        let mut e = DeviceBuffer::<u32>::zeroed(&stream, start.len()).unwrap();
+        let config = LaunchConfig::for_len(start.len(), 32);
+        sin_cos_of_a_draw::launch(&stream, config, &st, &mut s, &mut c, &mut e).unwrap();
+        close(&s.to_host(&stream).unwrap(), &sines, 1e-4);
+        close(&c.to_host(&stream).unwrap(), &cosines, 1e-4);
+        assert_eq!(e.to_host(&stream).unwrap(), ends, "{}", gpu.name());
+    }
+}

@@ -471,3 +471,64 @@ fn array_constants_are_tables_on_both_backends() {
     }
     assert_compiles_with_nvrtc(&[(&tables_of_constants::KERNEL, &[])]);
 }
+
+/// A scale a method of a `#[device]` type reads.
+const KELVIN_OFFSET: f32 = 273.15;
+
+/// A temperature, whose methods read an outer constant.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Celsius {
+    pub degrees: f32,
+}
+
+#[device]
+impl Celsius {
+    /// The temperature in kelvin.
+    pub fn kelvin(self) -> f32 {
+        self.degrees + KELVIN_OFFSET
+    }
+}
+
+#[device]
+impl core::ops::Mul<f32> for Celsius {
+    type Output = Celsius;
+    fn mul(self, s: f32) -> Celsius {
+        Celsius {
+            degrees: self.degrees * s * TABLE_SCALE[1],
+        }
+    }
+}
+
+/// A table a trait method reads.
+const TABLE_SCALE: [f32; 2] = [0.5, 2.0];
+
+/// Methods and operators of a `#[device]` type that read outer constants and tables, named
+/// after the method as the kernel's other functions name them.
+#[kernel]
+fn to_kelvin(c: &[Celsius], out: &mut [f32]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        out[i] = (c[i] * 0.5).kelvin();
+    }
+}
+
+#[test]
+fn methods_of_device_types_read_outer_constants() {
+    assert_compiles_with_nvrtc(&[(&to_kelvin::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let host: Vec<Celsius> = random_f32(40, 12)
+        .into_iter()
+        .map(|v| Celsius { degrees: v * 50.0 })
+        .collect();
+    let c = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::<f32>::zeroed(&stream, host.len()).unwrap();
+    to_kelvin::launch(&stream, LaunchConfig::for_len(host.len(), 32), &c, &mut out).unwrap();
+    let got = out.to_host(&stream).unwrap();
+    for (i, (got, c)) in got.iter().zip(&host).enumerate() {
+        let expected = c.degrees * 0.5 * TABLE_SCALE[1] + KELVIN_OFFSET;
+        assert!((got - expected).abs() < 1e-4, "[{i}] {got} vs {expected}");
+    }
+}

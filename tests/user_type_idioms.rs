@@ -130,3 +130,79 @@ fn derived_defaults_match_rust() {
 fn user_type_idioms_compile_with_nvrtc() {
     assert_compiles_with_nvrtc(&[(&strided_stats::KERNEL, &[])]);
 }
+
+/// A running sum and count, added by `+=`.
+#[device]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct Tally {
+    pub sum: f32,
+    pub count: u32,
+}
+
+#[device]
+impl core::ops::AddAssign for Tally {
+    fn add_assign(&mut self, o: Tally) {
+        self.sum += o.sum;
+        self.count += o.count;
+    }
+}
+
+/// `+=` of a user type on elements of shared memory (a tree over a block) and of a slice.
+#[kernel]
+fn tally_tree(x: &[f32], totals: &mut [Tally]) {
+    let partial = shared_array::<Tally, 64>();
+    let t = thread_idx().x as usize;
+    let i = global_idx().x;
+    partial[t] = if i < x.len() {
+        Tally {
+            sum: x[i],
+            count: 1,
+        }
+    } else {
+        Tally::default()
+    };
+    sync_threads();
+    let mut stride = 32;
+    while stride > 0 {
+        if t < stride {
+            partial[t] += partial[t + stride];
+        }
+        sync_threads();
+        stride /= 2;
+    }
+    if t == 0 {
+        totals[block_idx().x as usize] += partial[0];
+    }
+}
+
+#[test]
+fn operator_assignment_of_a_user_type_writes_elements_of_memory() {
+    assert_compiles_with_nvrtc(&[(&tally_tree::KERNEL, &[])]);
+    let n = 300usize;
+    let x = random_f32(n, 41);
+    let blocks = n.div_ceil(64);
+    // Each block's total lands on a start of 1.0 and one count.
+    let start = vec![Tally { sum: 1.0, count: 1 }; blocks];
+    let expected: Vec<Tally> = x
+        .chunks(64)
+        .map(|c| Tally {
+            sum: 1.0 + c.iter().sum::<f32>(),
+            count: 1 + c.len() as u32,
+        })
+        .collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let xs = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut totals = DeviceBuffer::from_host(&stream, &start).unwrap();
+        let config = LaunchConfig::new(Grid::x(blocks as u32), Block::x(64));
+        tally_tree::launch(&stream, config, &xs, &mut totals).unwrap();
+        let got = totals.to_host(&stream).unwrap();
+        let counts: Vec<u32> = got.iter().map(|t| t.count).collect();
+        let expected_counts: Vec<u32> = expected.iter().map(|t| t.count).collect();
+        assert_eq!(counts, expected_counts, "{}", gpu.name());
+        let sums: Vec<f32> = got.iter().map(|t| t.sum).collect();
+        let expected_sums: Vec<f32> = expected.iter().map(|t| t.sum).collect();
+        close(&sums, &expected_sums, 1e-5);
+    }
+}

@@ -104,19 +104,30 @@ impl Parser<'_> {
 
     /// `x.sin_cos()`: `(x.sin(), x.cos())`, as Rust defines it (and CUDA computes the pair in
     /// one `sincosf`). The receiver is read twice, so it must be free of effects.
+    /// A receiver that may have effects (`(TAU * rng.uniform()).sin_cos()`, a `&mut self`
+    /// method) is computed once into a hidden variable before the statement, where that is
+    /// where Rust computes it.
     fn sin_cos(&mut self, call: &syn::ExprMethodCall) -> Option<ExprKind> {
-        if !is_plain_value(&call.receiver) {
+        let hidden = if is_plain_value(&call.receiver) {
+            None
+        } else if self.lift {
+            Some(self.hidden_value(&call.receiver, None)?)
+        } else {
             self.cx.error_spanned_by(
                 &call.receiver,
-                "`sin_cos` takes a variable, field, element or arithmetic of them: bind this \
-                 value with `let` first",
+                "`sin_cos` reads its receiver twice, and this one may have effects (a method \
+                 of your own) or runs where it cannot be computed first: bind it with `let` \
+                 first",
             );
             return None;
-        }
+        };
         let span = Loc::of(call);
         let mut elems = Vec::new();
         for name in ["sin", "cos"] {
-            let receiver = self.expr(&call.receiver)?;
+            let receiver = match hidden {
+                Some(value) => value,
+                None => self.expr(&call.receiver)?,
+            };
             elems.push(self.push_expr(
                 ExprKind::Method {
                     receiver,
@@ -682,6 +693,24 @@ impl Parser<'_> {
     }
 }
 
+/// Methods besides the number methods that only read: lengths, a slice's `get` and an
+/// option's unwrapping, and the half types' conversions.
+const PLAIN_READS: &[&str] = &[
+    "len",
+    "get",
+    "first",
+    "last",
+    "copied",
+    "cloned",
+    "unwrap",
+    "unwrap_or",
+    "unwrap_or_default",
+    "is_some",
+    "is_none",
+    "to_f32",
+    "to_f64",
+];
+
 /// Whether reading `expr` twice is the same as reading it once: names, literals, fields,
 /// elements, and operators, casts and number methods over them.
 pub(super) fn is_plain_value(expr: &syn::Expr) -> bool {
@@ -694,8 +723,13 @@ pub(super) fn is_plain_value(expr: &syn::Expr) -> bool {
         syn::Expr::Binary(binary) => is_plain_value(&binary.left) && is_plain_value(&binary.right),
         syn::Expr::Unary(unary) => is_plain_value(&unary.expr),
         syn::Expr::Cast(cast) => is_plain_value(&cast.expr),
+        // A method of the user's own types may have effects (a generator's `&mut self`
+        // draw): only number methods and reads of a slice or option are plain.
         syn::Expr::MethodCall(call) => {
-            Op::method(&call.method.to_string(), call.args.len()).is_none()
+            let method = call.method.to_string();
+            (PLAIN_READS.contains(&method.as_str())
+                || crate::methods::METHODS.iter().any(|m| m.name == method))
+                && Op::method(&method, call.args.len()).is_none()
                 && is_plain_value(&call.receiver)
                 && call.args.iter().all(is_plain_value)
         }

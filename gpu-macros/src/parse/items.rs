@@ -169,7 +169,7 @@ fn enum_repr(name: &str) -> Option<Scalar> {
 /// `env`) or when the struct is malformed (reported at its definition by its own attribute).
 pub fn parse_struct(env: &TypeEnv, item: &syn::ItemStruct, path: String) -> Option<StructDef> {
     let scratch = Ctxt::default();
-    let mut parser = Parser::new(&scratch, env, FnKind::Device, None, &item.ident);
+    let mut parser = Parser::new(&scratch, env, FnKind::Device, None, &item.ident.to_string());
     // A tuple struct's fields are named by their positions, as `p.0` and `P { 0: x }` name them.
     let mut fields = Vec::new();
     for (index, field) in item.fields.iter().enumerate() {

@@ -60,7 +60,12 @@ pub fn parse_function(
 ) -> Function {
     let desugared = signature::desugared(item);
     let item = desugared.as_ref().unwrap_or(item);
-    let mut parser = Parser::new(cx, env, kind, owner.as_ref().map(|o| o.ty), &item.sig.ident);
+    // A method's outer constants are named after the function as the IR names it.
+    let name = match &owner {
+        Some(owner) => method_name(&owner.ty.describe(), &owner.method),
+        None => item.sig.ident.to_string(),
+    };
+    let mut parser = Parser::new(cx, env, kind, owner.as_ref().map(|o| o.ty), &name);
     check_signature(cx, &item.sig, kind);
     parser.generics = parser.generic_params(&item.sig.generics);
     let params = item
@@ -86,10 +91,6 @@ pub fn parse_function(
         .map(|attr| attr.to_token_stream())
         .collect();
     let name_span = Loc::of(&item.sig.ident);
-    let name = match &owner {
-        Some(owner) => method_name(&owner.ty.describe(), &owner.method),
-        None => item.sig.ident.to_string(),
-    };
     Function {
         kind,
         name,
@@ -159,13 +160,13 @@ impl<'a> Parser<'a> {
         env: &'a TypeEnv,
         kind: FnKind,
         self_ty: Option<Ty>,
-        name: &syn::Ident,
+        name: &str,
     ) -> Parser<'a> {
         Parser {
             cx,
             kind,
             // Lives as long as the compilation, as the IR's other interned names.
-            function: Box::leak(name.to_string().into_boxed_str()),
+            function: Box::leak(name.into()),
             outer: Vec::new(),
             exprs: Vec::new(),
             locals: Vec::new(),

@@ -177,6 +177,25 @@ impl Twin<'_> {
 
     /// An assignment the plain forms do not cover: into a part of memory, through a
     /// reference, to a field, or a `*Assign` operator of a `#[device]` type.
+    /// The statement that stores `value` (Rust code) into `place` where `place` is an element
+    /// of a slice or shared memory (or a part of one), which reads give as a copy.
+    fn memory_store(&mut self, place: ExprId, value: &str) -> Option<String> {
+        let line = self.function.expr(place).span.line();
+        if let Some(target) = self.memory_place(place) {
+            return Some(format!("{target}.set({value}, __t, {line});"));
+        }
+        match self.function.expr(place).kind {
+            ExprKind::Index { base, index }
+                if !matches!(self.types.expr(base), Ty::Array { .. }) =>
+            {
+                let base = self.expr(base);
+                let index = self.expr(index);
+                Some(format!("{base}.set({index}, {value}, __t, {line});"))
+            }
+            _ => None,
+        }
+    }
+
     pub(super) fn user_assign(
         &mut self,
         place: ExprId,
@@ -192,6 +211,16 @@ impl Twin<'_> {
             );
             let name = operator_function(self.program, ty, &method, self.types.expr(value))
                 .expect("checked: the operator is implemented");
+            // An element of memory is read as a copy: the operator works on it, and the copy is
+            // stored back, as the GPU's reference to the element writes it.
+            if let Some(store) = self.memory_store(place, "__gpu_elem") {
+                let read = self.expr(place);
+                let value = self.expr(value);
+                return Some(format!(
+                    "{{ let mut __gpu_elem = {read}; __gpu_dev_{name}(__t, &mut __gpu_elem, \
+                     {value}); {store} }}"
+                ));
+            }
             let place = self.expr(place);
             let value = self.expr(value);
             let mutable = match place.strip_prefix("(*") {
