@@ -778,6 +778,19 @@ fn step_by_a_constant_steps_where_the_launch_fits() {
     assert!(by_threads.contains("j_count"), "{by_threads}");
 }
 
+/// `sin_cos` is one `sincosf` (`sincos` for `f64`), of a plain value and of one computed
+/// first alike.
+#[test]
+fn sin_cos_is_one_call() {
+    let source = cuda(
+        "fn k(x: &[f32], d: &[f64], out: &mut [f32]) { let i = global_idx().x; if i < out.len() { let (s, c) = (x[i] * 2.0).sin_cos(); let (t, u) = d[i].sin_cos(); out[i] = s + c + (t * u) as f32; } }",
+    );
+    assert_eq!(source.matches("rs_sin_cos(").count(), 4, "{source}");
+    assert!(!source.contains("sinf("), "{source}");
+    // The helper's own `sincosf` alone.
+    assert_eq!(source.matches("cosf(").count(), 1, "{source}");
+}
+
 /// A chain of small-integer `+`, `-` and `*` computes in `unsigned int` and converts to its
 /// type once; a float converts to a small integer in one PTX conversion.
 #[test]

@@ -206,6 +206,9 @@ impl<'a> Emitter<'a> {
             ExprKind::Variant { ty, name } => self.variant(*ty, name),
             ExprKind::Ref { expr, .. } | ExprKind::Deref(expr) => self.expr(*expr),
             ExprKind::Tuple { elems } => {
+                if let Some(pair) = self.sin_cos(elems) {
+                    return pair;
+                }
                 let values: Vec<String> = elems.iter().map(|e| self.value(*e)).collect();
                 format!(
                     "{}{{{}}}",

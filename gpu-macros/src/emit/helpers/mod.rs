@@ -26,6 +26,15 @@ template <typename A, typename B, typename C, typename D, typename E, typename F
 ",
     },
     Helper {
+        name: "rs_sin_cos",
+        needs: &["rs_tuple"],
+        code: "\
+// Rust's `sin_cos`: both parts from one reduction of the angle.
+__device__ __forceinline__ rs_tuple2<float, float> rs_sin_cos(float x) { float s, c; sincosf(x, &s, &c); return rs_tuple2<float, float>{s, c}; }
+__device__ __forceinline__ rs_tuple2<double, double> rs_sin_cos(double x) { double s, c; sincos(x, &s, &c); return rs_tuple2<double, double>{s, c}; }
+",
+    },
+    Helper {
         name: "rs_arr",
         needs: &[],
         code: "\
