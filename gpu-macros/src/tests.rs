@@ -778,6 +778,27 @@ fn step_by_a_constant_steps_where_the_launch_fits() {
     assert!(by_threads.contains("j_count"), "{by_threads}");
 }
 
+/// In the `else` of `if t < BLOCK` (a module `const`), `t - BLOCK` cannot wrap: it narrows
+/// where `BLOCK` fits, not never.
+#[test]
+fn else_of_a_constant_bound_narrows_the_difference() {
+    let source = cuda(
+        "fn k(out: &mut [f32]) { let tile = shared_array::<f32, 64>(); let t = thread_idx().x as usize; if t < BLOCK { tile[t] = 1.0; } else { let c = t - BLOCK; tile[c * 2] = 2.0; } sync_threads(); out[t] = tile[t % 64]; }",
+    )
+    // The constant's placeholder is delimited by control characters.
+    .replace('\u{1}', "");
+    // Before, the difference's alias required `BLOCK <= 0`.
+    assert!(
+        source.contains("(k0) <= (unsigned long long)(k0)"),
+        "{source}"
+    );
+    let aliases = source.lines().filter(|line| line.contains("typedef"));
+    assert!(
+        aliases.clone().all(|line| !line.contains("<= 0ull")),
+        "{source}"
+    );
+}
+
 /// `sin_cos` is one `sincosf` (`sincos` for `f64`), of a plain value and of one computed
 /// first alike.
 #[test]

@@ -169,6 +169,9 @@ impl Walk<'_> {
             // signed one may be negative, which bounds `big` by nothing.
             let below = match small_fact {
                 Some(fact) if fact.cond.is_empty() => Some(fact.lo),
+                // An unsigned constant is its own lower bound, whatever its condition says of
+                // its fit (`t - BLOCK` in the `else` of `if t < BLOCK`).
+                Some(fact) if self.unsigned_constant(small) => Some(fact.lo),
                 _ if super::unsigned_max(self.types.expr(small)).is_some() => Some(Bound::Num(0)),
                 _ => None,
             };
@@ -188,6 +191,14 @@ impl Walk<'_> {
             }
         }
         guards
+    }
+
+    /// Whether `id` is a module `const` of an unsigned type or a literal.
+    fn unsigned_constant(&self, id: ExprId) -> bool {
+        matches!(
+            self.function.expr(id).kind,
+            ExprKind::Outer(_) | ExprKind::Lit(_)
+        ) && super::unsigned_max(self.types.expr(id)).is_some()
     }
 
     /// Whether a condition's bounds of `local` must stand alone: it is signed and not known
