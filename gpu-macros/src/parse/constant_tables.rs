@@ -40,6 +40,18 @@ impl Parser<'_> {
         attr.path().is_ident("constant")
     }
 
+    /// The name of a table's element type where it is a path to something other than a number
+    /// type or a type parameter (a struct), which the table's own message should name.
+    fn non_number_path(&self, ty: &syn::Type) -> Option<String> {
+        let syn::Type::Path(path) = ty else {
+            return None;
+        };
+        let name = path.path.segments.last()?.ident.to_string();
+        let number = Scalar::from_rust_name(&name).is_some() || self.generic_type(&name).is_some();
+        let kept = matches!(name.as_str(), "i128" | "u128" | "char");
+        (!number && !kept).then_some(name)
+    }
+
     /// The type of a `#[constant]` parameter, `&[T; N]` with `T` a concrete number type and `N`
     /// a constant; `None` once reported.
     pub(super) fn constant_table(
@@ -88,6 +100,18 @@ impl Parser<'_> {
             syn::Type::Group(group) => return self.constant_table(attr, &group.elem, mutable),
             _ => return expected(self, ty),
         };
+        if let Some(name) = self.non_number_path(&array.elem) {
+            let elem = array.elem.to_token_stream();
+            self.cx.error_spanned_by(
+                &array.elem,
+                format!(
+                    "a `#[constant]` table holds numbers, not `{name}`: pass the elements as a \
+                     slice `&[{elem}]`, or make a table of each field (`#[constant] xs: &[f32; \
+                     N]`)"
+                ),
+            );
+            return None;
+        }
         let elem = self.scalar_type(&array.elem)?;
         if elem == Scalar::Bool || elem.size_bytes().is_none() {
             self.cx.error_spanned_by(
