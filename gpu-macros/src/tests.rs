@@ -799,6 +799,25 @@ fn else_of_a_constant_bound_narrows_the_difference() {
     );
 }
 
+/// A call of a `#[device]` function has its returned value's fact, with the parameters known
+/// by the arguments': `i + conflict_free(i)` narrows as `i + (i >> 5)` would.
+#[test]
+fn device_function_values_narrow() {
+    let source = cuda(
+        "fn k(out: &mut [f32]) { let tile = shared_array::<f32, 2112>(); let t = thread_idx().x as usize; let i = 2 * t + 1; tile[i + conflict_free(i)] = 1.0; sync_threads(); out[t] = tile[t]; }
+         fn conflict_free(i: usize) -> usize { i >> 5 }",
+    );
+    let store = source
+        .lines()
+        .find(|line| line.contains("tile[") && line.contains("= 1.0f"))
+        .expect("the store");
+    // Before, the sum was 64-bit: `((unsigned long long)(unsigned int)i) + conflict_free(..)`.
+    assert!(
+        store.contains("[rs_idx(i + ((int)conflict_free("),
+        "{source}"
+    );
+}
+
 /// `sin_cos` is one `sincosf` (`sincos` for `f64`), of a plain value and of one computed
 /// first alike.
 #[test]

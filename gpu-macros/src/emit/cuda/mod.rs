@@ -97,6 +97,7 @@ const FITS_ENTRY_SUFFIX: &str = "_rs_fits";
 /// Emits the complete CUDA source of `program` (helpers, device functions, then the kernel)
 /// with what its launcher computes.
 pub fn emit(program: &Program, types: &[Types]) -> Emitted {
+    let all_types = types;
     let mut helpers = BTreeSet::new();
     let function_names: Vec<&str> = program.functions.iter().map(|f| f.name.as_str()).collect();
     let mut declarations = String::new();
@@ -104,7 +105,7 @@ pub fn emit(program: &Program, types: &[Types]) -> Emitted {
     // Device functions first (callees before the kernel), each declared before any definition
     // so their order does not matter.
     for (function, types) in program.functions.iter().zip(types).skip(1) {
-        let mut emitter = Emitter::new(program, function, types, &function_names);
+        let mut emitter = Emitter::new(program, (function, types), all_types, &function_names);
         declarations.push_str(&emitter.signature());
         declarations.push_str(";\n");
         emitter.function();
@@ -112,7 +113,7 @@ pub fn emit(program: &Program, types: &[Types]) -> Emitted {
         definitions.push_str(&emitter.out.finish());
         definitions.push('\n');
     }
-    let mut emitter = Emitter::new(program, program.root(), &types[0], &function_names);
+    let mut emitter = Emitter::new(program, (program.root(), &types[0]), types, &function_names);
     emitter.grid_word = intrinsics::calls_grid_sync(program);
     emitter.function();
     helpers.extend(emitter.helpers.iter().copied());
@@ -374,8 +375,8 @@ impl<'a> Emitter<'a> {
     /// bindings become distinct C++ variables.
     fn new(
         program: &'a Program,
-        kernel: &'a Function,
-        types: &'a Types,
+        (kernel, types): (&'a Function, &'a Types),
+        all_types: &[Types],
         function_names: &[&str],
     ) -> Self {
         // Function and template parameter names are taken first, so no local shadows them in C++.
@@ -413,9 +414,10 @@ impl<'a> Emitter<'a> {
             })
             .collect();
         let runtime_params = narrow::launch_params(program, kernel, types, &names, &len_names);
-        let mut ranges = ranges::Ranges::of(kernel, types, runtime_params.as_ref());
+        let whole = (program, all_types);
+        let mut ranges = ranges::Ranges::of_program(kernel, types, runtime_params.as_ref(), whole);
         if runtime_params.is_some() && !ranges.gains_at_launch(kernel) {
-            ranges = ranges::Ranges::of(kernel, types, None);
+            ranges = ranges::Ranges::of_program(kernel, types, None, whole);
         }
         let mentions_half = types
             .exprs

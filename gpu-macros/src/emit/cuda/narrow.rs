@@ -288,6 +288,8 @@ impl<'a> Emitter<'a> {
                 }
             }
             ExprKind::Outer(constant) => format!("(({ty}){})", constant.cuda()),
+            // A `#[device]` function's value (see `ranges::calls`), computed by its 64-bit code.
+            ExprKind::Call { .. } => convert(&self.expr(id)),
             ExprKind::Len(base) => format!("(({ty}){})", self.length_of(*base)),
             ExprKind::GenericConst(name) => format!("(({ty}){name})"),
             ExprKind::Field { base, name, .. } => {

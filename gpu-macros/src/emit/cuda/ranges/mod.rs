@@ -56,6 +56,7 @@ use crate::ir::*;
 use crate::types::{Scalar, Ty};
 use std::collections::{BTreeMap, BTreeSet};
 
+mod calls;
 mod closures;
 mod facts;
 mod guards;
@@ -158,14 +159,48 @@ impl Ranges {
     /// factor once an iteration of a loop whose trips are bounded
     /// (`offset *= 2` in `while d > 0 { ..; d >>= 1; }`) is then bounded by counting the
     /// trips ([`trips`]), and the analysis runs again with that bound.
+    #[cfg(test)]
     pub fn of(function: &Function, types: &Types, params: Option<&Params>) -> Ranges {
+        let seeded = BTreeMap::new();
+        let scope = Scope {
+            params,
+            callees: None,
+            seeded: &seeded,
+            for_call: false,
+        };
+        Ranges::in_scope(function, types, &scope)
+    }
+
+    /// [`Ranges::of`], where calls of the program's `#[device]` functions have facts too
+    /// (see [`calls`]).
+    pub fn of_program(
+        function: &Function,
+        types: &Types,
+        params: Option<&Params>,
+        program: (&Program, &[Types]),
+    ) -> Ranges {
+        let seeded = BTreeMap::new();
+        let callees = calls::Callees {
+            program: program.0,
+            types: program.1,
+        };
+        let scope = Scope {
+            params,
+            callees: Some(&callees),
+            seeded: &seeded,
+            for_call: false,
+        };
+        Ranges::in_scope(function, types, &scope)
+    }
+
+    fn in_scope(function: &Function, types: &Types, scope: &Scope) -> Ranges {
         let none = BTreeMap::new();
-        let (ranges, given_up) = Ranges::settled(function, types, params, &none);
+        let (ranges, given_up) = Ranges::settled(function, types, scope, &none);
         let grown = trips::bounded_growth(function, types, &ranges, &given_up);
         if grown.is_empty() {
             return ranges;
         }
-        Ranges::settled(function, types, params, &grown).0
+        Ranges::settled(function, types, scope, &grown).0
     }
 
     /// The analysis with the mutable variables of `fixed` known by those facts; also returns
@@ -173,7 +208,7 @@ impl Ranges {
     fn settled(
         function: &Function,
         types: &Types,
-        params: Option<&Params>,
+        scope: &Scope,
         fixed: &BTreeMap<LocalId, Fact>,
     ) -> (Ranges, BTreeSet<LocalId>) {
         let mut writes = mutable::Writes::of(function, types);
@@ -188,7 +223,7 @@ impl Ranges {
             let (ranges, written) = Ranges::round(
                 function,
                 types,
-                params,
+                scope,
                 (&writes, &closures, fixed),
                 &assumed,
                 &given_up,
@@ -203,7 +238,7 @@ impl Ranges {
         let (ranges, _) = Ranges::round(
             function,
             types,
-            params,
+            scope,
             (&writes, &closures, fixed),
             &BTreeMap::new(),
             &given_up,
@@ -216,7 +251,7 @@ impl Ranges {
     fn round(
         function: &Function,
         types: &Types,
-        params: Option<&Params>,
+        scope: &Scope,
         (writes, closures, fixed): (
             &mutable::Writes,
             &closures::Closures,
@@ -237,7 +272,9 @@ impl Ranges {
             function,
             types,
             ranges: &mut ranges,
-            params,
+            params: scope.params,
+            callees: scope.callees,
+            for_call: scope.for_call,
             writes,
             assumed,
             given_up,
@@ -246,7 +283,7 @@ impl Ranges {
             written: BTreeMap::new(),
             closures,
             calls: BTreeMap::new(),
-            closure_params: BTreeMap::new(),
+            closure_params: scope.seeded.clone(),
             weight: 1,
         };
         walk.block(&function.body);
@@ -370,6 +407,17 @@ impl Ranges {
     }
 }
 
+/// What an analysis knows from outside its function.
+struct Scope<'a> {
+    params: Option<&'a Params>,
+    /// The program's `#[device]` functions, where calls of them have facts.
+    callees: Option<&'a calls::Callees<'a>>,
+    /// The parameters' facts of a function analysed for a call (see [`calls`]).
+    seeded: &'a BTreeMap<LocalId, Fact>,
+    /// Whether the function is analysed for a call's value (see [`Walk::for_call`]).
+    for_call: bool,
+}
+
 /// The analysis of one function, in statement order so a variable's fact is known before its
 /// uses.
 struct Walk<'a> {
@@ -377,6 +425,10 @@ struct Walk<'a> {
     types: &'a Types,
     ranges: &'a mut Ranges,
     params: Option<&'a Params>,
+    callees: Option<&'a calls::Callees<'a>>,
+    /// Whether the function is analysed for the value a call of it returns (see [`calls`]),
+    /// not for its own code.
+    for_call: bool,
     writes: &'a mutable::Writes,
     /// The facts assumed this round for mutable variables.
     assumed: &'a BTreeMap<LocalId, Fact>,
@@ -392,7 +444,8 @@ struct Walk<'a> {
     closures: &'a closures::Closures,
     /// The facts of each call's arguments, for each deferred closure.
     calls: BTreeMap<LocalId, Vec<Vec<Option<Fact>>>>,
-    /// What every call says of a deferred closure's parameters.
+    /// What every call says of a deferred closure's parameters, and, in a function analysed
+    /// for a call, what the arguments say of its parameters.
     closure_params: BTreeMap<LocalId, Fact>,
     /// The weight of the code being walked (see [`Ranges::weights`]).
     weight: u32,

@@ -76,6 +76,12 @@ impl Walk<'_> {
         let function = self.function;
         match &function.expr(id).kind {
             ExprKind::Lit(Lit::Int { value, .. }) => Some(Fact::between(*value, *value)),
+            ExprKind::Call {
+                name,
+                args,
+                turbofish,
+                ..
+            } if turbofish.is_empty() => self.call(name, args),
             ExprKind::Local(local) => self.signed_current(*local),
             // A table's length: a constant C++ finds by `sizeof`, the launcher by its copy.
             ExprKind::Len(base) => match function.expr(*base).kind {
@@ -341,7 +347,18 @@ impl Walk<'_> {
         if matches!(op, BinOp::Shl | BinOp::Shr) {
             // A shift's amount may have any integer type; only its range matters.
             let amount = self.shift_amount(rhs);
-            return shift(op, self.fact(lhs)?, amount?);
+            let value = self.fact(lhs)?;
+            // Whatever the amount, a right shift leaves no more than it found: the value a
+            // called function returns (`i >> LOG_BANKS`) may say so, where the code that
+            // computes it is its own, in 64 bits (a 32-bit shift would mask the amount
+            // otherwise).
+            if amount.is_none() && op == BinOp::Shr && self.for_call {
+                return Some(Fact {
+                    lo: Bound::Num(0),
+                    ..value
+                });
+            }
+            return shift(op, value, amount?);
         }
         if matches!(op, BinOp::Add | BinOp::Sub) && signed_max(self.types.expr(lhs)).is_some() {
             let l = self.signed_fact(lhs);
