@@ -67,7 +67,7 @@ pub fn emit_host(
             }
             Ty::Struct(def) => {
                 let ty: TokenStream = def.0.path.parse().expect("a path");
-                let value_type = value_type(Ty::Struct(def), rt);
+                let value_type = value_type(Ty::Struct(def), &ty, rt);
                 kinds.push(quote!(#rt::ParamKind::Value(#value_type)));
                 sig.push(quote!(#arg: #ty));
                 args.push(quote!(#rt::KernelArg::value(#arg)));
@@ -83,7 +83,7 @@ pub fn emit_host(
             }
             Ty::Slice { elem, mutable } if !matches!(elem, Ty::Scalar(_)) => {
                 let ty: TokenStream = elem_tokens(*elem, rt);
-                let value_type = value_type(*elem, rt);
+                let value_type = value_type(*elem, &ty, rt);
                 kinds.push(quote!(#rt::ParamKind::Slice {
                     elem: #rt::ElemType::Value(#value_type),
                     mutable: #mutable,
@@ -379,12 +379,22 @@ fn elem_tokens(ty: Ty, rt: &TokenStream) -> TokenStream {
     }
 }
 
-/// The runtime's description of a non-scalar element type.
-fn value_type(ty: Ty, rt: &TokenStream) -> TokenStream {
-    let (size, align) = ty.c_layout().expect("checked: a concrete type");
-    let (size, align) = (size as usize, align as usize);
+/// The runtime's description of a non-scalar element type, `rust` as Rust spells it.
+fn value_type(ty: Ty, rust: &TokenStream, rt: &TokenStream) -> TokenStream {
     let name = ty.describe();
-    quote!(#rt::ValueType { name: #name, size: #size, align: #align })
+    match ty.c_layout() {
+        Some((size, align)) => {
+            let (size, align) = (size as usize, align as usize);
+            quote!(#rt::ValueType { name: #name, size: #size, align: #align })
+        }
+        // A layout the macro cannot compute (a field's length it was not given as a number,
+        // which `#[device]` reports at the field): rustc's.
+        None => quote!(#rt::ValueType {
+            name: #name,
+            size: ::core::mem::size_of::<#rust>(),
+            align: ::core::mem::align_of::<#rust>(),
+        }),
+    }
 }
 
 /// What `#[device]` adds beside a struct: the runtime's `__device_struct!`, which makes it a

@@ -93,6 +93,35 @@ fn repr(attrs: &[syn::Attribute]) -> Vec<String> {
         .collect()
 }
 
+/// Reports an array length in a struct's field that is not a number (`[u32; MAX_NEIGHBOURS]`):
+/// the struct's layout, which the host and the kernels share, is fixed where the struct is
+/// read, before a constant from outside has a value.
+fn array_lengths_are_numbers(cx: &Ctxt, ty: &syn::Type) {
+    match ty {
+        syn::Type::Array(array) => {
+            let number = matches!(
+                &array.len,
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(_),
+                    ..
+                })
+            );
+            if !number {
+                cx.error_spanned_by(
+                    &array.len,
+                    "an array in a `#[device]` struct's field takes a number as its length \
+                     (`[u32; 26]`): the struct's layout, shared by the host and the kernels, is \
+                     fixed before constants from outside have values",
+                );
+            }
+            array_lengths_are_numbers(cx, &array.elem);
+        }
+        syn::Type::Paren(inner) => array_lengths_are_numbers(cx, &inner.elem),
+        syn::Type::Group(inner) => array_lengths_are_numbers(cx, &inner.elem),
+        _ => {}
+    }
+}
+
 /// What is wrong with a struct or enum for the GPU, reported where it is defined.
 pub fn struct_problems(cx: &Ctxt, item: &syn::Item) {
     let (attrs, ident, generics) = match item {
@@ -130,6 +159,9 @@ pub fn struct_problems(cx: &Ctxt, item: &syn::Item) {
                     "`#[device]` structs have fields: `struct Body { pos: [f32; 3], mass: f32 }` \
                      or `struct Pair(f32, f32)`",
                 );
+            }
+            for field in &s.fields {
+                array_lengths_are_numbers(cx, &field.ty);
             }
         }
         syn::Item::Enum(e) => {
