@@ -818,6 +818,48 @@ fn device_function_values_narrow() {
     );
 }
 
+/// The work-efficient scan's tree: `offset` doubles in the up-sweep and halves in the
+/// down-sweep, and in the up-sweep, which only the doubling reaches, it is at least 1, so
+/// `offset * (2 * thid + 1) - 1` cannot wrap; `ai`, written again by the statement after
+/// its `let`, holds that statement's value after it.
+#[test]
+fn scan_tree_offsets_narrow_in_the_up_sweep() {
+    let source = cuda(
+        "fn k(out: &mut [f32]) {
+            let temp = shared_array::<f32, 2112>();
+            let n = 2 * block_dim().x as usize;
+            let thid = thread_idx().x as usize;
+            let mut offset = 1;
+            let mut d = n >> 1;
+            while d > 0 {
+                sync_threads();
+                if thid < d {
+                    let mut ai = offset * (2 * thid + 1) - 1;
+                    ai += ai >> 5;
+                    temp[ai] += 1.0;
+                }
+                offset *= 2;
+                d >>= 1;
+            }
+            let mut d = 1;
+            while d < n {
+                offset >>= 1;
+                sync_threads();
+                if thid < d {
+                    temp[offset * (2 * thid + 1)] += 1.0;
+                }
+                d *= 2;
+            }
+            out[thid] = temp[thid];
+        }",
+    );
+    assert!(
+        source.contains("int ai = (offset * ((2 * thid) + 1)) - 1;"),
+        "{source}"
+    );
+    assert!(source.contains("ai = ai + (ai >> "), "{source}");
+}
+
 /// `sin_cos` is one `sincosf` (`sincos` for `f64`), of a plain value and of one computed
 /// first alike.
 #[test]

@@ -37,7 +37,10 @@
 //!
 //! A variable doubled once an iteration of a loop whose trips are bounded (the work-efficient
 //! scan's `offset`, doubled while `d` halves to 0) is bounded by counting the trips
-//! ([`trips`]).
+//! ([`trips`]); where a later statement of its block halves it, the statements before that
+//! one see the bound of the writes before them, which is at least its first value
+//! ([`trips::Phase`]). A variable written only by statements of its own block
+//! ([`mutable::Writes::straight`]) is, at each read, the value of the write before it.
 //!
 //! The index builtins are bounded by the launch's grid and block as well as by CUDA's limits
 //! (the hardware's 2^31 - 1 blocks put an image's column `block_idx().x * block_dim().x +
@@ -195,12 +198,19 @@ impl Ranges {
 
     fn in_scope(function: &Function, types: &Types, scope: &Scope) -> Ranges {
         let none = BTreeMap::new();
-        let (ranges, given_up) = Ranges::settled(function, types, scope, &none);
+        let (ranges, given_up) = Ranges::settled(function, types, scope, (&none, &[]));
         let grown = trips::bounded_growth(function, types, &ranges, &given_up);
         if grown.is_empty() {
             return ranges;
         }
-        Ranges::settled(function, types, scope, &grown).0
+        let ranges = Ranges::settled(function, types, scope, (&grown, &[])).0;
+        // A grown variable written by two statements of its block is known better between
+        // them (see [`trips::Phase`]).
+        let phases = trips::phases(function, types, &ranges, &grown);
+        if phases.is_empty() {
+            return ranges;
+        }
+        Ranges::settled(function, types, scope, (&grown, &phases)).0
     }
 
     /// The analysis with the mutable variables of `fixed` known by those facts; also returns
@@ -209,7 +219,7 @@ impl Ranges {
         function: &Function,
         types: &Types,
         scope: &Scope,
-        fixed: &BTreeMap<LocalId, Fact>,
+        (fixed, phases): (&BTreeMap<LocalId, Fact>, &[trips::Phase]),
     ) -> (Ranges, BTreeSet<LocalId>) {
         let mut writes = mutable::Writes::of(function, types);
         writes.tracked.retain(|local| !fixed.contains_key(local));
@@ -224,7 +234,7 @@ impl Ranges {
                 function,
                 types,
                 scope,
-                (&writes, &closures, fixed),
+                (&writes, &closures, fixed, phases),
                 &assumed,
                 &given_up,
             );
@@ -239,7 +249,7 @@ impl Ranges {
             function,
             types,
             scope,
-            (&writes, &closures, fixed),
+            (&writes, &closures, fixed, phases),
             &BTreeMap::new(),
             &given_up,
         );
@@ -252,10 +262,11 @@ impl Ranges {
         function: &Function,
         types: &Types,
         scope: &Scope,
-        (writes, closures, fixed): (
+        (writes, closures, fixed, phases): (
             &mutable::Writes,
             &closures::Closures,
             &BTreeMap<LocalId, Fact>,
+            &[trips::Phase],
         ),
         assumed: &BTreeMap<LocalId, Fact>,
         given_up: &BTreeSet<LocalId>,
@@ -279,6 +290,9 @@ impl Ranges {
             assumed,
             given_up,
             fixed,
+            phases,
+            in_phase: Vec::new(),
+            now: BTreeMap::new(),
             refined: Vec::new(),
             written: BTreeMap::new(),
             closures,
@@ -287,6 +301,8 @@ impl Ranges {
             weight: 1,
         };
         walk.block(&function.body);
+        // Code the walk did not reach in order (a closure's) sees a variable's whole range.
+        walk.now.clear();
         walk.deferred_closures();
         for index in 0..function.exprs.len() {
             walk.fact(ExprId(index as u32));
@@ -435,6 +451,13 @@ struct Walk<'a> {
     given_up: &'a BTreeSet<LocalId>,
     /// Mutable variables bounded by counting a loop's trips: their facts hold throughout.
     fixed: &'a BTreeMap<LocalId, Fact>,
+    /// Better facts of some of them over parts of their blocks.
+    phases: &'a [trips::Phase],
+    /// The facts of the phases the code being walked is in.
+    in_phase: Vec<(LocalId, Fact)>,
+    /// The fact of the value each variable written in a straight line (see
+    /// [`mutable::Writes::straight`]) holds at this point of the walk.
+    now: BTreeMap<LocalId, Option<Fact>>,
     /// What the conditions around the code being walked add to variables' facts, innermost
     /// last; `None` where a mutable variable's entry was written over.
     refined: Vec<Option<(LocalId, Fact)>>,
@@ -454,8 +477,15 @@ struct Walk<'a> {
 impl Walk<'_> {
     fn block(&mut self, block: &Block) {
         let mark = self.refined.len();
-        for stmt in &block.stmts {
+        for (index, stmt) in block.stmts.iter().enumerate() {
+            let phase_mark = self.in_phase.len();
+            let phases = self.phases.iter().filter(|phase| {
+                std::ptr::eq(phase.block, block) && (phase.from..phase.to).contains(&index)
+            });
+            self.in_phase
+                .extend(phases.map(|phase| (phase.local, phase.fact.clone())));
             self.stmt(stmt);
+            self.in_phase.truncate(phase_mark);
             // After `if c { return; }` (or `break`, `continue`), the rest of the block runs
             // only where `c` is false.
             if let StmtKind::If {
@@ -487,6 +517,9 @@ impl Walk<'_> {
                 } else if let Some(bound) = self.fixed.get(local) {
                     self.ranges.locals[local.0 as usize] = Some(bound.clone());
                 } else if self.tracked(*local) {
+                    if self.writes.straight.contains(local) {
+                        self.now.insert(*local, fact.clone());
+                    }
                     self.written.entry(*local).or_default().push(fact.clone());
                     // Without an assumption yet, the first value is this round's.
                     self.ranges.locals[local.0 as usize] =
@@ -583,6 +616,9 @@ impl Walk<'_> {
                                 self.fit(self.types.local(local), raw)
                             }
                         };
+                        if self.writes.straight.contains(&local) {
+                            self.now.insert(local, new.clone());
+                        }
                         self.written.entry(local).or_default().push(new);
                     }
                     // What a condition said of it no longer holds.
@@ -762,6 +798,12 @@ impl Walk<'_> {
         let refined = self.refined.iter().rev().flatten();
         if let Some((_, fact)) = refined.into_iter().find(|(l, _)| *l == local) {
             return Some(fact.clone());
+        }
+        if let Some((_, fact)) = self.in_phase.iter().rev().find(|(l, _)| *l == local) {
+            return Some(fact.clone());
+        }
+        if let Some(fact) = self.now.get(&local) {
+            return fact.clone();
         }
         if let Some(fact) = self.ranges.locals.get(local.0 as usize)? {
             return Some(fact.clone());

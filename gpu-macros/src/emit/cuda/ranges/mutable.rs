@@ -21,6 +21,10 @@ pub(super) struct Writes {
     /// `&mut`, assigned as part of a tuple or inside a closure, or bound without a `let`
     /// (a parameter, a tuple pattern, a loop variable).
     pub unbounded: BTreeSet<LocalId>,
+    /// Tracked variables written only by statements of the block that declares them, after
+    /// the `let`, so each read sees the value of the write before it in the block (`let mut
+    /// ai = ..; ai += conflict_free_offset(ai);`).
+    pub straight: BTreeSet<LocalId>,
 }
 
 impl Writes {
@@ -60,13 +64,48 @@ impl Writes {
                 unbounded.insert(id);
             }
         }
-        let tracked = let_bound
+        let tracked: BTreeSet<LocalId> = let_bound
             .into_iter()
             .filter(|id| {
                 function.local(*id).mutable && is_wide(types.local(*id)) && !unbounded.contains(id)
             })
             .collect();
-        Writes { tracked, unbounded }
+        let mut all_writes: BTreeMap<LocalId, usize> = BTreeMap::new();
+        visit(&function.body, &mut |stmt| {
+            if let StmtKind::Assign { place, .. } = &stmt.kind {
+                if let Some(local) = local_of(function, *place) {
+                    *all_writes.entry(local).or_default() += 1;
+                }
+            }
+        });
+        let mut straight = BTreeSet::new();
+        let mut blocks = vec![&function.body];
+        while let Some(block) = blocks.pop() {
+            for (index, stmt) in block.stmts.iter().enumerate() {
+                blocks.extend(stmt.kind.blocks());
+                let StmtKind::Let { local, .. } = stmt.kind else {
+                    continue;
+                };
+                if !tracked.contains(&local) {
+                    continue;
+                }
+                let direct = block.stmts[index + 1..]
+                    .iter()
+                    .filter(|s| {
+                        matches!(&s.kind, StmtKind::Assign { place, .. }
+                            if local_of(function, *place) == Some(local))
+                    })
+                    .count();
+                if direct == all_writes.get(&local).copied().unwrap_or(0) {
+                    straight.insert(local);
+                }
+            }
+        }
+        Writes {
+            tracked,
+            unbounded,
+            straight,
+        }
     }
 
     /// The mutable variables that `body` writes, if at all, only by its own statements (not

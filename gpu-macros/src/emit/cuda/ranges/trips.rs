@@ -6,7 +6,7 @@
 //! that steps by a constant once an iteration (`k += 1` in `while bits != 0 { ..; bits >>= 1;
 //! }`, Sobol's walk over an index's set bits) is at most its first value plus that many steps.
 
-use super::{unsigned_max, Fact, Ranges, U32_MAX};
+use super::{unsigned_max, Bound, Fact, Ranges, U32_MAX};
 use crate::check::Types;
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -23,7 +23,7 @@ pub(super) fn bounded_growth(
 ) -> BTreeMap<LocalId, Fact> {
     candidates
         .iter()
-        .filter_map(|&local| Some((local, growth_bound(function, types, ranges, local)?)))
+        .filter_map(|&local| Some((local, growth_bound(function, types, ranges, local, None)?)))
         .collect()
 }
 
@@ -35,13 +35,97 @@ struct Place<'a> {
     top_of: Option<&'a Stmt>,
 }
 
+/// A variable's fact over part of its scope: in statements `from..to` of the block that
+/// declares it, which only the writes of its statements before `to` reach (the variable is
+/// declared anew each time the block runs). The work-efficient scan's `offset` doubles in its
+/// first loop and halves in its second: in the first it is at least its first value.
+pub(super) struct Phase {
+    pub block: *const Block,
+    pub from: usize,
+    pub to: usize,
+    pub local: LocalId,
+    pub fact: Fact,
+}
+
+/// The phases of the variables of `grown` written by two statements or more of the block that
+/// declares them: after each such statement but the last, the fact from the writes so far.
+pub(super) fn phases(
+    function: &Function,
+    types: &Types,
+    ranges: &Ranges,
+    grown: &BTreeMap<LocalId, Fact>,
+) -> Vec<Phase> {
+    let mut phases = Vec::new();
+    for &local in grown.keys() {
+        let Some((block, declared)) = declaring_block(&function.body, local) else {
+            continue;
+        };
+        let writers: Vec<usize> = (declared + 1..block.stmts.len())
+            .filter(|&index| !assigns_to(function, &block.stmts[index], local).is_empty())
+            .collect();
+        for (p, window) in writers.windows(2).enumerate() {
+            let within: BTreeSet<*const Stmt> = writers[..=p]
+                .iter()
+                .flat_map(|&index| assigns_to(function, &block.stmts[index], local))
+                .collect();
+            if let Some(fact) = growth_bound(function, types, ranges, local, Some(&within)) {
+                phases.push(Phase {
+                    block,
+                    from: window[0],
+                    to: window[1],
+                    local,
+                    fact,
+                });
+            }
+        }
+    }
+    phases
+}
+
+/// The block whose statement `index` is `local`'s `let`.
+fn declaring_block(block: &Block, local: LocalId) -> Option<(&Block, usize)> {
+    for (index, stmt) in block.stmts.iter().enumerate() {
+        if matches!(stmt.kind, StmtKind::Let { local: l, .. } if l == local) {
+            return Some((block, index));
+        }
+        for inner in stmt.kind.blocks() {
+            if let Some(found) = declaring_block(inner, local) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+/// The assignments to `local` in `stmt` and the blocks inside it.
+fn assigns_to(function: &Function, stmt: &Stmt, local: LocalId) -> Vec<*const Stmt> {
+    let mut found = Vec::new();
+    let mut note = |s: &Stmt| {
+        if let StmtKind::Assign { place, .. } = &s.kind {
+            if names(function, *place) == Some(local) {
+                found.push(s as *const Stmt);
+            }
+        }
+    };
+    note(stmt);
+    for inner in stmt.kind.blocks() {
+        super::mutable::visit(inner, &mut note);
+    }
+    found
+}
+
+/// The bound of `local` from its first value and its writes (those of `within` alone, where
+/// given). Without a shrinking write it is at least its first value.
 fn growth_bound(
     function: &Function,
     types: &Types,
     ranges: &Ranges,
     local: LocalId,
+    within: Option<&BTreeSet<*const Stmt>>,
 ) -> Option<Fact> {
     let mut first = None;
+    let mut first_lo = 0;
+    let mut shrinks = false;
     // How many loops enclose the variable's `let`: a loop nested that deep runs its trips
     // from the variable's first value each time the `let` runs.
     let mut depth = 0;
@@ -58,21 +142,29 @@ fn growth_bound(
                 .expr(*init)
                 .filter(|fact| fact.cond.is_empty() && !fact.is_shifted());
             first = fact.and_then(Fact::hi_num);
+            if let Some(Bound::Num(lo)) = fact.map(|fact| &fact.lo) {
+                first_lo = *lo;
+            }
             depth = place.loops;
         }
         StmtKind::Assign {
             place: target,
             op,
             value,
-        } if names(function, *target) == Some(local) => {
+        } if names(function, *target) == Some(local)
+            && within.is_none_or(|within| within.contains(&(stmt as *const Stmt))) =>
+        {
             // A statement of a `while` body that no other loop inside the variable's scope
             // encloses runs once an iteration of that loop.
             let each_trip = place.top_of.filter(|_| place.loops == depth + 1);
             match (op, literal(function, *value), each_trip) {
-                // Shrinking writes keep any bound.
-                (Some(BinOp::Shr), Some(_), _) => {}
-                (Some(BinOp::Div), Some(n), _) if n >= 1 => {}
-                (Some(BinOp::Mul), Some(n), Some(w)) => growth.push((w, n)),
+                // Shrinking writes keep any upper bound.
+                (Some(BinOp::Shr), Some(_), _) => shrinks = true,
+                (Some(BinOp::Div), Some(n), _) if n >= 1 => shrinks = true,
+                (Some(BinOp::Mul), Some(n), Some(w)) => {
+                    shrinks |= n == 0;
+                    growth.push((w, n));
+                }
                 (Some(BinOp::Shl), Some(k), Some(w)) if k < 64 => growth.push((w, 1 << k)),
                 (Some(BinOp::Add), Some(n), Some(w)) => steps.push((w, n)),
                 _ => ok = false,
@@ -96,7 +188,8 @@ fn growth_bound(
         let trips = trip_bound(function, types, ranges, stmt)?;
         bound = bound.saturating_add(step.saturating_mul(u128::from(trips)));
     }
-    (bound <= U32_MAX).then(|| Fact::varying(0, bound))
+    let lo = if shrinks { 0 } else { first_lo };
+    (bound <= U32_MAX).then(|| Fact::varying(lo, bound))
 }
 
 /// The writes' constants folded by `fold` per loop.
