@@ -6,7 +6,7 @@
 //! shared and device-wide synchronizations exclusively, so each waits for the other.
 
 use std::cell::Cell;
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::core::error::{Error, Result};
 
@@ -22,6 +22,12 @@ pub(crate) struct CaptureGate {
     // Guards no data: only who may run at once. A panic while it is held leaves nothing
     // inconsistent, so a poisoned lock is taken as it is.
     lock: RwLock<()>,
+    /// The captures in progress that pause the context's event tracking, and whether it was
+    /// on before the first: the last to end turns it back on, not the first, which left a
+    /// capture on another thread waiting on events recorded outside it
+    /// (CUDA_ERROR_STREAM_CAPTURE_ISOLATION, seen in the runtime's parallel tests).
+    // Boxed: the device is kept small beside the CPU backend's (clippy's large_enum_variant).
+    paused: Box<Mutex<(usize, bool)>>,
 }
 
 /// Held for the length of one capture.
@@ -52,6 +58,11 @@ impl CaptureGate {
             _shared: shared,
             previous,
         }
+    }
+
+    /// The count of captures that pause the event tracking, and whether it was on.
+    pub(crate) fn paused(&self) -> MutexGuard<'_, (usize, bool)> {
+        self.paused.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Waits for the captures in progress on other threads; an error inside a capture on this

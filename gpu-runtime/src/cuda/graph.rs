@@ -45,13 +45,21 @@ impl CudaQueue {
         // cudarc orders buffers across streams by recording and waiting on events; a capture
         // may not wait on an event recorded outside it (CUDA_ERROR_STREAM_CAPTURE_ISOLATION),
         // so the tracking pauses while capturing, and the synchronization above stands in.
+        // Counted across threads: captures in progress together share one pause.
         let ctx = stream.context();
-        let tracking = ctx.is_event_tracking();
-        if tracking {
-            // SAFETY: only launches are queued while tracking is off, on this one stream after
-            // a device-wide synchronization, so no buffer is in use on another stream; buffers
-            // allocated meanwhile (none, unless `record` allocates) are ordered by the stream.
-            unsafe { ctx.disable_event_tracking() };
+        {
+            let mut paused = device.capture_gate.paused();
+            if paused.0 == 0 {
+                paused.1 = ctx.is_event_tracking();
+                if paused.1 {
+                    // SAFETY: only launches are queued while tracking is off, on capturing
+                    // streams after a device-wide synchronization, so no buffer is in use on
+                    // another stream; buffers allocated meanwhile (none, unless `record`
+                    // allocates) are ordered by their stream.
+                    unsafe { ctx.disable_event_tracking() };
+                }
+            }
+            paused.0 += 1;
         }
         // Relaxed: loading a module or allocating the checked-mode slot during the capture is
         // fine; nothing else runs on this thread meanwhile.
@@ -63,9 +71,14 @@ impl CudaQueue {
                 let ended = stream.end_capture(CUgraphInstantiate_flags(0));
                 recorded.map(|()| ended)
             });
-        if tracking {
-            // SAFETY: restores the tracking paused above.
-            unsafe { ctx.enable_event_tracking() };
+        {
+            let mut paused = device.capture_gate.paused();
+            paused.0 -= 1;
+            if paused.0 == 0 && paused.1 {
+                // SAFETY: restores the tracking paused by the first capture in progress; no
+                // other is in progress now.
+                unsafe { ctx.enable_event_tracking() };
+            }
         }
         drop(capturing);
         let ended = recorded?;
