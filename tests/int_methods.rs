@@ -1,6 +1,7 @@
 //! Rust's integer methods in kernels (`rem_euclid`, `abs_diff`, rotations, bit and byte
 //! reversal, wrapping shifts and negation, `signum`, powers of two) and `cmp::min`/`max`, at
-//! every width, against the same methods on the host, edge values included.
+//! every width, against the same methods on the host, edge values included; and `match` arms
+//! of ranges with an open end (`0..`, `..=-2`).
 
 mod common;
 
@@ -147,9 +148,74 @@ int_test!(u64_methods, ops_u64, u64, u64, |x, y| x
     .unwrap_or(0));
 int_test!(i64_methods, ops_i64, i64, u64, |x, y| x.signum());
 
+/// Classifies each neighbour index as Rodinia's CFD does (a cell, a wall, the far field),
+/// with ranges open at one end, and each `u32` by a range open at the top.
+#[kernel]
+fn open_ranges(nb: &[i32], u: &[u32], out: &mut [i32]) {
+    let i = global_idx().x;
+    if i < nb.len() {
+        let kind = match nb[i] {
+            0.. => 1,
+            -1 => 2,
+            ..=-2 => 3,
+        };
+        let size = match u[i] {
+            ..10 => 10,
+            10..1000 => 20,
+            1000.. => 30,
+        };
+        out[i] = kind + size;
+    }
+}
+
+#[test]
+fn match_arms_of_ranges_open_at_one_end() {
+    let nb: Vec<i32> = (0..400).map(|i| (i % 50) * 3 - 70).collect();
+    let u: Vec<u32> = (0..400u32).map(|i| (i * 97 % 400).pow(2) / 20).collect();
+    let expected: Vec<i32> = nb
+        .iter()
+        .zip(&u)
+        .map(|(&n, &v)| {
+            let kind = if n >= 0 {
+                1
+            } else if n == -1 {
+                2
+            } else {
+                3
+            };
+            let size = if v < 10 {
+                10
+            } else if v < 1000 {
+                20
+            } else {
+                30
+            };
+            kind + size
+        })
+        .collect();
+    // Every arm of both matches is taken.
+    for arm in 1..=3 {
+        assert!(
+            expected.iter().any(|v| v % 10 == arm),
+            "no neighbour kind {arm}"
+        );
+        assert!(expected.iter().any(|v| v / 10 == arm), "no size {arm}");
+    }
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dnb = DeviceBuffer::from_host(&stream, &nb).unwrap();
+        let du = DeviceBuffer::from_host(&stream, &u).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeroed(&stream, nb.len()).unwrap();
+        let config = LaunchConfig::for_len(nb.len(), 64);
+        open_ranges::launch(&stream, config, &dnb, &du, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected);
+    }
+}
+
 #[test]
 fn every_kernel_compiles_with_nvrtc() {
     assert_compiles_with_nvrtc(&[
+        (&open_ranges::KERNEL, &[]),
         (&ops_u8::KERNEL, &[]),
         (&ops_i16::KERNEL, &[]),
         (&ops_u32::KERNEL, &[]),

@@ -601,10 +601,10 @@ pub enum Lit {
 pub enum Pattern {
     /// `3`, `-1`, `true`: an expression, so the checker gives it the scrutinee's type.
     Value(ExprId),
-    /// `a..=b` (`inclusive`) or `a..b`.
+    /// `a..=b` (`inclusive`) or `a..b`; `a..` and `..=b` leave an end open.
     Range {
-        start: ExprId,
-        end: ExprId,
+        start: Option<ExprId>,
+        end: Option<ExprId>,
         inclusive: bool,
     },
     /// `_` or a binding name.
@@ -764,7 +764,7 @@ fn children(kind: &ExprKind) -> Vec<ExprId> {
 fn pattern_exprs(pattern: &Pattern) -> Vec<ExprId> {
     match pattern {
         Pattern::Value(e) => vec![*e],
-        Pattern::Range { start, end, .. } => vec![*start, *end],
+        Pattern::Range { start, end, .. } => start.iter().chain(end).copied().collect(),
         Pattern::Wild => Vec::new(),
     }
 }

@@ -254,8 +254,39 @@ impl Checker<'_> {
         }
         let (mut wild, mut seen_true, mut seen_false) = (false, false, false);
         let mut variants = Vec::new();
+        // The integer values the arms cover, as inclusive intervals of numbers (`None` once
+        // an arm's bound is not a number).
+        let mut covered: Option<Vec<(i128, i128)>> = Some(Vec::new());
         for patterns in arms {
             for pattern in patterns {
+                let interval = match pattern {
+                    Pattern::Value(value) => int_value(self.kernel, *value).map(|v| (v, v)),
+                    Pattern::Range {
+                        start,
+                        end,
+                        inclusive,
+                    } => {
+                        let start = start.map(|s| int_value(self.kernel, s));
+                        let end = end.map(|e| int_value(self.kernel, e));
+                        match (start, end) {
+                            (Some(None), _) | (_, Some(None)) => None,
+                            (start, end) => Some((
+                                start.flatten().unwrap_or(i128::MIN),
+                                match end.flatten() {
+                                    Some(e) if *inclusive => e,
+                                    Some(e) => e - 1,
+                                    None => i128::MAX,
+                                },
+                            )),
+                        }
+                    }
+                    Pattern::Wild => None,
+                };
+                match (&mut covered, interval) {
+                    (Some(list), Some(interval)) => list.push(interval),
+                    (covered, None) if !matches!(pattern, Pattern::Wild) => *covered = None,
+                    _ => {}
+                }
                 match pattern {
                     Pattern::Wild => wild = true,
                     Pattern::Value(value) => {
@@ -271,7 +302,7 @@ impl Checker<'_> {
                         self.unify(scrutinee, t, self.loc(*value));
                     }
                     Pattern::Range { start, end, .. } => {
-                        for bound in [start, end] {
+                        for bound in start.iter().chain(end) {
                             let t = self.expr(*bound);
                             self.unify(scrutinee, t, self.loc(*bound));
                         }
@@ -285,7 +316,33 @@ impl Checker<'_> {
                 .iter()
                 .all(|(name, _)| variants.contains(name))
         });
-        let exhaustive = wild || (seen_true && seen_false) || all_variants;
+        let domain = match self.known_scalar(scrutinee) {
+            Some(scalar) if scalar.is_int() && scalar.bound().is_none() => {
+                let bits = scalar.bits();
+                Some(if scalar.is_signed_int() {
+                    (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+                } else {
+                    (0, (1i128 << bits) - 1)
+                })
+            }
+            _ => None,
+        };
+        // Ranges open at an end (`0..`, `..=-2`) and values that together cover the type.
+        let ranges_cover = match (covered, domain) {
+            (Some(mut list), Some((lo, hi))) if !list.is_empty() => {
+                list.sort();
+                let mut next = lo;
+                for (a, b) in list {
+                    if a > next {
+                        break;
+                    }
+                    next = next.max(b.saturating_add(1));
+                }
+                next > hi
+            }
+            _ => false,
+        };
+        let exhaustive = wild || (seen_true && seen_false) || all_variants || ranges_cover;
         if !exhaustive {
             self.cx.error(
                 loc,
@@ -430,5 +487,17 @@ impl Checker<'_> {
                 self.binary_type(op, place_t, value_t, self.loc(place), self.loc(value));
             }
         }
+    }
+}
+
+/// The value of an integer literal pattern, negated or not (`-1`).
+fn int_value(function: &Function, id: ExprId) -> Option<i128> {
+    match &function.expr(id).kind {
+        ExprKind::Lit(Lit::Int { value, .. }) => i128::try_from(*value).ok(),
+        ExprKind::Unary {
+            op: UnOp::Neg,
+            operand,
+        } => int_value(function, *operand).map(|v| -v),
+        _ => None,
     }
 }

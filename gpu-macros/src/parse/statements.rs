@@ -516,14 +516,17 @@ impl Parser<'_> {
                     patterns.push(Pattern::Value(self.expr(&path.clone().into())?))
                 }
                 syn::Pat::Range(range) => {
-                    let (Some(start), Some(end)) = (&range.start, &range.end) else {
-                        self.cx
-                            .error_spanned_by(range, "range patterns need both ends: `a..=b`");
-                        return None;
+                    let start = match &range.start {
+                        Some(start) => Some(self.expr(start)?),
+                        None => None,
+                    };
+                    let end = match &range.end {
+                        Some(end) => Some(self.expr(end)?),
+                        None => None,
                     };
                     patterns.push(Pattern::Range {
-                        start: self.expr(start)?,
-                        end: self.expr(end)?,
+                        start,
+                        end,
                         inclusive: matches!(range.limits, syn::RangeLimits::Closed(_)),
                     });
                 }

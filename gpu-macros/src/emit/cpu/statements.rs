@@ -203,11 +203,10 @@ impl Twin<'_> {
                     inclusive,
                 } => {
                     let dots = if *inclusive { "..=" } else { ".." };
-                    format!(
-                        "{}{dots}{}",
-                        self.pattern_literal(*start),
-                        self.pattern_literal(*end)
-                    )
+                    let start = start.map(|s| self.pattern_literal(s)).unwrap_or_default();
+                    let end = end.map(|e| self.pattern_literal(e)).unwrap_or_default();
+                    // A half-open range is parenthesized, as Rust asks where it meets `|`.
+                    format!("({start}{dots}{end})")
                 }
             })
             .collect::<Vec<_>>()

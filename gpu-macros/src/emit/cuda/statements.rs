@@ -545,22 +545,28 @@ impl<'a> Emitter<'a> {
                 inclusive,
             } => {
                 let op = if *inclusive { "<=" } else { "<" };
-                let scalar = self.types.scalar(*start);
-                // `0..` of an unsigned value: NVRTC warns about the comparison with zero.
-                let from_zero = matches!(
-                    self.kernel.expr(*start).kind,
-                    ExprKind::Lit(Lit::Int { value: 0, .. })
-                ) && scalar.is_int()
-                    && !scalar.is_signed_int()
-                    && scalar.bound().is_none();
-                let end = self.expr(*end);
-                if from_zero {
-                    return Some(format!("({value} {op} {end})"));
+                let mut tests = Vec::new();
+                if let Some(start) = start {
+                    let scalar = self.types.scalar(*start);
+                    // `0..` of an unsigned value: NVRTC warns about the comparison with zero.
+                    let from_zero = matches!(
+                        self.kernel.expr(*start).kind,
+                        ExprKind::Lit(Lit::Int { value: 0, .. })
+                    ) && scalar.is_int()
+                        && !scalar.is_signed_int()
+                        && scalar.bound().is_none();
+                    if !from_zero {
+                        tests.push(format!("{value} >= {}", self.expr(*start)));
+                    }
                 }
-                Some(format!(
-                    "({value} >= {} && {value} {op} {end})",
-                    self.expr(*start)
-                ))
+                if let Some(end) = end {
+                    tests.push(format!("{value} {op} {}", self.expr(*end)));
+                }
+                // `0..` of an unsigned value matches every value.
+                if tests.is_empty() {
+                    return Some("true".to_string());
+                }
+                Some(format!("({})", tests.join(" && ")))
             }
         }
     }
