@@ -177,4 +177,6 @@ mod never_panics;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_codegen;
+#[cfg(test)]
 mod tests_tensor;
