@@ -245,13 +245,7 @@ fn cfd_flux_matches_plain_rust() {
     assert!(neighbours.iter().any(|&nb| nb >= 0));
     let normals = random_f32(3 * NNB * cells, 201);
     let v = random_f32(NVAR * cells, 202);
-    let variables: Vec<f32> = (0..NVAR * cells)
-        .map(|k| match k / cells {
-            0 => 1.0 + 0.2 * v[k],
-            4 => 3.0 + 0.5 * v[k],
-            _ => 0.5 * v[k],
-        })
-        .collect();
+    let variables = ports19::cfd_variables(&v, cells);
     let ff = Flow {
         density: 1.4,
         momentum: Vec3 {

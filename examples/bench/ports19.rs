@@ -187,13 +187,7 @@ fn cfd_flux(stream: &Stream, cells: usize, width: usize) -> gpu_dsl::Result<Row>
     let neighbours = ports::cfd_mesh(cells, width);
     let normals = values(3 * NNB * cells, 197);
     let v = values(NVAR * cells, 198);
-    let variables: Vec<f32> = (0..NVAR * cells)
-        .map(|k| match k / cells {
-            0 => 1.0 + 0.2 * v[k],
-            4 => 3.0 + 0.5 * v[k],
-            _ => 0.5 * v[k],
-        })
-        .collect();
+    let variables = ports::cfd_variables(&v, cells);
     let ff = Flow {
         density: 1.4,
         momentum: Vec3 {
