@@ -78,29 +78,23 @@ impl Writes {
                 }
             }
         });
-        let mut straight = BTreeSet::new();
-        let mut blocks = vec![&function.body];
-        while let Some(block) = blocks.pop() {
-            for (index, stmt) in block.stmts.iter().enumerate() {
-                blocks.extend(stmt.kind.blocks());
-                let StmtKind::Let { local, .. } = stmt.kind else {
-                    continue;
-                };
-                if !tracked.contains(&local) {
-                    continue;
-                }
-                let direct = block.stmts[index + 1..]
-                    .iter()
-                    .filter(|s| {
-                        matches!(&s.kind, StmtKind::Assign { place, .. }
-                            if local_of(function, *place) == Some(local))
-                    })
-                    .count();
-                if direct == all_writes.get(&local).copied().unwrap_or(0) {
-                    straight.insert(local);
-                }
-            }
-        }
+        // Every write of the variable is a statement of its `let`'s block, after the `let`.
+        let straight = tracked
+            .iter()
+            .copied()
+            .filter(|&local| {
+                declaring_block(&function.body, local).is_some_and(|(block, index)| {
+                    let direct = block.stmts[index + 1..]
+                        .iter()
+                        .filter(|s| {
+                            matches!(&s.kind, StmtKind::Assign { place, .. }
+                                if local_of(function, *place) == Some(local))
+                        })
+                        .count();
+                    direct == all_writes.get(&local).copied().unwrap_or(0)
+                })
+            })
+            .collect();
         Writes {
             tracked,
             unbounded,
@@ -146,7 +140,7 @@ pub(super) fn visit(block: &Block, f: &mut impl FnMut(&Stmt)) {
 }
 
 /// The variable an expression names, if it is one.
-fn local_of(function: &Function, id: ExprId) -> Option<LocalId> {
+pub(super) fn local_of(function: &Function, id: ExprId) -> Option<LocalId> {
     match function.expr(id).kind {
         ExprKind::Local(local) => Some(local),
         _ => None,
@@ -222,4 +216,19 @@ pub(super) fn join(a: &Fact, b: &Fact) -> Fact {
         cond: a.cond.union(&b.cond).cloned().collect(),
         varies: true,
     }
+}
+
+/// The block whose statement `index` is `local`'s `let`.
+pub(super) fn declaring_block(block: &Block, local: LocalId) -> Option<(&Block, usize)> {
+    for (index, stmt) in block.stmts.iter().enumerate() {
+        if matches!(stmt.kind, StmtKind::Let { local: l, .. } if l == local) {
+            return Some((block, index));
+        }
+        for inner in stmt.kind.blocks() {
+            if let Some(found) = declaring_block(inner, local) {
+                return Some(found);
+            }
+        }
+    }
+    None
 }

@@ -6,6 +6,7 @@
 //! that steps by a constant once an iteration (`k += 1` in `while bits != 0 { ..; bits >>= 1;
 //! }`, Sobol's walk over an index's set bits) is at most its first value plus that many steps.
 
+use super::mutable::{declaring_block, local_of};
 use super::{unsigned_max, Bound, Fact, Ranges, U32_MAX};
 use crate::check::Types;
 use crate::ir::*;
@@ -82,27 +83,12 @@ pub(super) fn phases(
     phases
 }
 
-/// The block whose statement `index` is `local`'s `let`.
-fn declaring_block(block: &Block, local: LocalId) -> Option<(&Block, usize)> {
-    for (index, stmt) in block.stmts.iter().enumerate() {
-        if matches!(stmt.kind, StmtKind::Let { local: l, .. } if l == local) {
-            return Some((block, index));
-        }
-        for inner in stmt.kind.blocks() {
-            if let Some(found) = declaring_block(inner, local) {
-                return Some(found);
-            }
-        }
-    }
-    None
-}
-
 /// The assignments to `local` in `stmt` and the blocks inside it.
 fn assigns_to(function: &Function, stmt: &Stmt, local: LocalId) -> Vec<*const Stmt> {
     let mut found = Vec::new();
     let mut note = |s: &Stmt| {
         if let StmtKind::Assign { place, .. } = &s.kind {
-            if names(function, *place) == Some(local) {
+            if local_of(function, *place) == Some(local) {
                 found.push(s as *const Stmt);
             }
         }
@@ -151,7 +137,7 @@ fn growth_bound(
             place: target,
             op,
             value,
-        } if names(function, *target) == Some(local)
+        } if local_of(function, *target) == Some(local)
             && within.is_none_or(|within| within.contains(&(stmt as *const Stmt))) =>
         {
             // A statement of a `while` body that no other loop inside the variable's scope
@@ -218,16 +204,16 @@ fn trip_bound(function: &Function, types: &Types, ranges: &Ranges, stmt: &Stmt) 
             op: BinOp::Gt | BinOp::Ne,
             lhs,
             rhs,
-        } if literal(function, *rhs) == Some(0) => names(function, *lhs)?,
+        } if literal(function, *rhs) == Some(0) => local_of(function, *lhs)?,
         ExprKind::Binary {
             op: BinOp::Lt,
             lhs,
             rhs,
-        } if literal(function, *lhs) == Some(0) => names(function, *rhs)?,
+        } if literal(function, *lhs) == Some(0) => local_of(function, *rhs)?,
         _ => return None,
     };
     let halves = |stmt: &Stmt| match &stmt.kind {
-        StmtKind::Assign { place, op, value } if names(function, *place) == Some(counter) => {
+        StmtKind::Assign { place, op, value } if local_of(function, *place) == Some(counter) => {
             match (op, literal(function, *value)) {
                 (Some(BinOp::Shr), Some(k)) => k >= 1,
                 (Some(BinOp::Div), Some(n)) => n >= 2,
@@ -248,7 +234,7 @@ fn trip_bound(function: &Function, types: &Types, ranges: &Ranges, stmt: &Stmt) 
         },
         &mut |s, _| {
             if let StmtKind::Assign { place, .. } = &s.kind {
-                if names(function, *place) == Some(counter) {
+                if local_of(function, *place) == Some(counter) {
                     writes += 1;
                 }
             }
@@ -271,14 +257,6 @@ fn trip_bound(function: &Function, types: &Types, ranges: &Ranges, stmt: &Stmt) 
         .and_then(Fact::hi_num);
     let hi = first.or_else(|| unsigned_max(types.local(counter)))?;
     Some(128 - hi.leading_zeros())
-}
-
-/// The variable an expression names, if it is one.
-fn names(function: &Function, id: ExprId) -> Option<LocalId> {
-    match function.expr(id).kind {
-        ExprKind::Local(local) => Some(local),
-        _ => None,
-    }
 }
 
 /// The value of an integer literal.
