@@ -27,15 +27,7 @@ fn every_port_compiles_with_nvrtc() {
 
 /// Random k-space samples and voxel coordinates of MRI-Q.
 fn mriq_inputs(voxels: usize, samples: usize) -> (Vec<KSample>, [Vec<f32>; 3]) {
-    let k = random_f32(4 * samples, 191)
-        .chunks(4)
-        .map(|c| KSample {
-            kx: 4.0 * c[0],
-            ky: 4.0 * c[1],
-            kz: 4.0 * c[2],
-            phi_mag: c[3] * c[3],
-        })
-        .collect();
+    let k = ports19::mriq_samples(&random_f32(4 * samples, 191), 4.0);
     (k, [192, 193, 194].map(|seed| random_f32(voxels, seed)))
 }
 

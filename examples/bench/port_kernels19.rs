@@ -421,6 +421,20 @@ pub fn cfd_compute_flux(
     fluxes[i + 4 * nelr] = flux.energy;
 }
 
+/// k-space samples from `noise` in [0, 1), four numbers a sample: coordinates up to `scale`
+/// and a magnitude up to 1.
+pub fn mriq_samples(noise: &[f32], scale: f32) -> Vec<KSample> {
+    noise
+        .chunks(4)
+        .map(|c| KSample {
+            kx: scale * c[0],
+            ky: scale * c[1],
+            kz: scale * c[2],
+            phi_mag: c[3] * c[3],
+        })
+        .collect()
+}
+
 /// Flow variables of `cells` cells from `noise` in [0, 1), variable by variable as
 /// `cfd_compute_flux` reads them: density about 1, small momenta, energy about 3, so the
 /// pressure is positive everywhere.

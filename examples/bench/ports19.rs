@@ -7,8 +7,8 @@ use gpu_dsl::prelude::*;
 use gpu_dsl::runtime::KernelArg;
 
 use crate::port_kernels19::{
-    self as ports, Flow, FourVector, KSample, Vec3, BP_HEIGHT, BP_WIDTH, LAVA_THREADS,
-    MRIQ_THREADS, NNB, NVAR,
+    self as ports, Flow, FourVector, Vec3, BP_HEIGHT, BP_WIDTH, LAVA_THREADS, MRIQ_THREADS, NNB,
+    NVAR,
 };
 use crate::ports::{agree, row, values};
 use crate::{median_ms, Only, Row};
@@ -36,15 +36,7 @@ pub fn rows(stream: &Stream, only: &Only) -> gpu_dsl::Result<Vec<Row>> {
 }
 
 fn mriq(stream: &Stream, voxels: usize, samples: usize) -> gpu_dsl::Result<Row> {
-    let k: Vec<KSample> = values(4 * samples, 191)
-        .chunks(4)
-        .map(|c| KSample {
-            kx: 8.0 * c[0],
-            ky: 8.0 * c[1],
-            kz: 8.0 * c[2],
-            phi_mag: c[3] * c[3],
-        })
-        .collect();
+    let k = ports::mriq_samples(&values(4 * samples, 191), 8.0);
     let words: Vec<f32> = k
         .iter()
         .flat_map(|s| [s.kx, s.ky, s.kz, s.phi_mag])
