@@ -532,3 +532,174 @@ fn methods_of_device_types_read_outer_constants() {
         assert!((got - expected).abs() < 1e-4, "[{i}] {got} vs {expected}");
     }
 }
+
+pub mod mesh {
+    use gpu_dsl::prelude::*;
+
+    /// Neighbours a cell lists, at most.
+    pub const MAX_NEIGHBOURS: usize = 4;
+    /// Components of a position.
+    const DIM: usize = 3;
+
+    /// A mesh cell whose arrays' lengths are this module's constants, which a kernel in another
+    /// module names only through the struct.
+    #[device]
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    #[repr(C)]
+    pub struct Cell {
+        pub count: u32,
+        pub neighbours: [u32; MAX_NEIGHBOURS],
+        pub centre: [f32; DIM],
+        pub weights: [[f32; 2]; MAX_NEIGHBOURS + 1],
+    }
+}
+
+use mesh::Cell;
+
+/// Each cell's value: its weighted neighbours' values plus its own, over the lists' lengths
+/// as the struct gives them.
+#[kernel]
+fn gather_neighbours(cells: &[Cell], values: &[f32], out: &mut [f32]) {
+    let i = global_idx().x;
+    if i < cells.len() {
+        let cell = cells[i];
+        let mut sum = cell.weights[cell.neighbours.len()][0] * values[i];
+        for (n, &j) in cell.neighbours.iter().enumerate() {
+            if (n as u32) < cell.count {
+                sum += cell.weights[n][1] * values[j as usize];
+            }
+        }
+        let mut norm = 0.0f32;
+        for c in cell.centre {
+            norm += c * c;
+        }
+        out[i] = sum + norm;
+    }
+}
+
+/// Scales each cell's centre in place, walking the field of an element of memory.
+#[kernel]
+fn scale_centres(cells: &mut [Cell], factor: f32) {
+    let i = global_idx().x;
+    if i < cells.len() {
+        for c in cells[i].centre.iter_mut() {
+            *c *= factor;
+        }
+    }
+}
+
+/// Fills `part` with its indices times `step`: a device function's `&mut [u32]`.
+#[device]
+fn ramp(part: &mut [u32], step: u32) {
+    for k in 0..part.len() {
+        part[k] = k as u32 * step;
+    }
+}
+
+/// Sums of parts of arrays: a cell's listed neighbours (`&cell.neighbours[..n]`), and a part of
+/// a local array written through a device function.
+#[kernel]
+fn listed_sums(cells: &[Cell], out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < cells.len() {
+        let cell = cells[i];
+        let n = cell.count as usize;
+        let listed = &cell.neighbours[..n];
+        let mut local = [1u32; 8];
+        let lo = i % 4;
+        ramp(&mut local[lo..lo + 3], 5);
+        let mut spread = 0u32;
+        for &v in local[lo..].iter() {
+            spread += v;
+        }
+        out[i] = listed.iter().sum::<u32>() + 1000 * spread;
+    }
+}
+
+#[test]
+fn parts_of_arrays_in_structs_and_locals() {
+    assert_compiles_with_nvrtc(&[(&listed_sums::KERNEL, &[])]);
+    let n = 200;
+    let cells: Vec<Cell> = (0..n)
+        .map(|i| Cell {
+            count: (i % 5) as u32,
+            neighbours: [i as u32, 3 * i as u32, 7, 11],
+            ..Cell::default()
+        })
+        .collect();
+    let expected: Vec<u32> = (0..n)
+        .map(|i| {
+            let cell = &cells[i];
+            let listed: u32 = cell.neighbours.iter().take(cell.count as usize).sum();
+            let mut local = [1u32; 8];
+            let lo = i % 4;
+            for k in 0..3 {
+                local[lo + k] = k as u32 * 5;
+            }
+            listed + 1000 * local[lo..].iter().sum::<u32>()
+        })
+        .collect();
+    for gpu in common::backends() {
+        let stream = gpu.default_stream();
+        let cells_buf = DeviceBuffer::from_host(&stream, &cells).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+        let config = LaunchConfig::try_for_len(n, 64).unwrap();
+        listed_sums::launch(&stream, config, &cells_buf, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected);
+    }
+}
+
+#[test]
+fn struct_array_lengths_from_outer_constants() {
+    assert_compiles_with_nvrtc(&[
+        (&gather_neighbours::KERNEL, &[]),
+        (&scale_centres::KERNEL, &[]),
+    ]);
+    let n = 300;
+    let values = random_f32(n, 41);
+    let noise = random_f32(n * 16, 42);
+    let cells: Vec<Cell> = (0..n)
+        .map(|i| {
+            let mut cell = Cell {
+                count: (i % 5) as u32,
+                ..Cell::default()
+            };
+            for k in 0..mesh::MAX_NEIGHBOURS {
+                cell.neighbours[k] = ((i * 7 + k * 13) % n) as u32;
+                cell.weights[k] = [noise[16 * i + 2 * k], noise[16 * i + 2 * k + 1]];
+            }
+            cell.weights[mesh::MAX_NEIGHBOURS] = [noise[16 * i + 10], 0.0];
+            cell.centre = [noise[16 * i + 11], noise[16 * i + 12], noise[16 * i + 13]];
+            cell
+        })
+        .collect();
+    let expected: Vec<f32> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, cell)| {
+            let mut sum = cell.weights[mesh::MAX_NEIGHBOURS][0] * values[i];
+            for k in 0..cell.count as usize {
+                sum += cell.weights[k][1] * values[cell.neighbours[k] as usize];
+            }
+            sum + cell.centre.iter().map(|c| c * c).sum::<f32>()
+        })
+        .collect();
+    for gpu in common::backends() {
+        let stream = gpu.default_stream();
+        let cells_buf = DeviceBuffer::from_host(&stream, &cells).unwrap();
+        let values_buf = DeviceBuffer::from_host(&stream, &values).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        let config = LaunchConfig::try_for_len(n, 128).unwrap();
+        gather_neighbours::launch(&stream, config, &cells_buf, &values_buf, &mut out).unwrap();
+        common::close(&out.to_host(&stream).unwrap(), &expected, 1e-5);
+        let mut scaled = DeviceBuffer::from_host(&stream, &cells).unwrap();
+        scale_centres::launch(&stream, config, &mut scaled, -2.0).unwrap();
+        for (cell, got) in cells.iter().zip(scaled.to_host(&stream).unwrap()) {
+            assert_eq!(got.centre, cell.centre.map(|c| c * -2.0));
+            assert_eq!(
+                (got.neighbours, got.weights),
+                (cell.neighbours, cell.weights)
+            );
+        }
+    }
+}

@@ -187,7 +187,22 @@ impl OuterConst {
     }
 }
 
+/// The name of a `#[device]` struct's associated copy of the constant `path` (as written, no
+/// spaces) that one of its fields' array lengths names.
+pub fn field_length_copy(path: &str) -> String {
+    format!("__GPU_LEN_{}", path.replace("::", "__"))
+}
+
 impl Len {
+    /// Whether two lengths are the same, a constant from outside named by one path being the
+    /// same wherever it is named (a struct's field and a method of it record it apart).
+    pub fn same(self, other: Len) -> bool {
+        match (self, other) {
+            (Len::Expr(a), Len::Expr(b)) => a.same(b),
+            _ => self == other,
+        }
+    }
+
     /// The length as a C++ `unsigned long long` expression.
     pub fn cuda(self) -> String {
         match self {
@@ -226,6 +241,16 @@ impl Len {
 }
 
 impl LenExpr {
+    fn same(&self, other: &LenExpr) -> bool {
+        match (self, other) {
+            (LenExpr::Outer(a), LenExpr::Outer(b)) => a.name == b.name,
+            (LenExpr::Binary(op, l, r), LenExpr::Binary(op2, l2, r2)) => {
+                op == op2 && l.same(l2) && r.same(r2)
+            }
+            _ => self == other,
+        }
+    }
+
     fn render(&self, outer: &dyn Fn(OuterConst) -> String, suffix: &str) -> String {
         match self {
             LenExpr::Known(n) => format!("{n}{suffix}"),
@@ -444,6 +469,40 @@ pub struct StructDef {
 }
 
 impl StructDef {
+    /// The constants from outside that the fields' array lengths name (`[u32; MAX]`), each once.
+    pub fn length_constants(&self) -> Vec<OuterConst> {
+        fn in_expr(expr: &LenExpr, out: &mut Vec<OuterConst>) {
+            match expr {
+                LenExpr::Outer(constant) => out.push(*constant),
+                LenExpr::Binary(_, lhs, rhs) => {
+                    in_expr(lhs, out);
+                    in_expr(rhs, out);
+                }
+                LenExpr::Known(_) | LenExpr::Param(_) => {}
+            }
+        }
+        fn in_type(ty: Ty, out: &mut Vec<OuterConst>) {
+            match ty {
+                Ty::Array { elem, len } => {
+                    if let Len::Expr(expr) = len {
+                        in_expr(expr, out);
+                    }
+                    in_type(*elem, out);
+                }
+                Ty::Tuple(elems) => elems.iter().for_each(|elem| in_type(*elem, out)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        for (_, ty) in &self.fields {
+            in_type(*ty, &mut out);
+        }
+        out.retain(|constant| constant.function == self.name);
+        out.sort_by_key(|constant| constant.index);
+        out.dedup_by_key(|constant| constant.index);
+        out
+    }
+
     /// The type of field `name`.
     pub fn field(&self, name: &str) -> Option<Ty> {
         self.fields
@@ -616,6 +675,19 @@ impl Ty {
 }
 
 impl Ty {
+    /// Whether two types are the same, their arrays' lengths compared by [`Len::same`].
+    pub fn same(self, other: Ty) -> bool {
+        match (self, other) {
+            (Ty::Array { elem, len }, Ty::Array { elem: e2, len: l2 }) => {
+                len.same(l2) && elem.same(*e2)
+            }
+            (Ty::Tuple(a), Ty::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(*y))
+            }
+            _ => self == other,
+        }
+    }
+
     /// Size and alignment in bytes under C's layout rules (`#[repr(C)]`), for a concrete type.
     pub fn c_layout(self) -> Option<(u64, u64)> {
         match self {

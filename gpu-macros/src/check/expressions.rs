@@ -285,6 +285,32 @@ impl Checker<'_> {
                             mutable: *mutable,
                         })
                     }
+                    // A part of a local array or of an array field (`&home.neighbours[..n]`).
+                    T::Ty(Ty::Array { elem, .. }) if !matches!(elem, Ty::Array { .. }) => {
+                        T::Ty(Ty::Slice {
+                            elem,
+                            mutable: *mutable,
+                        })
+                    }
+                    T::Array { elem, .. } => match self.resolve(T::Var(elem)) {
+                        T::Ty(elem @ (Ty::Scalar(_) | Ty::Struct(_) | Ty::Enum(_))) => {
+                            T::Ty(Ty::Slice {
+                                elem: elem.interned(),
+                                mutable: *mutable,
+                            })
+                        }
+                        other => {
+                            let text = self.describe(other);
+                            self.cx.error(
+                                loc,
+                                format!(
+                                    "sub-slices of arrays are taken of arrays of numbers or \
+                                     structs, not of {text}"
+                                ),
+                            );
+                            T::Error
+                        }
+                    },
                     T::Error => T::Error,
                     T::Ty(Ty::Slice { mutable: false, .. }) => {
                         self.cx.error(
@@ -299,8 +325,8 @@ impl Checker<'_> {
                         self.cx.error(
                             loc,
                             format!(
-                                "sub-slices are taken of slices and shared memory of numbers or \
-                                 structs, not of {text}"
+                                "sub-slices are taken of slices, shared memory and arrays of \
+                                 numbers or structs, not of {text}"
                             ),
                         );
                         T::Error

@@ -99,12 +99,12 @@ impl Checker<'_> {
         match (self.resolve(a), self.resolve(b)) {
             (T::Error, _) | (_, T::Error) => true,
             (T::Array { elem: a, len: la }, T::Array { elem: b, len: lb }) => {
-                la == lb && self.unify_quiet(T::Var(a), T::Var(b))
+                la.same(lb) && self.unify_quiet(T::Var(a), T::Var(b))
             }
             (T::Array { elem: a, len: la }, T::Ty(Ty::Array { elem, len }))
             | (T::Ty(Ty::Array { elem, len }), T::Array { elem: a, len: la }) => {
                 let elem = self.fresh_of(*elem, Loc::of(&quote::quote!()));
-                la == len && self.unify_quiet(T::Var(a), elem)
+                la.same(len) && self.unify_quiet(T::Var(a), elem)
             }
             (T::Closure(a), T::Closure(b)) => self.unify_closures(a, b),
             (T::Closure(_), _) | (_, T::Closure(_)) => false,
@@ -120,7 +120,7 @@ impl Checker<'_> {
                 let b = self.fresh_of(ty, Loc::of(&quote::quote!()));
                 self.unify_quiet(T::Tuple(a), b)
             }
-            (T::Ty(a), T::Ty(b)) => a == b,
+            (T::Ty(a), T::Ty(b)) => a.same(b),
             (T::Array { .. } | T::Tuple(_), _) | (_, T::Array { .. } | T::Tuple(_)) => false,
         }
     }

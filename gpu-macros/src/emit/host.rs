@@ -5,7 +5,7 @@
 use super::cuda::ranges::{Atom, Bound, BoundOp, LaunchOf, AXES};
 use super::outer::HostSource;
 use crate::ir::*;
-use crate::types::{struct_layout, Len, Scalar, Ty, MAX_CONSTANT_BYTES};
+use crate::types::{field_length_copy, struct_layout, Len, Scalar, Ty, MAX_CONSTANT_BYTES};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -407,6 +407,7 @@ pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenSt
     let layout = crate::parse::parse_struct(&env, item, String::new())
         .and_then(|def| struct_layout(def.fields.iter().map(|(_, ty)| *ty)));
     let name = &item.ident;
+    let lengths = length_copies(item);
     // A tuple struct's fields by position: `0: f32 => __gpu_place_0`.
     let fields = item.fields.iter().enumerate().map(|(index, f)| {
         let vis = &f.vis;
@@ -423,7 +424,7 @@ pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenSt
             }
         }
     });
-    match layout {
+    let layout = match layout {
         Some((size, align, offsets)) => {
             let (size, align) = (size as usize, align as usize);
             let offsets = offsets.iter().map(|o| *o as usize);
@@ -446,6 +447,31 @@ pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenSt
                     #name { #(#fields),* } size { #layout.1 }, align { #layout.2 }, offsets [#(#offsets),*]
                 }
             }
+        }
+    };
+    quote!(#layout #lengths)
+}
+
+/// The struct's associated copies of the constants its fields' array lengths name
+/// (`[u32; MAX_NEIGHBOURS]`): a kernel in another module reads the length through the struct,
+/// which it names, where the constant's path may not resolve.
+fn length_copies(item: &syn::ItemStruct) -> TokenStream {
+    let paths = crate::parse::struct_length_constants(item);
+    if paths.is_empty() {
+        return quote!();
+    }
+    let copies = paths.iter().map(|path| {
+        let copy = format_ident!("{}", field_length_copy(&path.to_string().replace(' ', "")));
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals, clippy::unnecessary_cast)]
+            pub const #copy: usize = #path as usize;
+        }
+    });
+    let name = &item.ident;
+    quote! {
+        impl #name {
+            #(#copies)*
         }
     }
 }

@@ -11,7 +11,7 @@
 
 use crate::check::Types;
 use crate::ir::*;
-use crate::types::{OuterConst, Scalar, OUTER_MARK};
+use crate::types::{field_length_copy, OuterConst, Scalar, OUTER_MARK};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -73,6 +73,7 @@ pub fn host_source(
             }
         }
     }
+    items.extend(struct_length_copies(program));
     if !source.contains(OUTER_MARK) {
         return HostSource {
             init: quote!(#source),
@@ -116,6 +117,27 @@ pub fn host_source(
         text: source,
         items,
     }
+}
+
+/// The typed copies of the constants that the program's structs' array lengths name, read
+/// through each struct's associated copy (`#[device]` defines it beside the struct).
+fn struct_length_copies(program: &Program) -> TokenStream {
+    let mut items = TokenStream::new();
+    for def in &program.structs {
+        // Already as the host module names it (`super::Cell`).
+        let Ok(path) = def.0.path.parse::<TokenStream>() else {
+            continue;
+        };
+        for constant in def.0.length_constants() {
+            let name = format_ident!("{}", constant.twin());
+            let copy = format_ident!("{}", field_length_copy(constant.name));
+            items.extend(quote! {
+                #[allow(non_upper_case_globals, dead_code)]
+                const #name: usize = #path::#copy;
+            });
+        }
+    }
+    items
 }
 
 /// The piece that spells the typed copy `name` as a C++ literal.

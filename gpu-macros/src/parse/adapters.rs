@@ -93,6 +93,50 @@ pub(super) fn sub_slice(expr: &syn::Expr) -> Option<&syn::ExprIndex> {
     }
 }
 
+/// What a loop's iterator walks when it is not a name: a part of a slice (`x[a..b]`), bound by
+/// reference, or an array reached through a field or an element (`cell.neighbours`), copied.
+enum Part {
+    Sub(syn::ExprIndex),
+    Value(syn::Expr),
+}
+
+/// Whether `expr` names a place without effects: a name, or fields and elements of one at
+/// indices that call nothing, so reading it again reads the same place.
+fn is_place(expr: &syn::Expr) -> bool {
+    fn calm(expr: &syn::Expr) -> bool {
+        match strip_parens(expr) {
+            syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+            syn::Expr::Field(field) => calm(&field.base),
+            syn::Expr::Index(index) => calm(&index.expr) && calm(&index.index),
+            syn::Expr::Binary(binary) => {
+                use syn::BinOp::*;
+                matches!(
+                    binary.op,
+                    Add(_)
+                        | Sub(_)
+                        | Mul(_)
+                        | Div(_)
+                        | Rem(_)
+                        | Shl(_)
+                        | Shr(_)
+                        | BitAnd(_)
+                        | BitOr(_)
+                        | BitXor(_)
+                ) && calm(&binary.left)
+                    && calm(&binary.right)
+            }
+            syn::Expr::Cast(cast) => calm(&cast.expr),
+            _ => false,
+        }
+    }
+    match strip_parens(expr) {
+        syn::Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
+        syn::Expr::Field(field) => is_place(&field.base),
+        syn::Expr::Index(index) => is_place(&index.expr) && calm(&index.index),
+        _ => false,
+    }
+}
+
 /// Replaces `*name` with `with` (and reports whether `name` is used otherwise).
 struct Deref<'a> {
     name: &'a syn::Ident,
@@ -148,12 +192,21 @@ impl Parser<'_> {
         if let Some((part, rebuilt)) = self.part_of(iterated) {
             let mut inner = for_loop.clone();
             inner.expr = Box::new(rebuilt);
-            let (index, mutable) = part;
-            let name = format_ident!("__gpu_part{}", self.fresh_names());
-            let binding: syn::Stmt = if mutable {
-                syn::parse_quote!(let #name = &mut #index;)
-            } else {
-                syn::parse_quote!(let #name = &#index;)
+            let (part, mutable) = part;
+            // The binding and the name stand where the part is written, so the CUDA's `#line`s
+            // and any message point there.
+            let span = match &part {
+                Part::Sub(index) => syn::spanned::Spanned::span(index),
+                Part::Value(value) => syn::spanned::Spanned::span(value),
+            };
+            let name = format_ident!("__gpu_part{}", self.fresh_names(), span = span);
+            let binding: syn::Stmt = match part {
+                Part::Sub(index) if mutable => {
+                    syn::parse_quote_spanned!(span=> let #name = &mut #index;)
+                }
+                Part::Sub(index) => syn::parse_quote_spanned!(span=> let #name = &#index;),
+                // Read only: the loop walks a copy, as the borrow forbids writes meanwhile.
+                Part::Value(value) => syn::parse_quote_spanned!(span=> let #name = #value;),
             };
             let inner = Self::renamed_base(inner, &name);
             return Some(Some(syn::parse_quote!({ #binding #inner })));
@@ -172,15 +225,16 @@ impl Parser<'_> {
 
     /// `x[a..b]` under the loop's iterator (as `x[a..b].iter()`, `&x[a..b]`, ...): the part and
     /// whether it is borrowed mutably, and the iterator with a placeholder path in its place.
-    fn part_of(&self, iterated: &syn::Expr) -> Option<((syn::ExprIndex, bool), syn::Expr)> {
+    fn part_of(&self, iterated: &syn::Expr) -> Option<((Part, bool), syn::Expr)> {
         let mut rebuilt = iterated.clone();
         let mut found = None;
         let placeholder: syn::Expr = syn::parse_quote!(__gpu_part);
         // Walks the receivers of `.iter()`, `.iter_mut()`, `.enumerate()`, `.zip(..)`'s left
-        // side and the references: a part found there is replaced by the placeholder.
+        // side, the other adapters' and the references: a part found there is replaced by the
+        // placeholder.
         fn walk(
             expr: &mut syn::Expr,
-            found: &mut Option<(syn::ExprIndex, bool)>,
+            found: &mut Option<(Part, bool)>,
             placeholder: &syn::Expr,
             mutable: bool,
         ) {
@@ -189,7 +243,17 @@ impl Parser<'_> {
                 syn::Expr::MethodCall(call)
                     if matches!(
                         call.method.to_string().as_str(),
-                        "iter" | "iter_mut" | "enumerate" | "zip"
+                        "iter"
+                            | "iter_mut"
+                            | "into_iter"
+                            | "enumerate"
+                            | "zip"
+                            | "rev"
+                            | "step_by"
+                            | "copied"
+                            | "cloned"
+                            | "skip"
+                            | "take"
                     ) =>
                 {
                     let mutable = mutable || call.method == "iter_mut";
@@ -198,7 +262,7 @@ impl Parser<'_> {
                 syn::Expr::Reference(reference) => {
                     let mutable = mutable || reference.mutability.is_some();
                     if let Some(index) = sub_slice(&reference.expr) {
-                        *found = Some((index.clone(), mutable));
+                        *found = Some((Part::Sub(index.clone()), mutable));
                         // `&x[a..b]` iterates the part itself.
                         *expr = placeholder.clone();
                     } else {
@@ -207,7 +271,12 @@ impl Parser<'_> {
                 }
                 other => {
                     if let Some(index) = sub_slice(other) {
-                        *found = Some((index.clone(), mutable));
+                        *found = Some((Part::Sub(index.clone()), mutable));
+                        *other = placeholder.clone();
+                    } else if !mutable && is_place(other) && !matches!(other, syn::Expr::Path(_)) {
+                        // `cell.neighbours.iter()`, `rows[i].iter()`: an array that is not a
+                        // name of its own.
+                        *found = Some((Part::Value(other.clone()), false));
                         *other = placeholder.clone();
                     }
                 }
@@ -249,11 +318,12 @@ impl Parser<'_> {
             self.cx.error_spanned_by(element_pat, USAGE);
             return None;
         };
-        if !matches!(strip_parens(base), syn::Expr::Path(_)) {
+        // A place read at each element again (`cell.weights[i]`) is the same place each time.
+        if !matches!(strip_parens(base), syn::Expr::Path(_)) && !is_place(base) {
             self.cx.error_spanned_by(
                 base,
-                "`iter_mut` walks a slice, shared array or array by its name: bind it with \
-                 `let` first",
+                "`iter_mut` walks a slice, shared array or array by its name or a field of one \
+                 (`x.iter_mut()`, `cell.weights.iter_mut()`): bind it with `let` first",
             );
             return None;
         }

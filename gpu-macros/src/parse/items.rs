@@ -93,32 +93,38 @@ fn repr(attrs: &[syn::Attribute]) -> Vec<String> {
         .collect()
 }
 
-/// Reports an array length in a struct's field that is not a number (`[u32; MAX_NEIGHBOURS]`):
-/// the struct's layout, which the host and the kernels share, is fixed where the struct is
-/// read, before a constant from outside has a value.
-fn array_lengths_are_numbers(cx: &Ctxt, ty: &syn::Type) {
-    match ty {
-        syn::Type::Array(array) => {
-            let number = matches!(
-                &array.len,
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(_),
-                    ..
-                })
-            );
-            if !number {
-                cx.error_spanned_by(
-                    &array.len,
-                    "an array in a `#[device]` struct's field takes a number as its length \
-                     (`[u32; 26]`): the struct's layout, shared by the host and the kernels, is \
-                     fixed before constants from outside have values",
-                );
+/// The constants from outside that `item`'s array lengths name (`[u32; MAX_NEIGHBOURS]`), each
+/// as its path: `#[device]` gives the struct an associated copy of each, which kernels read
+/// (see `emit::host::struct_layout_tokens`), since a kernel elsewhere may not see the path.
+pub fn struct_length_constants(item: &syn::ItemStruct) -> Vec<TokenStream> {
+    let scratch = Ctxt::default();
+    let env = TypeEnv::default();
+    let mut parser = Parser::new(
+        &scratch,
+        &env,
+        FnKind::Device,
+        None,
+        &item.ident.to_string(),
+    );
+    for field in &item.fields {
+        parser.array_lengths(&field.ty);
+    }
+    parser.outer.into_iter().map(|outer| outer.path).collect()
+}
+
+impl Parser<'_> {
+    /// Records the constants of every array length in `ty`, whatever its element types are.
+    fn array_lengths(&mut self, ty: &syn::Type) {
+        match ty {
+            syn::Type::Array(array) => {
+                self.array_lengths(&array.elem);
+                let _ = self.const_value(&array.len, true);
             }
-            array_lengths_are_numbers(cx, &array.elem);
+            syn::Type::Paren(inner) => self.array_lengths(&inner.elem),
+            syn::Type::Group(inner) => self.array_lengths(&inner.elem),
+            syn::Type::Tuple(tuple) => tuple.elems.iter().for_each(|elem| self.array_lengths(elem)),
+            _ => {}
         }
-        syn::Type::Paren(inner) => array_lengths_are_numbers(cx, &inner.elem),
-        syn::Type::Group(inner) => array_lengths_are_numbers(cx, &inner.elem),
-        _ => {}
     }
 }
 
@@ -159,9 +165,6 @@ pub fn struct_problems(cx: &Ctxt, item: &syn::Item) {
                     "`#[device]` structs have fields: `struct Body { pos: [f32; 3], mass: f32 }` \
                      or `struct Pair(f32, f32)`",
                 );
-            }
-            for field in &s.fields {
-                array_lengths_are_numbers(cx, &field.ty);
             }
         }
         syn::Item::Enum(e) => {

@@ -326,7 +326,8 @@ impl Parser<'_> {
                 self.cx.error_spanned_by(
                     other,
                     "a `for` loop iterates over a slice or an array by its name (`for v in \
-                     x.iter()`); bind a sub-slice with `let` first, or iterate by index",
+                     x.iter()`), a field or an element of one (`cell.items.iter()`): bind this \
+                     one with `let` first, or iterate by index",
                 );
                 Some(None)
             }

@@ -4,7 +4,7 @@
 
 use super::Parser;
 use crate::ir::{ExprId, ExprKind, FnKind, Function, LaunchBounds, LaunchValue, Loc, OuterUse};
-use crate::types::{OuterConst, Scalar};
+use crate::types::{OuterConst, Scalar, Ty};
 use quote::ToTokens;
 
 /// The path of `expr` if it names a constant from outside the function.
@@ -63,6 +63,19 @@ impl Parser<'_> {
                 "a constant's path takes no generic arguments here: name the constant itself",
             );
             return None;
+        }
+        // A method names its struct's length constants as the struct does (`[0; MAX]` in a
+        // derived `default()`): the kernel reads them through the struct.
+        if let Some(Ty::Struct(def)) = self.self_ty {
+            let name = key.replace(' ', "");
+            if let Some(constant) = def
+                .0
+                .length_constants()
+                .into_iter()
+                .find(|c| c.name == name)
+            {
+                return Some(constant);
+            }
         }
         let fixed = in_length.then_some(Scalar::Usize);
         let index = match self

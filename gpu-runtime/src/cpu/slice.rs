@@ -192,6 +192,39 @@ impl<'a, T: Value> CpuSlice<'a, T> {
         }
     }
 
+    /// Elements `start..end` of a kernel's local array or array field (`&cell.items[..n]`), read
+    /// only; a range outside it reports the violation for `line` and gives an empty slice.
+    #[inline(always)]
+    pub fn part_of<V: ThreadView + ?Sized>(
+        items: &'a [T],
+        start: usize,
+        end: usize,
+        t: &V,
+        line: u32,
+    ) -> Self {
+        // SAFETY: the shared borrow keeps the elements valid, aligned and unwritten for 'a, and
+        // the view allows no writes.
+        let whole = unsafe { Self::from_raw(items.as_ptr().cast_mut(), items.len(), false) };
+        whole.sub(start, end, false, t, line)
+    }
+
+    /// Elements `start..end` of a kernel's local array or array field, writable
+    /// (`&mut local[a..b]`); a range outside it reports the violation for `line` and gives an
+    /// empty slice.
+    #[inline(always)]
+    pub fn part_of_mut<V: ThreadView + ?Sized>(
+        items: &'a mut [T],
+        start: usize,
+        end: usize,
+        t: &V,
+        line: u32,
+    ) -> Self {
+        // SAFETY: the exclusive borrow keeps the elements valid and aligned for 'a and lets
+        // nothing but this view (and its copies) reach them meanwhile.
+        let whole = unsafe { Self::from_raw(items.as_mut_ptr(), items.len(), true) };
+        whole.sub(start, end, true, t, line)
+    }
+
     /// Row `row` of this slice read as rows of `cols` elements: a row of a shared array whose
     /// rows take their length from a const generic, which the CPU twin holds as a value. Out
     /// of bounds, reports index `row` against the rows there are for source `line` and gives an

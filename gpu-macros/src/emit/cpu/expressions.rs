@@ -187,6 +187,7 @@ impl Twin<'_> {
                 inclusive,
                 mutable,
             } => {
+                let array = matches!(self.types.expr(*base), Ty::Array { .. });
                 let base = self.expr(*base);
                 let start = start.map_or("0usize".to_string(), |s| self.expr(s));
                 let end = match end {
@@ -194,7 +195,18 @@ impl Twin<'_> {
                     Some(end) => self.expr(*end),
                     None => format!("{base}.len()"),
                 };
-                format!("{base}.sub({start}, {end}, {mutable}, __t, {line})")
+                match (array, mutable) {
+                    // A local array or an array field is a Rust array in the twin.
+                    (true, false) => format!(
+                        "{rt}::cpu::CpuSlice::part_of(&{base}[..], {start}, {end}, __t, {line})",
+                        rt = self.rt
+                    ),
+                    (true, true) => format!(
+                        "{rt}::cpu::CpuSlice::part_of_mut(&mut {base}[..], {start}, {end}, __t, {line})",
+                        rt = self.rt
+                    ),
+                    (false, _) => format!("{base}.sub({start}, {end}, {mutable}, __t, {line})"),
+                }
             }
             ExprKind::Tuple { elems } => {
                 let elems: Vec<String> = elems.iter().map(|e| self.expr(*e)).collect();

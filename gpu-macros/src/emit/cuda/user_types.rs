@@ -197,7 +197,12 @@ impl Emitter<'_> {
             unreachable!("a sub-slice")
         };
         let base_len = self.length_of(*base);
-        let base_code = self.expr(*base);
+        let base_code = match self.types.expr(*base) {
+            // A C array decays to its pointer; an `rs_arr` (a field) is reached through its
+            // first element.
+            Ty::Array { .. } => format!("&({})[0]", strip_outer_parens(&self.expr(*base))),
+            _ => self.expr(*base),
+        };
         let start = match start {
             Some(start) => self.expr(*start),
             None => "0ull".to_string(),
