@@ -563,3 +563,77 @@ fn a_chunk_size_of_zero_panics_as_rust_does() {
         assert_eq!(message, "chunk size must be non-zero");
     }
 }
+
+/// `==` and `!=` of arrays and tuples, as Rust compares them element by element.
+#[kernel]
+fn compare_groups(x: &[u32], out: &mut [u32]) {
+    let i = global_idx().x;
+    if 4 * i + 3 < x.len() {
+        let a = [x[4 * i], x[4 * i + 1]];
+        let b = [x[4 * i + 2], x[4 * i + 3]];
+        let grid = [[x[4 * i], 0], [x[4 * i + 1], 1]];
+        let pair = (x[4 * i], x[4 * i + 2] % 2 == 0);
+        let mut flags = 0u32;
+        if a == b {
+            flags |= 1;
+        }
+        if a != [1, 2] {
+            flags |= 2;
+        }
+        if grid == [[1, 0], [2, 1]] {
+            flags |= 4;
+        }
+        if pair == (1, true) {
+            flags |= 8;
+        }
+        if pair != (x[4 * i + 1], false) {
+            flags |= 16;
+        }
+        out[i] = flags;
+    }
+}
+
+#[test]
+fn arrays_and_tuples_compare_as_in_rust() {
+    assert_compiles_with_nvrtc(&[(&compare_groups::KERNEL, &[])]);
+    let groups = 64;
+    let x: Vec<u32> = (0..4 * groups as u32)
+        .map(|k| {
+            let mixed = u64::from(k)
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((mixed >> 33) % 3) as u32
+        })
+        .collect();
+    let expected: Vec<u32> = x
+        .chunks(4)
+        .map(|g| {
+            let (a, b) = ([g[0], g[1]], [g[2], g[3]]);
+            let grid = [[g[0], 0], [g[1], 1]];
+            let pair = (g[0], g[2] % 2 == 0);
+            u32::from(a == b)
+                | u32::from(a != [1, 2]) << 1
+                | u32::from(grid == [[1, 0], [2, 1]]) << 2
+                | u32::from(pair == (1, true)) << 3
+                | u32::from(pair != (g[1], false)) << 4
+        })
+        .collect();
+    // Every flag is set somewhere and clear somewhere, so each comparison is exercised.
+    for bit in 0..5 {
+        assert!(
+            expected.iter().any(|f| f & (1 << bit) != 0),
+            "bit {bit} never set"
+        );
+        assert!(
+            expected.iter().any(|f| f & (1 << bit) == 0),
+            "bit {bit} always set"
+        );
+    }
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, groups).unwrap();
+        compare_groups::launch(&stream, LaunchConfig::for_len(groups, 32), &dx, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}

@@ -461,7 +461,24 @@ impl Checker<'_> {
     }
 
     fn require_scalar(&mut self, t: T, op: BinOp, loc: Loc) {
-        if let T::Ty(ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)) = self.resolve(t) {
+        let resolved = self.resolve(t);
+        let compound = matches!(
+            resolved,
+            T::Array { .. } | T::Tuple(_) | T::Ty(Ty::Array { .. } | Ty::Tuple(_))
+        );
+        if compound && !matches!(op, BinOp::Eq | BinOp::Ne) {
+            let text = self.describe(t);
+            self.cx.error(
+                loc,
+                format!(
+                    "`{}` of {text} is not supported in kernels (`==` and `!=` are): compare \
+                     the elements in order",
+                    op.symbol()
+                ),
+            );
+            return;
+        }
+        if let T::Ty(ty @ (Ty::Slice { .. } | Ty::Dim3 | Ty::Index3 | Ty::Unit)) = resolved {
             self.cx.error(
                 loc,
                 format!(

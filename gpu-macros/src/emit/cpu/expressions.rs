@@ -346,6 +346,11 @@ impl Twin<'_> {
         if let user @ (Ty::Struct(_) | Ty::Enum(_)) = self.types.expr(lhs) {
             return self.user_binary(op, lhs, rhs, user);
         }
+        // `==` / `!=` of arrays and tuples: Rust's own.
+        if let Ty::Array { .. } | Ty::Tuple(_) = self.types.expr(lhs) {
+            let (l, r) = (self.expr(lhs), self.expr(rhs));
+            return format!("({l} {} {r})", op.symbol());
+        }
         let scalar = self.scalar_of(lhs);
         let line = self.function.expr(rhs).span.line();
         let l = self.expr(lhs);

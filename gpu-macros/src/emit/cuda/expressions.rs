@@ -38,6 +38,12 @@ impl<'a> Emitter<'a> {
             ExprKind::Local(local) => self.name(*local).to_string(),
             ExprKind::Binary { op, lhs, rhs } => match self.types.expr(*lhs) {
                 user @ (Ty::Struct(_) | Ty::Enum(_)) => self.user_binary(*op, *lhs, *rhs, user),
+                // `==` / `!=` of arrays and tuples, element by element (`rs_arr`'s and
+                // `rs_tupleN`'s operators).
+                Ty::Array { .. } | Ty::Tuple(_) => {
+                    let (l, r) = (self.value(*lhs), self.value(*rhs));
+                    format!("({l} {} {r})", op.symbol())
+                }
                 _ => self.binary(*op, *lhs, *rhs),
             },
             ExprKind::Unary {

@@ -23,6 +23,13 @@ template <typename A, typename B, typename C> struct rs_tuple3 { A _0; B _1; C _
 template <typename A, typename B, typename C, typename D> struct rs_tuple4 { A _0; B _1; C _2; D _3; };
 template <typename A, typename B, typename C, typename D, typename E> struct rs_tuple5 { A _0; B _1; C _2; D _3; E _4; };
 template <typename A, typename B, typename C, typename D, typename E, typename F> struct rs_tuple6 { A _0; B _1; C _2; D _3; E _4; F _5; };
+// `==` and `!=` compare field by field, as Rust's derived `PartialEq` of tuples does.
+template <typename A, typename B> __device__ __forceinline__ bool operator==(const rs_tuple2<A, B>& a, const rs_tuple2<A, B>& b) { return a._0 == b._0 && a._1 == b._1; }
+template <typename A, typename B, typename C> __device__ __forceinline__ bool operator==(const rs_tuple3<A, B, C>& a, const rs_tuple3<A, B, C>& b) { return a._0 == b._0 && a._1 == b._1 && a._2 == b._2; }
+template <typename A, typename B, typename C, typename D> __device__ __forceinline__ bool operator==(const rs_tuple4<A, B, C, D>& a, const rs_tuple4<A, B, C, D>& b) { return a._0 == b._0 && a._1 == b._1 && a._2 == b._2 && a._3 == b._3; }
+template <typename A, typename B, typename C, typename D, typename E> __device__ __forceinline__ bool operator==(const rs_tuple5<A, B, C, D, E>& a, const rs_tuple5<A, B, C, D, E>& b) { return a._0 == b._0 && a._1 == b._1 && a._2 == b._2 && a._3 == b._3 && a._4 == b._4; }
+template <typename A, typename B, typename C, typename D, typename E, typename F> __device__ __forceinline__ bool operator==(const rs_tuple6<A, B, C, D, E, F>& a, const rs_tuple6<A, B, C, D, E, F>& b) { return a._0 == b._0 && a._1 == b._1 && a._2 == b._2 && a._3 == b._3 && a._4 == b._4 && a._5 == b._5; }
+template <typename T> __device__ __forceinline__ auto operator!=(const T& a, const T& b) -> decltype(a._0 == b._0, a._1, true) { return !(a == b); }
 ",
     },
     Helper {
