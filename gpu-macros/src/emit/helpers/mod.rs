@@ -29,7 +29,11 @@ template <typename A, typename B, typename C> __device__ __forceinline__ bool op
 template <typename A, typename B, typename C, typename D> __device__ __forceinline__ bool operator==(const rs_tuple4<A, B, C, D>& a, const rs_tuple4<A, B, C, D>& b) { return a._0 == b._0 && a._1 == b._1 && a._2 == b._2 && a._3 == b._3; }
 template <typename A, typename B, typename C, typename D, typename E> __device__ __forceinline__ bool operator==(const rs_tuple5<A, B, C, D, E>& a, const rs_tuple5<A, B, C, D, E>& b) { return a._0 == b._0 && a._1 == b._1 && a._2 == b._2 && a._3 == b._3 && a._4 == b._4; }
 template <typename A, typename B, typename C, typename D, typename E, typename F> __device__ __forceinline__ bool operator==(const rs_tuple6<A, B, C, D, E, F>& a, const rs_tuple6<A, B, C, D, E, F>& b) { return a._0 == b._0 && a._1 == b._1 && a._2 == b._2 && a._3 == b._3 && a._4 == b._4 && a._5 == b._5; }
-template <typename T> __device__ __forceinline__ auto operator!=(const T& a, const T& b) -> decltype(a._0 == b._0, a._1, true) { return !(a == b); }
+template <typename A, typename B> __device__ __forceinline__ bool operator!=(const rs_tuple2<A, B>& a, const rs_tuple2<A, B>& b) { return !(a == b); }
+template <typename A, typename B, typename C> __device__ __forceinline__ bool operator!=(const rs_tuple3<A, B, C>& a, const rs_tuple3<A, B, C>& b) { return !(a == b); }
+template <typename A, typename B, typename C, typename D> __device__ __forceinline__ bool operator!=(const rs_tuple4<A, B, C, D>& a, const rs_tuple4<A, B, C, D>& b) { return !(a == b); }
+template <typename A, typename B, typename C, typename D, typename E> __device__ __forceinline__ bool operator!=(const rs_tuple5<A, B, C, D, E>& a, const rs_tuple5<A, B, C, D, E>& b) { return !(a == b); }
+template <typename A, typename B, typename C, typename D, typename E, typename F> __device__ __forceinline__ bool operator!=(const rs_tuple6<A, B, C, D, E, F>& a, const rs_tuple6<A, B, C, D, E, F>& b) { return !(a == b); }
 ",
     },
     Helper {
