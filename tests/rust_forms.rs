@@ -637,3 +637,73 @@ fn arrays_and_tuples_compare_as_in_rust() {
         assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
     }
 }
+
+/// A search's result kept as Rust's `Option`: bound with `let`, taken apart by `if let` and
+/// `match`, or by `map_or`, from `position`, `max` and `min` (by reference) and `min_by_key`
+/// over a range.
+#[kernel]
+fn searches(x: &[u32], key: u32, out: &mut [u32]) {
+    let row = global_idx().x;
+    if 8 * row + 7 < x.len() {
+        let part = &x[8 * row..8 * row + 8];
+        let first = part.iter().position(|&v| v == key);
+        let mut code = first.map_or(100, |i| i as u32);
+        if let Some(i) = part.iter().position(|v| *v > key) {
+            code += 10 * i as u32;
+        } else {
+            code += 1000;
+        }
+        match part.iter().max() {
+            Some(m) => code += 10_000 * *m,
+            None => code += 7,
+        }
+        if let Some(&m) = part.iter().min() {
+            code += 1_000_000 * m;
+        }
+        let nearest = (0..8).min_by_key(|&i| part[i].abs_diff(key));
+        code += 100_000 * nearest.unwrap_or(9) as u32;
+        if first.is_none() {
+            code += 50_000_000;
+        }
+        out[row] = code;
+    }
+}
+
+#[test]
+fn searches_keep_options_as_in_rust() {
+    assert_compiles_with_nvrtc(&[(&searches::KERNEL, &[])]);
+    let rows = 96;
+    let x: Vec<u32> = (0..8 * rows as u64)
+        .map(|k| ((k.wrapping_mul(6_364_136_223_846_793_005) >> 35) % 6) as u32)
+        .collect();
+    let key = 4;
+    let expected: Vec<u32> = x
+        .chunks(8)
+        .map(|part| {
+            let first = part.iter().position(|&v| v == key);
+            let mut code = first.map_or(100, |i| i as u32);
+            code += match part.iter().position(|v| *v > key) {
+                Some(i) => 10 * i as u32,
+                None => 1000,
+            };
+            code += 10_000 * *part.iter().max().unwrap();
+            code += 1_000_000 * *part.iter().min().unwrap();
+            let nearest = (0..8).min_by_key(|&i| part[i].abs_diff(key));
+            code += 100_000 * nearest.unwrap_or(9) as u32;
+            if first.is_none() {
+                code += 50_000_000;
+            }
+            code
+        })
+        .collect();
+    // Both sides of each search occur among the rows.
+    assert!(x.chunks(8).any(|p| p.contains(&key)) && x.chunks(8).any(|p| !p.contains(&key)));
+    assert!(x.chunks(8).any(|p| p.iter().all(|&v| v <= key)));
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, rows).unwrap();
+        searches::launch(&stream, LaunchConfig::for_len(rows, 32), &dx, key, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}

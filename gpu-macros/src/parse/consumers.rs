@@ -56,7 +56,14 @@ enum Otherwise<'e> {
     Panic,
     Value(&'e syn::Expr),
     Zero,
+    /// An option bound or taken apart (`if let Some(i) = x.iter().position(..)`): the walk
+    /// sets this flag to whether it found one (see `optionals.rs`, which writes the call).
+    Flag(&'e syn::Expr),
 }
+
+/// The method `optionals.rs` ends an iterator's option with, so the walk reports whether it
+/// found an element into the flag its argument names; not a name users write.
+pub(super) const FLAG_METHOD: &str = "__gpu_found_into";
 
 /// What stands where `max`, `min` or their `_by` forms found nothing: Rust's panic of
 /// `unwrap`, the value of `unwrap_or(v)`, or the accumulator's zero.
@@ -71,6 +78,7 @@ fn fallback(otherwise: Otherwise<'_>, found_any: &syn::Ident, acc: &syn::Ident) 
             if !#found_any { #acc = #value; }
         },
         Otherwise::Zero => quote::quote!(),
+        Otherwise::Flag(flag) => quote::quote!(#flag = #found_any;),
     }
 }
 
@@ -107,7 +115,7 @@ fn closure_of(expr: &syn::Expr, inputs: usize) -> Option<syn::ExprClosure> {
 /// Whether `expr` is what a `for` loop walks, and whether it gives references: `x.iter()`,
 /// `x.into_iter()` (then `.skip(a)`, `.take(b)`), and `.enumerate()`, `.zip(..)` or `.rev()` of
 /// one (references), or a range, `a..b`, `a..=b`, with `.rev()` or `.step_by(s)` (values).
-fn walks(expr: &syn::Expr) -> Option<bool> {
+pub(super) fn walks(expr: &syn::Expr) -> Option<bool> {
     match strip_parens(expr) {
         syn::Expr::MethodCall(call) => match call.method.to_string().as_str() {
             "iter" | "into_iter" if call.args.is_empty() => Some(true),
@@ -149,6 +157,7 @@ fn extreme(call: &syn::ExprMethodCall, deref: bool) -> Option<(&syn::Expr, Combi
     let otherwise = match (call.method.to_string().as_str(), call.args.len()) {
         ("unwrap", 0) => Otherwise::Panic,
         ("unwrap_or_default", 0) => Otherwise::Zero,
+        (method, 1) if method == FLAG_METHOD => Otherwise::Flag(&call.args[0]),
         // `*x.iter().max().unwrap_or(&0)`: the default is a reference like the elements.
         ("unwrap_or", 1) => Otherwise::Value(match strip_parens(&call.args[0]) {
             syn::Expr::Reference(reference) if deref => &reference.expr,
@@ -226,7 +235,12 @@ pub(super) fn consumer(expr: &syn::Expr) -> Option<Consumer<'_>> {
         return None;
     };
     let (receiver, combine) = match (call.method.to_string().as_str(), call.args.len()) {
-        _ if deref || call.method.to_string().starts_with("unwrap") => extreme(call, deref)?,
+        _ if deref
+            || call.method.to_string().starts_with("unwrap")
+            || call.method == FLAG_METHOD =>
+        {
+            extreme(call, deref)?
+        }
         ("sum", 0) => (&*call.receiver, Combine::Sum),
         ("product", 0) => (&*call.receiver, Combine::Product),
         ("fold", 2) => (
@@ -594,6 +608,7 @@ impl Parser<'_> {
                     },
                     Otherwise::Value(value) => quote::quote!(if !#found_one { #acc = #value; }),
                     Otherwise::Zero => quote::quote!(if !#found_one { #acc = 0; }),
+                    Otherwise::Flag(flag) => quote::quote!(#flag = #found_one;),
                 };
                 steps.insert(0, quote::quote!(let #index: usize = #acc;));
                 let hit = quote::format_ident!("__gpu_hit{n}");

@@ -34,6 +34,74 @@ struct Source {
     some: syn::Expr,
     value: syn::Expr,
     zero: Option<syn::Expr>,
+    /// Whether Rust's option holds a reference (`x.iter().max()`), which the value stands for:
+    /// `Some(&m)` binds it, and `*m` of `Some(m)` reads it.
+    by_ref: bool,
+}
+
+/// The iterator methods that give an `Option` of what they find.
+const FINDERS: [(&str, usize); 7] = [
+    ("position", 1),
+    ("max", 0),
+    ("min", 0),
+    ("max_by", 1),
+    ("min_by", 1),
+    ("max_by_key", 1),
+    ("min_by_key", 1),
+];
+
+/// Whether `expr` is an iterator's option (`x.iter().position(|&v| v == k)`, `.max()`, `.min()`
+/// and their `_by` / `_by_key` forms, then `.copied()` or `.cloned()`) over what a `for` loop
+/// walks: `Some(true)` where Rust's option holds a reference to an element.
+fn iterator_option(expr: &syn::Expr) -> Option<bool> {
+    let syn::Expr::MethodCall(call) = strip_parens(expr) else {
+        return None;
+    };
+    let (call, copied) = match call.method.to_string().as_str() {
+        "copied" | "cloned" if call.args.is_empty() => match strip_parens(&call.receiver) {
+            syn::Expr::MethodCall(inner) => (inner, true),
+            _ => return None,
+        },
+        _ => (call, false),
+    };
+    let method = call.method.to_string();
+    if call.turbofish.is_some() || !FINDERS.contains(&(method.as_str(), call.args.len())) {
+        return None;
+    }
+    // `.copied()`, `.map(..)` and `.filter(..)` before it, as the walk's consumers take them.
+    let mut walk = strip_parens(&call.receiver);
+    let mut values = copied;
+    while let syn::Expr::MethodCall(inner) = walk {
+        match (inner.method.to_string().as_str(), inner.args.len()) {
+            ("copied" | "cloned" | "map", _) => values = true,
+            ("filter", 1) => {}
+            _ => break,
+        }
+        walk = strip_parens(&inner.receiver);
+    }
+    let by_ref = super::consumers::walks(walk)?;
+    Some(by_ref && !values && method != "position")
+}
+
+/// Whether `tokens` may take apart an iterator's option (`if let Some(i) = x.iter().position(..)`,
+/// `match x.iter().max() { .. }`): they name one of the methods and `Some`.
+fn mentions_finder(tokens: &proc_macro2::TokenStream) -> bool {
+    fn scan(tokens: &proc_macro2::TokenStream, finder: &mut bool, some: &mut bool) {
+        for tree in tokens.clone() {
+            match tree {
+                proc_macro2::TokenTree::Ident(ident) => {
+                    let text = ident.to_string();
+                    *finder |= FINDERS.iter().any(|(name, _)| *name == text);
+                    *some |= text == "Some";
+                }
+                proc_macro2::TokenTree::Group(group) => scan(&group.stream(), finder, some),
+                _ => {}
+            }
+        }
+    }
+    let (mut finder, mut some) = (false, false);
+    scan(tokens, &mut finder, &mut some);
+    finder && some
 }
 
 /// The hidden names of option local `name`'s flag and value.
@@ -150,7 +218,8 @@ impl Parser<'_> {
     /// `stmt` parsed with its options taken apart, or `None` when it holds none.
     pub(super) fn option_stmts(&mut self, stmt: &syn::Stmt) -> Option<Vec<Stmt>> {
         let names = self.options_in_scope();
-        if !mentions_any(&stmt.to_token_stream(), &names) && !binds_option(stmt) {
+        let tokens = stmt.to_token_stream();
+        if !mentions_any(&tokens, &names) && !binds_option(stmt) && !mentions_finder(&tokens) {
             return None;
         }
         if let syn::Stmt::Local(local) = stmt {
@@ -166,7 +235,8 @@ impl Parser<'_> {
     /// `expr` (a block's final value) with its options taken apart, when it holds any.
     pub(super) fn option_expr(&mut self, expr: &syn::Expr) -> Option<syn::Expr> {
         let names = self.options_in_scope();
-        if !mentions_any(&expr.to_token_stream(), &names) {
+        let tokens = expr.to_token_stream();
+        if !mentions_any(&tokens, &names) && !mentions_finder(&tokens) {
             return None;
         }
         let mut rewritten = expr.clone();
@@ -288,10 +358,11 @@ fn binds_option(stmt: &syn::Stmt) -> bool {
     };
     let annotated = matches!(&local.pat, syn::Pat::Type(typed) if option_type(&typed.ty).is_some());
     annotated
-        || local
-            .init
-            .as_ref()
-            .is_some_and(|init| is_none(&init.expr) || some_of(&init.expr).is_some())
+        || local.init.as_ref().is_some_and(|init| {
+            is_none(&init.expr)
+                || some_of(&init.expr).is_some()
+                || iterator_option(&init.expr).is_some()
+        })
 }
 
 /// Rewrites one statement's options (see the module), reporting what it cannot take apart.
@@ -323,6 +394,9 @@ impl<'p, 'a> Rewriter<'p, 'a> {
 
     /// Whether `expr` is an option (see `source`), without rewriting it.
     fn is_source(&self, expr: &syn::Expr) -> bool {
+        if iterator_option(expr).is_some() {
+            return true;
+        }
         match strip_parens(expr) {
             syn::Expr::MethodCall(call) => {
                 matches!(
@@ -344,6 +418,27 @@ impl<'p, 'a> Rewriter<'p, 'a> {
                 some: syn::parse_quote!(#some),
                 value: syn::parse_quote!(#value),
                 zero: self.zero_of_local(&name),
+                by_ref: false,
+            });
+        }
+        if let Some(by_ref) = iterator_option(expr) {
+            // The walk that finds it sets the flag (see `consumers.rs`); the value is what
+            // `.unwrap_or_default()` would give, meaningful only where the flag is set.
+            let at = expr.span();
+            let (flag, value) = (self.hidden("found"), self.hidden("finding"));
+            let method = quote::format_ident!("{}", super::consumers::FLAG_METHOD, span = at);
+            let mut walk = strip_parens(expr).clone();
+            self.visit_expr_mut(&mut walk);
+            let setup = vec![
+                syn::parse_quote_spanned!(at=> let mut #flag = false;),
+                syn::parse_quote_spanned!(at=> let #value = #walk.#method(#flag);),
+            ];
+            return Some(Source {
+                setup,
+                some: syn::parse_quote!(#flag),
+                value: syn::parse_quote!(#value),
+                zero: None,
+                by_ref,
             });
         }
         let syn::Expr::MethodCall(call) = strip_parens(expr) else {
@@ -389,6 +484,7 @@ impl<'p, 'a> Rewriter<'p, 'a> {
             some,
             value,
             zero: Some(syn::parse_quote_spanned!(at=> (#a ^ #a))),
+            by_ref: false,
         })
     }
 
@@ -406,13 +502,15 @@ impl<'p, 'a> Rewriter<'p, 'a> {
         let known = matches!(
             (method.as_str(), call.args.len()),
             ("unwrap_or", 1)
+                | ("map_or", 2)
                 | ("unwrap", 0)
                 | ("expect", 1)
                 | ("unwrap_or_default", 0)
                 | ("is_some", 0)
                 | ("is_none", 0)
         );
-        if !known {
+        // An iterator's option unwrapped at once is the walk's own (`consumers.rs`).
+        if !known || iterator_option(&call.receiver).is_some() {
             return None;
         }
         let Source {
@@ -420,9 +518,34 @@ impl<'p, 'a> Rewriter<'p, 'a> {
             some,
             value,
             zero,
+            ..
         } = self.source(&call.receiver)?;
         let at = call.method.span();
         let expr: syn::Expr = match method.as_str() {
+            "map_or" => {
+                // `option.map_or(d, |v| f(v))`: the default first, as Rust computes it.
+                let syn::Expr::Closure(closure) = strip_parens(&call.args[1]) else {
+                    self.parser.cx.error_spanned_by(
+                        &call.args[1],
+                        "`map_or` takes a closure here: `option.map_or(d, |v| v + 1)`",
+                    );
+                    return Some(call.receiver.as_ref().clone());
+                };
+                if closure.inputs.len() != 1 {
+                    self.parser
+                        .cx
+                        .error_spanned_by(closure, "`map_or`'s closure takes one parameter");
+                    return Some(call.receiver.as_ref().clone());
+                }
+                let mut fallback = call.args[0].clone();
+                self.visit_expr_mut(&mut fallback);
+                let name = self.hidden("or");
+                setup.push(syn::parse_quote_spanned!(at=> let #name = #fallback;));
+                let pat = &closure.inputs[0];
+                let mut body = (*closure.body).clone();
+                self.visit_expr_mut(&mut body);
+                syn::parse_quote_spanned!(at=> (if #some { let #pat = #value; #body } else { #name }))
+            }
             "is_some" => syn::parse_quote_spanned!(at=> (#some)),
             "is_none" => syn::parse_quote_spanned!(at=> (!#some)),
             "unwrap_or" | "unwrap_or_default" => {
@@ -532,8 +655,22 @@ impl<'p, 'a> Rewriter<'p, 'a> {
         other: Option<syn::Expr>,
     ) -> syn::Expr {
         let Source {
-            setup, some, value, ..
+            setup,
+            some,
+            value,
+            by_ref,
+            ..
         } = source;
+        let mut then_branch = then_branch.clone();
+        // The value stands for the reference Rust's option holds: `&m` binds it as `m`, and
+        // `*m` of a plain `m` reads it.
+        let pat = match pat {
+            syn::Pat::Reference(reference) if by_ref => &*reference.pat,
+            pat => pat,
+        };
+        if let (true, syn::Pat::Ident(ident)) = (by_ref, pat) {
+            super::options::DerefsOf(&ident.ident).visit_block_mut(&mut then_branch);
+        }
         let stmts = &then_branch.stmts;
         let bind: Option<syn::Stmt> = match pat {
             syn::Pat::Wild(_) => None,
