@@ -102,7 +102,7 @@ enum Part {
 
 /// Whether `expr` names a place without effects: a name, or fields and elements of one at
 /// indices that call nothing, so reading it again reads the same place.
-fn is_place(expr: &syn::Expr) -> bool {
+pub(super) fn is_place(expr: &syn::Expr) -> bool {
     fn calm(expr: &syn::Expr) -> bool {
         match strip_parens(expr) {
             syn::Expr::Path(_) | syn::Expr::Lit(_) => true,

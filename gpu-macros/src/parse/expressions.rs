@@ -120,6 +120,10 @@ impl Parser<'_> {
             syn::Expr::Path(path) => self.path_expr(path)?,
             syn::Expr::Paren(paren) => return self.expr(&paren.expr),
             syn::Expr::Group(group) => return self.expr(&group.expr),
+            syn::Expr::Struct(literal) if literal.rest.is_some() => {
+                let desugared = self.struct_update(literal)?;
+                return self.expr(&desugared);
+            }
             // `a + if c { let t = ..; t } else { b }`: computed by statements before the
             // statement, where it is evaluated once and unconditionally.
             syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_) | syn::Expr::Loop(_)
@@ -639,6 +643,68 @@ impl Parser<'_> {
         Some(Some(ExprKind::StructLit { ty: def, fields }))
     }
 
+    /// `Body { mass: 1.0, ..base }` as a block: the named fields' values, then the base (Rust's
+    /// order), then the literal with every other field read from the base.
+    fn struct_update(&mut self, literal: &syn::ExprStruct) -> Option<syn::Expr> {
+        let rest = literal.rest.as_ref()?;
+        let name = literal.path.segments.last()?.ident.to_string();
+        let ty = if name == "Self" && literal.path.segments.len() == 1 {
+            self.self_ty
+        } else {
+            self.env.lookup(&name)
+        };
+        let Some(crate::types::Ty::Struct(def)) = ty else {
+            if ty.is_none() {
+                self.env.note_missing(&literal.path);
+            } else {
+                self.cx
+                    .error_spanned_by(&literal.path, format!("`{name}` is not a struct"));
+            }
+            return None;
+        };
+        let path = &literal.path;
+        // A base that is a place (`p`, `particles[i]`) is read field by field after the named
+        // fields, as C++ initializes in order: no block, so the literal stays a value anywhere.
+        if super::adapters::is_place(rest) {
+            let given: Vec<&syn::Member> = literal.fields.iter().map(|f| &f.member).collect();
+            let fields = literal.fields.iter().map(|f| f.to_token_stream()).chain(
+                def.0.fields.iter().filter_map(|(field, _)| {
+                    let member = field_member(field);
+                    (!given.contains(&&member)).then(|| quote::quote!(#member: #rest.#member))
+                }),
+            );
+            return Some(
+                syn::parse_quote_spanned! {syn::spanned::Spanned::span(path)=>
+                    #path { #(#fields),* }
+                },
+            );
+        }
+        let n = self.fresh_names();
+        let base = quote::format_ident!("__gpu_base{n}");
+        let mut lets = Vec::new();
+        let mut named = Vec::new();
+        for (index, field) in literal.fields.iter().enumerate() {
+            let value = quote::format_ident!("__gpu_field{n}_{index}");
+            let expr = &field.expr;
+            lets.push(quote::quote!(let #value = #expr;));
+            named.push((&field.member, value));
+        }
+        let fields = def.0.fields.iter().map(|(field, _)| {
+            let member = field_member(field);
+            match named.iter().find(|(m, _)| **m == member) {
+                Some((_, value)) => quote::quote!(#member: #value),
+                None => quote::quote!(#member: #base.#member),
+            }
+        });
+        Some(
+            syn::parse_quote_spanned! {syn::spanned::Spanned::span(path)=> {
+                #(#lets)*
+                let #base = #rest;
+                #path { #(#fields),* }
+            }},
+        )
+    }
+
     /// `Body { pos, mass: 1.0 }`.
     fn struct_literal(&mut self, literal: &syn::ExprStruct) -> Option<ExprKind> {
         if let Some(rest) = &literal.rest {
@@ -766,5 +832,13 @@ impl Parser<'_> {
                 None
             }
         }
+    }
+}
+
+/// A field of a struct as a literal names it: `mass`, or `0` of a tuple struct.
+fn field_member(field: &str) -> syn::Member {
+    match field.parse::<u32>() {
+        Ok(index) => syn::Member::Unnamed(syn::Index::from(index as usize)),
+        Err(_) => syn::Member::Named(quote::format_ident!("{}", field)),
     }
 }

@@ -102,6 +102,9 @@ fn trimmed_walk(
 
 impl Parser<'_> {
     pub(super) fn for_stmt(&mut self, for_loop: &syn::ExprForLoop) -> Option<StmtKind> {
+        if let Some(rewritten) = self.stepped_down(for_loop) {
+            return self.expr_stmt(&rewritten, false);
+        }
         let mut lets = Vec::new();
         let walk = trimmed_walk(&for_loop.expr, &mut lets, &mut || self.fresh_names());
         if let Some(walk) = walk {
@@ -229,6 +232,61 @@ impl Parser<'_> {
             inclusive,
             reverse,
         })
+    }
+
+    /// `for i in (a..b).rev().step_by(s)` (or `a..=b`) as the offsets from the top walked up,
+    /// `for k in (0..b - a).step_by(s) { let i = b - 1 - k; .. }`, inside a test that the range
+    /// is not empty (so an unsigned `b - a` cannot wrap); the bounds are computed once, first.
+    fn stepped_down(&mut self, for_loop: &syn::ExprForLoop) -> Option<syn::Expr> {
+        let syn::Expr::MethodCall(step) = strip_parens(&for_loop.expr) else {
+            return None;
+        };
+        let syn::Expr::MethodCall(rev) = strip_parens(&step.receiver) else {
+            return None;
+        };
+        let syn::Expr::Range(range) = strip_parens(&rev.receiver) else {
+            return None;
+        };
+        if step.method != "step_by" || step.args.len() != 1 || rev.method != "rev" {
+            return None;
+        }
+        if !rev.args.is_empty() {
+            return None;
+        }
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            return None;
+        };
+        let n = self.fresh_names();
+        let at = syn::spanned::Spanned::span(&step.method);
+        let (lo, hi, k) = (
+            quote::format_ident!("__gpu_lo{n}", span = at),
+            quote::format_ident!("__gpu_hi{n}", span = at),
+            quote::format_ident!("__gpu_k{n}", span = at),
+        );
+        let s = &step.args[0];
+        let (pat, label, body) = (&for_loop.pat, &for_loop.label, &for_loop.body.stmts);
+        let (nonempty, offsets, top) = match range.limits {
+            syn::RangeLimits::HalfOpen(_) => (
+                quote::quote_spanned!(at=> #hi > #lo),
+                quote::quote_spanned!(at=> (0..#hi - #lo)),
+                quote::quote_spanned!(at=> #hi - 1),
+            ),
+            syn::RangeLimits::Closed(_) => (
+                quote::quote_spanned!(at=> #hi >= #lo),
+                quote::quote_spanned!(at=> (0..=#hi - #lo)),
+                quote::quote_spanned!(at=> #hi),
+            ),
+        };
+        Some(syn::parse_quote_spanned! {at=> {
+            let #lo = #start;
+            let #hi = #end;
+            if #nonempty {
+                #label for #k in #offsets.step_by(#s) {
+                    let #pat = #top - #k;
+                    #(#body)*
+                }
+            }
+        }})
     }
 
     /// What a `for` loop over a slice or an array iterates: `x`, `&x`, `x.iter()` (then

@@ -245,6 +245,17 @@ impl Parser<'_> {
 
     /// `const N: usize = 16;`: a constant usable in array lengths.
     fn const_item(&mut self, item: &syn::ItemConst) -> Option<StmtKind> {
+        // `const TAPS: [f32; 5] = [..];`: read as the same immutable local array, which is
+        // what a const array indexed in a function is (each use a copy of the same values).
+        if let syn::Type::Array(_) = &*item.ty {
+            let (name, ty, value) = (&item.ident, &item.ty, &item.expr);
+            let local: syn::Stmt =
+                syn::parse_quote_spanned!(item.ident.span()=> let #name: #ty = #value;);
+            let syn::Stmt::Local(local) = local else {
+                unreachable!("a let statement")
+            };
+            return self.let_stmt(&local);
+        }
         let ty = self.scalar_type(&item.ty);
         let init = self.expr(&item.expr);
         let (Some(ty), Some(init)) = (ty, init) else {

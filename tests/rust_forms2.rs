@@ -1,0 +1,206 @@
+//! More forms Rust users write that kernels accept: a `const` array inside the kernel, struct
+//! update syntax (`P { a, ..base }`), and ranges walked down by steps (`(a..b).rev().step_by(s)`);
+//! each against the same Rust on the host, on the CPU backend and the GPU where there is one.
+
+mod common;
+
+use common::{assert_compiles_with_nvrtc, backends};
+use gpu_dsl::prelude::*;
+
+/// A 3×3 Sobel gradient magnitude with the filter taps as `const` arrays of the kernel.
+#[kernel]
+fn sobel_taps(width: usize, image: &[i32], out: &mut [i32]) {
+    const GX: [[i32; 3]; 3] = [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]];
+    const WEIGHTS: [i32; 3] = [1, 2, 1];
+    let i = global_idx().x;
+    let (r, c) = (i / width, i % width);
+    if i < out.len() && r >= 1 && c >= 1 && r + 1 < image.len() / width && c + 1 < width {
+        let (mut gx, mut gy) = (0, 0);
+        for dr in 0..3 {
+            for dc in 0..3 {
+                let v = image[(r + dr - 1) * width + c + dc - 1];
+                gx += GX[dr][dc] * v;
+                gy += (dr as i32 - 1) * WEIGHTS[dc] * v;
+            }
+        }
+        out[i] = gx.abs() + gy.abs() + WEIGHTS.len() as i32;
+    }
+}
+
+fn sobel_host(width: usize, image: &[i32]) -> Vec<i32> {
+    const GX: [[i32; 3]; 3] = [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]];
+    const WEIGHTS: [i32; 3] = [1, 2, 1];
+    let height = image.len() / width;
+    (0..image.len())
+        .map(|i| {
+            let (r, c) = (i / width, i % width);
+            if r < 1 || c < 1 || r + 1 >= height || c + 1 >= width {
+                return 0;
+            }
+            let (mut gx, mut gy) = (0, 0);
+            for dr in 0..3 {
+                for dc in 0..3 {
+                    let v = image[(r + dr - 1) * width + c + dc - 1];
+                    gx += GX[dr][dc] * v;
+                    gy += (dr as i32 - 1) * WEIGHTS[dc] * v;
+                }
+            }
+            gx.abs() + gy.abs() + 3
+        })
+        .collect()
+}
+
+#[test]
+fn const_arrays_inside_a_kernel() {
+    assert_compiles_with_nvrtc(&[(&sobel_taps::KERNEL, &[])]);
+    let (width, height) = (37, 23);
+    let image: Vec<i32> = (0..width * height)
+        .map(|k| ((k * 7919 + k / 3) % 251) as i32 - 100)
+        .collect();
+    let expected = sobel_host(width, &image);
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dimage = DeviceBuffer::from_host(&stream, &image).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeroed(&stream, image.len()).unwrap();
+        let config = LaunchConfig::for_len(image.len(), 128);
+        sobel_taps::launch(&stream, config, width, &dimage, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}
+
+/// A particle of a simple integrator.
+#[device]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Particle {
+    pub x: f32,
+    pub v: f32,
+    pub id: u32,
+    pub hits: u32,
+}
+
+/// One step: the position moves, and a particle past the wall bounces, each new value built
+/// with struct update syntax from the old one.
+#[kernel]
+fn bounce(particles: &mut [Particle], dt: f32, wall: f32) {
+    let i = global_idx().x;
+    if i < particles.len() {
+        let p = Particle {
+            x: particles[i].x + particles[i].v * dt,
+            ..particles[i]
+        };
+        particles[i] = if p.x > wall {
+            Particle {
+                x: 2.0 * wall - p.x,
+                v: -p.v,
+                hits: p.hits + 1,
+                ..p
+            }
+        } else {
+            p
+        };
+    }
+}
+
+#[test]
+fn struct_update_syntax() {
+    assert_compiles_with_nvrtc(&[(&bounce::KERNEL, &[])]);
+    let start: Vec<Particle> = (0..200u32)
+        .map(|id| Particle {
+            x: (id % 17) as f32 * 0.5,
+            v: (id % 5) as f32 - 1.5,
+            id,
+            hits: id % 3,
+        })
+        .collect();
+    let (dt, wall) = (0.75, 6.0);
+    let expected: Vec<Particle> = start
+        .iter()
+        .map(|old| {
+            let p = Particle {
+                x: old.x + old.v * dt,
+                ..*old
+            };
+            if p.x > wall {
+                Particle {
+                    x: 2.0 * wall - p.x,
+                    v: -p.v,
+                    hits: p.hits + 1,
+                    ..p
+                }
+            } else {
+                p
+            }
+        })
+        .collect();
+    assert!(expected.iter().zip(&start).any(|(e, s)| e.hits > s.hits));
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let mut particles = DeviceBuffer::from_host(&stream, &start).unwrap();
+        let config = LaunchConfig::for_len(start.len(), 64);
+        bounce::launch(&stream, config, &mut particles, dt, wall).unwrap();
+        assert_eq!(
+            particles.to_host(&stream).unwrap(),
+            expected,
+            "{}",
+            gpu.name()
+        );
+    }
+}
+
+/// Sums of a row walked down by steps, half-open and inclusive, with a labelled `continue`.
+#[kernel]
+fn down_steps(x: &[u32], width: u32, step: usize, out: &mut [u32]) {
+    let row = global_idx().x;
+    if row < out.len() {
+        let base = row * width as usize;
+        let mut sum = 0u32;
+        for c in (0..width).rev().step_by(step) {
+            sum += x[base + c as usize];
+        }
+        'cols: for c in (1..=width - 1).rev().step_by(step + 1) {
+            if c % 5 == 0 {
+                continue 'cols;
+            }
+            sum += 1000 * x[base + c as usize];
+        }
+        out[row] = sum;
+    }
+}
+
+#[test]
+fn ranges_walked_down_by_steps() {
+    assert_compiles_with_nvrtc(&[(&down_steps::KERNEL, &[])]);
+    let (rows, width) = (40usize, 23u32);
+    let x: Vec<u32> = (0..rows as u32 * width).map(|k| k % 7).collect();
+    for step in [1usize, 2, 3, 30] {
+        let expected: Vec<u32> = (0..rows)
+            .map(|row| {
+                let base = row * width as usize;
+                let mut sum = 0u32;
+                for c in (0..width).rev().step_by(step) {
+                    sum += x[base + c as usize];
+                }
+                for c in (1..=width - 1).rev().step_by(step + 1) {
+                    if c % 5 != 0 {
+                        sum += 1000 * x[base + c as usize];
+                    }
+                }
+                sum
+            })
+            .collect();
+        for gpu in backends() {
+            let stream = gpu.default_stream();
+            let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+            let mut out = DeviceBuffer::<u32>::zeroed(&stream, rows).unwrap();
+            let config = LaunchConfig::for_len(rows, 32);
+            down_steps::launch(&stream, config, &dx, width, step, &mut out).unwrap();
+            assert_eq!(
+                out.to_host(&stream).unwrap(),
+                expected,
+                "step {step} {}",
+                gpu.name()
+            );
+        }
+    }
+}
