@@ -22,6 +22,7 @@ mod expressions;
 mod format;
 mod guards;
 mod items;
+mod literals;
 mod loops;
 mod optionals;
 mod options;
