@@ -193,37 +193,17 @@ pub(super) fn settle(
                     .filter(|(other, _)| *other != local)
                     .map(|(_, hi)| hi)
                     .collect();
-                let joined = values.iter().fold(fact.clone(), |acc, v| join(&acc, v));
-                let conds = values.iter().flat_map(|value| value.cond.iter().cloned());
-                if level > MAX_WIDENINGS + EXTRA_WIDENINGS {
+                let widened = (level <= MAX_WIDENINGS + EXTRA_WIDENINGS)
+                    .then(|| widened_past(fact, &values, &others))
+                    .flatten();
+                let Some(widened) = widened else {
                     given_up.insert(local);
                     assumed.remove(&local);
                     settled = false;
                     continue;
-                }
+                };
                 widenings.insert(local, level + 1);
-                if values.iter().all(|value| bounds_within(value, fact)) {
-                    // Only the conditions grew: the writes name new ones while the variables
-                    // they read settle (`lo + hi` fits where both are below `N`).
-                    let mut widened = fact.clone();
-                    widened.cond.extend(conds);
-                    widened.cond = minimal(&widened.cond);
-                    widened
-                } else if let Some(hi) = threshold(&joined, &others) {
-                    // From 0: a creeping lower bound would creep too.
-                    Fact {
-                        lo: Bound::Num(0),
-                        hi,
-                        cond: minimal(&conds.collect()),
-                        varies: true,
-                        shift: Bound::Num(0),
-                    }
-                } else {
-                    given_up.insert(local);
-                    assumed.remove(&local);
-                    settled = false;
-                    continue;
-                }
+                widened
             }
             Some(fact) => {
                 *widenings.entry(local).or_default() += 1;
@@ -243,6 +223,28 @@ pub(super) fn settle(
         settled = false;
     }
     settled
+}
+
+/// A variable's fact past its widenings, if it has one: with the conditions the writes name
+/// added, where only those grew (they name new ones while the variables they read settle:
+/// `lo + hi` fits where both are below `N`), or at a threshold, from 0 (a creeping lower bound
+/// would creep too). Its condition is kept minimal.
+fn widened_past(fact: &Fact, values: &[Fact], others: &[&Bound]) -> Option<Fact> {
+    let conds = values.iter().flat_map(|value| value.cond.iter().cloned());
+    if values.iter().all(|value| bounds_within(value, fact)) {
+        let mut widened = fact.clone();
+        widened.cond.extend(conds);
+        widened.cond = minimal(&widened.cond);
+        return Some(widened);
+    }
+    let joined = values.iter().fold(fact.clone(), |acc, v| join(&acc, v));
+    Some(Fact {
+        lo: Bound::Num(0),
+        hi: threshold(&joined, others)?,
+        cond: minimal(&conds.collect()),
+        varies: true,
+        shift: Bound::Num(0),
+    })
 }
 
 /// Where a variable still creeping up after its widenings may stop: the least of the other
