@@ -440,3 +440,84 @@ fn structs_in_local_arrays() {
         assert_eq!(*got, best, "group {i}");
     }
 }
+
+/// A struct laid out as CUDA's `float4`: `#[repr(C, align(16))]` is C++'s `alignas(16)`, so
+/// the GPU moves it in one 16-byte access.
+#[device]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(16))]
+pub struct Float4 {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+    pub w: f32,
+}
+
+/// An aligned struct inside another, whose size rounds up to its own alignment (32, not 20).
+#[device]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(16))]
+pub struct Charged {
+    pub pos: Float4,
+    pub charge: f32,
+}
+
+#[kernel]
+fn charged_shift(points: &[Charged], shift: Float4, out: &mut [Charged]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        let mut p = points[i];
+        p.pos.x += shift.x * p.charge;
+        p.pos.w = p.pos.y + shift.w;
+        let local = [p; 2];
+        out[i] = local[1];
+    }
+}
+
+#[test]
+fn aligned_structs_keep_their_alignment() {
+    assert_compiles_with_nvrtc(&[(&charged_shift::KERNEL, &[])]);
+    assert!(charged_shift::SOURCE.contains("struct alignas(16) Float4 {"));
+    assert_eq!(
+        (
+            std::mem::size_of::<Charged>(),
+            std::mem::align_of::<Charged>()
+        ),
+        (32, 16)
+    );
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let host: Vec<Charged> = (0..37)
+        .map(|i| Charged {
+            pos: Float4 {
+                x: i as f32,
+                y: 2.0 * i as f32,
+                z: 0.5,
+                w: 0.0,
+            },
+            charge: (i % 3) as f32 - 1.0,
+        })
+        .collect();
+    let shift = Float4 {
+        x: 0.25,
+        y: 0.0,
+        z: 0.0,
+        w: -1.0,
+    };
+    let points = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut out = DeviceBuffer::<Charged>::zeroed(&stream, host.len()).unwrap();
+    charged_shift::launch(
+        &stream,
+        LaunchConfig::for_len(host.len(), 32),
+        &points,
+        shift,
+        &mut out,
+    )
+    .unwrap();
+    for (i, (got, p)) in out.to_host(&stream).unwrap().iter().zip(&host).enumerate() {
+        let mut expected = *p;
+        expected.pos.x += 0.25 * p.charge;
+        expected.pos.w = p.pos.y - 1.0;
+        assert_eq!(*got, expected, "point {i}");
+    }
+}

@@ -211,3 +211,21 @@ fn k(out: &mut [u64]) {
     assert!(source.contains("int small = "), "{source}");
     assert!(!source.contains("unsigned int small"), "{source}");
 }
+
+/// `position` over a slice's own walk takes the loop's index where the element passes: no
+/// 64-bit counter runs beside the loop. Filtered, the position counts the elements kept.
+#[test]
+fn position_over_a_slice_is_the_loop_index() {
+    let whole = cuda(
+        "fn first_at_least(cdf: &[f32], u: &[f32], out: &mut [u32]) { let i = global_idx().x; if i < u.len() { out[i] = cdf.iter().position(|&c| c >= u[i]).unwrap_or(cdf.len() - 1) as u32; } }",
+    );
+    assert!(whole.contains("gpu_acc1 = (unsigned long long)"), "{whole}");
+    assert!(!whole.contains("gpu_acc1 = gpu_index1 + 1ull"), "{whole}");
+    let filtered = cuda(
+        "fn first_even_big(x: &[u32], out: &mut [u32]) { out[0] = x.iter().filter(|&&v| v % 2 == 0).position(|&v| v > 10).unwrap_or(99) as u32; }",
+    );
+    assert!(
+        filtered.contains("gpu_acc1 = gpu_index1 + 1ull"),
+        "{filtered}"
+    );
+}

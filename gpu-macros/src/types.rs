@@ -466,6 +466,8 @@ pub struct StructDef {
     pub partial_eq: bool,
     /// The path the kernel names it by, as Rust source (`Body`, `physics::Body`).
     pub path: String,
+    /// The alignment `#[repr(align(N))]` asks for, beyond its fields' (`None`: theirs).
+    pub align: Option<u64>,
 }
 
 impl StructDef {
@@ -501,6 +503,13 @@ impl StructDef {
         out.sort_by_key(|constant| constant.index);
         out.dedup_by_key(|constant| constant.index);
         out
+    }
+
+    /// C's layout of the struct (see [`struct_layout`]), raised to `#[repr(align(N))]`'s.
+    pub fn layout(&self) -> Option<(u64, u64, Vec<u64>)> {
+        let (size, align, offsets) = struct_layout(self.fields.iter().map(|(_, ty)| *ty))?;
+        let align = align.max(self.align.unwrap_or(1));
+        Some((size.div_ceil(align) * align, align, offsets))
     }
 
     /// The type of field `name`.
@@ -696,8 +705,7 @@ impl Ty {
                 elem,
                 len: Len::Known(n),
             } => elem.c_layout().map(|(size, align)| (size * n, align)),
-            Ty::Struct(def) => struct_layout(def.0.fields.iter().map(|(_, ty)| *ty))
-                .map(|(size, align, _)| (size, align)),
+            Ty::Struct(def) => def.0.layout().map(|(size, align, _)| (size, align)),
             Ty::Enum(def) => def.0.repr.c_layout_scalar(),
             Ty::Tuple(_)
             | Ty::Closure(_)

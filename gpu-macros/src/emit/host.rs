@@ -5,7 +5,7 @@
 use super::cuda::ranges::{Atom, Bound, BoundOp, LaunchOf, AXES};
 use super::outer::HostSource;
 use crate::ir::*;
-use crate::types::{field_length_copy, struct_layout, Len, Scalar, Ty, MAX_CONSTANT_BYTES};
+use crate::types::{field_length_copy, Len, Scalar, Ty, MAX_CONSTANT_BYTES};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -404,8 +404,7 @@ pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenSt
         return quote!();
     }
     let env = crate::parse::TypeEnv::default();
-    let layout = crate::parse::parse_struct(&env, item, String::new())
-        .and_then(|def| struct_layout(def.fields.iter().map(|(_, ty)| *ty)));
+    let layout = crate::parse::parse_struct(&env, item, String::new()).and_then(|def| def.layout());
     let name = &item.ident;
     let lengths = length_copies(item);
     // A tuple struct's fields by position: `0: f32 => __gpu_place_0`.
@@ -442,9 +441,14 @@ pub fn struct_layout_tokens(item: &syn::ItemStruct, rt: &TokenStream) -> TokenSt
                 #rt::__c_layout([#((::core::mem::size_of::<#types>(), ::core::mem::align_of::<#types>())),*])
             };
             let offsets = (0..types.len()).map(|i| quote!({ #layout.0[#i] }));
+            // `#[repr(align(N))]` raises the alignment, and the size to a multiple of it.
+            let least = crate::parse::repr_align(&item.attrs).unwrap_or(1) as usize;
+            let align = quote!({
+                if #layout.2 > #least { #layout.2 } else { #least }
+            });
             quote! {
                 #rt::__device_struct! {
-                    #name { #(#fields),* } size { #layout.1 }, align { #layout.2 }, offsets [#(#offsets),*]
+                    #name { #(#fields),* } size { #layout.1.div_ceil(#align) * #align }, align #align, offsets [#(#offsets),*]
                 }
             }
         }

@@ -97,6 +97,15 @@ fn walked_slice(iterator: &syn::Expr) -> Option<&syn::Expr> {
     }
 }
 
+/// Whether `iterator` walks a whole slice or array by its name, `x.iter()`, so its elements'
+/// positions are their indices.
+fn walks_whole_slice(iterator: &syn::Expr) -> bool {
+    matches!(strip_parens(iterator), syn::Expr::MethodCall(call)
+        if matches!(call.method.to_string().as_str(), "iter" | "into_iter")
+            && call.args.is_empty()
+            && matches!(strip_parens(&call.receiver), syn::Expr::Path(_)))
+}
+
 /// The closure `expr` is, if it takes `inputs` parameters; a function named by a path
 /// (`f32::max`, `f32::abs`) is the closure that calls it.
 fn closure_of(expr: &syn::Expr, inputs: usize) -> Option<syn::ExprClosure> {
@@ -610,8 +619,25 @@ impl Parser<'_> {
                     Otherwise::Zero => quote::quote!(if !#found_one { #acc = 0; }),
                     Otherwise::Flag(flag) => quote::quote!(#flag = #found_one;),
                 };
-                steps.insert(0, quote::quote!(let #index: usize = #acc;));
                 let hit = quote::format_ident!("__gpu_hit{n}");
+                // Over a slice's own walk, unfiltered, the element's index is the loop's: no
+                // second counter runs beside it (Rodinia's particle filter searches its CDF
+                // this way, a thread a particle).
+                if found.filters.iter().all(Option::is_none) && walks_whole_slice(iterator) {
+                    let block: syn::Expr = syn::parse_quote! {{
+                        let mut #acc = 0usize;
+                        let mut #found_one = false;
+                        for (#index, #item) in #iterator.enumerate() {
+                            #(#steps)*
+                            let #hit: bool = #test;
+                            if #hit { #acc = #index; #found_one = true; break; }
+                        }
+                        #fallback
+                        #acc
+                    }};
+                    return self.lower_into(&block, target);
+                }
+                steps.insert(0, quote::quote!(let #index: usize = #acc;));
                 let step = quote::quote! {
                     let #hit: bool = #test;
                     if #hit { #found_one = true; break; }

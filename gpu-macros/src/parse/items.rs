@@ -73,24 +73,47 @@ fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
     })
 }
 
-/// The `#[repr(..)]` arguments, as written.
+/// The `#[repr(..)]` arguments, as written: a name (`C`, `u32`) as itself, one with
+/// arguments (`align(16)`) as its name and the arguments' tokens (`align(16)`).
 fn repr(attrs: &[syn::Attribute]) -> Vec<String> {
     attrs
         .iter()
         .filter(|attr| attr.path().is_ident("repr"))
         .filter_map(|attr| {
             attr.parse_args_with(
-                syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated,
+                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
             )
             .ok()
         })
-        .flat_map(|idents| {
-            idents
+        .flat_map(|metas| {
+            metas
                 .into_iter()
-                .map(|i| i.to_string())
+                .map(|meta| match meta {
+                    syn::Meta::List(list) => {
+                        let name = list.path.get_ident().map(ToString::to_string);
+                        format!("{}({})", name.unwrap_or_default(), list.tokens)
+                    }
+                    other => other
+                        .path()
+                        .get_ident()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
+                })
                 .collect::<Vec<_>>()
         })
         .collect()
+}
+
+/// The alignment `#[repr(align(N))]` asks of a struct, as CUDA's `float4` has 16 (`None`
+/// without one, or where `N` is not a number).
+pub fn repr_align(attrs: &[syn::Attribute]) -> Option<u64> {
+    repr(attrs).iter().find_map(|r| {
+        r.strip_prefix("align(")?
+            .strip_suffix(')')?
+            .trim()
+            .parse()
+            .ok()
+    })
 }
 
 /// The constants from outside that `item`'s array lengths name (`[u32; MAX_NEIGHBOURS]`), each
@@ -150,7 +173,15 @@ pub fn struct_problems(cx: &Ctxt, item: &syn::Item) {
     let reprs = repr(attrs);
     match item {
         syn::Item::Struct(s) => {
-            if !reprs.iter().any(|r| r == "C") {
+            if reprs.iter().any(|r| r.starts_with("packed")) {
+                cx.error_spanned_by(
+                    ident,
+                    format!(
+                        "`{ident}` is `#[repr(packed)]`, which C++ structs cannot be: kernels read \
+                         fields at their natural alignment; drop `packed` (or split the struct)"
+                    ),
+                );
+            } else if !reprs.iter().any(|r| r == "C") {
                 cx.error_spanned_by(
                     ident,
                     format!(
@@ -222,6 +253,7 @@ pub fn parse_struct(env: &TypeEnv, item: &syn::ItemStruct, path: String) -> Opti
         name: item.ident.to_string(),
         fields,
         partial_eq: derives(&item.attrs, "PartialEq"),
+        align: repr_align(&item.attrs),
         path,
     })
 }

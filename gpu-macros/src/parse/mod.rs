@@ -34,7 +34,7 @@ mod values;
 
 pub use items::{
     default_impl, host_impl, impl_macro_name, impl_problems, parse_enum, parse_impl, parse_struct,
-    struct_length_constants, struct_problems, TypeEnv, OPERATOR_TRAITS,
+    repr_align, struct_length_constants, struct_problems, TypeEnv, OPERATOR_TRAITS,
 };
 pub use outer::set_launch_bounds;
 pub use signature::kernel_args;

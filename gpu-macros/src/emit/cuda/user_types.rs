@@ -5,7 +5,7 @@
 use super::{cuda_ty, strip_outer_parens, Emitter};
 use crate::check::operator_function;
 use crate::ir::*;
-use crate::types::{struct_layout, Scalar, Ty};
+use crate::types::{Scalar, Ty};
 use std::fmt::Write;
 
 /// A field's C++ name: its Rust name, moved aside where C++ reserves it.
@@ -29,12 +29,21 @@ pub fn struct_definitions(program: &Program) -> String {
     let mut out = String::new();
     for def in &program.structs {
         let def = def.0;
-        let _ = writeln!(out, "struct {} {{", def.name);
+        // `#[repr(align(16))]` is C++'s `alignas(16)`: a `float4`-like struct moves in one
+        // 16-byte access.
+        match def.align {
+            Some(align) => {
+                let _ = writeln!(out, "struct alignas({align}) {} {{", def.name);
+            }
+            None => {
+                let _ = writeln!(out, "struct {} {{", def.name);
+            }
+        }
         for (name, ty) in &def.fields {
             let _ = writeln!(out, "    {} {};", cuda_ty(*ty), field_name(name));
         }
         let _ = writeln!(out, "}};");
-        if let Some((size, align, offsets)) = struct_layout(def.fields.iter().map(|(_, t)| *t)) {
+        if let Some((size, align, offsets)) = def.layout() {
             let name = &def.name;
             let _ = writeln!(
                 out,

@@ -137,6 +137,24 @@ impl Bound {
                 return true;
             }
         }
+        match other {
+            // A midpoint, `(a + b) / n` for `n >= 2`, never exceeds the larger of `a` and `b`.
+            Bound::Op(BoundOp::Div, sum, n) if n.lower() >= 2 => {
+                if let Bound::Op(BoundOp::Add, a, b) = &**sum {
+                    if self.dominates(a) && self.dominates(b) {
+                        return true;
+                    }
+                }
+            }
+            // The larger of two is one of them, the smaller at most either.
+            Bound::Op(BoundOp::Max, a, b) if self.dominates(a) && self.dominates(b) => {
+                return true;
+            }
+            Bound::Op(BoundOp::Min, a, b) if self.dominates(a) || self.dominates(b) => {
+                return true;
+            }
+            _ => {}
+        }
         // The same monotone operation on operands that each dominate.
         if let (Bound::Op(op, a, b), Bound::Op(other_op, c, d)) = (self, other) {
             if op == other_op

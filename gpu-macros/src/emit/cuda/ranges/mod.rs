@@ -35,6 +35,10 @@
 //! until a condition holds it between 0 and a bound (`if r >= 0 && r < height as i64`); see
 //! [`signed_max`].
 //!
+//! A variable whose writes keep creeping up after its widenings may stop at another
+//! variable's bound, where the next round checks it stays (a binary search's `lo = mid`, with
+//! `mid = (lo + hi) / 2`, creeps towards `hi`'s first bound); see `mutable::settle`.
+//!
 //! A variable doubled once an iteration of a loop whose trips are bounded (the work-efficient
 //! scan's `offset`, doubled while `d` halves to 0) is bounded by counting the trips
 //! ([`trips`]); where a later statement of its block halves it, the statements before that
@@ -228,8 +232,10 @@ impl Ranges {
         let mut assumed: BTreeMap<LocalId, Fact> = BTreeMap::new();
         let mut given_up = writes.unbounded.clone();
         let mut widenings = BTreeMap::new();
-        // Each round settles, widens a variable (at most `MAX_WIDENINGS` times) or gives one up.
-        let rounds = writes.tracked.len() * (mutable::MAX_WIDENINGS + 2) + 1;
+        // Each round settles, widens a variable (at most `MAX_WIDENINGS` times, then
+        // `EXTRA_WIDENINGS` times to a threshold or by conditions) or gives one up.
+        let rounds =
+            writes.tracked.len() * (mutable::MAX_WIDENINGS + mutable::EXTRA_WIDENINGS + 3) + 1;
         for _ in 0..rounds {
             let (ranges, written) = Ranges::round(
                 function,

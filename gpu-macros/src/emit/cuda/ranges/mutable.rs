@@ -2,13 +2,17 @@
 //! written to the variable. A tree reduction's `stride >>= 1` keeps its first value's bound,
 //! and `while d < n { ..; d *= 2; }` stays below twice `n`'s.
 
-use super::{is_wide, Bound, BoundOp, Fact};
+use super::{is_wide, minimal, Atom, Bound, BoundOp, Fact};
 use crate::check::Types;
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Times a variable's assumed fact is widened before it is given up.
 pub(super) const MAX_WIDENINGS: usize = 3;
+
+/// Times more it may be widened after those, only to a threshold (another variable's bound)
+/// or by conditions alone (see `settle`).
+pub(super) const EXTRA_WIDENINGS: usize = 4;
 
 /// Every value written to each tracked variable in one round (`None`: unknown).
 pub(super) type Written = BTreeMap<LocalId, Vec<Option<Fact>>>;
@@ -157,6 +161,12 @@ pub(super) fn settle(
     written: Written,
 ) -> bool {
     let mut settled = true;
+    // The other variables' bounds this round, where a variable that keeps creeping up may
+    // stop (see `threshold`).
+    let thresholds: Vec<(LocalId, Bound)> = assumed
+        .iter()
+        .map(|(local, fact)| (*local, fact.hi.clone()))
+        .collect();
     for (local, values) in written {
         let Some(values) = values.into_iter().collect::<Option<Vec<Fact>>>() else {
             given_up.insert(local);
@@ -164,13 +174,36 @@ pub(super) fn settle(
             settled = false;
             continue;
         };
+        let level = widenings.get(&local).copied().unwrap_or(0);
         let joined = match assumed.get(&local) {
             Some(fact) if values.iter().all(|value| within(value, fact)) => continue,
-            Some(_) if widenings.get(&local).copied().unwrap_or(0) >= MAX_WIDENINGS => {
-                given_up.insert(local);
-                assumed.remove(&local);
-                settled = false;
-                continue;
+            // Past its widenings a variable's condition is kept minimal, so it may imply a
+            // write's atoms rather than hold each of them.
+            Some(fact)
+                if level > MAX_WIDENINGS
+                    && values.iter().all(|value| {
+                        bounds_within(value, fact) && implies(&fact.cond, &value.cond)
+                    }) =>
+            {
+                continue
+            }
+            Some(fact) if level >= MAX_WIDENINGS => {
+                let others: Vec<&Bound> = thresholds
+                    .iter()
+                    .filter(|(other, _)| *other != local)
+                    .map(|(_, hi)| hi)
+                    .collect();
+                let widened = (level <= MAX_WIDENINGS + EXTRA_WIDENINGS)
+                    .then(|| widened_past(fact, &values, &others))
+                    .flatten();
+                let Some(widened) = widened else {
+                    given_up.insert(local);
+                    assumed.remove(&local);
+                    settled = false;
+                    continue;
+                };
+                widenings.insert(local, level + 1);
+                widened
             }
             Some(fact) => {
                 *widenings.entry(local).or_default() += 1;
@@ -192,12 +225,70 @@ pub(super) fn settle(
     settled
 }
 
+/// A variable's fact past its widenings, if it has one: with the conditions the writes name
+/// added, where only those grew (they name new ones while the variables they read settle:
+/// `lo + hi` fits where both are below `N`), or at a threshold, from 0 (a creeping lower bound
+/// would creep too). Its condition is kept minimal.
+fn widened_past(fact: &Fact, values: &[Fact], others: &[&Bound]) -> Option<Fact> {
+    let conds = values.iter().flat_map(|value| value.cond.iter().cloned());
+    if values.iter().all(|value| bounds_within(value, fact)) {
+        let mut widened = fact.clone();
+        widened.cond.extend(conds);
+        widened.cond = minimal(&widened.cond);
+        return Some(widened);
+    }
+    let joined = values.iter().fold(fact.clone(), |acc, v| join(&acc, v));
+    Some(Fact {
+        lo: Bound::Num(0),
+        hi: threshold(&joined, others)?,
+        cond: minimal(&conds.collect()),
+        varies: true,
+        shift: Bound::Num(0),
+    })
+}
+
+/// Where a variable still creeping up after its widenings may stop: the least of the other
+/// variables' upper bounds that is at least its own. A binary search's `lo = mid` with `mid =
+/// (lo + hi) / 2` creeps towards `hi`'s bound (10, 15, 17, 18, .. of 20) and stays below it
+/// once assumed there, as the next round checks.
+fn threshold(joined: &Fact, others: &[&Bound]) -> Option<Bound> {
+    let covers = |t: &Bound, hi: &Bound| {
+        t == hi || t.dominates(hi) || hi.upper().is_some_and(|hi| hi <= t.lower())
+    };
+    let covering: Vec<&Bound> = others
+        .iter()
+        .copied()
+        .filter(|t| covers(t, &joined.hi))
+        .collect();
+    covering
+        .iter()
+        .find(|t| covering.iter().all(|other| covers(other, t)))
+        .or(covering.first())
+        .map(|t| (*t).clone())
+}
+
 /// Whether `value` lies within `fact`: its bounds inside, its condition implied.
 fn within(value: &Fact, fact: &Fact) -> bool {
+    bounds_within(value, fact) && value.cond.is_subset(&fact.cond)
+}
+
+/// Whether the atoms of `cond` imply every atom of `atoms`: the same bound on a value that
+/// one of them bounds from above, or one the numbers prove.
+fn implies(cond: &BTreeSet<Atom>, atoms: &BTreeSet<Atom>) -> bool {
+    atoms.iter().all(|(lhs, rhs)| {
+        lhs.upper().is_some_and(|upper| upper <= rhs.lower())
+            || cond
+                .iter()
+                .any(|(other, bound)| bound == rhs && other.dominates(lhs))
+    })
+}
+
+/// Whether `value`'s bounds lie within `fact`'s, whatever the conditions.
+fn bounds_within(value: &Fact, fact: &Fact) -> bool {
     let hi = fact.hi == value.hi
         || fact.hi.dominates(&value.hi)
         || value.hi.upper().is_some_and(|hi| hi <= fact.hi.lower());
-    hi && above(value, fact) && value.cond.is_subset(&fact.cond)
+    hi && above(value, fact)
 }
 
 /// Whether `value`'s lower bound is at least `fact`'s.

@@ -651,3 +651,43 @@ fn k(points: usize, out: &mut [f32]) {
     assert_eq!(k.hi_num(), Some(32), "{k:?}");
     assert!(k.cond.is_empty(), "{k:?}");
 }
+
+#[test]
+fn a_binary_search_keeps_its_ends_within_the_table() {
+    let search = |len: &str| {
+        format!(
+            r#"
+fn k<const N: usize>(table: &[f32], x: f32, out: &mut [u32]) {{
+    let (mut lo, mut hi) = (0, {len});
+    while hi > lo + 1 {{
+        let mid = (lo + hi) / 2;
+        if x >= table[mid] {{
+            hi = mid;
+        }} else {{
+            lo = mid;
+        }}
+    }}
+    let mut creeping = 0;
+    let mut steps = 0;
+    while steps < 10 {{
+        creeping = (creeping + {len}) / 2 + 1;
+        steps += 1;
+    }}
+    out[0] = (lo + hi + creeping + steps) as u32;
+}}
+"#
+        )
+    };
+    // `lo = mid` creeps 10, 15, 17, 18 towards `hi`'s 20, and stops at it.
+    let numbers = search("20");
+    assert_eq!(bounds(&numbers, "lo"), Some((0, 20)));
+    assert_eq!(bounds(&numbers, "hi"), Some((0, 20)));
+    // `(x + 20) / 2 + 1` reaches 21, past every other variable's bound: no threshold holds it.
+    assert_eq!(fact(&numbers, "creeping"), None);
+    // Where the table's length is a constant only C++ knows, the same in its terms.
+    let symbolic = search("N");
+    for name in ["lo", "hi"] {
+        let fact = fact(&symbolic, name).unwrap_or_else(|| panic!("{name} has no fact"));
+        assert_eq!(fact.hi, Bound::Sym("N".into(), "N".into()), "{name}");
+    }
+}
