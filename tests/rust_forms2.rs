@@ -1,5 +1,6 @@
 //! More forms Rust users write that kernels accept: a `const` array inside the kernel, struct
-//! update syntax (`P { a, ..base }`), and ranges walked down by steps (`(a..b).rev().step_by(s)`);
+//! update syntax (`P { a, ..base }`), ranges walked down by steps (`(a..b).rev().step_by(s)`),
+//! and `f32::from` of the 16-bit floats;
 //! each against the same Rust on the host, on the CPU backend and the GPU where there is one.
 
 mod common;
@@ -202,5 +203,48 @@ fn ranges_walked_down_by_steps() {
                 gpu.name()
             );
         }
+    }
+}
+
+/// `f32::from` and `f64::from` of the 16-bit floats, exact as the `half` crate's `From`.
+#[kernel]
+fn widen_halves(h: &[f16], b: &[bf16], out: &mut [f32], wide: &mut [f64]) {
+    let i = global_idx().x;
+    if i < out.len() {
+        out[i] = f32::from(h[i]) - f32::from(b[i]);
+        wide[i] = f64::from(h[i]) * f64::from(b[i]);
+    }
+}
+
+#[test]
+fn sixteen_bit_floats_widen_by_from() {
+    assert_compiles_with_nvrtc(&[(&widen_halves::KERNEL, &[])]);
+    let n = 300;
+    let h: Vec<f16> = (0..n)
+        .map(|k| f16::from_f32(k as f32 * 0.37 - 40.0))
+        .collect();
+    let b: Vec<bf16> = (0..n)
+        .map(|k| bf16::from_f32(k as f32 * -1.3 + 7.0))
+        .collect();
+    let out: Vec<f32> = h
+        .iter()
+        .zip(&b)
+        .map(|(&x, &y)| f32::from(x) - f32::from(y))
+        .collect();
+    let wide: Vec<f64> = h
+        .iter()
+        .zip(&b)
+        .map(|(&x, &y)| f64::from(x) * f64::from(y))
+        .collect();
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dh = DeviceBuffer::from_host(&stream, &h).unwrap();
+        let db = DeviceBuffer::from_host(&stream, &b).unwrap();
+        let mut dout = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        let mut dwide = DeviceBuffer::<f64>::zeroed(&stream, n).unwrap();
+        let config = LaunchConfig::for_len(n, 64);
+        widen_halves::launch(&stream, config, &dh, &db, &mut dout, &mut dwide).unwrap();
+        assert_eq!(dout.to_host(&stream).unwrap(), out, "{}", gpu.name());
+        assert_eq!(dwide.to_host(&stream).unwrap(), wide, "{}", gpu.name());
     }
 }

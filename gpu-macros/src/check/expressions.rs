@@ -49,7 +49,18 @@ impl Checker<'_> {
             }
             ExprKind::Cast { expr, to } => {
                 let from = self.expr(*expr);
-                self.cast(from, *to, loc);
+                // `f32::from(h)` of an `f16` or `bf16` is exact, as the `half` crate's `From`
+                // is; only `as` is refused on them.
+                let widened = matches!(self.resolve(from), T::Ty(Ty::Scalar(s)) if s.is_half())
+                    && matches!(to, Scalar::F32 | Scalar::F64)
+                    && self
+                        .kernel
+                        .conversions
+                        .iter()
+                        .any(|(v, t, _)| v == expr && t == to);
+                if !widened {
+                    self.cast(from, *to, loc);
+                }
                 T::Ty(Ty::Scalar(*to))
             }
             ExprKind::Index { base, index } => {

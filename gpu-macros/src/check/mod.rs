@@ -186,6 +186,7 @@ fn lossless(from: Scalar, to: Scalar) -> bool {
             I16 => matches!(to, I32 | I64 | Isize | F32 | F64),
             I32 => matches!(to, I64 | F64),
             F32 => to == F64,
+            F16 | Bf16 => matches!(to, F32 | F64),
             _ => false,
         }
 }
