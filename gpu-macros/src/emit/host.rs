@@ -219,11 +219,13 @@ pub fn emit_host(
                     template_args.push(quote!(#rt::TemplateArg::of::<#name>()));
                     rust_generics.push(quote!(#name: #rt::#bound));
                 }
-                GenericParam::Const(n) => {
+                // `true as u64` is 1: a `bool` travels as the integer C++ reads.
+                GenericParam::Const(n, ty) => {
                     let name = Ident::new(n, Span::call_site());
+                    let ty = Ident::new(ty.rust_name(), Span::call_site());
                     template_params.push(quote!(#rt::TemplateParam::Const));
                     template_args.push(quote!(#rt::TemplateArg::Const(#name as u64)));
-                    rust_generics.push(quote!(const #name: usize));
+                    rust_generics.push(quote!(const #name: #ty));
                 }
                 // Rejected on kernels by the parser.
                 GenericParam::Closure(_) => {}
