@@ -596,6 +596,20 @@ impl Ty {
         }
     }
 
+    /// The bytes of one element of a `#[constant]` table: a number, or a row of them.
+    pub fn table_element_bytes(self) -> u64 {
+        match self {
+            Ty::Array {
+                elem,
+                len: Len::Known(len),
+            } => len.saturating_mul(elem.table_element_bytes()),
+            other => other
+                .scalar()
+                .and_then(Scalar::size_bytes)
+                .map_or(1, u64::from),
+        }
+    }
+
     /// The element type of something indexable: a slice, an array or shared memory.
     pub fn element(self) -> Option<Ty> {
         match self {

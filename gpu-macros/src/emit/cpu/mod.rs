@@ -565,6 +565,23 @@ impl Twin<'_> {
                 ),
                 false,
             ),
+            // A table of rows (`&[[i32; 3]; N]`) arrives as its numbers, row after row.
+            Ty::Array {
+                elem:
+                    Ty::Array {
+                        elem: row_elem,
+                        len: row,
+                    },
+                len,
+            } if param.constant => (
+                format!(
+                    "let {name}: [[{ty}; {row}]; {len}] = __gpu_args.constant_rows::<{ty}, {{ {row} }}, {{ {len} }}>({i});",
+                    ty = self.rust_ty(**row_elem),
+                    row = row.rust(),
+                    len = len.rust()
+                ),
+                false,
+            ),
             Ty::Array { elem, len } if param.constant => (
                 format!(
                     "let {name}: [{ty}; {len}] = __gpu_args.constant::<{ty}, {{ {len} }}>({i});",
