@@ -202,3 +202,61 @@ fn a_table_sized_by_a_named_constant() {
         );
     }
 }
+
+/// Neighbours a cell's stencil reads.
+const NEIGHBOURS: usize = 5;
+
+/// A stencil over a `width`-wide grid whose neighbours' offsets are a table of rows, `[dx, dy]`
+/// each (Parboil's cutcp keeps its bins' offsets as `int3`s in `__constant__` memory), with
+/// a weight per row in a second table; neighbours off the grid are skipped.
+#[kernel]
+fn stencil_rows(
+    #[constant] offsets: &[[i32; 2]; NEIGHBOURS],
+    #[constant] weights: &[f32; NEIGHBOURS],
+    width: usize,
+    x: &[f32],
+    y: &mut [f32],
+) {
+    let i = global_idx().x;
+    if i < y.len() {
+        let (col, row) = ((i % width) as i32, (i / width) as i32);
+        let mut acc = 0.0f32;
+        for (k, [dx, dy]) in offsets.iter().copied().enumerate() {
+            let (c, r) = (col + dx, row + dy);
+            if c >= 0 && (c as usize) < width && r >= 0 && (r as usize) < x.len() / width {
+                acc += weights[k] * x[r as usize * width + c as usize];
+            }
+        }
+        y[i] = acc + offsets[offsets.len() - 1][1] as f32;
+    }
+}
+
+#[test]
+fn a_table_of_rows() {
+    assert_compiles_with_nvrtc(&[(&stencil_rows::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let offsets = [[0, 0], [1, 0], [-1, 0], [0, 2], [0, -1]];
+    let weights = [4.0, -1.0, -1.0, 0.5, -1.5];
+    let (width, height) = (19usize, 13usize);
+    let x_host = random_f32(width * height, 32);
+    let x = DeviceBuffer::from_host(&stream, &x_host).unwrap();
+    let mut y = DeviceBuffer::zeroed(&stream, x_host.len()).unwrap();
+    let config = LaunchConfig::try_for_len(x_host.len(), 64).unwrap();
+    stencil_rows::launch(&stream, config, &offsets, &weights, width, &x, &mut y).unwrap();
+    let got = y.to_host(&stream).unwrap();
+    for (i, got) in got.iter().enumerate() {
+        let (col, row) = ((i % width) as i32, (i / width) as i32);
+        let mut expected = -1.0f32;
+        for (k, [dx, dy]) in offsets.iter().enumerate() {
+            let (c, r) = (col + dx, row + dy);
+            if (0..width as i32).contains(&c) && (0..height as i32).contains(&r) {
+                expected += weights[k] * x_host[r as usize * width + c as usize];
+            }
+        }
+        assert!(
+            (got - expected).abs() <= 1e-5 * (1.0 + expected.abs()),
+            "{i}: {got} against {expected}"
+        );
+    }
+}

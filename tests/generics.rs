@@ -1,5 +1,5 @@
-//! Generic kernels: `<T: Float>`, `<T: Number>`, `<T: Integer>` and `const N: usize` become C++
-//! templates, instantiated (and cached) per type and constant at launch; on the CPU backend,
+//! Generic kernels: `<T: Float>`, `<T: Number>`, `<T: Integer>`, `const N: usize` and `const B:
+//! bool` become C++ templates, instantiated (and cached) per type and constant at launch; on the CPU backend,
 //! one twin body per type the bound allows.
 
 mod common;
@@ -69,6 +69,34 @@ fn block_sums<const BLOCK: usize>(x: &[f32], out: &mut [f32]) {
     }
 }
 
+/// The larger of two values or, `LARGER` false, the smaller, decided at compile time.
+#[device]
+fn pick<const LARGER: bool>(a: u32, b: u32) -> u32 {
+    if LARGER {
+        a.max(b)
+    } else {
+        a.min(b)
+    }
+}
+
+/// Each pair's larger or smaller value by a `const bool` passed on to a device function (as
+/// the CUDA samples' sorts take their direction as a template argument), the other one by
+/// `!LARGER`, and the larger by a literal `true`.
+#[kernel]
+fn pick_pairs<const LARGER: bool>(a: &[u32], b: &[u32], out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < a.len() {
+        let other = if !LARGER {
+            pick::<true>(a[i], b[i])
+        } else {
+            pick::<false>(a[i], b[i])
+        };
+        out[3 * i] = pick::<LARGER>(a[i], b[i]);
+        out[3 * i + 1] = other;
+        out[3 * i + 2] = u32::from(LARGER);
+    }
+}
+
 fn random(n: usize, seed: u64) -> Vec<f64> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..n)
@@ -86,7 +114,9 @@ fn every_instantiation_compiles_with_nvrtc() {
     if !test_nvrtc() {
         return;
     }
-    let cases: [(&Kernel, Vec<TemplateArg>); 12] = [
+    let cases: [(&Kernel, Vec<TemplateArg>); 14] = [
+        (&pick_pairs::KERNEL, vec![TemplateArg::Const(1)]),
+        (&pick_pairs::KERNEL, vec![TemplateArg::Const(0)]),
         (&softplus::KERNEL, vec![TemplateArg::of::<f32>()]),
         (&softplus::KERNEL, vec![TemplateArg::of::<f64>()]),
         (&axpy_number::KERNEL, vec![TemplateArg::of::<i32>()]),
@@ -226,6 +256,43 @@ fn const_parameter_sizes_shared_memory() {
                 (got[b] as f64 - expected).abs() < 1e-3,
                 "block {block}, #{b}"
             );
+        }
+    }
+}
+
+#[test]
+fn const_bool_parameter_picks_at_compile_time() {
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let a: Vec<u32> = random(1000, 5)
+        .iter()
+        .map(|v| (v.abs() * 1e3) as u32)
+        .collect();
+    let b: Vec<u32> = random(1000, 6)
+        .iter()
+        .map(|v| (v.abs() * 1e3) as u32)
+        .collect();
+    let (ab, bb) = (
+        DeviceBuffer::from_host(&stream, &a).unwrap(),
+        DeviceBuffer::from_host(&stream, &b).unwrap(),
+    );
+    let config = LaunchConfig::for_len(a.len(), 128);
+    for larger in [true, false] {
+        let mut out = DeviceBuffer::zeroed(&stream, 3 * a.len()).unwrap();
+        if larger {
+            pick_pairs::launch::<true>(&stream, config, &ab, &bb, &mut out).unwrap();
+        } else {
+            pick_pairs::launch::<false>(&stream, config, &ab, &bb, &mut out).unwrap();
+        }
+        let got = out.to_host(&stream).unwrap();
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            let (big, small) = (*x.max(y), *x.min(y));
+            let expected = if larger {
+                [big, small, 1]
+            } else {
+                [small, big, 0]
+            };
+            assert_eq!(got[3 * i..3 * i + 3], expected, "larger {larger}, pair {i}");
         }
     }
 }

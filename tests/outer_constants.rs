@@ -533,6 +533,49 @@ fn methods_of_device_types_read_outer_constants() {
     }
 }
 
+/// The divisor of a normalisation, known only to rustc as an `f32`.
+const VARIANCE: f32 = 6.25;
+
+/// The most of a count, a `u32`.
+const CAP: u32 = 20;
+
+/// Methods called on constants whose type only the code around them gives, as PolyBench's
+/// correlation divides by `sqrt(FLOAT_N)`: `VARIANCE.sqrt()` is an `f32` because it multiplies
+/// one, `CAP.min(..)` a `u32` because its argument is.
+#[kernel]
+fn constant_methods(x: &[f32], y: &mut [f32], counts: &mut [u32]) {
+    let i = global_idx().x;
+    if i < x.len() {
+        y[i] = x[i] / VARIANCE.sqrt() + VARIANCE.max(x[i] * 10.0);
+        counts[i] = CAP.min(i as u32 * 3);
+    }
+}
+
+#[test]
+fn methods_of_constants_take_their_types_from_their_uses() {
+    assert_compiles_with_nvrtc(&[(&constant_methods::KERNEL, &[])]);
+    let gpu = test_device();
+    let stream = gpu.default_stream();
+    let host = random_f32(100, 101);
+    let x = DeviceBuffer::from_host(&stream, &host).unwrap();
+    let mut y = DeviceBuffer::<f32>::zeroed(&stream, host.len()).unwrap();
+    let mut counts = DeviceBuffer::<u32>::zeroed(&stream, host.len()).unwrap();
+    let config = LaunchConfig::for_len(host.len(), 64);
+    constant_methods::launch(&stream, config, &x, &mut y, &mut counts).unwrap();
+    let (y, counts) = (
+        y.to_host(&stream).unwrap(),
+        counts.to_host(&stream).unwrap(),
+    );
+    for (i, v) in host.iter().enumerate() {
+        let expected = v / VARIANCE.sqrt() + VARIANCE.max(v * 10.0);
+        assert!(
+            (y[i] - expected).abs() <= 1e-6 * (1.0 + expected.abs()),
+            "{i}"
+        );
+        assert_eq!(counts[i], CAP.min(i as u32 * 3), "{i}");
+    }
+}
+
 pub mod mesh {
     use gpu_dsl::prelude::*;
 

@@ -1,7 +1,7 @@
 //! Benchmarks of the library kernels against a reference measured in the same run: a device-copy
 //! kernel (16-byte loads and stores) for the bandwidth-bound ones, cuBLAS for GEMM, and for the
 //! host time of a launch, the same kernel launched through cudarc directly; for classic CUDA
-//! programs ported to `#[kernel]` (`ports.rs` to `ports20.rs`), the same algorithm written in
+//! programs ported to `#[kernel]` (`ports.rs` to `ports21.rs`), the same algorithm written in
 //! CUDA C. Times are CUDA-event medians after a warm-up; bandwidth counts bytes read plus bytes
 //! written, as the copy does; GEMM throughput counts 2·m·n·k floating-point operations.
 //!
@@ -22,6 +22,7 @@ mod port_kernels18;
 mod port_kernels19;
 mod port_kernels2;
 mod port_kernels20;
+mod port_kernels21;
 mod port_kernels3;
 mod port_kernels4;
 mod port_kernels5;
@@ -42,6 +43,7 @@ mod ports18;
 mod ports19;
 mod ports2;
 mod ports20;
+mod ports21;
 mod ports3;
 mod ports4;
 mod ports5;
@@ -575,6 +577,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         rows.extend(ports18::rows(&stream, &only)?);
         rows.extend(ports19::rows(&stream, &only)?);
         rows.extend(ports20::rows(&stream, &only)?);
+        rows.extend(ports21::rows(&stream, &only)?);
         if only.wants("gemm shape") {
             rows.extend(shapes::rows(&stream)?);
         }

@@ -40,8 +40,8 @@ impl Loc {
 #[derive(Clone, Copy, Debug)]
 pub enum GenericParam {
     Type(Generic),
-    /// `const N: usize`.
-    Const(&'static str),
+    /// `const N: usize` or `const B: bool` (the type: `Scalar::Usize` or `Scalar::Bool`).
+    Const(&'static str, Scalar),
     /// `F: Fn(A, B) -> R`, only on device functions.
     Closure(&'static ClosureBound),
 }
@@ -192,6 +192,14 @@ impl LaunchValue {
 impl Function {
     pub fn expr(&self, id: ExprId) -> &Expr {
         &self.exprs[id.0 as usize]
+    }
+
+    /// The type of the const parameter `name` (`usize` or `bool`), if the function has one.
+    pub fn const_param(&self, name: &str) -> Option<Scalar> {
+        self.generics.iter().find_map(|g| match g {
+            GenericParam::Const(n, ty) if *n == name => Some(*ty),
+            GenericParam::Type(_) | GenericParam::Const(..) | GenericParam::Closure(_) => None,
+        })
     }
 
     pub fn local(&self, id: LocalId) -> &Local {

@@ -71,8 +71,36 @@ impl Bound {
 pub enum GenericArg {
     Type(Scalar),
     Const(Len),
+    /// The value of a `const B: bool` parameter.
+    Bool(BoolArg),
     /// A closure, whose type only the compilers downstream can name.
     Closure,
+}
+
+/// The value of a `const B: bool` parameter: `true`, `false`, or the caller's own `const B: bool`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoolArg {
+    Known(bool),
+    Param(&'static str),
+}
+
+impl BoolArg {
+    /// The value as C++ writes it: const parameters are `unsigned long long` there, 0 or 1 for a
+    /// `bool` (the runtime spells every const template argument as an integer).
+    pub fn cuda(self) -> String {
+        match self {
+            BoolArg::Known(value) => format!("{}ull", u8::from(value)),
+            BoolArg::Param(name) => name.to_string(),
+        }
+    }
+
+    /// The value as Rust writes it, in the CPU twin.
+    pub fn rust(self) -> String {
+        match self {
+            BoolArg::Known(value) => value.to_string(),
+            BoolArg::Param(name) => name.to_string(),
+        }
+    }
 }
 
 /// A device function's closure parameter: `F: Fn(A, B) -> R`, the types the function's own.
@@ -633,6 +661,20 @@ impl Ty {
         match self {
             Ty::Scalar(scalar) => Some(scalar),
             _ => None,
+        }
+    }
+
+    /// The bytes of one element of a `#[constant]` table: a number, or a row of them.
+    pub fn table_element_bytes(self) -> u64 {
+        match self {
+            Ty::Array {
+                elem,
+                len: Len::Known(len),
+            } => len.saturating_mul(elem.table_element_bytes()),
+            other => other
+                .scalar()
+                .and_then(Scalar::size_bytes)
+                .map_or(1, u64::from),
         }
     }
 

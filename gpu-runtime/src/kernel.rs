@@ -322,6 +322,21 @@ impl<'a> KernelArg<'a> {
         }
     }
 
+    /// A read-only table of rows for a `#[constant]` parameter (`&[[T; R]; N]`), passed by
+    /// value as its `R * N` numbers one after the other, the layout C gives it.
+    pub fn constant_rows<T: Scalar, const R: usize, const N: usize>(
+        table: &'a [[T; R]; N],
+    ) -> Self {
+        let numbers = table.as_flattened();
+        let bytes = std::mem::size_of_val(numbers);
+        // SAFETY: as in `constant`: arrays of a Scalar have no padding, so the rows are
+        // `bytes` initialised bytes, borrowed for 'a.
+        let bytes = unsafe { std::slice::from_raw_parts(numbers.as_ptr().cast::<u8>(), bytes) };
+        KernelArg {
+            inner: ArgInner::Constant(T::TYPE, R * N, bytes),
+        }
+    }
+
     /// A tensor map for a `&TensorMap<T>` parameter.
     pub fn tensor_map<T: Scalar>(map: &'a TensorMap<'a, T>) -> Self {
         KernelArg {

@@ -73,6 +73,13 @@ impl Checker<'_> {
         let scalar = match self.resolve(receiver_t) {
             T::Ty(Ty::Scalar(s)) => s,
             T::Error => return T::Error,
+            // A constant from outside (`FLOAT_N.sqrt()`) has a type, which only rustc sees.
+            T::Var(var) if self.outer_of_var(var).is_some() => {
+                let constant = self.outer_of_var(var).unwrap_or_default();
+                return self.outer_method(
+                    &constant, receiver, receiver_t, name, name_loc, args, &arg_ts,
+                );
+            }
             T::Var(_) => {
                 let text = self.describe(receiver_t);
                 let example = if self.var_kind(receiver_t) == Some(VarKind::Float) {

@@ -130,7 +130,9 @@ impl Checker<'_> {
                 receiver_ty,
             } => self.method(*receiver, method, *method_span, args, *receiver_ty),
             ExprKind::Builtin(builtin) => T::Ty(builtin.ty()),
-            ExprKind::GenericConst(_) => T::Ty(Ty::Scalar(Scalar::Usize)),
+            ExprKind::GenericConst(name) => T::Ty(Ty::Scalar(
+                self.kernel.const_param(name).unwrap_or(Scalar::Usize),
+            )),
             ExprKind::Outer(constant)
                 if self.is_table(*constant) && !self.table_bases.contains(&id) =>
             {

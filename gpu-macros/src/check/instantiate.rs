@@ -4,7 +4,7 @@
 
 use super::{Checker, VarKind, T};
 use crate::ir::*;
-use crate::types::{Bound, GenericArg, Len, Scalar, Ty};
+use crate::types::{BoolArg, Bound, GenericArg, Len, Scalar, Ty};
 
 /// A generic parameter of one call while its function is checked.
 #[derive(Clone, Copy, Debug)]
@@ -13,6 +13,8 @@ pub(super) enum Slot {
     Type(T),
     /// A const parameter's value, from the turbofish.
     Const(Len),
+    /// A `const B: bool` parameter's value, from the turbofish.
+    Bool(BoolArg),
     /// A closure parameter: its type is the closure's own.
     Closure,
 }
@@ -56,7 +58,36 @@ impl Checker<'_> {
                 (GenericParam::Type(_), Some(GenericArg::Type(scalar))) => {
                     Slot::Type(T::Ty(Ty::Scalar(scalar)))
                 }
-                (GenericParam::Const(_), Some(GenericArg::Const(len))) => Slot::Const(len),
+                (GenericParam::Const(_, Scalar::Bool), Some(GenericArg::Bool(value))) => {
+                    Slot::Bool(value)
+                }
+                (GenericParam::Const(_, _), Some(GenericArg::Const(len))) if !is_bool(param) => {
+                    Slot::Const(len)
+                }
+                (GenericParam::Const(constant, ty), Some(GenericArg::Const(len))) => {
+                    self.cx.error(
+                        loc,
+                        format!(
+                            "`{name}`'s parameter `{constant}` is a `const {constant}: {}`: give \
+                             `true`, `false` or a `const` parameter of that type, not `{}`",
+                            ty.rust_name(),
+                            len.describe()
+                        ),
+                    );
+                    return None;
+                }
+                (GenericParam::Const(constant, ty), Some(GenericArg::Bool(value))) => {
+                    self.cx.error(
+                        loc,
+                        format!(
+                            "`{name}`'s parameter `{constant}` is a `const {constant}: {}`: give \
+                             a number or a `const` parameter of that type, not `{}`",
+                            ty.rust_name(),
+                            value.rust()
+                        ),
+                    );
+                    return None;
+                }
                 (GenericParam::Closure(_), None | Some(GenericArg::Closure)) => Slot::Closure,
                 (GenericParam::Closure(bound), Some(_)) => {
                     self.cx.error(
@@ -68,7 +99,7 @@ impl Checker<'_> {
                     );
                     return None;
                 }
-                (GenericParam::Type(_) | GenericParam::Const(_), Some(GenericArg::Closure)) => {
+                (GenericParam::Type(_) | GenericParam::Const(..), Some(GenericArg::Closure)) => {
                     unreachable!("the parser writes no closure arguments")
                 }
                 (GenericParam::Type(generic), Some(GenericArg::Const(len))) => {
@@ -83,17 +114,29 @@ impl Checker<'_> {
                     );
                     return None;
                 }
-                (GenericParam::Const(constant), Some(GenericArg::Type(scalar))) => {
+                (GenericParam::Type(generic), Some(GenericArg::Bool(value))) => {
                     self.cx.error(
                         loc,
                         format!(
-                            "`{name}`'s parameter `{constant}` is a `const {constant}: usize`: give a number or a const parameter, not the type `{}`",
+                            "`{}` is `{name}`'s type parameter `{}`: give a type such as `f32`",
+                            value.rust(),
+                            generic.name,
+                        ),
+                    );
+                    return None;
+                }
+                (GenericParam::Const(constant, ty), Some(GenericArg::Type(scalar))) => {
+                    self.cx.error(
+                        loc,
+                        format!(
+                            "`{name}`'s parameter `{constant}` is a `const {constant}: {}`: give a value or a const parameter, not the type `{}`",
+                            ty.rust_name(),
                             scalar.rust_name()
                         ),
                     );
                     return None;
                 }
-                (GenericParam::Const(constant), None) => {
+                (GenericParam::Const(constant, _), None) => {
                     self.cx.error(
                         loc,
                         format!(
@@ -104,7 +147,8 @@ impl Checker<'_> {
                                 .iter()
                                 .map(|g| match g {
                                     GenericParam::Type(_) | GenericParam::Closure(_) => "_".to_string(),
-                                    GenericParam::Const(_) => "4".to_string(),
+                                    GenericParam::Const(_, Scalar::Bool) => "true".to_string(),
+                                    GenericParam::Const(..) => "4".to_string(),
                                 })
                                 .collect::<Vec<_>>()
                                 .join(", ")
@@ -184,13 +228,16 @@ impl Checker<'_> {
                         }
                         args.push(GenericArg::Type(scalar));
                     }
-                    (GenericParam::Const(_), Slot::Const(len)) => {
+                    (GenericParam::Const(..), Slot::Const(len)) => {
                         args.push(GenericArg::Const(*len))
                     }
+                    (GenericParam::Const(..), Slot::Bool(value)) => {
+                        args.push(GenericArg::Bool(*value))
+                    }
                     (GenericParam::Closure(_), Slot::Closure) => args.push(GenericArg::Closure),
-                    (GenericParam::Type(_), Slot::Const(_) | Slot::Closure)
-                    | (GenericParam::Const(_), Slot::Type(_) | Slot::Closure)
-                    | (GenericParam::Closure(_), Slot::Type(_) | Slot::Const(_)) => {
+                    (GenericParam::Type(_), Slot::Const(_) | Slot::Bool(_) | Slot::Closure)
+                    | (GenericParam::Const(..), Slot::Type(_) | Slot::Closure)
+                    | (GenericParam::Closure(_), Slot::Type(_) | Slot::Const(_) | Slot::Bool(_)) => {
                         unreachable!("slots follow the callee's generic parameters")
                     }
                 }
@@ -199,6 +246,11 @@ impl Checker<'_> {
         }
         settled
     }
+}
+
+/// Whether `param` is a `const B: bool`.
+fn is_bool(param: &GenericParam) -> bool {
+    matches!(param, GenericParam::Const(_, Scalar::Bool))
 }
 
 /// Whether `scalar` (concrete, or the caller's own type parameter) satisfies `bound`.
@@ -231,7 +283,7 @@ fn generic_list(generics: &[GenericParam]) -> String {
             GenericParam::Type(generic) => {
                 format!("{}: {}", generic.name, generic.bound.rust_name())
             }
-            GenericParam::Const(name) => format!("const {name}: usize"),
+            GenericParam::Const(name, ty) => format!("const {name}: {}", ty.rust_name()),
             GenericParam::Closure(bound) => format!("{}: Fn(..)", bound.name),
         })
         .collect::<Vec<_>>()

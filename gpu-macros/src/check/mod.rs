@@ -87,6 +87,7 @@ pub fn check_program(cx: &Ctxt, program: &Program) -> Option<Vec<Types>> {
             negated_literals: Vec::new(),
             negations: Vec::new(),
             deferred_values: Vec::new(),
+            outer_methods: Vec::new(),
             instances: Vec::new(),
             closures: Vec::new(),
             returns: Vec::new(),
@@ -343,6 +344,9 @@ struct Checker<'a> {
     negations: Vec<(ExprId, Loc)>,
     /// Intrinsic arguments whose type was still open when met.
     deferred_values: Vec<DeferredValue>,
+    /// Methods called on constants from outside whose type was still open (see
+    /// `Checker::outer_method`): the receiver, the method and where it is named.
+    outer_methods: Vec<(ExprId, String, Loc)>,
     /// Calls of generic device functions, settled at the end.
     instances: Vec<Instance>,
     /// The closures' signatures, indexed by `T::Closure`.
@@ -423,6 +427,7 @@ impl Checker<'_> {
                 }
             }
         }
+        self.check_outer_methods(&exprs);
         for (index, expr) in self.kernel.exprs.iter().enumerate() {
             if let ExprKind::Lit(Lit::Int { value, .. }) = expr.kind {
                 if let Ty::Scalar(scalar) = exprs[index] {

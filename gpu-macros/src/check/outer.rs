@@ -8,7 +8,8 @@
 //! conversion to write, never a computation in the wrong type.
 
 use super::{Checker, VarKind, T};
-use crate::ir::Loc;
+use crate::ir::{ExprId, Loc};
+use crate::methods::{self, ArgTy, RetTy};
 use crate::types::{OuterConst, Scalar, Ty};
 
 impl Checker<'_> {
@@ -127,6 +128,108 @@ impl Checker<'_> {
             types.push(scalar);
         }
         (types, assumed)
+    }
+
+    /// The name of the constant from outside the function whose type is the open variable
+    /// `var`, if there is one.
+    pub(super) fn outer_of_var(&mut self, var: u32) -> Option<String> {
+        (0..self.outer.len())
+            .find(|&index| {
+                let outer = self.outer[index];
+                matches!(self.resolve(outer), T::Var(root) if root == var)
+            })
+            .map(|index| self.kernel.outer[index].path.to_string().replace(' ', ""))
+    }
+
+    /// A method called on a constant from outside whose type is still open (`FLOAT_N.sqrt()`):
+    /// rustc knows the constant's type, so the method is typed by its signature, which must be
+    /// the same on every number type that has it (`sqrt` takes and gives the receiver's type),
+    /// and checked once the constant's type is known (`check_outer_methods`): a constant typed
+    /// only by such a method stays open, as rustc's type is what the message should name.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn outer_method(
+        &mut self,
+        constant: &str,
+        receiver: ExprId,
+        receiver_t: T,
+        name: &str,
+        name_loc: Loc,
+        args: &[ExprId],
+        arg_ts: &[T],
+    ) -> T {
+        let kind = self.var_kind(receiver_t);
+        let candidates: Vec<(Scalar, &'static methods::Method)> = Scalar::ALL
+            .into_iter()
+            .filter(|scalar| match kind {
+                Some(VarKind::Int) => scalar.is_int(),
+                Some(VarKind::Float) => scalar.is_float(),
+                Some(VarKind::Any) | None => true,
+            })
+            .filter_map(|scalar| methods::lookup(name, scalar).map(|method| (scalar, method)))
+            .collect();
+        let Some((_, first)) = candidates.first() else {
+            self.report(
+                name_loc,
+                format!("no number type has a method `{name}` in kernels (called on `{constant}`)"),
+            );
+            return T::Error;
+        };
+        let (args_ty, ret) = (first.args, first.ret);
+        let one_signature = candidates
+            .iter()
+            .all(|(_, method)| method.args == args_ty && method.ret == ret);
+        let ret = match ret {
+            RetTy::Same => receiver_t,
+            RetTy::Bool => T::Ty(Ty::Scalar(Scalar::Bool)),
+            RetTy::U32 => T::Ty(Ty::Scalar(Scalar::U32)),
+            RetTy::F32 => T::Ty(Ty::Scalar(Scalar::F32)),
+            RetTy::F64 => T::Ty(Ty::Scalar(Scalar::F64)),
+            // The result's type would depend on the receiver's, which is not known yet.
+            RetTy::Bits | RetTy::U64 | RetTy::Unsigned => T::Error,
+        };
+        if !one_signature || matches!(ret, T::Error) {
+            self.report(
+                name_loc,
+                format!(
+                    "can't call method `{name}` on `{constant}`, whose type the macro cannot \
+                     see and the method's result depends on: give it a type first (`let v: f32 \
+                     = {constant};`, any number type)"
+                ),
+            );
+            return T::Error;
+        }
+        if !self.arity(name, args_ty.len(), args.len(), name_loc) {
+            return T::Error;
+        }
+        for ((arg, arg_t), expected) in args.iter().zip(arg_ts).zip(args_ty) {
+            let expected = match expected {
+                ArgTy::Same => receiver_t,
+                ArgTy::I32 => T::Ty(Ty::Scalar(Scalar::I32)),
+                ArgTy::U32 => T::Ty(Ty::Scalar(Scalar::U32)),
+            };
+            self.unify(expected, *arg_t, self.loc(*arg));
+        }
+        self.outer_methods
+            .push((receiver, name.to_string(), name_loc));
+        ret
+    }
+
+    /// Each method `outer_method` typed exists for the type its constant took.
+    pub(super) fn check_outer_methods(&mut self, exprs: &[Ty]) {
+        for (receiver, name, loc) in std::mem::take(&mut self.outer_methods) {
+            if let Ty::Scalar(scalar) = exprs[receiver.0 as usize] {
+                if methods::lookup(&name, scalar).is_none() {
+                    self.report(
+                        loc,
+                        format!(
+                            "no method `{name}` on `{}` in kernels; available: {}",
+                            scalar.rust_name(),
+                            methods::names_for(scalar)
+                        ),
+                    );
+                }
+            }
+        }
     }
 
     fn report(&self, loc: Loc, message: String) {

@@ -123,11 +123,22 @@ pub fn emit_host(
                 }
             }
             Ty::Array {
-                elem: &Ty::Scalar(elem),
+                elem: table_elem,
                 len,
             } if param.constant => {
+                // A table of numbers, or of rows of them (`&[[i32; 3]; N]`), which travels as
+                // its numbers one after the other.
+                let (elem, row) = match *table_elem {
+                    Ty::Array {
+                        elem: &Ty::Scalar(elem),
+                        len: Len::Known(row),
+                    } => (elem, Some(row as usize)),
+                    Ty::Scalar(elem) => (elem, None),
+                    other => unreachable!("parsed: a table of numbers or rows, not {other:?}"),
+                };
                 let ty = scalar_tokens(elem, rt);
                 let variant = format_ident!("{}", elem.runtime_variant());
+                let row_factor = row.unwrap_or(1);
                 let len: TokenStream = match len {
                     Len::Known(len) => {
                         let len = len as usize;
@@ -137,7 +148,7 @@ pub fn emit_host(
                     // module, and the size limit checked by rustc.
                     len => {
                         let len: TokenStream = len.rust().parse().expect("a length expression");
-                        let size = elem.size_bytes().unwrap_or(1) as usize;
+                        let size = elem.size_bytes().unwrap_or(1) as usize * row_factor;
                         let limit = MAX_CONSTANT_BYTES as usize;
                         let message = format!(
                             "the `#[constant]` table `{}` is over the {limit} bytes a kernel's                              constant tables may have (they travel as kernel parameters, which                              CUDA limits to 4 KiB): pass it as a slice instead",
@@ -151,10 +162,18 @@ pub fn emit_host(
                 };
                 kinds.push(quote!(#rt::ParamKind::Constant {
                     elem: #rt::ScalarType::#variant,
-                    len: #len,
+                    len: #len * #row_factor,
                 }));
-                sig.push(quote!(#arg: &[#ty; #len]));
-                args.push(quote!(#rt::KernelArg::constant(#arg)));
+                match row {
+                    Some(row) => {
+                        sig.push(quote!(#arg: &[[#ty; #row]; #len]));
+                        args.push(quote!(#rt::KernelArg::constant_rows(#arg)));
+                    }
+                    None => {
+                        sig.push(quote!(#arg: &[#ty; #len]));
+                        args.push(quote!(#rt::KernelArg::constant(#arg)));
+                    }
+                }
             }
             Ty::TensorMap(elem) => {
                 let ty = scalar_tokens(elem, rt);
@@ -219,11 +238,13 @@ pub fn emit_host(
                     template_args.push(quote!(#rt::TemplateArg::of::<#name>()));
                     rust_generics.push(quote!(#name: #rt::#bound));
                 }
-                GenericParam::Const(n) => {
+                // `true as u64` is 1: a `bool` travels as the integer C++ reads.
+                GenericParam::Const(n, ty) => {
                     let name = Ident::new(n, Span::call_site());
+                    let ty = Ident::new(ty.rust_name(), Span::call_site());
                     template_params.push(quote!(#rt::TemplateParam::Const));
                     template_args.push(quote!(#rt::TemplateArg::Const(#name as u64)));
-                    rust_generics.push(quote!(const #name: usize));
+                    rust_generics.push(quote!(const #name: #ty));
                 }
                 // Rejected on kernels by the parser.
                 GenericParam::Closure(_) => {}

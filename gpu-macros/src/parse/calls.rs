@@ -4,7 +4,7 @@
 use super::Parser;
 use crate::intrinsics::{Arg, Arity, Builtin, Op, Signature};
 use crate::ir::*;
-use crate::types::{GenericArg, Scalar, Ty};
+use crate::types::{BoolArg, GenericArg, Scalar, Ty};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
@@ -362,12 +362,27 @@ impl Parser<'_> {
                     }
                     _ => false,
                 };
-                if names_constant {
+                let bool_param = match ty {
+                    syn::Type::Path(path) => path
+                        .path
+                        .get_ident()
+                        .and_then(|ident| self.generic_const_typed(&ident.to_string()))
+                        .filter(|(_, ty)| *ty == Scalar::Bool),
+                    _ => None,
+                };
+                if let Some((name, _)) = bool_param {
+                    Some(Some(GenericArg::Bool(BoolArg::Param(name))))
+                } else if names_constant {
                     Some(Some(GenericArg::Const(self.device_const_arg(arg)?)))
                 } else {
                     Some(Some(GenericArg::Type(self.scalar_type(ty)?)))
                 }
             }
+            // `f::<true>` for a `const B: bool`.
+            syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Bool(value),
+                ..
+            })) => Some(Some(GenericArg::Bool(BoolArg::Known(value.value)))),
             syn::GenericArgument::Const(_) => {
                 Some(Some(GenericArg::Const(self.device_const_arg(arg)?)))
             }

@@ -17,8 +17,7 @@ impl Parser<'_> {
                 len: Len::Known(len),
             } = param.ty
             {
-                let size = elem.scalar().and_then(Scalar::size_bytes).unwrap_or(1);
-                total += len * u64::from(size);
+                total += len * elem.table_element_bytes();
                 if total > MAX_CONSTANT_BYTES {
                     self.cx.error(
                         param.span,
@@ -112,17 +111,36 @@ impl Parser<'_> {
             );
             return None;
         }
-        let elem = self.scalar_type(&array.elem)?;
-        if elem == Scalar::Bool || elem.size_bytes().is_none() {
-            self.cx.error_spanned_by(
-                &array.elem,
-                format!(
-                    "a `#[constant]` table holds a concrete number type, not `{}`",
-                    elem.rust_name()
-                ),
-            );
-            return None;
-        }
+        // Rows of numbers, `&[[i32; 3]; N]`, as Parboil's `int3` offsets: a table of arrays.
+        let (elem, row) = match &*array.elem {
+            syn::Type::Array(row) => {
+                if let syn::Type::Array(_) = &*row.elem {
+                    self.cx.error_spanned_by(
+                        &row.elem,
+                        "a `#[constant]` table holds numbers or rows of them (`&[[f32; 4]; N]`), \
+                         not rows of arrays: make each row one array of numbers",
+                    );
+                    return None;
+                }
+                let Some(Len::Known(row_len)) = self.length(&row.len) else {
+                    self.cx.error_spanned_by(
+                        &row.len,
+                        "the rows of a `#[constant]` table have a length the macro can read: \
+                         write the number",
+                    );
+                    return None;
+                };
+                (self.table_number(&row.elem)?, Some(row_len))
+            }
+            elem => (self.table_number(elem)?, None),
+        };
+        let elem_ty = match row {
+            Some(row_len) => Ty::Array {
+                elem: Ty::Scalar(elem).interned(),
+                len: Len::Known(row_len),
+            },
+            None => Ty::Scalar(elem),
+        };
         let len = match self.length(&array.len)? {
             Len::Known(len) => len,
             Len::Param(name) => {
@@ -139,12 +157,12 @@ impl Parser<'_> {
             // rustc knows its value; the launcher asserts the size limit at compile time.
             len @ Len::Expr(_) => {
                 return Some(Ty::Array {
-                    elem: Ty::Scalar(elem).interned(),
+                    elem: elem_ty.interned(),
                     len,
                 })
             }
         };
-        let bytes = len.saturating_mul(u64::from(elem.size_bytes().unwrap_or(1)));
+        let bytes = len.saturating_mul(elem_ty.table_element_bytes());
         if bytes > MAX_CONSTANT_BYTES {
             self.cx.error_spanned_by(
                 ty,
@@ -159,8 +177,25 @@ impl Parser<'_> {
             return None;
         }
         Some(Ty::Array {
-            elem: Ty::Scalar(elem).interned(),
+            elem: elem_ty.interned(),
             len: Len::Known(len),
         })
+    }
+
+    /// The number type of a table's element (or of its rows' elements): a concrete one, not
+    /// `bool`; `None` once reported.
+    fn table_number(&mut self, ty: &syn::Type) -> Option<Scalar> {
+        let elem = self.scalar_type(ty)?;
+        if elem == Scalar::Bool || elem.size_bytes().is_none() {
+            self.cx.error_spanned_by(
+                ty,
+                format!(
+                    "a `#[constant]` table holds a concrete number type, not `{}`",
+                    elem.rust_name()
+                ),
+            );
+            return None;
+        }
+        Some(elem)
     }
 }

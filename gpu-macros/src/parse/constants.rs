@@ -3,7 +3,7 @@
 
 use super::expressions::is_constant_name;
 use super::{strip_parens, Parser};
-use crate::types::{Len, LenExpr, LenOp};
+use crate::types::{Len, LenExpr, LenOp, Scalar};
 
 const NOT_CONSTANT: &str = "expected a constant: an integer literal, a `const` (in the function \
                             or outside it, `TILE` or `consts::TILE`), a const parameter, or `+ - * / %` \
@@ -15,7 +15,24 @@ impl Parser<'_> {
     pub(super) fn const_value(&mut self, expr: &syn::Expr, in_length: bool) -> Option<LenExpr> {
         let value = self.try_const_value(expr, in_length);
         if value.is_none() {
-            self.cx.error_spanned_by(expr, NOT_CONSTANT);
+            let flag = match strip_parens(expr) {
+                syn::Expr::Path(path) => path
+                    .path
+                    .get_ident()
+                    .and_then(|ident| self.generic_const_typed(&ident.to_string()))
+                    .filter(|(_, ty)| *ty == Scalar::Bool),
+                _ => None,
+            };
+            match flag {
+                Some((name, _)) => self.cx.error_spanned_by(
+                    expr,
+                    format!(
+                        "`{name}` is a `const {name}: bool`, not a number: lengths and `usize` \
+                         const arguments are numbers"
+                    ),
+                ),
+                None => self.cx.error_spanned_by(expr, NOT_CONSTANT),
+            }
         }
         value
     }
@@ -33,8 +50,9 @@ impl Parser<'_> {
                     if let Some(local) = self.lookup(&name) {
                         return self.consts.get(&local).copied();
                     }
-                    if let Some(param) = self.generic_const(&name) {
-                        return Some(LenExpr::Param(param));
+                    // A `const B: bool` is no number.
+                    if let Some((param, ty)) = self.generic_const_typed(&name) {
+                        return (ty == Scalar::Usize).then_some(LenExpr::Param(param));
                     }
                 }
                 let last = path.path.segments.last()?.ident.to_string();

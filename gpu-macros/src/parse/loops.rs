@@ -599,7 +599,8 @@ impl Parser<'_> {
                 || matches!(strip_parens(&call.receiver), syn::Expr::MethodCall(inner) if inner.method == "enumerate"));
         let mut rewritten = for_loop.clone();
         rewritten.expr = Box::new(iterated);
-        // A tuple pattern for the element: a hidden name, destructured first in the body.
+        // A tuple or array pattern for the element (`(k, w)`, `[dx, dy]`): a hidden name,
+        // destructured first in the body.
         let element = match (&mut *rewritten.pat, enumerate) {
             (syn::Pat::Tuple(pair), true) if pair.elems.len() == 2 => pair.elems.iter_mut().nth(1),
             (pat, false) => Some(pat),
@@ -607,15 +608,15 @@ impl Parser<'_> {
         };
         let mut destructured = false;
         if let Some(element) = element {
-            let tuple = match element {
-                syn::Pat::Reference(reference) if reference.mutability.is_none() => {
-                    match &*reference.pat {
-                        syn::Pat::Tuple(tuple) => Some(tuple.clone()),
-                        _ => None,
-                    }
-                }
-                syn::Pat::Tuple(tuple) => Some(tuple.clone()),
+            let parts = |pat: &syn::Pat| match pat {
+                syn::Pat::Tuple(_) | syn::Pat::Slice(_) => Some(pat.clone()),
                 _ => None,
+            };
+            let tuple = match &*element {
+                syn::Pat::Reference(reference) if reference.mutability.is_none() => {
+                    parts(&reference.pat)
+                }
+                pat => parts(pat),
             };
             if let Some(tuple) = tuple {
                 let name = quote::format_ident!("__gpu_element{}", self.fresh_names());

@@ -277,16 +277,22 @@ impl Parser<'_> {
                     }));
                 }
                 syn::GenericParam::Const(constant) => {
-                    if constant.ty.to_token_stream().to_string() != "usize" {
-                        self.cx.error_spanned_by(
-                            &constant.ty,
-                            format!(
-                                "const parameters of {} are `usize`: `const N: usize`",
-                                self.what_plural()
-                            ),
-                        );
-                    }
-                    params.push(GenericParam::Const(leak(constant.ident.to_string())));
+                    let ty = match constant.ty.to_token_stream().to_string().as_str() {
+                        "bool" => Scalar::Bool,
+                        "usize" => Scalar::Usize,
+                        _ => {
+                            self.cx.error_spanned_by(
+                                &constant.ty,
+                                format!(
+                                    "const parameters of {} are `usize` or `bool`: `const N: \
+                                     usize`, `const ASCENDING: bool`",
+                                    self.what_plural()
+                                ),
+                            );
+                            Scalar::Usize
+                        }
+                    };
+                    params.push(GenericParam::Const(leak(constant.ident.to_string()), ty));
                 }
                 syn::GenericParam::Lifetime(lifetime) => {
                     self.cx.error_spanned_by(
@@ -370,9 +376,15 @@ impl Parser<'_> {
         })
     }
 
+    /// The const parameter `name` (`usize` or `bool`).
     pub(super) fn generic_const(&self, name: &str) -> Option<&'static str> {
+        self.generic_const_typed(name).map(|(n, _)| n)
+    }
+
+    /// The const parameter `name` with its type.
+    pub(super) fn generic_const_typed(&self, name: &str) -> Option<(&'static str, Scalar)> {
         self.generics.iter().find_map(|g| match g {
-            GenericParam::Const(n) if *n == name => Some(*n),
+            GenericParam::Const(n, ty) if *n == name => Some((*n, *ty)),
             _ => None,
         })
     }

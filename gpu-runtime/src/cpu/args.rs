@@ -411,6 +411,32 @@ impl<'a> CpuArgs<'a> {
         }
     }
 
+    /// The rows of a `#[constant]` table of rows (`KernelArg::constant_rows`) at `index`; zeros
+    /// and a failed launch when the argument is not one.
+    pub fn constant_rows<T: Scalar, const R: usize, const N: usize>(
+        &self,
+        index: usize,
+    ) -> [[T; R]; N] {
+        match self.args.get(index) {
+            Some(arg) if arg.is::<T>(true) && arg.len == R * N => {
+                let first = arg.ptr.cast::<T>();
+                // SAFETY: the table holds R * N valid, aligned `T`s, row after row
+                // (`KernelArg::constant_rows` took a `&[[T; R]; N]`), borrowed for the launch
+                // and never written (write_len is 0).
+                std::array::from_fn(|i| {
+                    std::array::from_fn(|j| unsafe { T::load(first.add(i * R + j)) })
+                })
+            }
+            _ => {
+                self.mismatch(
+                    index,
+                    &format!("a #[constant] table [[{}; {R}]; {N}]", T::TYPE),
+                );
+                [[T::from_bits(0); R]; N]
+            }
+        }
+    }
+
     /// The const template argument at position `index` of a generic kernel's template
     /// parameters (types and consts counted together, in declaration order, as in
     /// [`crate::TemplateArg`] lists); 0 and a failed launch when it is not a const.

@@ -223,6 +223,7 @@ impl Twin<'_> {
                         GenericArg::Const(Len::Known(n)) => all.push(format!("{n}usize")),
                         GenericArg::Const(Len::Param(name)) => all.push(name.to_string()),
                         GenericArg::Const(len @ Len::Expr(_)) => all.push(len.rust()),
+                        GenericArg::Bool(value) => all.push(value.rust()),
                         // Rust infers the closure's type from the argument.
                         GenericArg::Closure => {}
                     }

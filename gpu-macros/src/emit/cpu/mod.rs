@@ -223,7 +223,7 @@ fn dispatcher(
         .iter()
         .filter_map(|g| match g {
             GenericParam::Type(g) => Some(g.index),
-            GenericParam::Const(_) | GenericParam::Closure(_) => None,
+            GenericParam::Const(..) | GenericParam::Closure(_) => None,
         })
         .collect();
     let scrutinee: Vec<String> = params
@@ -448,17 +448,21 @@ impl Twin<'_> {
                          let __t = &__t.__twin_thread();"
                     )
                 };
-                for generic in &f.generics {
-                    if let GenericParam::Const(name) = generic {
-                        let index = f
-                            .generics
-                            .iter()
-                            .position(|g| matches!(g, GenericParam::Const(n) if n == name))
-                            .unwrap_or(0);
-                        let _ = writeln!(
-                            self.out,
-                            "let {name}: usize = __gpu_args.template_const({index}) as usize;"
-                        );
+                for (index, generic) in f.generics.iter().enumerate() {
+                    match generic {
+                        GenericParam::Const(name, Scalar::Bool) => {
+                            let _ = writeln!(
+                                self.out,
+                                "let {name}: bool = __gpu_args.template_const({index}) != 0;"
+                            );
+                        }
+                        GenericParam::Const(name, _) => {
+                            let _ = writeln!(
+                                self.out,
+                                "let {name}: usize = __gpu_args.template_const({index}) as usize;"
+                            );
+                        }
+                        GenericParam::Type(_) | GenericParam::Closure(_) => {}
                     }
                 }
                 // The block twin reads the parameters in `block_loop`.
@@ -490,7 +494,9 @@ impl Twin<'_> {
                     .generics
                     .iter()
                     .filter_map(|g| match g {
-                        GenericParam::Const(name) => Some(format!("{name}: usize, ")),
+                        GenericParam::Const(name, ty) => {
+                            Some(format!("{name}: {}, ", ty.rust_name()))
+                        }
                         GenericParam::Type(_) | GenericParam::Closure(_) => None,
                     })
                     .collect();
@@ -556,6 +562,23 @@ impl Twin<'_> {
                 format!(
                     "let {name} = &__gpu_args.tensor_map::<{}>({i});",
                     self.rust_type(elem)
+                ),
+                false,
+            ),
+            // A table of rows (`&[[i32; 3]; N]`) arrives as its numbers, row after row.
+            Ty::Array {
+                elem:
+                    Ty::Array {
+                        elem: row_elem,
+                        len: row,
+                    },
+                len,
+            } if param.constant => (
+                format!(
+                    "let {name}: [[{ty}; {row}]; {len}] = __gpu_args.constant_rows::<{ty}, {{ {row} }}, {{ {len} }}>({i});",
+                    ty = self.rust_ty(**row_elem),
+                    row = row.rust(),
+                    len = len.rust()
                 ),
                 false,
             ),

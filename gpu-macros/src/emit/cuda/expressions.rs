@@ -179,6 +179,7 @@ impl<'a> Emitter<'a> {
                             .filter_map(|arg| match arg {
                                 GenericArg::Type(scalar) => Some(cuda_type(*scalar).to_string()),
                                 GenericArg::Const(len) => Some(len.cuda()),
+                                GenericArg::Bool(value) => Some(value.cuda()),
                                 GenericArg::Closure => None,
                             })
                             .collect();
@@ -241,6 +242,10 @@ impl<'a> Emitter<'a> {
                 )
             }
             ExprKind::Const { ty, name } => constant(*ty, name),
+            // A `const B: bool` is 0 or 1 in an `unsigned long long` template parameter.
+            ExprKind::GenericConst(name) if self.types.expr(id) == Ty::Scalar(Scalar::Bool) => {
+                format!("({name} != 0ull)")
+            }
             ExprKind::GenericConst(name) => name.to_string(),
             ExprKind::Outer(constant) => constant.cuda(),
             ExprKind::Convert { expr, to } => {

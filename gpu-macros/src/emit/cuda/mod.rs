@@ -384,7 +384,7 @@ impl<'a> Emitter<'a> {
         for generic in &kernel.generics {
             taken.insert(match generic {
                 GenericParam::Type(g) => g.name.to_string(),
-                GenericParam::Const(name) => name.to_string(),
+                GenericParam::Const(name, _) => name.to_string(),
                 GenericParam::Closure(bound) => bound.name.to_string(),
             });
         }
@@ -656,7 +656,8 @@ impl<'a> Emitter<'a> {
                     template.push(format!("typename {}", g.name));
                     template_args.push(g.name.to_string());
                 }
-                GenericParam::Const(n) => {
+                // A `bool` too: the runtime spells every const argument as an integer.
+                GenericParam::Const(n, _) => {
                     template.push(format!("unsigned long long {n}"));
                     template_args.push(n.to_string());
                 }
@@ -717,17 +718,19 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// `typename T, unsigned long long N`: a template's parameters. Closure types come last: a
-/// call names the others explicitly and leaves the lambdas' types to deduction.
+/// `typename T, unsigned long long N`: a template's parameters (a `const B: bool` is 0 or 1 in
+/// an `unsigned long long`, as the runtime spells every const template argument as an integer).
+/// Closure types come last: a call names the others explicitly and leaves the lambdas' types to
+/// deduction.
 fn template_params(generics: &[GenericParam]) -> String {
     let named = generics.iter().filter_map(|g| match g {
         GenericParam::Type(generic) => Some(format!("typename {}", generic.name)),
-        GenericParam::Const(name) => Some(format!("unsigned long long {name}")),
+        GenericParam::Const(name, _) => Some(format!("unsigned long long {name}")),
         GenericParam::Closure(_) => None,
     });
     let closures = generics.iter().filter_map(|g| match g {
         GenericParam::Closure(bound) => Some(format!("typename {}", bound.name)),
-        GenericParam::Type(_) | GenericParam::Const(_) => None,
+        GenericParam::Type(_) | GenericParam::Const(..) => None,
     });
     named.chain(closures).collect::<Vec<_>>().join(", ")
 }

@@ -306,6 +306,7 @@ impl Ranges {
             calls: BTreeMap::new(),
             closure_params: scope.seeded.clone(),
             weight: 1,
+            launch_lets: BTreeMap::new(),
         };
         walk.block(&function.body);
         // Code the walk did not reach in order (a closure's) sees a variable's whole range.
@@ -411,6 +412,9 @@ struct Walk<'a> {
     closure_params: BTreeMap<LocalId, Fact>,
     /// The weight of the code being walked (see [`Ranges::weights`]).
     weight: u32,
+    /// Immutable variables bound to a value only the launch knows (`let m = mean.len();`),
+    /// with that value (see [`Walk::launch_value`]).
+    launch_lets: BTreeMap<LocalId, Bound>,
 }
 
 impl Walk<'_> {
@@ -448,6 +452,9 @@ impl Walk<'_> {
                 if !self.function.local(*local).mutable {
                     self.ranges.not_nan[local.0 as usize] =
                         self.ranges.never_nan(self.function, *init);
+                    if let Some(value) = self.launch_value(*init) {
+                        self.launch_lets.insert(*local, value);
+                    }
                 }
                 let fact = self.fact(*init);
                 self.ranges.local_ints[local.0 as usize] = self.ranges.ints[init.0 as usize];

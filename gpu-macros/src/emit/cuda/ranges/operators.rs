@@ -12,10 +12,12 @@ use crate::types::{Len, Ty};
 
 impl Walk<'_> {
     /// The launch-time value `id` reads, if it is a kernel parameter or a slice parameter's
-    /// length.
-    fn launch_value(&self, id: ExprId) -> Option<Bound> {
+    /// length, or an immutable variable bound to one.
+    pub(super) fn launch_value(&self, id: ExprId) -> Option<Bound> {
         match &self.function.expr(id).kind {
-            ExprKind::Local(local) => self.launch_bound(*local, false),
+            ExprKind::Local(local) => self
+                .launch_bound(*local, false)
+                .or_else(|| self.launch_lets.get(local).cloned()),
             ExprKind::Len(base) => match &self.function.expr(*base).kind {
                 ExprKind::Local(slice) => self.launch_bound(*slice, true),
                 _ => None,

@@ -305,6 +305,32 @@ fn k(n: usize, nz: usize, table: &[f32], out: &mut [u32]) {
     assert_eq!(fact(rust, "rows"), None);
 }
 
+/// A variable bound to a length (`let m = mean.len();`, as PolyBench's correlation ports name
+/// a matrix's columns) divides as the length itself does: the launch checks it is not zero,
+/// also before a condition such as `j < m` implies it.
+#[test]
+fn a_variable_bound_to_a_length_is_checked_at_launch_as_a_divisor() {
+    let rust = r#"
+fn k(mean: &[f32], data: &mut [f32]) {
+    let m = mean.len();
+    let rows = data.len() / m;
+    let mut inner = m;
+    inner -= 1;
+    let wide = data.len() / inner;
+    data[0] = (rows + wide) as f32;
+}
+"#;
+    let rows = launch_fact(rust, "rows").expect("a quotient decided at launch");
+    let cond = cond_cuda(&rows.cond);
+    assert!(
+        cond.contains("1ull <= (unsigned long long)(mean_len)"),
+        "{cond}"
+    );
+    // A mutable variable is not the launch's value: its quotient stays unknown.
+    assert_eq!(launch_fact(rust, "wide"), None);
+    assert_eq!(fact(rust, "rows"), None);
+}
+
 #[test]
 fn a_signed_value_is_bounded_only_where_it_cannot_be_negative() {
     let rust = r#"
