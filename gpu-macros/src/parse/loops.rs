@@ -153,8 +153,9 @@ impl Parser<'_> {
                     if inner.method == "rev" {
                         self.cx.error_spanned_by(
                             call,
-                            "`.rev().step_by(s)` is not supported in kernels: count the steps \
-                             and compute the value, `for k in 0..count { let i = b - 1 - k * s; }`",
+                            "`.rev().step_by(s)` walks a range down in kernels (`for i in \
+                             (a..b).rev().step_by(s)`): over a slice's elements, walk its \
+                             indices, `for i in (0..x.len()).rev().step_by(s)`, and read `x[i]`",
                         );
                         return None;
                     }
