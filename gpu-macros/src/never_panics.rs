@@ -17,6 +17,9 @@ const SEEDS: &[&str] = &[
     "fn k(x: &mut [f32]) { let (lo, hi) = (x[0].min(x[1]), x[0].max(x[1])); let f = |v: f32| v * hi; x[2] = f(lo); assert!(lo <= hi, \"{} {}\", lo, hi); println!(\"{:.3}\", lo); }",
     "fn k(x: &mut [f32], n: usize) { let row = &x[0..n]; let s = &mut x[n..]; s[0] = row.len() as f32; while s[0] > 1.0 { s[0] /= 2.0; } loop { break; } }",
     "fn k(v: &mut [i64]) { let w = v[0].wrapping_add(3) >> 2; let z = if w > 0 { w as f64 } else { -1.5 }; v[1] = z as i64; v[2] = v.atomic_add(3, 1); }",
+    "fn k(x: &[u32], out: &mut [u32]) { let a = [x[0], x[1]]; let t = (x[2], true); let mut f = (a == [1, 2]) as u32 + (t != (3, false)) as u32; let p = &a[..1]; for (i, &v) in a.iter().enumerate() { f += v * i as u32 + p[0]; } out[0] = f; }",
+    "fn k(x: &[u32], out: &mut [u32]) { let first = x.iter().position(|&v| v == 3); if let Some(i) = x.iter().position(|v| *v > 2) { out[0] = i as u32; } match x.iter().max() { Some(m) => out[1] = *m, None => {} } out[2] = first.map_or(7, |i| i as u32); }",
+    "fn k(c: &mut [f32]) { const W: [f32; 2] = [0.5, 0.25]; let i = global_idx().x; let mut loc = [c[0]; 4]; for j in (0..4usize).rev().step_by(2) { loc[j] += W[j % 2]; } for v in loc.iter_mut() { *v += 1.0; } let part = &loc[1..3]; c[i] = part[0] + loc.iter().copied().fold(0.0, f32::max); }",
 ];
 
 /// Tokens a mutation inserts: every kind the parser meets, valid or not where they land.
