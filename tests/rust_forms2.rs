@@ -248,3 +248,58 @@ fn sixteen_bit_floats_widen_by_from() {
         assert_eq!(dwide.to_host(&stream).unwrap(), wide, "{}", gpu.name());
     }
 }
+
+/// Extremes of the elements a filter keeps, unwrapped and kept as an option.
+#[kernel]
+fn filtered_extremes(x: &[u32], width: usize, out: &mut [u32]) {
+    let row = global_idx().x;
+    if row < out.len() / 3 {
+        let part = &x[row * width..row * width + width];
+        out[3 * row] = part
+            .iter()
+            .filter(|&&v| v % 2 == 1)
+            .max()
+            .copied()
+            .unwrap_or(0);
+        out[3 * row + 1] = part.iter().copied().filter(|v| *v > 3).min().unwrap_or(99);
+        out[3 * row + 2] = match part.iter().filter(|v| **v < 5).max() {
+            Some(&m) => m,
+            None => 77,
+        };
+    }
+}
+
+#[test]
+fn filtered_extremes_as_in_rust() {
+    assert_compiles_with_nvrtc(&[(&filtered_extremes::KERNEL, &[])]);
+    let (rows, width) = (64usize, 3usize);
+    let x: Vec<u32> = (0..(rows * width) as u32)
+        .map(|k| (k * k * 7 + 3 * k + k / 5) % 10)
+        .collect();
+    let expected: Vec<u32> = x
+        .chunks(width)
+        .flat_map(|part| {
+            [
+                part.iter()
+                    .filter(|&&v| v % 2 == 1)
+                    .max()
+                    .copied()
+                    .unwrap_or(0),
+                part.iter().copied().filter(|v| *v > 3).min().unwrap_or(99),
+                part.iter().filter(|v| **v < 5).max().copied().unwrap_or(77),
+            ]
+        })
+        .collect();
+    // Each filter keeps nothing of some rows.
+    assert!(expected.chunks(3).any(|e| e[0] == 0));
+    assert!(expected.chunks(3).any(|e| e[1] == 99));
+    assert!(expected.chunks(3).any(|e| e[2] == 77));
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, 3 * rows).unwrap();
+        let config = LaunchConfig::for_len(rows, 32);
+        filtered_extremes::launch(&stream, config, &dx, width, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}

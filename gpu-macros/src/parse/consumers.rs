@@ -52,6 +52,7 @@ enum Combine<'e> {
 
 /// What `.unwrap()`, `.unwrap_or(v)` or `.unwrap_or_default()` gives where `max` or `min` found
 /// nothing.
+#[derive(Clone, Copy)]
 enum Otherwise<'e> {
     Panic,
     Value(&'e syn::Expr),
@@ -531,12 +532,13 @@ impl Parser<'_> {
                 | Combine::Test(..)
                 | Combine::Count
                 | Combine::Position(..)
+                | Combine::Extreme { .. }
         ) {
             self.cx.error_spanned_by(
                 expr,
                 format!(
                     "`filter` here is followed by `{}`: filter into `sum`, `product`, `count`, \
-                     `any` or `all`, or write the `for` loop",
+                     `any`, `all`, `max`, `min` or `position`, or write the `for` loop",
                     found.name()
                 ),
             );
@@ -598,6 +600,40 @@ impl Parser<'_> {
                 )
             }
             Combine::Count => (quote::quote!(0usize), quote::quote!(#acc += 1;)),
+            // `x.iter().filter(|&&v| v % 2 == 1).max()`: the extreme of the elements that pass,
+            // as the unfiltered walk keeps it (`consumed`).
+            Combine::Extreme {
+                min,
+                method,
+                otherwise,
+            } => {
+                let at = method.span();
+                let acc = syn::Ident::new(&acc.to_string(), at);
+                let found_any = quote::format_ident!("__gpu_found{n}", span = at);
+                let each = quote::format_ident!("__gpu_each{n}", span = at);
+                let better = if *min {
+                    quote::quote!(<)
+                } else {
+                    quote::quote!(>=)
+                };
+                let zero = syn::LitInt::new("0", at);
+                let fallback = fallback(*otherwise, &found_any, &acc);
+                let block: syn::Expr = syn::parse_quote_spanned! {at=> {
+                    let mut #acc = #zero;
+                    let mut #found_any = false;
+                    for #item in #iterator {
+                        #(#steps)*
+                        let #each = #value;
+                        if !#found_any || #each #better #acc {
+                            #acc = #each;
+                        }
+                        #found_any = true;
+                    }
+                    #fallback
+                    #acc
+                }};
+                return self.lower_into(&block, target);
+            }
             Combine::Position(closure, otherwise) => {
                 let Some(test) = applied(closure, &value) else {
                     self.cx.error_spanned_by(expr, USAGE);
