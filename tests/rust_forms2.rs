@@ -303,3 +303,54 @@ fn filtered_extremes_as_in_rust() {
         assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
     }
 }
+
+/// The first element a test passes (`find`), unwrapped, dereferenced and kept as an option.
+#[kernel]
+fn first_matches(x: &[f32], width: usize, out: &mut [f32]) {
+    let row = global_idx().x;
+    if row < out.len() / 3 {
+        let part = &x[row * width..row * width + width];
+        out[3 * row] = part.iter().copied().find(|&v| v > 0.5).unwrap_or(-1.0);
+        out[3 * row + 1] = *part.iter().find(|&&v| v < -0.5).unwrap_or(&2.0);
+        out[3 * row + 2] = match part.iter().find(|v| v.abs() < 0.1) {
+            Some(&v) => v,
+            None => 3.0,
+        };
+    }
+}
+
+#[test]
+fn find_as_in_rust() {
+    assert_compiles_with_nvrtc(&[(&first_matches::KERNEL, &[])]);
+    let (rows, width) = (96usize, 4usize);
+    let x = common::random_f32(rows * width, 51);
+    let expected: Vec<f32> = x
+        .chunks(width)
+        .flat_map(|part| {
+            [
+                part.iter().copied().find(|&v| v > 0.5).unwrap_or(-1.0),
+                *part.iter().find(|&&v| v < -0.5).unwrap_or(&2.0),
+                part.iter().find(|v| v.abs() < 0.1).copied().unwrap_or(3.0),
+            ]
+        })
+        .collect();
+    // Each search finds nothing in some rows and something in others.
+    for (k, none) in [(0, -1.0), (1, 2.0), (2, 3.0)] {
+        assert!(
+            expected.chunks(3).any(|e| e[k] == none),
+            "search {k} always finds"
+        );
+        assert!(
+            expected.chunks(3).any(|e| e[k] != none),
+            "search {k} never finds"
+        );
+    }
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dx = DeviceBuffer::from_host(&stream, &x).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(&stream, 3 * rows).unwrap();
+        let config = LaunchConfig::for_len(rows, 32);
+        first_matches::launch(&stream, config, &dx, width, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}

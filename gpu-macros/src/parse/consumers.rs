@@ -36,6 +36,8 @@ enum Combine<'e> {
     Count,
     /// `.position(|v| ..)` unwrapped: the index of the first element that passes.
     Position(Box<syn::ExprClosure>, Otherwise<'e>),
+    /// `.find(|v| ..)` unwrapped: the first element that passes.
+    Find(Box<syn::ExprClosure>, Otherwise<'e>),
     /// `.max_by(|a, b| ..)`, `.min_by`, `.max_by_key(|v| ..)`, `.min_by_key`, unwrapped.
     By {
         order: Box<super::ordering::Order>,
@@ -191,6 +193,11 @@ fn extreme(call: &syn::ExprMethodCall, deref: bool) -> Option<(&syn::Expr, Combi
         let test = Box::new(closure_of(&extreme.args[0], 1)?);
         return Some((&extreme.receiver, Combine::Position(test, otherwise)));
     }
+    // `x.iter().copied().find(|&v| v > key).unwrap_or(0)`: the first element that passes.
+    if extreme.method == "find" && extreme.args.len() == 1 {
+        let test = Box::new(closure_of(&extreme.args[0], 1)?);
+        return Some((&extreme.receiver, Combine::Find(test, otherwise)));
+    }
     if let Some(order) = super::ordering::Order::of(extreme) {
         let combine = Combine::By {
             order: Box::new(order),
@@ -331,6 +338,7 @@ impl Consumer<'_> {
             Combine::Test(_, true) => "all",
             Combine::Count => "count",
             Combine::Position(..) => "position",
+            Combine::Find(..) => "find",
             Combine::By { method, .. } => match method.to_string().as_str() {
                 "min_by" => "min_by",
                 "max_by_key" => "max_by_key",
@@ -348,7 +356,7 @@ impl Consumer<'_> {
         self.filters.iter().any(Option::is_some)
             || matches!(
                 self.combine,
-                Combine::Test(..) | Combine::Count | Combine::Position(..)
+                Combine::Test(..) | Combine::Count | Combine::Position(..) | Combine::Find(..)
             )
     }
 }
@@ -481,7 +489,7 @@ impl Parser<'_> {
                     #acc
                 }}
             }
-            Combine::Test(..) | Combine::Count | Combine::Position(..) => {
+            Combine::Test(..) | Combine::Count | Combine::Position(..) | Combine::Find(..) => {
                 unreachable!("stepped consumers")
             }
             combine => {
@@ -532,13 +540,14 @@ impl Parser<'_> {
                 | Combine::Test(..)
                 | Combine::Count
                 | Combine::Position(..)
+                | Combine::Find(..)
                 | Combine::Extreme { .. }
         ) {
             self.cx.error_spanned_by(
                 expr,
                 format!(
                     "`filter` here is followed by `{}`: filter into `sum`, `product`, `count`, \
-                     `any`, `all`, `max`, `min` or `position`, or write the `for` loop",
+                     `any`, `all`, `max`, `min`, `position` or `find`, or write the `for` loop",
                     found.name()
                 ),
             );
@@ -628,6 +637,54 @@ impl Parser<'_> {
                             #acc = #each;
                         }
                         #found_any = true;
+                    }
+                    #fallback
+                    #acc
+                }};
+                return self.lower_into(&block, target);
+            }
+            Combine::Find(closure, otherwise) => {
+                let Some(test) = applied(closure, &value) else {
+                    self.cx.error_spanned_by(expr, USAGE);
+                    return None;
+                };
+                // The element the search keeps starts as a zero of the walked slice's
+                // declared type (as `max_by` does, `ordering.rs`).
+                let place = walked_slice(iterator).map(|base| syn::parse_quote!(#base[0]));
+                let typed = place.and_then(|place| self.written_type(&place));
+                let zero: Option<syn::Expr> = match typed {
+                    Some(crate::types::Ty::Scalar(scalar))
+                        if found.map.is_none() && !scalar.is_half() =>
+                    {
+                        Some(super::ordering::typed_zero(scalar, method_span(expr)))
+                    }
+                    // Otherwise the element is declared unset: every ending but
+                    // `unwrap_or_default` gives it a value or reads it only where one was found.
+                    _ if !matches!(otherwise, Otherwise::Zero) => None,
+                    _ => {
+                        self.cx.error_spanned_by(
+                            expr,
+                            "`find(..).unwrap_or_default()` here needs the elements' type: walk \
+                             a slice declared with its type (a parameter, an annotated `let`), or \
+                             write `.unwrap_or(0)`",
+                        );
+                        return None;
+                    }
+                };
+                let start = match zero {
+                    Some(zero) => quote::quote!(let mut #acc = #zero;),
+                    None => quote::quote!(let mut #acc;),
+                };
+                let found_one = quote::format_ident!("__gpu_found{n}");
+                let fallback = fallback(*otherwise, &found_one, &acc);
+                let hit = quote::format_ident!("__gpu_hit{n}");
+                let block: syn::Expr = syn::parse_quote! {{
+                    #start
+                    let mut #found_one = false;
+                    for #item in #iterator {
+                        #(#steps)*
+                        let #hit: bool = #test;
+                        if #hit { #acc = #value; #found_one = true; break; }
                     }
                     #fallback
                     #acc
@@ -726,5 +783,13 @@ impl Parser<'_> {
             #acc
         }};
         self.lower_into(&block, target)
+    }
+}
+
+/// Where an iterator's consuming method is named, for the values its lowering writes.
+fn method_span(expr: &syn::Expr) -> proc_macro2::Span {
+    match strip_parens(expr) {
+        syn::Expr::MethodCall(call) => call.method.span(),
+        other => syn::spanned::Spanned::span(other),
     }
 }

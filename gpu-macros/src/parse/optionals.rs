@@ -40,8 +40,9 @@ struct Source {
 }
 
 /// The iterator methods that give an `Option` of what they find.
-const FINDERS: [(&str, usize); 7] = [
+const FINDERS: [(&str, usize); 8] = [
     ("position", 1),
+    ("find", 1),
     ("max", 0),
     ("min", 0),
     ("max_by", 1),

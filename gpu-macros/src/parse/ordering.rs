@@ -248,6 +248,22 @@ pub(super) const USAGE: &str = "`max_by` / `min_by` take a comparing closure, `|
                      `a` and `b`, such as `d[a].partial_cmp(&d[b]).unwrap()`), or a function \
                      such as `f32::total_cmp`; `max_by_key` / `min_by_key` a closure `|v| key`";
 
+/// A zero of `scalar` as a suffixed literal (`0u32`, `0.0f32`, `false`), which fixes the type of
+/// the variable it starts.
+pub(super) fn typed_zero(scalar: Scalar, at: proc_macro2::Span) -> syn::Expr {
+    match scalar {
+        Scalar::Bool => syn::parse_quote_spanned!(at=> false),
+        scalar if scalar.is_float() => {
+            let zero = syn::LitFloat::new(&format!("0.0{}", scalar.rust_name()), at);
+            syn::parse_quote!(#zero)
+        }
+        scalar => {
+            let zero = syn::LitInt::new(&format!("0{}", scalar.rust_name()), at);
+            syn::parse_quote!(#zero)
+        }
+    }
+}
+
 /// What a `max_by` walks: the iterator a `for` loop takes, the pattern it binds, each
 /// element's value, and one element of the slice it reads (`None` for a range's integers).
 pub(super) struct Walk<'w> {
@@ -282,17 +298,7 @@ impl Parser<'_> {
         let zero: syn::Expr = match place.map(|place| self.written_type(&place)) {
             None => syn::parse_quote_spanned!(at=> 0),
             // Typed, so the comparisons' methods see the type before the first assignment.
-            Some(Some(Ty::Scalar(scalar))) => match scalar {
-                Scalar::Bool => syn::parse_quote_spanned!(at=> false),
-                scalar if scalar.is_float() => {
-                    let zero = syn::LitFloat::new(&format!("0.0{}", scalar.rust_name()), at);
-                    syn::parse_quote!(#zero)
-                }
-                scalar => {
-                    let zero = syn::LitInt::new(&format!("0{}", scalar.rust_name()), at);
-                    syn::parse_quote!(#zero)
-                }
-            },
+            Some(Some(Ty::Scalar(scalar))) => typed_zero(scalar, at),
             Some(_) => {
                 self.cx.error_spanned_by(
                     method,

@@ -46,7 +46,12 @@ impl Twin<'_> {
             StmtKind::Declare { local } => {
                 let name = self.local_name(*local);
                 match self.types.local(*local) {
-                    Ty::Scalar(s) => format!("let mut {name}: {};", self.rust_type(s)),
+                    // Set to the type's default: Rust cannot see that a search's element
+                    // (`find`) is read only where the walk set it.
+                    Ty::Scalar(s) => format!(
+                        "let mut {name}: {0} = <{0} as ::core::default::Default>::default();",
+                        self.rust_type(s)
+                    ),
                     _ => format!("let mut {name};"),
                 }
             }
