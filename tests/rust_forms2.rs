@@ -354,3 +354,62 @@ fn find_as_in_rust() {
         assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
     }
 }
+
+/// `while let` over an `Option` local (a linked list's walk) and over a checked operation.
+#[kernel]
+fn chain_walks(next: &[i32], out: &mut [u32]) {
+    let start = global_idx().x;
+    if start < next.len() {
+        let mut cur: Option<usize> = Some(start);
+        let mut steps = 0u32;
+        while let Some(j) = cur {
+            steps += 1;
+            if next[j] >= 0 && steps < 64 {
+                cur = Some(next[j] as usize);
+            } else {
+                cur = None;
+            }
+        }
+        let mut left = start as u32;
+        let mut thirds = 0u32;
+        while let Some(rest) = left.checked_sub(3) {
+            left = rest;
+            thirds += 1;
+        }
+        out[start] = steps * 1000 + thirds * 10 + left;
+    }
+}
+
+#[test]
+fn while_let_takes_options_apart() {
+    assert_compiles_with_nvrtc(&[(&chain_walks::KERNEL, &[])]);
+    let n = 200usize;
+    // Each node points a few ahead, or ends the list.
+    let next: Vec<i32> = (0..n)
+        .map(|i| {
+            if i % 7 == 6 || i + 3 >= n {
+                -1
+            } else {
+                (i + 1 + i % 3) as i32
+            }
+        })
+        .collect();
+    let expected: Vec<u32> = (0..n)
+        .map(|start| {
+            let (mut cur, mut steps) = (Some(start), 0u32);
+            while let Some(j) = cur {
+                steps += 1;
+                cur = (next[j] >= 0 && steps < 64).then(|| next[j] as usize);
+            }
+            steps * 1000 + (start as u32 / 3) * 10 + start as u32 % 3
+        })
+        .collect();
+    assert!(expected.iter().any(|&e| e / 1000 > 2));
+    for gpu in backends() {
+        let stream = gpu.default_stream();
+        let dnext = DeviceBuffer::from_host(&stream, &next).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+        chain_walks::launch(&stream, LaunchConfig::for_len(n, 64), &dnext, &mut out).unwrap();
+        assert_eq!(out.to_host(&stream).unwrap(), expected, "{}", gpu.name());
+    }
+}

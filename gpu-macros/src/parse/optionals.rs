@@ -619,6 +619,46 @@ impl<'p, 'a> Rewriter<'p, 'a> {
         ))
     }
 
+    /// `while let Some(p) = option { body }` as `loop { setup; if !some { break; } let p =
+    /// value; body }`: the option is taken apart again before each iteration, as Rust does.
+    fn while_let(&mut self, while_loop: &syn::ExprWhile) -> Option<syn::Expr> {
+        let syn::Expr::Let(binding) = &*while_loop.cond else {
+            return None;
+        };
+        let pat = some_pattern(&binding.pat)?.clone();
+        let Source {
+            setup,
+            some,
+            value,
+            by_ref,
+            ..
+        } = self.source(&binding.expr)?;
+        let mut body = while_loop.body.clone();
+        self.visit_block_mut(&mut body);
+        let pat = match pat {
+            syn::Pat::Reference(reference) if by_ref => *reference.pat,
+            pat => pat,
+        };
+        if let (true, syn::Pat::Ident(ident)) = (by_ref, &pat) {
+            super::options::DerefsOf(&ident.ident).visit_block_mut(&mut body);
+        }
+        let bind: Option<syn::Stmt> = match &pat {
+            syn::Pat::Wild(_) => None,
+            pat => Some(syn::parse_quote!(let #pat = #value;)),
+        };
+        let (label, stmts) = (&while_loop.label, &body.stmts);
+        Some(syn::parse_quote! {
+            #label loop {
+                #(#setup)*
+                if !(#some) {
+                    break;
+                }
+                #bind
+                #(#stmts)*
+            }
+        })
+    }
+
     /// `match option { Some(p) => a, None => b }` (or `_ => b`, in either order).
     fn matched(&mut self, match_expr: &syn::ExprMatch) -> Option<syn::Expr> {
         let [first, second] = match_expr.arms.as_slice() else {
@@ -787,6 +827,7 @@ impl VisitMut for Rewriter<'_, '_> {
         let rewritten = match strip_parens(expr) {
             syn::Expr::MethodCall(call) => self.consumed(call),
             syn::Expr::If(if_expr) => self.if_let(if_expr),
+            syn::Expr::While(while_loop) => self.while_let(while_loop),
             syn::Expr::Match(match_expr) => self.matched(match_expr),
             syn::Expr::Assign(assign) => self.assigned(assign),
             syn::Expr::Binary(binary) => self.compared(binary),

@@ -352,7 +352,9 @@ impl Parser<'_> {
                 if let syn::Expr::Let(let_expr) = &*while_expr.cond {
                     self.cx.error_spanned_by(
                         let_expr,
-                        "`while let` is not supported in kernels: use `while condition { ... }`",
+                        "`while let` takes apart an `Option` in kernels (`while let Some(j) = \
+                         next { .. }`, an option local, a checked operation or a search); for \
+                         anything else use `while condition { ... }`",
                     );
                     return None;
                 }

@@ -2,7 +2,12 @@ use gpu_dsl::prelude::*;
 
 #[kernel]
 fn k(x: &mut [f32], n: u32) {
-    while let Some(v) = n.checked_sub(1) {
+    // Taking apart an `Option` is accepted; another pattern is not.
+    while let Some(_v) = n.checked_sub(5) {
+        x[1] = 2.0;
+        break;
+    }
+    while let 3 = n {
         x[0] = 1.0;
     }
 }
