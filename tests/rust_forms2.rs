@@ -355,7 +355,8 @@ fn find_as_in_rust() {
     }
 }
 
-/// `while let` over an `Option` local (a linked list's walk) and over a checked operation.
+/// `while let` over an `Option` local (a linked list's walk, each link assigned by an `if`) and
+/// over a checked operation.
 #[kernel]
 fn chain_walks(next: &[i32], out: &mut [u32]) {
     let start = global_idx().x;
@@ -364,11 +365,14 @@ fn chain_walks(next: &[i32], out: &mut [u32]) {
         let mut steps = 0u32;
         while let Some(j) = cur {
             steps += 1;
-            if next[j] >= 0 && steps < 64 {
-                cur = Some(next[j] as usize);
+            cur = if next[j] < 0 {
+                None
+            } else if steps < 64 {
+                let to = next[j] as usize;
+                Some(to)
             } else {
-                cur = None;
-            }
+                None
+            };
         }
         let mut left = start as u32;
         let mut thirds = 0u32;

@@ -737,6 +737,12 @@ impl<'p, 'a> Rewriter<'p, 'a> {
             self.visit_expr_mut(&mut inner);
             return Some(syn::parse_quote_spanned!(at=> { #value = #inner; #flag = true; }));
         }
+        // `best = if c { Some(j) } else { None };`: each branch assigns its own option.
+        if let syn::Expr::If(choice) = strip_parens(&assign.right) {
+            if let Some(assigned) = self.assigned_branches(&assign.left, choice) {
+                return Some(assigned);
+            }
+        }
         match self.source(&assign.right) {
             Some(Source {
                 setup,
@@ -761,6 +767,39 @@ impl<'p, 'a> Rewriter<'p, 'a> {
                 Some(syn::Expr::Assign(assign.clone()))
             }
         }
+    }
+
+    /// `if c { a } else { b }` assigned to option local `left`: `if c { left = a; } else { left =
+    /// b; }`, each branch's statements before its value kept, an `else if` chain alike; `None`
+    /// for an `if` without `else`.
+    fn assigned_branches(&mut self, left: &syn::Expr, choice: &syn::ExprIf) -> Option<syn::Expr> {
+        let (_, other) = choice.else_branch.as_ref()?;
+        let branch = |block: &syn::Block| -> Option<syn::Block> {
+            let (last, before) = block.stmts.split_last()?;
+            let syn::Stmt::Expr(value, None) = last else {
+                return None;
+            };
+            Some(syn::parse_quote!({ #(#before)* #left = #value; }))
+        };
+        let then_branch = branch(&choice.then_branch)?;
+        let else_branch: syn::Expr = match strip_parens(other) {
+            syn::Expr::Block(block) => syn::Expr::Block(syn::ExprBlock {
+                block: branch(&block.block)?,
+                ..block.clone()
+            }),
+            syn::Expr::If(inner) => {
+                let assigned: syn::Expr = syn::parse_quote!(#left = #inner);
+                let syn::Expr::Assign(assign) = assigned else {
+                    return None;
+                };
+                syn::parse_quote!({ #assign; })
+            }
+            _ => return None,
+        };
+        let cond = &choice.cond;
+        let mut rewritten: syn::Expr = syn::parse_quote!(if #cond #then_branch else #else_branch);
+        self.visit_expr_mut(&mut rewritten);
+        Some(rewritten)
     }
 
     /// `option == None`, `option != None`, `option == Some(v)` (either side, or `!=`).
