@@ -60,11 +60,11 @@ enum Otherwise<'e> {
     Value(&'e syn::Expr),
     Zero,
     /// An option bound or taken apart (`if let Some(i) = x.iter().position(..)`): the walk
-    /// sets this flag to whether it found one (see `optionals.rs`, which writes the call).
+    /// sets this flag to whether it found one (see `optionals/`, which writes the call).
     Flag(&'e syn::Expr),
 }
 
-/// The method `optionals.rs` ends an iterator's option with, so the walk reports whether it
+/// The method `optionals/` ends an iterator's option with, so the walk reports whether it
 /// found an element into the flag its argument names; not a name users write.
 pub(super) const FLAG_METHOD: &str = "__gpu_found_into";
 

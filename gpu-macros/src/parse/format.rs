@@ -19,7 +19,7 @@ pub const SUPPORTED_MACROS: &str = "`assert!`, `assert_eq!`, `assert_ne!`, `debu
 const MAX_ASSERT_ARGS: usize = 8;
 
 impl Parser<'_> {
-    /// A macro's argument, whose tokens the statement's rewrites (`optionals.rs`) did not see.
+    /// A macro's argument, whose tokens the statement's rewrites (`optionals/`) did not see.
     fn macro_arg(&mut self, arg: &syn::Expr) -> Option<ExprId> {
         let rewritten = self.option_expr(arg);
         self.expr(rewritten.as_ref().unwrap_or(arg))

@@ -151,7 +151,7 @@ struct Parser<'a> {
     ret: Option<Ty>,
     /// `u32::from(x)` conversions, checked once types are known.
     conversions: Vec<(ExprId, crate::types::Scalar, Loc)>,
-    /// The `Option` locals declared so far (see `optionals.rs`).
+    /// The `Option` locals declared so far (see `optionals/`).
     options: Vec<optionals::OptionLocal>,
 }
 
