@@ -85,6 +85,49 @@ fn fallback(otherwise: Otherwise<'_>, found_any: &syn::Ident, acc: &syn::Ident) 
     }
 }
 
+/// The loop that keeps in an accumulator the largest element of a walk (`min`: the smallest),
+/// each element bound by `pattern`, passed through `steps` (filters, a map) and valued
+/// `element`, then `otherwise` where there was none: `max` / `min` unfiltered (`consumed`) and
+/// filtered (`stepped`) alike. Rust's `max` keeps the last of equal elements, `min` the first.
+fn extreme_walk(
+    min: bool,
+    method: &syn::Ident,
+    otherwise: Otherwise<'_>,
+    n: usize,
+    (pattern, iterator): (&TokenStream, &syn::Expr),
+    steps: &[TokenStream],
+    element: &TokenStream,
+) -> syn::Expr {
+    // Spanned at the method, where a float's mismatch with the 0 is reported.
+    let at = method.span();
+    let acc = quote::format_ident!("__gpu_acc{n}", span = at);
+    let found_any = quote::format_ident!("__gpu_found{n}", span = at);
+    let each = quote::format_ident!("__gpu_each{n}", span = at);
+    let better = if min {
+        quote::quote!(<)
+    } else {
+        quote::quote!(>=)
+    };
+    // An untyped 0 to start from: it takes the elements' type, which `max` and `min` need to
+    // be an integer (Rust's `Ord`), so floats are refused here.
+    let zero = syn::LitInt::new("0", at);
+    let fallback = fallback(otherwise, &found_any, &acc);
+    syn::parse_quote_spanned! {at=> {
+        let mut #acc = #zero;
+        let mut #found_any = false;
+        for #pattern in #iterator {
+            #(#steps)*
+            let #each = #element;
+            if !#found_any || #each #better #acc {
+                #acc = #each;
+            }
+            #found_any = true;
+        }
+        #fallback
+        #acc
+    }}
+}
+
 /// The slice or array a walk reads (`x` of `x.iter().rev()`), if it walks one alone (not
 /// zipped or enumerated, whose elements are tuples).
 fn walked_slice(iterator: &syn::Expr) -> Option<&syn::Expr> {
@@ -441,36 +484,15 @@ impl Parser<'_> {
                 min,
                 method,
                 otherwise,
-            } => {
-                // Spanned at the method, where a float's mismatch with the 0 is reported.
-                let at = method.span();
-                let acc = syn::Ident::new(&acc.to_string(), at);
-                let found_any = quote::format_ident!("__gpu_found{n}", span = at);
-                let each = quote::format_ident!("__gpu_each{n}", span = at);
-                // Rust's `max` keeps the last of equal elements, `min` the first.
-                let better = if min {
-                    quote::quote!(<)
-                } else {
-                    quote::quote!(>=)
-                };
-                // An untyped 0 to start from: it takes the elements' type, which `max` and
-                // `min` need to be an integer (Rust's `Ord`), so floats are refused here.
-                let zero = syn::LitInt::new("0", method.span());
-                let fallback = fallback(otherwise, &found_any, &acc);
-                syn::parse_quote_spanned! {at=> {
-                    let mut #acc = #zero;
-                    let mut #found_any = false;
-                    for #pattern in #iterator {
-                        let #each = #element;
-                        if !#found_any || #each #better #acc {
-                            #acc = #each;
-                        }
-                        #found_any = true;
-                    }
-                    #fallback
-                    #acc
-                }}
-            }
+            } => extreme_walk(
+                min,
+                method,
+                otherwise,
+                n,
+                (&pattern, iterator),
+                &[],
+                &element,
+            ),
             Combine::Fold(init, closure) => {
                 let (state, each) = (untyped(&closure.inputs[0]), untyped(&closure.inputs[1]));
                 let body = &closure.body;
@@ -616,31 +638,16 @@ impl Parser<'_> {
                 method,
                 otherwise,
             } => {
-                let at = method.span();
-                let acc = syn::Ident::new(&acc.to_string(), at);
-                let found_any = quote::format_ident!("__gpu_found{n}", span = at);
-                let each = quote::format_ident!("__gpu_each{n}", span = at);
-                let better = if *min {
-                    quote::quote!(<)
-                } else {
-                    quote::quote!(>=)
-                };
-                let zero = syn::LitInt::new("0", at);
-                let fallback = fallback(*otherwise, &found_any, &acc);
-                let block: syn::Expr = syn::parse_quote_spanned! {at=> {
-                    let mut #acc = #zero;
-                    let mut #found_any = false;
-                    for #item in #iterator {
-                        #(#steps)*
-                        let #each = #value;
-                        if !#found_any || #each #better #acc {
-                            #acc = #each;
-                        }
-                        #found_any = true;
-                    }
-                    #fallback
-                    #acc
-                }};
+                let item = quote::quote!(#item);
+                let block = extreme_walk(
+                    *min,
+                    method,
+                    *otherwise,
+                    n,
+                    (&item, iterator),
+                    &steps,
+                    &value,
+                );
                 return self.lower_into(&block, target);
             }
             Combine::Find(closure, otherwise) => {

@@ -45,17 +45,7 @@ impl Rewriter<'_, '_> {
         } = self.source(&binding.expr)?;
         let mut body = while_loop.body.clone();
         self.visit_block_mut(&mut body);
-        let pat = match pat {
-            syn::Pat::Reference(reference) if by_ref => *reference.pat,
-            pat => pat,
-        };
-        if let (true, syn::Pat::Ident(ident)) = (by_ref, &pat) {
-            crate::parse::options::DerefsOf(&ident.ident).visit_block_mut(&mut body);
-        }
-        let bind: Option<syn::Stmt> = match &pat {
-            syn::Pat::Wild(_) => None,
-            pat => Some(syn::parse_quote!(let #pat = #value;)),
-        };
+        let bind = bound_part(&pat, &value, by_ref, &mut body);
         let (label, stmts) = (&while_loop.label, &body.stmts);
         Some(syn::parse_quote! {
             #label loop {
@@ -113,20 +103,8 @@ impl Rewriter<'_, '_> {
             ..
         } = source;
         let mut then_branch = then_branch.clone();
-        // The value stands for the reference Rust's option holds: `&m` binds it as `m`, and
-        // `*m` of a plain `m` reads it.
-        let pat = match pat {
-            syn::Pat::Reference(reference) if by_ref => &*reference.pat,
-            pat => pat,
-        };
-        if let (true, syn::Pat::Ident(ident)) = (by_ref, pat) {
-            crate::parse::options::DerefsOf(&ident.ident).visit_block_mut(&mut then_branch);
-        }
+        let bind = bound_part(pat, &value, by_ref, &mut then_branch);
         let stmts = &then_branch.stmts;
-        let bind: Option<syn::Stmt> = match pat {
-            syn::Pat::Wild(_) => None,
-            pat => Some(syn::parse_quote!(let #pat = #value;)),
-        };
         let else_branch = other.map(|other| quote::quote!(else #other));
         let tested: syn::Expr = syn::parse_quote! {
             if #some { #bind #(#stmts)* } #else_branch
@@ -246,5 +224,27 @@ impl Rewriter<'_, '_> {
             false => syn::parse_quote_spanned!(at=> !(#test)),
         };
         Some(Self::with_setup(setup, syn::parse_quote!((#test))))
+    }
+}
+
+/// The `let` that binds `Some(pat)`'s part to the option's value, `None` for `_`. Where the value
+/// stands for the reference Rust's option holds (`by_ref`), `&m` binds it as `m`, and `*m` of
+/// a plain `m` in `body` reads it.
+fn bound_part(
+    pat: &syn::Pat,
+    value: &syn::Expr,
+    by_ref: bool,
+    body: &mut syn::Block,
+) -> Option<syn::Stmt> {
+    let pat = match pat {
+        syn::Pat::Reference(reference) if by_ref => &*reference.pat,
+        pat => pat,
+    };
+    if let (true, syn::Pat::Ident(ident)) = (by_ref, pat) {
+        crate::parse::options::DerefsOf(&ident.ident).visit_block_mut(body);
+    }
+    match pat {
+        syn::Pat::Wild(_) => None,
+        pat => Some(syn::parse_quote!(let #pat = #value;)),
     }
 }
